@@ -1,0 +1,25 @@
+"""rdpsym: derive, verify and export Rényi differential privacy guarantees.
+
+Built on Mironov, "Rényi Differential Privacy", CSF 2017 (arXiv:1702.07476 v3).
+"""
+
+__version__ = "0.1.0"
+
+from .symbols import alpha
+from .specify.params import Parameter, parameter
+from .specify.mechanism import AdjacentPair, Mechanism
+from .derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
+
+__all__ = [
+    "__version__",
+    "alpha",
+    "Parameter",
+    "parameter",
+    "AdjacentPair",
+    "Mechanism",
+    "DivergenceResult",
+    "ExceptionalPoint",
+    "Provenance",
+    "Status",
+    "Step",
+]

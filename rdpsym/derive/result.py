@@ -1,0 +1,245 @@
+"""The result of a derivation: a closed form together with how it was obtained.
+
+Everything rdpsym exports (LaTeX, tables, float code, certificates) is generated from this one object,
+so documents cannot drift from the derivation.
+"""
+
+from __future__ import annotations
+
+import enum
+import platform
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+import mpmath
+import sympy as sp
+
+from ..symbols import alpha as ALPHA
+
+__all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions"]
+
+
+class Status(str, enum.Enum):
+    """How a result was obtained."""
+
+    #: An exact expression without unevaluated integrals or sums (it may be Piecewise in alpha).
+    CLOSED_FORM = "closed_form"
+    #: A valid upper bound, not the exact value.
+    BOUND = "bound"
+    #: No closed form was found; values come from numerical integration or summation only.
+    NUMERIC_ONLY = "numeric_only"
+    #: Nothing trustworthy could be produced; ``reason`` says why.
+    FAILED = "failed"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation, with its duration."""
+
+    name: str
+    detail: str
+    seconds: float = 0.0
+    expr: sp.Basic | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.seconds:.3f} s): {self.detail}"
+
+
+def library_versions() -> dict[str, str]:
+    import numpy
+
+    from .. import __version__
+
+    return {
+        "rdpsym": __version__,
+        "sympy": sp.__version__,
+        "mpmath": mpmath.__version__,
+        "numpy": numpy.__version__,
+        "python": platform.python_version(),
+    }
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """How a result came about: inputs, steps, library versions, and checks that ran on it."""
+
+    steps: tuple[Step, ...] = ()
+    inputs: tuple[tuple[str, str], ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()
+    verifications: tuple[Any, ...] = ()
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.steps)
+
+    def describe(self) -> str:
+        lines = [f"{k}: {v}" for k, v in self.inputs]
+        lines += [f"- {s}" for s in self.steps]
+        lines += [f"verification: {v}" for v in self.verifications]
+        lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in self.versions))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ExceptionalPoint:
+    """An order alpha0 where the general expression is singular but the divergence is not.
+
+    ``value`` is the limit of the expression as alpha -> alpha0 (e.g. Laplace at alpha = 1/2,
+    Mironov 2017, Prop. 6).
+    """
+
+    alpha: sp.Expr
+    value: sp.Expr
+    condition: sp.Basic = sp.true
+
+
+def _as_exact(value) -> sp.Expr:
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, float):
+        if value == float("inf"):
+            return sp.oo
+        return sp.Rational(value)
+    if isinstance(value, mpmath.mpf):
+        return sp.Float(value, mpmath.mp.dps)
+    return sp.Integer(value) if isinstance(value, int) else sp.Rational(str(value))
+
+
+@dataclass(frozen=True)
+class DivergenceResult:
+    """D_alpha(P||Q) (or a mechanism's RDP curve) with its conditions, special orders and provenance.
+
+    ``expr`` is valid for alpha in (0, 1) and (1, oo) wherever ``conditions`` hold; outside them the
+    divergence is +oo. ``kl`` is the order-1 value (KL divergence) and ``max_divergence`` the order-oo
+    value (ess sup of log P/Q). Use :meth:`at` for exact values and :meth:`evaluate` for numbers: both
+    route alpha = 1, alpha = oo and exceptional points to their limits and return +oo outside
+    ``conditions``.
+    """
+
+    expr: sp.Expr | None
+    status: Status
+    reason: str = ""
+    conditions: sp.Basic = sp.true
+    kl: sp.Expr | None = None
+    max_divergence: sp.Expr | None = None
+    exceptional_points: tuple[ExceptionalPoint, ...] = ()
+    symbols: tuple[sp.Symbol, ...] = ()
+    provenance: Provenance = field(default_factory=Provenance)
+    label: str = "D_alpha(P||Q)"
+    alpha: sp.Symbol = ALPHA
+
+    # -- conveniences -----------------------------------------------------------------------------
+    @property
+    def is_closed_form(self) -> bool:
+        return self.status is Status.CLOSED_FORM
+
+    @property
+    def is_piecewise(self) -> bool:
+        return isinstance(self.expr, sp.Piecewise)
+
+    @property
+    def full_expr(self) -> sp.Expr:
+        """``expr`` with +oo outside ``conditions``, as one Piecewise."""
+        if self.expr is None:
+            raise ValueError(f"{self.label} has no expression (status {self.status}: {self.reason})")
+        if self.conditions is sp.true:
+            return self.expr
+        return sp.Piecewise((self.expr, self.conditions), (sp.oo, True))
+
+    def with_verification(self, record) -> "DivergenceResult":
+        """A copy whose provenance also holds ``record``."""
+        prov = replace(self.provenance, verifications=self.provenance.verifications + (record,))
+        return replace(self, provenance=prov)
+
+    def _symbol_map(self, values: Mapping) -> dict[sp.Symbol, sp.Expr]:
+        by_name = {s.name: s for s in self.symbols}
+        out = {}
+        for key, value in values.items():
+            sym = by_name.get(key) if isinstance(key, str) else key
+            if sym is None:
+                raise ValueError(f"{key!r} is not a parameter of this result; parameters: {sorted(by_name)}")
+            out[sym] = _as_exact(value)
+        return out
+
+    # -- values -----------------------------------------------------------------------------------
+    def at(self, alpha=None, **values) -> sp.Expr:
+        """The exact divergence at order ``alpha`` and parameter ``values`` (names or symbols).
+
+        Routes alpha = 1 to ``kl``, alpha = oo to ``max_divergence`` and exceptional points to their
+        limits; returns +oo where the finiteness conditions fail.
+        """
+        if self.expr is None:
+            raise ValueError(f"{self.label} has no closed form (status {self.status}: {self.reason})")
+        subs = self._symbol_map(values)
+        if alpha is None:
+            return self.full_expr.subs(subs)
+        a = _as_exact(alpha)
+        if a.is_number and (a <= 0) is sp.true:
+            raise ValueError(f"alpha must be > 0; got {alpha}")
+        if a == 1:
+            return self._special(self.kl, "kl", subs)
+        if a == sp.oo:
+            return self._special(self.max_divergence, "max_divergence", subs)
+        cond = self.conditions.subs(self.alpha, a).subs(subs)
+        if cond is sp.false:
+            return sp.oo
+        for point in self.exceptional_points:
+            if point.alpha == a:
+                return point.value.subs(subs)
+        value = self.expr.subs(self.alpha, a).subs(subs)
+        if value.has(sp.nan, sp.zoo):
+            raise ArithmeticError(f"{self.label} is singular at alpha={a}, {values}, not a known exceptional point")
+        if cond is not sp.true:
+            return sp.Piecewise((value, cond), (sp.oo, True))
+        return value
+
+    def _special(self, expr, name, subs):
+        if expr is None:
+            raise ValueError(f"{self.label}: the {name} was not derived (status {self.status}: {self.reason})")
+        return expr.subs(subs)
+
+    def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
+        """The divergence as an mpmath number with ``dps`` digits (+inf outside the conditions).
+
+        NaN is never returned: a value that cannot be evaluated raises ``ArithmeticError``.
+        """
+        exact = self.at(alpha, **values)
+        with mpmath.workdps(dps + 10):
+            if exact == sp.oo:
+                return mpmath.inf
+            number = exact.evalf(dps + 10)
+            if isinstance(number, sp.Piecewise):
+                raise ArithmeticError(f"{self.label}: cannot decide the conditions at alpha={alpha}, {values}")
+            if number.has(sp.nan, sp.zoo) or not number.is_real:
+                raise ArithmeticError(f"{self.label} evaluates to {number} at alpha={alpha}, {values}")
+            result = mpmath.mpf(number) if number != sp.oo else mpmath.inf
+        return +result
+
+    # -- display ----------------------------------------------------------------------------------
+    def latex(self, **kwargs) -> str:
+        """LaTeX of ``expr`` with conventional symbols (alpha stays alpha)."""
+        if self.expr is None:
+            return r"\text{%s}" % self.status
+        return sp.latex(self.expr, **kwargs)
+
+    def _repr_latex_(self) -> str:
+        return f"${self.latex()}$"
+
+    def __str__(self) -> str:
+        parts = [f"{self.label} [{self.status}]"]
+        if self.expr is not None:
+            parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
+            if self.conditions is not sp.true:
+                parts.append(f"  finite where: {sp.sstr(self.conditions)}")
+        if self.kl is not None:
+            parts.append(f"  alpha = 1 (KL): {sp.sstr(self.kl)}")
+        if self.max_divergence is not None:
+            parts.append(f"  alpha = oo: {sp.sstr(self.max_divergence)}")
+        for p in self.exceptional_points:
+            parts.append(f"  alpha = {p.alpha} (removable): {sp.sstr(p.value)}")
+        if self.reason:
+            parts.append(f"  note: {self.reason}")
+        return "\n".join(parts)

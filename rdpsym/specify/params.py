@@ -1,0 +1,119 @@
+"""Parameters of a mechanism: a sympy symbol with assumptions, a domain, a typical range.
+
+Modelled on scipy.stats' new distribution infrastructure: every parameter declares where it may live
+(``domain``) and where it usually lives (``typical``); the latter is used to draw test values, to
+choose plot ranges and to check densities numerically.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from numbers import Real
+
+import sympy as sp
+
+__all__ = ["Parameter", "parameter"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a mechanism.
+
+    Attributes
+    ----------
+    name: the public name (``"b"``, ``"sigma"``), also the symbol's name.
+    symbol: the sympy symbol, carrying the assumptions implied by ``domain``.
+    domain: a sympy ``Interval`` (or ``Range``/``Naturals``) of admissible values.
+    typical: ``(low, high)``, a range of values seen in practice, inside ``domain``.
+    latex: the LaTeX symbol used in exported formulas.
+    meaning: a one-line description.
+    log_scale: draw typical values log-uniformly (scales spanning decades).
+    """
+
+    name: str
+    symbol: sp.Symbol
+    domain: sp.Set
+    typical: tuple[float, float]
+    latex: str
+    meaning: str = ""
+    log_scale: bool = False
+
+    def validate(self, value) -> None:
+        """Raise ``ValueError`` naming this parameter if ``value`` is outside its domain."""
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Real, sp.Expr)):
+            raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
+        if isinstance(value, Real) and not math.isfinite(float(value)):
+            raise ValueError(f"parameter {self.name!r}: {value!r} is not a finite number")
+        v = sp.Rational(value) if isinstance(value, float) else sp.sympify(value)
+        if not v.is_number:
+            raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
+        inside = self.domain.contains(v)
+        if inside is sp.false or inside is False:
+            raise ValueError(
+                f"parameter {self.name!r} must lie in {sp.sstr(self.domain)}; got {value!r}"
+            )
+
+    def typical_values(self, n: int = 5) -> list[sp.Rational]:
+        """``n`` exact rational values spread over the typical range (deterministic)."""
+        lo, hi = self.typical
+        if n == 1:
+            pts = [math.sqrt(lo * hi) if self.log_scale else (lo + hi) / 2]
+        elif self.log_scale:
+            pts = [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
+        else:
+            pts = [lo + (hi - lo) * i / (n - 1) for i in range(n)]
+        if self.symbol.is_integer:
+            return sorted({sp.Integer(round(p)) for p in pts})
+        return [sp.Rational(p).limit_denominator(10**6) for p in pts]
+
+    def _repr_latex_(self) -> str:
+        return f"${self.latex} \\in {sp.latex(self.domain)}$"
+
+
+def _assumptions_for(domain: sp.Set, integer: bool) -> dict:
+    assumptions: dict = {"real": True}
+    if integer:
+        assumptions["integer"] = True
+    inf = domain.inf
+    if inf.is_finite:
+        if inf > 0 or (inf == 0 and domain.contains(0) is sp.false):
+            assumptions["positive"] = True
+        elif inf >= 0:
+            assumptions["nonnegative"] = True
+    return assumptions
+
+
+def parameter(
+    name: str,
+    domain: sp.Set = sp.Interval.open(0, sp.oo),
+    typical: tuple[float, float] = (0.5, 5.0),
+    latex: str | None = None,
+    meaning: str = "",
+    integer: bool = False,
+    log_scale: bool = False,
+) -> Parameter:
+    """Build a :class:`Parameter`; the symbol's assumptions follow from ``domain``.
+
+    >>> b = parameter("b", typical=(0.1, 10), latex=r"\\lambda", meaning="Laplace scale")
+    >>> b.symbol.is_positive
+    True
+    """
+    if not isinstance(domain, sp.Set):
+        raise TypeError(f"parameter {name!r}: domain must be a sympy Set, got {type(domain).__name__}")
+    lo, hi = typical
+    if not lo < hi:
+        raise ValueError(f"parameter {name!r}: typical range must satisfy low < high, got {typical}")
+    for end in (lo, hi):
+        if domain.contains(sp.Rational(end).limit_denominator(10**9)) is sp.false:
+            raise ValueError(f"parameter {name!r}: typical value {end} lies outside {sp.sstr(domain)}")
+    symbol = sp.Symbol(name, **_assumptions_for(domain, integer))
+    return Parameter(
+        name=name,
+        symbol=symbol,
+        domain=domain,
+        typical=(float(lo), float(hi)),
+        latex=latex if latex is not None else sp.latex(symbol),
+        meaning=meaning,
+        log_scale=log_scale,
+    )
