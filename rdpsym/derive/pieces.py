@@ -1,0 +1,299 @@
+"""Splitting a support at the kinks of a density, so that every piece is smooth.
+
+Abs, sign, Heaviside, Max, Min and Piecewise make a density non-smooth where their arguments change
+sign. On each piece between consecutive kinks those constructs resolve to one smooth branch, which
+sympy integrates (or sums) far more easily than the whole. The kinks are found with ``solveset``, put
+in order using the parameters' assumptions, and each construct is resolved by its sign at a test
+point inside the piece. If the order of two kinks cannot be decided, splitting fails with a reason
+rather than guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..specify.mechanism import is_discrete_support
+
+__all__ = ["Piece", "DerivationError", "split_support", "finite_points"]
+
+
+class DerivationError(Exception):
+    """The symbolic derivation cannot proceed; the message says why."""
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A piece of the support on which P and Q are smooth (``P``, ``Q`` resolved, possibly zero).
+
+    Continuous pieces are open intervals (lo, hi); discrete pieces are integer ranges [lo, hi]
+    (either end may be infinite). ``point`` pieces are single atoms of a finite or integer support.
+    """
+
+    lo: sp.Expr
+    hi: sp.Expr
+    P: sp.Expr
+    Q: sp.Expr
+    discrete: bool
+
+    @property
+    def is_point(self) -> bool:
+        return self.discrete and self.lo == self.hi
+
+    def describe(self) -> str:
+        if self.is_point:
+            return f"{{{self.lo}}}"
+        if self.discrete:
+            return f"[{self.lo}, {self.hi}] in Z"
+        return f"({self.lo}, {self.hi})"
+
+
+def _decide(relation) -> bool | None:
+    rel = sp.simplify(relation) if not isinstance(relation, bool) and relation not in (sp.true, sp.false) else relation
+    if rel in (True, sp.true):
+        return True
+    if rel in (False, sp.false):
+        return False
+    return None
+
+
+def _sign_at(expr: sp.Expr) -> int:
+    """Sign (+1, -1, 0) of an x-free expression, from assumptions; DerivationError if undecidable."""
+    expr = sp.simplify(expr)
+    if expr.is_zero:
+        return 0
+    if expr.is_positive:
+        return 1
+    if expr.is_negative:
+        return -1
+    if expr.is_number:
+        value = expr.evalf(50)
+        if value.is_comparable:
+            return int(sp.sign(value))
+    raise DerivationError(f"cannot decide the sign of {expr}; declare assumptions on the parameters")
+
+
+def _switch_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    """Expressions in x whose sign changes make ``expr`` non-smooth."""
+    found: list[sp.Expr] = []
+    for node in sp.preorder_traversal(expr):
+        if not node.has(x):
+            continue
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+            found.append(node.args[0])
+        elif isinstance(node, (sp.Max, sp.Min)):
+            args = [a for a in node.args]
+            found += [a - b for i, a in enumerate(args) for b in args[i + 1 :]]
+        elif isinstance(node, sp.Piecewise):
+            for _, cond in node.args:
+                for rel in cond.atoms(sp.core.relational.Relational):
+                    if rel.has(x):
+                        found.append(rel.lhs - rel.rhs)
+    return [g for g in found if g.has(x)]
+
+
+def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    points: list[sp.Expr] = []
+    for g in _switch_arguments(P, x) + _switch_arguments(Q, x):
+        roots = sp.solveset(g, x, sp.S.Reals)
+        if isinstance(roots, sp.FiniteSet):
+            points += list(roots)
+        elif roots is sp.S.EmptySet:
+            continue
+        elif isinstance(roots, sp.Complement) and isinstance(roots.args[0], sp.FiniteSet):
+            points += list(roots.args[0])
+        else:
+            raise DerivationError(f"cannot locate the kinks of {g} = 0 (solveset gave {roots})")
+    return points
+
+
+def _sorted_unique(points: list[sp.Expr]) -> list[sp.Expr]:
+    out: list[sp.Expr] = []
+    for p in points:
+        if any(sp.simplify(p - q) == 0 for q in out):
+            continue
+        out.append(p)
+    # insertion sort with decided comparisons only
+    ordered: list[sp.Expr] = []
+    for p in out:
+        pos = len(ordered)
+        for i, q in enumerate(ordered):
+            less = _decide(sp.Lt(p, q))
+            if less is None:
+                raise DerivationError(
+                    f"cannot order the kink points {p} and {q}; declare assumptions on the parameters"
+                )
+            if less:
+                pos = i
+                break
+        ordered.insert(pos, p)
+    return ordered
+
+
+def _resolve(expr: sp.Expr, x: sp.Symbol, test: sp.Expr) -> sp.Expr:
+    """Replace kink constructs by the branch that holds on a piece containing ``test``."""
+
+    def at(g):
+        return _sign_at(g.subs(x, test))
+
+    def rebuild(node):
+        if not node.has(x) or node.is_Atom:
+            return node
+        args = [rebuild(a) for a in node.args] if not isinstance(node, sp.Piecewise) else None
+        if isinstance(node, sp.Abs):
+            s = at(args[0])
+            return args[0] if s >= 0 else -args[0]
+        if isinstance(node, sp.sign):
+            return sp.Integer(at(args[0]))
+        if isinstance(node, sp.Heaviside):
+            s = at(args[0])
+            if s == 0:
+                raise DerivationError("a test point falls on a Heaviside jump")
+            return sp.Integer(1 if s > 0 else 0)
+        if isinstance(node, (sp.Max, sp.Min)):
+            best = args[0]
+            for cand in args[1:]:
+                s = at(cand - best)
+                if (s > 0 and isinstance(node, sp.Max)) or (s < 0 and isinstance(node, sp.Min)):
+                    best = cand
+            return best
+        if isinstance(node, sp.Piecewise):
+            for branch, cond in node.args:
+                truth = cond.subs(x, test)
+                truth = _decide(truth)
+                if truth is None:
+                    raise DerivationError(f"cannot decide the Piecewise condition {cond} on a piece")
+                if truth:
+                    return rebuild(branch)
+            return sp.nan
+        return node.func(*args)
+
+    return rebuild(expr)
+
+
+def _intervals(support: sp.Set) -> list[tuple[sp.Expr, sp.Expr]]:
+    if support == sp.S.Reals:
+        return [(-sp.oo, sp.oo)]
+    if isinstance(support, sp.Interval):
+        return [(support.start, support.end)]
+    if isinstance(support, sp.Union):
+        return [iv for a in support.args for iv in _intervals(a)]
+    raise DerivationError(f"unsupported continuous support {support}")
+
+
+def _integer_ranges(support: sp.Set) -> list[tuple[sp.Expr, sp.Expr]]:
+    if support == sp.S.Integers:
+        return [(-sp.oo, sp.oo)]
+    if support == sp.S.Naturals0:
+        return [(sp.Integer(0), sp.oo)]
+    if support == sp.S.Naturals:
+        return [(sp.Integer(1), sp.oo)]
+    if isinstance(support, sp.Range):
+        if support.step != 1:
+            raise DerivationError("Range supports must have step 1")
+        lo = support.inf
+        hi = support.sup
+        return [(lo, hi)]
+    if isinstance(support, sp.Union):
+        return [r for a in support.args for r in _integer_ranges(a)]
+    raise DerivationError(f"unsupported discrete support {support}")
+
+
+def finite_points(support: sp.Set) -> list[sp.Expr] | None:
+    """The atoms of a finite support, or None if the support is infinite."""
+    if isinstance(support, sp.FiniteSet):
+        return list(support.args)
+    if isinstance(support, sp.Range) and support.size.is_finite and support.size.is_number:
+        return list(support)
+    return None
+
+
+def split_support(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> list[Piece]:
+    """Split ``support`` into pieces on which P and Q are smooth, resolving kink constructs."""
+    discrete = is_discrete_support(support)
+    atoms = finite_points(support) if discrete else None
+    if atoms is not None:
+        return [Piece(a, a, _point_value(P, x, a), _point_value(Q, x, a), True) for a in atoms]
+    kinks = _kinks(P, Q, x)
+    regions = _integer_ranges(support) if discrete else _intervals(support)
+    pieces: list[Piece] = []
+    for lo, hi in regions:
+        inside = []
+        for k in kinks:
+            lo_ok = True if lo == -sp.oo else _decide(sp.Gt(k, lo))
+            hi_ok = True if hi == sp.oo else _decide(sp.Lt(k, hi))
+            if lo_ok is None or hi_ok is None:
+                raise DerivationError(f"cannot decide whether the kink {k} lies inside ({lo}, {hi})")
+            if lo_ok and hi_ok:
+                inside.append(k)
+        cuts = _sorted_unique(inside)
+        if discrete:
+            pieces += _discrete_pieces(P, Q, x, lo, hi, cuts)
+        else:
+            ends = [lo, *cuts, hi]
+            for a, b in zip(ends, ends[1:]):
+                test = _test_point(a, b)
+                pieces.append(Piece(a, b, _resolve(P, x, test), _resolve(Q, x, test), False))
+    return pieces
+
+
+def _point_value(expr, x, a):
+    value = _resolve(expr, x, a).subs(x, a)
+    return sp.simplify(value) if value.has(sp.Piecewise) else value
+
+
+def _test_point(a, b):
+    if a == -sp.oo and b == sp.oo:
+        return sp.Integer(0)
+    if a == -sp.oo:
+        return b - 1
+    if b == sp.oo:
+        return a + 1
+    return (a + b) / 2
+
+
+def _discrete_pieces(P, Q, x, lo, hi, cuts):
+    """Integer ranges between kinks; integer kinks become single-point pieces.
+
+    The branch that holds on a range is read off at a real test point between the neighbouring kinks,
+    where the sign pattern is the same as on every integer of the range.
+    """
+    pieces: list[Piece] = []
+    start, left_kink = lo, -sp.oo
+    for c in cuts:
+        test = _test_point(left_kink, c)
+        if c.is_integer:
+            if _nonempty(start, c - 1):
+                pieces.append(_range_piece(P, Q, x, start, c - 1, test))
+            pieces.append(Piece(c, c, _point_value(P, x, c), _point_value(Q, x, c), True))
+            start = c + 1
+        elif c.is_integer is False and c.is_number:
+            if _nonempty(start, sp.floor(c)):
+                pieces.append(_range_piece(P, Q, x, start, sp.floor(c), test))
+            start = sp.ceiling(c)
+        else:
+            raise DerivationError(f"cannot decide whether the kink {c} is an integer")
+        left_kink = c
+    if _nonempty(start, hi):
+        pieces.append(_range_piece(P, Q, x, start, hi, _test_point(left_kink, sp.oo)))
+    return pieces
+
+
+def _nonempty(a, b) -> bool:
+    """Whether to keep the integer range [a, b]; a range of symbolic length >= 0 is kept (it may be
+    empty for some parameter values, where its sum is 0 by the usual convention)."""
+    if a == -sp.oo or b == sp.oo:
+        return True
+    ok = _decide(sp.Le(a, b))
+    if ok is None:
+        ok = _decide(sp.Ge(b - a + 1, 0))
+        if ok is None:
+            raise DerivationError(f"cannot decide whether the integer range [{a}, {b}] is empty")
+    return ok
+
+
+def _range_piece(P, Q, x, a, b, test):
+    if a == b:
+        return Piece(a, a, _point_value(P, x, a), _point_value(Q, x, a), True)
+    return Piece(a, b, _resolve(P, x, test), _resolve(Q, x, test), True)
