@@ -199,13 +199,47 @@ def _flatten_support(support: sp.Set) -> tuple[str, list]:
 # ----------------------------------------------------------------------------------------------
 
 
+def _log_expr(e: sp.Expr) -> sp.Expr:
+    """log(e) pushed through products, powers, exp and Piecewise where that is valid for e >= 0.
+
+    Products are split factor by factor (a negative factor then shows up as a complex value and the
+    caller falls back to the numeric log); ``b**n`` with integer ``n`` is split only if ``b`` is
+    provably positive.
+    """
+    if e.is_zero:
+        return sp.S.NegativeInfinity
+    if isinstance(e, sp.exp):
+        return e.args[0]
+    if isinstance(e, sp.Mul):
+        return sp.Add(*[_log_expr(f) for f in e.args])
+    if isinstance(e, sp.Pow):
+        b, n = e.args
+        if n.is_integer and not b.is_positive:
+            return sp.log(e)
+        return n * _log_expr(b)
+    if isinstance(e, sp.Piecewise):
+        return sp.Piecewise(*[(_log_expr(v), c) for v, c in e.args])
+    return sp.log(e)
+
+
 class _Densities:
     """mpmath evaluators of P and Q (lambdified after exact substitution) and their logarithms."""
 
-    def __init__(self, P: sp.Expr, Q: sp.Expr, x: sp.Symbol):
+    def __init__(self, P: sp.Expr, Q: sp.Expr, x: sp.Symbol, digits: int):
         self.P, self.Q, self.x = P, Q, x
         self._p = sp.lambdify(x, P, modules="mpmath")
         self._q = sp.lambdify(x, Q, modules="mpmath")
+        # symbolic log-densities (constants folded to `digits` digits); used where they evaluate
+        # to a real number, else the numeric log of P or Q is taken.
+        xr = sp.Dummy("x", real=True)
+        self._lp = self._lq = None
+        try:
+            lp = _log_expr(P.subs(x, xr)).subs(xr, x).evalf(digits)
+            lq = _log_expr(Q.subs(x, xr)).subs(xr, x).evalf(digits)
+            self._lp = sp.lambdify(x, lp, modules="mpmath")
+            self._lq = sp.lambdify(x, lq, modules="mpmath")
+        except Exception:  # any sympy trouble: stay with numeric logs
+            self._lp = self._lq = None
 
     @staticmethod
     def _real(v, which, t):
@@ -229,6 +263,15 @@ class _Densities:
         return self._real(p, "P", t), self._real(q, "Q", t)
 
     def logpq(self, t):
+        if self._lp is not None:
+            try:
+                lp, lq = self._lp(t), self._lq(t)
+                if not isinstance(lp, mpmath.mpc) and not isinstance(lq, mpmath.mpc):
+                    lp, lq = mpmath.mpf(lp), mpmath.mpf(lq)
+                    if not (mpmath.isnan(lp) or mpmath.isnan(lq) or lp == mpmath.inf or lq == mpmath.inf):
+                        return lp, lq
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                pass
         p, q = self.pq(t)
         lp = mpmath.log(p) if p > 0 else -mpmath.inf
         lq = mpmath.log(q) if q > 0 else -mpmath.inf
@@ -630,11 +673,15 @@ def _sup_continuous(dens, intervals, kinks):
         raise _Failed("P = 0 at every sample point")
     # refine every local maximum of the scan, and approach every kink / finite end
     cands = [Rmax]
+    local = []
     for pts, vals in samples:
         for i in range(1, len(pts) - 1):
             if vals[i] >= vals[i - 1] and vals[i] >= vals[i + 1] and vals[i] > -mpmath.inf:
-                _, v = _golden_max(R, pts[i - 1], pts[i + 1], int(mpmath.mp.prec * 1.5))
-                cands.append(max(v, vals[i]))
+                if vals[i] > vals[i - 1] or vals[i] > vals[i + 1]:  # skip flat stretches
+                    local.append((vals[i], pts[i - 1], pts[i + 1]))
+    for v0, lo, hi in sorted(local, key=lambda u: -u[0])[:4]:  # refine the best few
+        _, v = _golden_max(R, lo, hi, int(mpmath.mp.prec * 1.5))
+        cands.append(max(v, v0))
     doubts = []
     for a, b in intervals:
         bp = _breakpoints(a, b, kinks, None)
@@ -864,7 +911,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     kind, pieces = _flatten_support(support)
     P = P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P
     Q = Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q
-    dens = _Densities(P, Q, x)
+    dens = _Densities(P, Q, x, dps + 45)
 
     results = []
     kinks_notes: list[str] = []
