@@ -434,29 +434,35 @@ def _find_peak(L, intervals, kinks, refine_iters=60):
 
 
 def _drop_width(L, x0, Lref, lo, hi):
-    """Distance from x0 at which L falls by 1 below Lref (smaller of the two sides)."""
-    widths = []
+    """Distance from x0 at which L falls by 1 below Lref (smaller of the two sides).
+
+    A side that reaches the end of the support before L drops counts only when no side drops."""
+    widths, fallback = [], []
     for sgn, lim in ((1, hi), (-1, lo)):
         room = abs(lim - x0) if not mpmath.isinf(lim) else mpmath.inf
         if room == 0:
             continue
-        d = mpmath.mpf(1) if mpmath.isinf(room) else room / 2
-        v = L(x0 + sgn * d)
-        if v > Lref - 1:
-            for _ in range(120):
+        d = mpmath.mpf(1) if mpmath.isinf(room) else min(room / 2, mpmath.mpf(1))
+        dropped = False
+        if L(x0 + sgn * d) > Lref - 1:
+            for _ in range(200):
                 if d * 2 >= room:
                     break
                 d *= 2
                 if L(x0 + sgn * d) <= Lref - 1:
+                    dropped = True
                     break
         else:
-            for _ in range(120):
+            dropped = True
+            for _ in range(200):
                 d /= 2
                 if L(x0 + sgn * d) > Lref - 1:
                     d *= 2
                     break
-        widths.append(d)
-    return min(widths) if widths else mpmath.mpf(1)
+        (widths if dropped else fallback).append(d)
+    if widths:
+        return min(widths)
+    return max(fallback) if fallback else mpmath.mpf(1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -464,11 +470,18 @@ def _drop_width(L, x0, Lref, lo, hi):
 # ----------------------------------------------------------------------------------------------
 
 
+def _far(f, t_of_prec, extra):
+    """Evaluate f at a far point with `extra` more digits (|x| ~ 10^extra would cancel otherwise)."""
+    with mpmath.workdps(mpmath.mp.dps + extra):
+        v = f(t_of_prec())
+    return +v
+
+
 def _power_slope(L, base, sgn, scale, outward: bool):
     """Log-log slopes of exp(L) at base + sgn*scale*d for d = 1e8, 1e16, 1e32 (outward) or
     1e-8, 1e-16, 1e-32 (toward base). Returns (s1, s2, values)."""
     ks = (8, 16, 32) if outward else (-8, -16, -32)
-    vals = [L(base + sgn * scale * mpmath.mpf(10) ** k) for k in ks]
+    vals = [_far(L, lambda k=k: base + sgn * scale * mpmath.mpf(10) ** k, abs(k) + 10) for k in ks]
     if any(v == -mpmath.inf for v in vals) or any(mpmath.isnan(v) for v in vals):
         return None, None, vals
     if any(v == mpmath.inf for v in vals):
@@ -525,10 +538,12 @@ class _Ctx:
         self.dens, self.intervals, self.kinks, self.mode, self.a = dens, intervals, kinks, mode, a
 
 
-def _breakpoints(a, b, kinks, peak):
+def _breakpoints(a, b, kinks, peak, w=None):
     pts = [a] + [k for k in kinks if a < k < b]
-    if peak is not None and a < peak < b and all(peak != k for k in kinks):
-        pts.append(peak)
+    if peak is not None and a < peak < b:
+        tol = (w if w is not None else 0) * mpmath.mpf(10) ** -3
+        if all(abs(peak - k) > tol for k in pts + [b]):
+            pts.append(peak)
     pts.append(b)
     return sorted(set(pts), key=lambda t: t)
 
@@ -537,7 +552,7 @@ def _integrate_pieces(g, intervals, kinks, peak, w, notes):
     """∫ g over the intervals, splitting at kinks and the peak; infinite pieces scaled by w."""
     total, err = mpmath.mpf(0), mpmath.mpf(0)
     for a, b in intervals:
-        bp = _breakpoints(a, b, kinks, peak)
+        bp = _breakpoints(a, b, kinks, peak, w)
         for lo, hi in zip(bp[:-1], bp[1:]):
             if lo == hi:
                 continue
@@ -703,7 +718,7 @@ def _sup_continuous(dens, intervals, kinks):
         for end, sgn in ((b, 1), (a, -1)):
             if not mpmath.isinf(end):
                 continue
-            vs = [R(sgn * mpmath.mpf(10) ** k) for k in (8, 16, 32, 64)]
+            vs = [_far(R, lambda k=k: sgn * mpmath.mpf(10) ** k, k + 10) for k in (8, 16, 32, 64)]
             if any(v == mpmath.inf for v in vs):
                 raise _Infinite("P > 0 where Q = 0 far out")
             if vs[3] > vs[2] > vs[1] and (vs[3] - vs[2]) > (vs[2] - vs[1]) / 4 and vs[3] - vs[2] > mpmath.mpf(10) ** -5:
@@ -764,7 +779,7 @@ def _discrete_once(dens, pieces, mode, a):
             hi = grid_j[i + 1] if i + 1 < len(grid_j) else grid_j[i]
             if hi - lo <= 4096:
                 best = max([best] + [L(mpmath.mpf(s0 + st * j)) for j in range(lo, hi + 1)])
-            far = [L(mpmath.mpf(s0 + st * 10 ** k)) for k in (8, 16, 32, 64)]
+            far = [_far(L, lambda k=k: mpmath.mpf(s0 + st * 10 ** k), k + 10) for k in (8, 16, 32, 64)]
             if far[3] > far[2] > far[1] and (far[3] - far[2]) > (far[2] - far[1]) / 4 and far[3] - far[2] > mpmath.mpf(10) ** -5:
                 raise _Infinite("log P/Q grows without bound along the support")
             if far[3] > -mpmath.inf:
@@ -877,6 +892,16 @@ def _discrete_once(dens, pieces, mode, a):
 # ----------------------------------------------------------------------------------------------
 
 
+def _to_mpf_end(e, wp):
+    if isinstance(e, mpmath.mpf):
+        return e
+    if e is sp.oo:
+        return mpmath.inf
+    if e is sp.S.NegativeInfinity:
+        return -mpmath.inf
+    return mpmath.mpf(sp.Float(e, wp + 5))
+
+
 def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> NumericValue:
     r"""Numerically evaluate :math:`D_\alpha(P\|Q)` to about ``dps`` digits, with an error estimate.
 
@@ -924,8 +949,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                 if kind == "continuous":
                     intervals = []
                     for lo, hi in pieces:
-                        lo = lo if lo in (mpmath.inf, -mpmath.inf) else (-mpmath.inf if lo == -sp.oo else mpmath.mpf(sp.Float(lo, wp + 5)))
-                        hi = hi if hi in (mpmath.inf, -mpmath.inf) else (mpmath.inf if hi == sp.oo else mpmath.mpf(sp.Float(hi, wp + 5)))
+                        lo, hi = _to_mpf_end(lo, wp), _to_mpf_end(hi, wp)
                         if hi > lo:
                             intervals.append((lo, hi))
                     if not intervals:

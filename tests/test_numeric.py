@@ -1,0 +1,400 @@
+"""Tests of the independent numeric path, rdpsym.numeric, against published closed forms.
+
+References (all natural logs, first argument of D raised to the power alpha):
+* Gaussian, Laplace, randomized response: Mironov 2017 (arXiv:1702.07476 v3), Props. 5-7.
+* Exponential families (exponential, Pareto in log x, Lévy in 1/(x - mu), Poisson, geometric):
+  D = [F(a th1 + (1-a) th2) - a F(th1) - (1-a) F(th2)] / (a - 1), finite while
+  a th1 + (1-a) th2 is a natural parameter (Liese and Vajda 1987; van Erven and Harremoës 2014).
+* Cauchy location family: KL = log(1 + mu^2/(4 g^2)) (Chyzak and Nielsen 2019, arXiv:1905.10965);
+  I_alpha = P_{alpha-1}(1 + mu^2/(2 g^2)) with P_nu the Legendre function (checked here by exact
+  rational integration for alpha = 2, 3, 4: 3/2, 23/8, 99/16).
+* Discrete Laplace / uniform: geometric series and elementary integrals derived in the comments.
+All comparisons run inside one mpmath.workdps block.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+from rdpsym.numeric import NumericValue, numeric_divergence
+
+x = sp.Symbol("x", real=True)
+mu, sigma, b, lam, c, xm, p = sp.symbols("mu sigma b lambda c x_m p", positive=True)
+mp = mpmath
+DPS = 50
+
+
+def gauss(m):
+    return sp.exp(-(x - m) ** 2 / (2 * sigma**2)) / sp.sqrt(2 * sp.pi * sigma**2)
+
+
+def laplace(m):
+    return sp.exp(-sp.Abs(x - m) / b) / (2 * b)
+
+
+def cauchy(m, g=1):
+    return g / (sp.pi * (g**2 + (x - m) ** 2))
+
+
+def expo(rate):
+    return rate * sp.exp(-rate * x)
+
+
+def pareto(a):
+    return a * xm**a / x ** (a + 1)
+
+
+def levy(scale):
+    return sp.sqrt(scale / (2 * sp.pi)) * sp.exp(-scale / (2 * x)) / x ** sp.Rational(3, 2)
+
+
+def check(r: NumericValue, ref, digits):
+    """Relative agreement of r.value with ref to `digits` digits, and an honest error estimate."""
+    assert isinstance(r, NumericValue)
+    assert r.converged, r.detail
+    assert not mp.isnan(r.value)
+    if ref == mp.inf:
+        assert r.value == mp.inf, r.detail
+        return
+    rel = abs(r.value - ref) / max(abs(ref), mp.mpf(10) ** -DPS)
+    assert rel < mp.mpf(10) ** (-digits), (mp.nstr(r.value, 40), mp.nstr(ref, 40), r.detail)
+    # the reported error must cover the true error (up to the final rounding to dps digits)
+    assert abs(r.value - ref) <= r.error + abs(ref) * mp.mpf(10) ** (-DPS + 2) + mp.mpf(10) ** (-DPS)
+
+
+def num(v):
+    """An exact sympy/int number as an mpf at the current precision."""
+    v = sp.Rational(v)
+    return mp.mpf(int(v.p)) / int(v.q)
+
+
+def nd(P, Q, support, alpha, values, dps=DPS):
+    return numeric_divergence(P, Q, x, support, alpha, values, dps)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian (Prop. 7)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1000, 1 + sp.Rational(1, 10**6), 1])
+def test_gaussian(alpha):
+    r = nd(gauss(0), gauss(mu), sp.S.Reals, alpha, {"mu": 1, sigma: sp.Rational(3, 2)})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        check(r, a / (2 * mp.mpf(9) / 4), 40)
+
+
+def test_gaussian_dinf_is_infinite():
+    r = nd(gauss(0), gauss(1), sp.S.Reals, sp.oo, {sigma: 1})
+    assert r.value == mp.inf
+
+
+# ---------------------------------------------------------------------------------------------
+# Laplace (Prop. 6): kinks at 0 and 1
+# ---------------------------------------------------------------------------------------------
+
+
+def laplace_ref(a, lb):
+    if a == 1:
+        return 1 / lb + mp.exp(-1 / lb) - 1
+    if a == mp.mpf(1) / 2:  # removable singularity: limit of the formula
+        return -2 * mp.log((1 + 1 / (2 * lb)) * mp.exp(-1 / (2 * lb)))
+    return mp.log(a / (2 * a - 1) * mp.exp((a - 1) / lb) + (a - 1) / (2 * a - 1) * mp.exp(-a / lb)) / (a - 1)
+
+
+@pytest.mark.parametrize(
+    "alpha,scale",
+    [(2, 1), (sp.Rational(1, 2), 1), (sp.Rational(3, 10), 2), (1000, 1), (3, sp.Rational(1, 10)),
+     (1 + sp.Rational(1, 10**6), 1), (1, 1), (1, sp.Rational(1, 4))],
+)
+def test_laplace(alpha, scale):
+    r = nd(laplace(0), laplace(1), sp.S.Reals, alpha, {b: scale})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        lb = num(scale)
+        check(r, laplace_ref(a, lb), 30)
+
+
+def test_laplace_half_limit():
+    """alpha = 1/2: the limit of Prop. 6, -2 log((1 + 1/(2b)) e^(-1/(2b))) (Bhattacharyya)."""
+    r = nd(laplace(0), laplace(1), sp.S.Reals, sp.Rational(1, 2), {b: 1})
+    with mp.workdps(DPS + 10):
+        check(r, 1 - 2 * mp.log(mp.mpf(3) / 2), 30)
+
+
+def test_laplace_dinf():
+    r = nd(laplace(0), laplace(1), sp.S.Reals, sp.oo, {b: 2})
+    with mp.workdps(DPS + 10):
+        check(r, mp.mpf(1) / 2, 30)
+
+
+# ---------------------------------------------------------------------------------------------
+# Heavy tails: Cauchy, Pareto, Lévy
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha,ref", [(1, (5, 4)), (2, (3, 2)), (3, (23, 8)), (4, (99, 16))])
+def test_cauchy_integer_orders(alpha, ref):
+    r = nd(cauchy(0), cauchy(1), sp.S.Reals, alpha, {})
+    with mp.workdps(DPS + 10):
+        I = mp.mpf(ref[0]) / ref[1]
+        check(r, mp.log(I) if alpha == 1 else mp.log(I) / (alpha - 1), 30)
+
+
+@pytest.mark.parametrize("alpha", [sp.Rational(1, 2), sp.Rational(5, 2)])
+def test_cauchy_fractional_orders_legendre(alpha):
+    """I_alpha = P_{alpha-1}(1 + mu^2/(2 gamma^2)) (Legendre function), here mu = 3, gamma = 2."""
+    r = nd(cauchy(0, 2), cauchy(3, 2), sp.S.Reals, alpha, {})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        I = mp.legenp(a - 1, 0, 1 + mp.mpf(9) / 8, type=3)
+        check(r, mp.log(I) / (a - 1), 30)
+
+
+def test_cauchy_kl_scaled():
+    r = nd(cauchy(0, 2), cauchy(3, 2), sp.S.Reals, 1, {})
+    with mp.workdps(DPS + 10):
+        check(r, mp.log(1 + mp.mpf(9) / 16), 30)
+
+
+def exp_family_rate_ref(a, l1, l2, k=1):
+    """Gamma(k, rate l) pair: k/(a-1) [a log l1 + (1-a) log l2 - log(a l1 + (1-a) l2)]."""
+    m = a * l1 + (1 - a) * l2
+    if m <= 0:
+        return mp.inf
+    if a == 1:
+        return k * (mp.log(l1 / l2) + l2 / l1 - 1)
+    return k * (a * mp.log(l1) + (1 - a) * mp.log(l2) - mp.log(m)) / (a - 1)
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 3), 1, 1 + sp.Rational(1, 10**6), 20])
+def test_pareto_equal_scale(alpha):
+    """log(x/x_m) ~ Exponential(a): the exponential-family formula with rates a1, a2."""
+    sup = sp.Interval(xm, sp.oo)
+    r = nd(pareto(sp.Rational(5, 2)), pareto(sp.Rational(3, 2)), sup, alpha, {xm: 3})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        check(r, exp_family_rate_ref(a, mp.mpf(5) / 2, mp.mpf(3) / 2), 30)
+
+
+def test_pareto_divergent_order_is_infinite():
+    # a*a1 + (1-a)*a2 = 2*1 - 3 < 0: the integrand grows like x^0 ... divergent
+    sup = sp.Interval(xm, sp.oo)
+    r = nd(pareto(1), pareto(3), sup, 2, {xm: 1})
+    assert r.value == mp.inf and r.converged, r.detail
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1, 7])
+def test_levy_equal_location(alpha):
+    """1/x ~ Gamma(1/2, rate c/2): the exponential-family formula with k = 1/2, rates c/2."""
+    c1, c2 = sp.Rational(1, 2), sp.Rational(3, 4)
+    r = nd(levy(c1), levy(c2), sp.Interval.open(0, sp.oo), alpha, {})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        check(r, exp_family_rate_ref(a, mp.mpf(1) / 4, mp.mpf(3) / 8, k=mp.mpf(1) / 2), 30)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exponential and uniform: supports, Q = 0, divergent integrals
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1, 1000])
+def test_exponential(alpha):
+    r = nd(expo(lam), expo(3), sp.Interval(0, sp.oo), alpha, {"lambda": 2})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        check(r, exp_family_rate_ref(a, mp.mpf(2), mp.mpf(3)), 30)
+
+
+def test_exponential_infinite_when_rate_combination_nonpositive():
+    # 4*2 + (1-4)*3 = -1 <= 0: the integrand grows exponentially
+    r = nd(expo(2), expo(3), sp.Interval(0, sp.oo), 4, {})
+    assert r.value == mp.inf and r.converged, r.detail
+
+
+def test_exponential_dinf():
+    # log P/Q = log(2/3) + x: unbounded
+    r = nd(expo(2), expo(3), sp.Interval(0, sp.oo), sp.oo, {})
+    assert r.value == mp.inf
+    # log P/Q = log(3/2) - x: sup at x = 0
+    r = nd(expo(3), expo(2), sp.Interval(0, sp.oo), sp.oo, {})
+    with mp.workdps(DPS + 10):
+        check(r, mp.log(mp.mpf(3) / 2), 30)
+
+
+U1 = sp.Piecewise((1, x <= 1), (0, True))  # U[0, 1] written on [0, 2]
+U2 = sp.Rational(1, 2)  # U[0, 2]
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1, sp.oo, 1000])
+def test_uniform_nested_inner_first(alpha):
+    """P = U[0,1] inside Q = U[0,2]: D_alpha = log 2 for every alpha."""
+    r = nd(U1, U2, sp.Interval(0, 2), alpha, {})
+    with mp.workdps(DPS + 10):
+        check(r, mp.log(2), 30)
+
+
+@pytest.mark.parametrize("alpha", [2, 1, sp.oo, 1 + sp.Rational(1, 10**6)])
+def test_uniform_nested_outer_first_is_infinite(alpha):
+    r = nd(U2, U1, sp.Interval(0, 2), alpha, {})
+    assert r.value == mp.inf and r.converged, r.detail
+
+
+def test_uniform_nested_outer_first_below_one():
+    """alpha < 1: ∫_0^1 (1/2)^alpha = 2^-alpha, so D = alpha log 2 / (1 - alpha)."""
+    r = nd(U2, U1, sp.Interval(0, 2), sp.Rational(1, 4), {})
+    with mp.workdps(DPS + 10):
+        check(r, mp.log(2) / 3, 30)
+
+
+def test_uniform_heaviside_shifted():
+    """U[0,1] vs U[1/2, 3/2] written with Heaviside on the reals: disjoint mass -> inf for alpha >= 1,
+    and for alpha < 1: ∫_{1/2}^{1} 1 = 1/2, D = log(1/2)/(alpha - 1)."""
+    P = sp.Heaviside(x) - sp.Heaviside(x - 1)
+    Q = sp.Heaviside(x - sp.Rational(1, 2)) - sp.Heaviside(x - sp.Rational(3, 2))
+    assert nd(P, Q, sp.S.Reals, 2, {}).value == mp.inf
+    r = nd(P, Q, sp.S.Reals, sp.Rational(1, 2), {})
+    with mp.workdps(DPS + 10):
+        check(r, 2 * mp.log(2), 30)
+
+
+# ---------------------------------------------------------------------------------------------
+# Discrete: randomized response, discrete Laplace, geometric, Poisson
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1, sp.oo, 1 + sp.Rational(1, 10**6)])
+def test_randomized_response(alpha):
+    P = sp.Piecewise((p, sp.Eq(x, 1)), (1 - p, True))
+    Q = sp.Piecewise((1 - p, sp.Eq(x, 1)), (p, True))
+    r = nd(P, Q, sp.FiniteSet(0, 1), alpha, {"p": sp.Rational(3, 4)})
+    with mp.workdps(DPS + 10):
+        pp = mp.mpf(3) / 4
+        if alpha == 1:
+            ref = (2 * pp - 1) * mp.log(pp / (1 - pp))
+        elif alpha == sp.oo:
+            ref = mp.log(pp / (1 - pp))
+        else:
+            a = num(alpha)
+            ref = mp.log(pp**a * (1 - pp) ** (1 - a) + (1 - pp) ** a * pp ** (1 - a)) / (a - 1)
+        check(r, ref, 40)
+
+
+def dlaplace(m, q):
+    return (1 - q) / (1 + q) * q ** sp.Abs(x - m)
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1000, 1 + sp.Rational(1, 10**6)])
+def test_discrete_laplace(alpha):
+    """I = (q^(1-a) + q^a)/(1 + q): geometric series over k <= 0 and k >= 1."""
+    q = sp.exp(-sp.Rational(1, 3))
+    r = nd(dlaplace(0, q), dlaplace(1, q), sp.S.Integers, alpha, {})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        qq = mp.exp(-mp.mpf(1) / 3)
+        check(r, mp.log((qq ** (1 - a) + qq**a) / (1 + qq)) / (a - 1), 30)
+
+
+def test_discrete_laplace_kl_and_dinf():
+    q = sp.exp(-sp.Rational(1, 3))
+    with mp.workdps(DPS + 10):
+        qq = mp.exp(-mp.mpf(1) / 3)
+        # KL = d/da (a-1) D at a=1 = (log q)(q - 1)/(1+q) ... = (1-q)/(1+q) * (1/3)
+        check(nd(dlaplace(0, q), dlaplace(1, q), sp.S.Integers, 1, {}), (1 - qq) / (1 + qq) / 3, 30)
+        check(nd(dlaplace(0, q), dlaplace(1, q), sp.S.Integers, sp.oo, {}), mp.mpf(1) / 3, 30)
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1, 5])
+def test_geometric(alpha):
+    """P(k) = (1-q) q^k on N0: I = (1-q1)^a (1-q2)^(1-a) / (1 - q1^a q2^(1-a)) when q1^a q2^(1-a) < 1."""
+    q1, q2 = sp.Rational(1, 3), sp.Rational(1, 2)
+    r = nd((1 - q1) * q1**x, (1 - q2) * q2**x, sp.S.Naturals0, alpha, {})
+    with mp.workdps(DPS + 10):
+        a, u, v = num(alpha), mp.mpf(1) / 3, mp.mpf(1) / 2
+        if a == 1:
+            ref = mp.log((1 - u) / (1 - v)) + u / (1 - u) * mp.log(u / v)
+        else:
+            ref = mp.log((1 - u) ** a * (1 - v) ** (1 - a) / (1 - u**a * v ** (1 - a))) / (a - 1)
+        check(r, ref, 30)
+
+
+def test_geometric_divergent_is_infinite():
+    # q1^a q2^(1-a) = (1/2)^5 (1/3)^-4 = 81/32 > 1
+    r = nd(sp.Rational(1, 2) ** (x + 1), sp.Rational(2, 3) * sp.Rational(1, 3) ** x, sp.S.Naturals0, 5, {})
+    assert r.value == mp.inf, r.detail
+
+
+@pytest.mark.parametrize("alpha", [2, sp.Rational(1, 2), 1, 1 + sp.Rational(1, 10**6)])
+def test_poisson(alpha):
+    """Exponential family with F(th) = e^th: D = (l1^a l2^(1-a) - a l1 - (1-a) l2)/(a - 1)."""
+    P = lam**x * sp.exp(-lam) / sp.factorial(x)
+    Q = 7**x * sp.exp(-7) / sp.factorial(x)
+    r = nd(P, Q, sp.S.Naturals0, alpha, {lam: 3})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        if a == 1:
+            ref = 3 * mp.log(mp.mpf(3) / 7) + 7 - 3
+        else:
+            ref = (3**a * mp.mpf(7) ** (1 - a) - 3 * a - 7 * (1 - a)) / (a - 1)
+        check(r, ref, 30)
+
+
+def test_range_and_union_supports():
+    """Binomial(4, 1/2) vs Binomial(4, 1/4) on Range(0, 5) and as a Union of two Ranges."""
+    P = sp.binomial(4, x) * sp.Rational(1, 2) ** 4
+    Q = sp.binomial(4, x) * sp.Rational(1, 4) ** x * sp.Rational(3, 4) ** (4 - x)
+    exact = sp.log(sum(sp.binomial(4, k) ** 1 * sp.Rational(1, 16) ** 2 / (sp.Rational(1, 4) ** k * sp.Rational(3, 4) ** (4 - k)) for k in range(5)))
+    for sup in (sp.Range(0, 5), sp.Union(sp.Range(0, 2), sp.Range(2, 5)), sp.FiniteSet(0, 1, 2, 3, 4)):
+        r = nd(P, Q, sup, 2, {})
+        with mp.workdps(DPS + 10):
+            check(r, mp.mpf(sp.N(exact, DPS + 20)), 45)
+
+
+# ---------------------------------------------------------------------------------------------
+# Error paths
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha", [0, -1, float("nan"), sp.Rational(-1, 2)])
+def test_bad_alpha(alpha):
+    with pytest.raises(ValueError, match="alpha"):
+        nd(gauss(0), gauss(1), sp.S.Reals, alpha, {sigma: 1})
+
+
+def test_missing_values_named():
+    with pytest.raises(ValueError, match="sigma"):
+        nd(gauss(0), gauss(mu), sp.S.Reals, 2, {"mu": 1})
+
+
+def test_support_must_be_a_set():
+    with pytest.raises(ValueError, match="support"):
+        nd(gauss(0), gauss(1), (-10, 10), 2, {sigma: 1})
+
+
+def test_mixed_support_rejected():
+    with pytest.raises(ValueError, match="support"):
+        nd(gauss(0), gauss(1), sp.Union(sp.Interval(0, 1), sp.FiniteSet(5)), 2, {sigma: 1})
+
+
+def test_values_by_symbol_and_name_agree():
+    r1 = nd(gauss(0), gauss(mu), sp.S.Reals, 3, {mu: 2, sigma: 1}, dps=20)
+    r2 = nd(gauss(0), gauss(mu), sp.S.Reals, 3, {"mu": 2, "sigma": 1}, dps=20)
+    assert r1.value == r2.value and r1.converged
+
+
+def test_dataclass_is_frozen_and_never_nan():
+    r = nd(gauss(0), gauss(1), sp.S.Reals, 2, {sigma: 1}, dps=20)
+    with pytest.raises(Exception):
+        r.value = 0  # type: ignore[misc]
+    bad = nd(-gauss(0), gauss(1), sp.S.Reals, 2, {sigma: 1}, dps=20)  # "density" negative
+    assert not bad.converged and not mp.isnan(bad.value) and "negative" in bad.detail
+
+
+def test_precision_is_not_leaked():
+    before = mp.mp.dps
+    nd(laplace(0), laplace(1), sp.S.Reals, 2, {b: 1}, dps=40)
+    assert mp.mp.dps == before
