@@ -398,3 +398,76 @@ def test_precision_is_not_leaked():
     before = mp.mp.dps
     nd(laplace(0), laplace(1), sp.S.Reals, 2, {b: 1}, dps=40)
     assert mp.mp.dps == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Divergent integrals, unequal variances, singular endpoints, alpha types
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cauchy_vs_gaussian():
+    """Q Gaussian, P Cauchy: P^2/Q grows like exp(x^2/2)/x^4 and P log(P/Q) ~ 1/pi: both infinite."""
+    assert nd(cauchy(0), gauss(0), sp.S.Reals, 2, {sigma: 1}).value == mp.inf
+    r = nd(cauchy(0), gauss(0), sp.S.Reals, 1, {sigma: 1})
+    assert r.value == mp.inf, r.detail
+    # the other way round everything is finite
+    r = nd(gauss(0), cauchy(0), sp.S.Reals, 2, {sigma: 1})
+    assert r.converged and mp.isfinite(r.value)
+
+
+def test_pareto_borderline_order_is_infinite():
+    """a a1 + (1-a) a2 = 0 exactly: the integrand is c/x, the integral diverges logarithmically."""
+    r = nd(pareto(1), pareto(2), sp.Interval(xm, sp.oo), 2, {xm: 1})
+    assert r.value == mp.inf, r.detail
+
+
+@pytest.mark.parametrize("alpha", [sp.Rational(6, 5), sp.Rational(1, 2), 2])
+def test_gaussian_unequal_variances(alpha):
+    """N(0, 4) vs N(0, 1): log(s2/s1) + log(s2^2 / s_a^2)/(2(a-1)), s_a^2 = a s2^2 + (1-a) s1^2 > 0
+    (Gil, Alajaji and Linder 2013, Table 2); infinite when s_a^2 <= 0 (here for a >= 4/3)."""
+    P = sp.exp(-x**2 / 8) / sp.sqrt(8 * sp.pi)
+    Q = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+    r = nd(P, Q, sp.S.Reals, alpha, {})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        va = a * 1 + (1 - a) * 4
+        ref = mp.inf if va <= 0 else mp.log(mp.mpf(1) / 2) + mp.log(1 / va) / (2 * (a - 1))
+        check(r, ref, 30)
+
+
+def beta_pdf(a_, b_):
+    return x ** (a_ - 1) * (1 - x) ** (b_ - 1) / sp.beta(a_, b_)
+
+
+@pytest.mark.parametrize("alpha", [sp.Rational(1, 2), 3, 2, 1])
+def test_beta_singular_endpoints(alpha):
+    """Beta(2, 3/2) vs the arcsine law Beta(1/2, 1/2): exponential family with F = log B(a, b).
+    At alpha = 2 and in the reverse order the integrand is too singular: inf."""
+    a1, b1, a2, b2 = sp.Rational(2), sp.Rational(3, 2), sp.Rational(1, 2), sp.Rational(1, 2)
+    r = nd(beta_pdf(a1, b1), beta_pdf(a2, b2), sp.Interval(0, 1), alpha, {})
+    with mp.workdps(DPS + 10):
+        a = num(alpha)
+        A1, B1, A2, B2 = num(a1), num(b1), num(a2), num(b2)
+        if a == 1:
+            dg = mp.digamma
+            ref = (mp.log(mp.beta(A2, B2) / mp.beta(A1, B1)) + (A1 - A2) * (dg(A1) - dg(A1 + B1))
+                   + (B1 - B2) * (dg(B1) - dg(A1 + B1)))
+        else:
+            Aa, Ba = a * A1 + (1 - a) * A2, a * B1 + (1 - a) * B2
+            ref = (mp.log(mp.beta(Aa, Ba)) - a * mp.log(mp.beta(A1, B1)) - (1 - a) * mp.log(mp.beta(A2, B2))) / (a - 1)
+        check(r, ref, 30)
+    rev = nd(beta_pdf(a2, b2), beta_pdf(a1, b1), sp.Interval(0, 1), 2, {})
+    assert rev.value == mp.inf, rev.detail  # 2*(1/2) - 2 = -1 <= 0 at x -> 0
+
+
+@pytest.mark.parametrize("alpha", [2.0, mp.mpf(2), sp.Float(2.0), 2])
+def test_alpha_number_types(alpha):
+    r = nd(gauss(0), gauss(1), sp.S.Reals, alpha, {sigma: 1}, dps=20)
+    with mp.workdps(30):
+        assert abs(r.value - 1) < mp.mpf(10) ** -18
+
+
+def test_alpha_mpmath_inf():
+    r = nd(laplace(0), laplace(1), sp.S.Reals, mp.inf, {b: 1}, dps=20)
+    with mp.workdps(30):
+        assert abs(r.value - 1) < mp.mpf(10) ** -18

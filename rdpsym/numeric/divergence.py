@@ -296,6 +296,11 @@ def _make_L(dens: _Densities, mode: str, a) -> Callable:
             return a * lp + (1 - a) * lq
         if mode == "ratio":
             return lp - lq if lq > -mpmath.inf else mpmath.inf
+        if mode == "klabs":  # log |P (log P - log Q)|, for the tail checks of the KL integrand
+            if lq == -mpmath.inf:
+                return mpmath.inf
+            r = abs(lp - lq)
+            return lp + mpmath.log(r) if r > 0 else -mpmath.inf
         return lp
 
     return L
@@ -580,6 +585,8 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
         return _sup_continuous(dens, intervals, kinks)
     near1 = mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8
     Lint = _make_L(dens, "finite" if mode == "finite" else "weight", a)
+    # the function whose tails and singular points decide divergence
+    Lchk = _make_L(dens, "klabs", a) if mode == "kl" else Lint
     Lw = _make_L(dens, "weight", a) if (near1 or mode == "kl") else Lint
     # points where P > 0 = Q make alpha >= 1 infinite
     peak, Lmax, samples = _find_peak(Lint, intervals, kinks)
@@ -612,8 +619,8 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
                 if nb is None:
                     continue
                 dist = abs(nb - c) if not mpmath.isinf(nb) else w
-                r = _check_end(Lint, c, sgn, min(dist, w), False, Lmax)
-                if r and r.startswith("inf:") and (mode == "finite"):
+                r = _check_end(Lchk, c, sgn, min(dist, w), False, Lmax)
+                if r and r.startswith("inf:"):
                     raise _Infinite(r[4:])
                 if r and r.startswith("doubt:"):
                     doubts.append(r[6:])
@@ -621,8 +628,8 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
             if mpmath.isinf(end):
                 finite_ends = [t for t in bp if not mpmath.isinf(t)]
                 base = (max(finite_ends) if sgn > 0 else min(finite_ends)) if finite_ends else peak
-                r = _check_end(Lint, base, sgn, w, True, Lmax)
-                if r and r.startswith("inf:") and mode == "finite":
+                r = _check_end(Lchk, base, sgn, w, True, Lmax)
+                if r and r.startswith("inf:"):
                     raise _Infinite(r[4:])
                 if r and r.startswith("doubt:"):
                     doubts.append(r[6:])
@@ -826,10 +833,10 @@ def _discrete_once(dens, pieces, mode, a):
         for i, f in enumerate(funcs):
             sums[i] += f(k)
     eps = mpmath.eps
-    Lbig = _make_L(dens, "finite", a) if mode == "finite" else L
+    Lbig = _make_L(dens, "klabs" if mode == "kl" else "finite", a)
     for (s0, st), vals in zip(progs, prog_samples):
         # divergence check at the far end
-        if mode == "finite":
+        if True:
             r = _check_end(Lbig, mpmath.mpf(s0), st, 1, True, Lmax)
             if r and r.startswith("inf:"):
                 raise _Infinite(r[4:])
