@@ -23,3 +23,9 @@ __all__ = [
     "Status",
     "Step",
 ]
+
+from .derive.engine import renyi_divergence
+from .derive.mechanism_rdp import rdp
+from . import mechanisms
+
+__all__ += ["renyi_divergence", "rdp", "mechanisms"]

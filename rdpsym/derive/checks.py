@@ -11,6 +11,7 @@ import sympy as sp
 
 from .pieces import DerivationError
 from .template import decompose, integrate_template, log_expand
+from .timeout import run_with_time_limit
 
 __all__ = ["DensityError", "check_densities"]
 
@@ -36,16 +37,9 @@ def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> 
 
     points = _sample_values(symbols, params, 2)
     for name, attr in (("P", "P"), ("Q", "Q")):
-        dens = getattr(sp.S, "Zero")
-        # non-negativity at test points of every piece
         for piece in pieces:
-            d = getattr(piece, attr)
             for point in points:
-                xs = [piece.lo] if piece.is_point else _interior(piece)
-                for xv in xs:
-                    value = sp.N(d.subs(point).subs(x, xv), 30)
-                    if value.is_real and value < 0:
-                        raise DensityError(f"{name}: negative value {value} at x = {xv}, parameters {point}")
+                _check_nonnegative(name, getattr(piece, attr).subs(point), x, piece, point, seconds)
         try:
             mass = sp.Add(*[_piece_mass(p, getattr(p, attr), x, seconds) for p in pieces])
             mass = sp.simplify(mass)
@@ -63,6 +57,27 @@ def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> 
         except Exception:  # noqa: BLE001 - fall back to quadrature
             how = _numeric_mass_check(name, getattr, pieces, attr, x, points)
         log.note(f"density {name}", f"non-negative at test points; total mass 1 ({how})")
+
+
+def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
+    """Raise DensityError if ``dens`` (numeric parameters) is negative somewhere on ``piece``."""
+    xs = [piece.lo] if piece.is_point else _interior(piece)
+    for xv in xs:
+        value = sp.N(dens.subs(x, xv), 30)
+        if value.is_real and value < 0:
+            raise DensityError(f"{name}: negative value {value} at x = {xv}, parameters {point}")
+    if piece.is_point or dens.free_symbols != {x}:
+        return
+    domain = sp.Interval.open(piece.lo, piece.hi)
+    try:
+        bad = run_with_time_limit(sp.solveset, dens < 0, x, domain, seconds=min(seconds, 5))
+    except Exception:  # noqa: BLE001 - undecided: the grid above is the check
+        return
+    if piece.discrete:
+        bad = sp.Intersection(bad, sp.S.Integers)
+    if bad is not sp.S.EmptySet and not isinstance(bad, sp.ConditionSet):
+        where = bad.inf if bad.inf.is_finite else bad.sup
+        raise DensityError(f"{name}: negative on {sp.sstr(bad)} (e.g. near x = {where}), parameters {point}")
 
 
 def _interior(piece):

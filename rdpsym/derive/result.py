@@ -207,16 +207,18 @@ class DivergenceResult:
         NaN is never returned: a value that cannot be evaluated raises ``ArithmeticError``.
         """
         exact = self.at(alpha, **values)
-        with mpmath.workdps(dps + 10):
-            if exact == sp.oo:
-                return mpmath.inf
-            number = exact.evalf(dps + 10)
-            if isinstance(number, sp.Piecewise):
-                raise ArithmeticError(f"{self.label}: cannot decide the conditions at alpha={alpha}, {values}")
-            if number.has(sp.nan, sp.zoo) or not number.is_real:
-                raise ArithmeticError(f"{self.label} evaluates to {number} at alpha={alpha}, {values}")
-            result = mpmath.mpf(number) if number != sp.oo else mpmath.inf
-        return +result
+        if exact == sp.oo:
+            return mpmath.inf
+        number = exact.evalf(dps + 10)
+        if isinstance(number, sp.Piecewise):
+            raise ArithmeticError(f"{self.label}: cannot decide the conditions at alpha={alpha}, {values}")
+        if number.has(sp.nan, sp.zoo) or not number.is_real:
+            raise ArithmeticError(f"{self.label} evaluates to {number} at alpha={alpha}, {values}")
+        if number == sp.oo:
+            return mpmath.inf
+        # The mpf keeps dps digits whatever the caller's context is.
+        with mpmath.workdps(dps):
+            return +mpmath.mpf(number)
 
     # -- display ----------------------------------------------------------------------------------
     def latex(self, **kwargs) -> str:

@@ -1,0 +1,99 @@
+"""The ``rdpsym`` command line."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rdpsym")
+def main():
+    """Derive, verify and export Rényi differential privacy guarantees of noise mechanisms."""
+
+
+@main.command()
+@click.option("--latex", "as_latex", is_flag=True, help="Print LaTeX instead of Markdown.")
+@click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
+@click.option("--step-seconds", type=float, default=None, help="Time limit per symbolic step (default 20 s).")
+def table(as_latex: bool, no_cache: bool, step_seconds: float | None):
+    """Table II of Mironov 2017, derived by the engine (sensitivity 1).
+
+    Randomized response, Laplace and Gaussian at alpha > 1, alpha = 1 and alpha = infinity, with the
+    status and derivation time of each row.
+    """
+    from rich.console import Console
+
+    from . import mechanisms
+    from .derive.mechanism_rdp import rdp
+    from .export.table import latex_table, markdown_table, table_row
+
+    err = Console(stderr=True)
+    rows = []
+    for name in ("randomized_response", "laplace", "gaussian"):
+        mech = mechanisms.get(name)
+        with err.status(f"deriving {name}"):
+            start = time.perf_counter()
+            result = rdp(mech, cache=not no_cache, step_seconds=step_seconds)
+            seconds = time.perf_counter() - start
+        fixed = {"sensitivity": 1} if "sensitivity" in mech.params else {}
+        rows.append(table_row(mech, result, seconds, fixed))
+    click.echo(latex_table(rows) if as_latex else markdown_table(rows))
+    if any(r.result.status.value == "failed" for r in rows):
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("name")
+@click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
+def derive(name: str, no_cache: bool):
+    """Derive the RDP curve of the registered mechanism NAME and print it with its provenance."""
+    from . import mechanisms
+    from .derive.mechanism_rdp import rdp
+
+    try:
+        mech = mechanisms.get(name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="NAME") from None
+    result = rdp(mech, cache=not no_cache)
+    click.echo(str(result))
+    click.echo("\nprovenance:\n" + result.provenance.describe())
+
+
+@main.command("list")
+def list_mechanisms():
+    """List the registered mechanisms."""
+    from . import mechanisms
+
+    for name in mechanisms.names():
+        m = mechanisms.get(name)
+        click.echo(f"{name:24s} {m.title}  (parameters: {', '.join(m.params)})")
+
+
+@main.group()
+def cache():
+    """Inspect or clear the on-disk derivation cache."""
+
+
+@cache.command("clear")
+def cache_clear():
+    """Delete every cached derivation."""
+    from .derive.cache import clear_cache
+
+    click.echo(f"removed {clear_cache()} cached derivations")
+
+
+@cache.command("path")
+def cache_path():
+    """Print the cache directory."""
+    from .derive.cache import cache_dir
+
+    click.echo(str(cache_dir()))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,23 @@
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# Derivations in tests run against a private cache directory, so a stale user cache can never
+# make a test pass, and the suite's own second derivations are cache hits.
+os.environ.setdefault("RDPSYM_CACHE_DIR", os.path.join(os.path.dirname(__file__), ".rdpsym-cache"))
+
+settings.register_profile("dev", max_examples=20, deadline=None)
+settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def table_ii():
+    """The three Table II mechanisms, derived once per session (fresh, no cache)."""
+    import rdpsym
+    from rdpsym import mechanisms
+
+    return {name: (mechanisms.get(name), rdpsym.rdp(mechanisms.get(name), cache=False))
+            for name in ("randomized_response", "laplace", "gaussian")}
