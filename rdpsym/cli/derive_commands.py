@@ -1,4 +1,4 @@
-"""The ``rdpsym`` command line."""
+"""Commands that derive: ``table``, ``derive``, ``list`` and ``cache``."""
 
 from __future__ import annotations
 
@@ -7,13 +7,7 @@ import time
 
 import click
 
-__all__ = ["main"]
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="rdpsym")
-def main():
-    """Derive, verify and export Rényi differential privacy guarantees of noise mechanisms."""
+from . import main
 
 
 @main.command()
@@ -28,9 +22,9 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None):
     """
     from rich.console import Console
 
-    from . import mechanisms
-    from .derive.mechanism_rdp import rdp
-    from .export.table import latex_table, markdown_table, table_row
+    from .. import mechanisms
+    from ..derive.mechanism_rdp import rdp
+    from ..export.table import latex_table, markdown_table, table_row
 
     err = Console(stderr=True)
     rows = []
@@ -52,8 +46,8 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None):
 @click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
 def derive(name: str, no_cache: bool):
     """Derive the RDP curve of the registered mechanism NAME and print it with its provenance."""
-    from . import mechanisms
-    from .derive.mechanism_rdp import rdp
+    from .. import mechanisms
+    from ..derive.mechanism_rdp import rdp
 
     try:
         mech = mechanisms.get(name)
@@ -67,7 +61,7 @@ def derive(name: str, no_cache: bool):
 @main.command("list")
 def list_mechanisms():
     """List the registered mechanisms."""
-    from . import mechanisms
+    from .. import mechanisms
 
     for name in mechanisms.names():
         m = mechanisms.get(name)
@@ -82,7 +76,7 @@ def cache():
 @cache.command("clear")
 def cache_clear():
     """Delete every cached derivation."""
-    from .derive.cache import clear_cache
+    from ..derive.cache import clear_cache
 
     click.echo(f"removed {clear_cache()} cached derivations")
 
@@ -90,10 +84,7 @@ def cache_clear():
 @cache.command("path")
 def cache_path():
     """Print the cache directory."""
-    from .derive.cache import cache_dir
+    from ..derive.cache import cache_dir
 
     click.echo(str(cache_dir()))
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
