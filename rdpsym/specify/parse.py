@@ -47,6 +47,7 @@ Parsed by ``ast.parse(text, mode="eval")`` and walked with a whitelist::
   it also gets the precedence of a power (Python's ``^`` is XOR and binds looser than ``+``).
 * Integers become ``sympy.Integer``; decimal literals become exact rationals (``0.1`` -> ``1/10``).
 * ``e`` is Euler's number unless ``e`` is a user symbol; ``module.e`` is always Euler's number.
+* A user symbol named like a Python keyword (``lambda``) may be used as a name.
 * Greek letters are accepted as identifiers (``α`` looks up ``alpha``); ``−``, ``·``, ``×``, ``÷`` are
   read as ``-``, ``*``, ``*``, ``/``. Newlines and tabs are whitespace.
 * Not allowed (error with position): comparisons, boolean operators, ``%``, ``//``, ``@``, bit
@@ -95,6 +96,7 @@ LaTeX grammar (``parse_latex``), a hand-written tokenizer and recursive-descent 
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -411,7 +413,10 @@ _OP_SYMBOLS = {
 }
 
 
-def _prepare_python(text: str) -> tuple[str, list[int]]:
+_KEYWORD_PREFIX = "__rdpsym_keyword_"
+
+
+def _prepare_python(text: str, symbols: Mapping[str, sp.Basic]) -> tuple[str, list[int]]:
     """Check characters; rewrite to one ASCII-operator line; map each new char to its original offset."""
     out: list[str] = []
     where: list[int] = []
@@ -445,13 +450,27 @@ def _prepare_python(text: str) -> tuple[str, list[int]]:
     if stack:
         ch, i = stack[-1]
         raise FormulaError(f"unbalanced '{ch}' (never closed)", i)
-    return "".join(out), where
+    line = "".join(out)
+    # Keywords that are user symbols ("lambda" in plain-text formulas) become plain identifiers.
+    keywords = [k for k in keyword.kwlist if k in symbols]
+    if keywords:
+        pieces, new_where, last = [], [], 0
+        for m in re.finditer(r"(?<![\w.])(" + "|".join(keywords) + r")(?!\w)", line):
+            pieces.append(line[last : m.start()])
+            new_where.extend(where[last : m.start()])
+            pieces.append(_KEYWORD_PREFIX + m.group(1))
+            new_where.extend([where[m.start()]] * len(_KEYWORD_PREFIX) + where[m.start() : m.end()])
+            last = m.end()
+        pieces.append(line[last:])
+        new_where.extend(where[last:])
+        line, where = "".join(pieces), new_where
+    return line, where
 
 
 class _PythonParser:
     def __init__(self, text: str, builder: _Builder):
         self.original = text
-        self.line, self.where = _prepare_python(text)
+        self.line, self.where = _prepare_python(text, builder.symbols)
         self.encoded = self.line.encode("utf-8")
         self.b = builder
 
@@ -481,8 +500,9 @@ class _PythonParser:
         try:
             tree = ast.parse(self.line, mode="eval")
         except SyntaxError as exc:
-            off = (exc.offset or 1) - 1
-            raise FormulaError(f"syntax error: {exc.msg}", self.pos_of_char(off)) from None
+            # Python reports offset 0 when the formula ends too early
+            pos = self.pos_of_char(exc.offset - 1) if exc.offset and exc.offset > 0 else len(self.original)
+            raise FormulaError(f"syntax error: {exc.msg}", min(pos, len(self.original))) from None
         except (RecursionError, MemoryError):
             raise FormulaError("nesting too deep (formula too complex)", 0) from None
         except (ValueError, OverflowError) as exc:
@@ -517,6 +537,8 @@ class _PythonParser:
         if isinstance(v, bool) or v is None or v is Ellipsis:
             raise FormulaError(f"'{v!r}' is not allowed", p)
         if isinstance(v, int):
+            if v.bit_length() > MAX_POWER_BITS:
+                raise FormulaError(f"number too large (max {MAX_POWER_BITS} bits)", p)
             return sp.Integer(v)
         if isinstance(v, float):
             start = len(self.encoded[: node.col_offset].decode("utf-8", errors="ignore"))
@@ -529,8 +551,10 @@ class _PythonParser:
         raise FormulaError(f"constant of type {type(v).__name__} is not allowed", p)
 
     def name(self, ident: str, pos: int) -> sp.Expr:
-        alternatives = ()
-        if not ident.isascii():
+        alternatives: tuple[str, ...] = ()
+        if ident.startswith(_KEYWORD_PREFIX):
+            ident = ident[len(_KEYWORD_PREFIX) :]
+        elif not ident.isascii():
             alternatives = ("".join(GREEK.get(c, c) for c in ident),)
             # NFKC may have changed the identifier; the original spelling is in the text.
         value = self.b.lookup(ident, pos, alternatives)
@@ -1082,7 +1106,7 @@ class _LatexParser:
             return self.function(_LATEX_FUNCTIONS[c], t, depth)
         if c in _TEXT_COMMANDS:
             word = self.text_argument()
-            if word == "e" and "e" not in b.symbols or word == "E":
+            if word in ("e", "E"):
                 return sp.E
             fname = _TEXT_NAMES.get(word, word)
             if word in b.symbols or self.at("sym", "_"):
