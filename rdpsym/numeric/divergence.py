@@ -47,6 +47,7 @@ Numerical method (all inside ``mpmath.workdps`` contexts; the global precision i
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -54,6 +55,7 @@ from typing import Any, Callable, Mapping
 
 import mpmath
 import sympy as sp
+from sympy.codegen.cfunctions import expm1 as _expm1
 
 __all__ = ["NumericValue", "numeric_divergence"]
 
@@ -227,19 +229,60 @@ class _Densities:
 
     def __init__(self, P: sp.Expr, Q: sp.Expr, x: sp.Symbol, digits: int):
         self.P, self.Q, self.x = P, Q, x
-        self._p = sp.lambdify(x, P, modules="mpmath")
-        self._q = sp.lambdify(x, Q, modules="mpmath")
+        self._p = sp.lambdify(x, P, modules="mpmath", docstring_limit=0)
+        self._q = sp.lambdify(x, Q, modules="mpmath", docstring_limit=0)
         # symbolic log-densities (constants folded to `digits` digits); used where they evaluate
         # to a real number, else the numeric log of P or Q is taken.
         xr = sp.Dummy("x", real=True)
         self._lp = self._lq = None
+        self._fast = {}
         try:
             lp = _log_expr(P.subs(x, xr)).subs(xr, x).evalf(digits)
             lq = _log_expr(Q.subs(x, xr)).subs(xr, x).evalf(digits)
-            self._lp = sp.lambdify(x, lp, modules="mpmath")
-            self._lq = sp.lambdify(x, lq, modules="mpmath")
+            self._lp = sp.lambdify(x, lp, modules="mpmath", docstring_limit=0)
+            self._lq = sp.lambdify(x, lq, modules="mpmath", docstring_limit=0)
         except Exception:  # any sympy trouble: stay with numeric logs
             self._lp = self._lq = None
+            return
+        self._lpq_expr = (lp, lq)
+
+    def _fast_form(self, kind):
+        """Lambdified one-expression integrand of the given kind, built on first use (or None)."""
+        if kind not in self._fast:
+            self._fast[kind] = None
+            if self._lp is not None:
+                lp, lq = self._lpq_expr
+                A, S = sp.Dummy("a"), sp.Dummy("s")
+                form = {
+                    "finite": lambda: sp.exp(A * lp + (1 - A) * lq - S),
+                    "kl": lambda: sp.exp(lp - S) * (lp - lq),
+                    "near1": lambda: sp.exp(lp - S) * _expm1((A - 1) * (lp - lq)),
+                    "weight": lambda: sp.exp(lp - S),
+                }[kind]
+                try:
+                    self._fast[kind] = sp.lambdify((self.x, A, S), form(), modules="mpmath", docstring_limit=0)
+                except Exception:  # any sympy trouble: no fast path
+                    pass
+        return self._fast[kind]
+
+    def integrand(self, kind, a, shift, slow):
+        """A one-expression mpmath integrand (fast path) that falls back to `slow` wherever the fast
+        value is not a finite real number (zeros of P or Q, complex logs, NaN)."""
+        fast = self._fast_form(kind)
+        if fast is None:
+            return slow
+        mpf, isfinite = mpmath.mpf, mpmath.isfinite
+
+        def g(t):
+            try:
+                v = fast(t, a, shift)
+                if type(v) is mpf and isfinite(v):
+                    return v
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                pass
+            return slow(t)
+
+        return g
 
     @staticmethod
     def _real(v, which, t):
@@ -276,6 +319,12 @@ class _Densities:
         lp = mpmath.log(p) if p > 0 else -mpmath.inf
         lq = mpmath.log(q) if q > 0 else -mpmath.inf
         return lp, lq
+
+
+@functools.lru_cache(maxsize=64)
+def _densities(P, Q, x, digits):
+    """Cached evaluators: sweeps over alpha reuse the lambdified functions of one (P, Q) pair."""
+    return _Densities(P, Q, x, digits)
 
 
 def _make_L(dens: _Densities, mode: str, a) -> Callable:
@@ -553,10 +602,16 @@ def _breakpoints(a, b, kinks, peak, w=None):
     return sorted(set(pts), key=lambda t: t)
 
 
-def _integrate_pieces(g, intervals, kinks, peak, w, notes):
-    """∫ g over the intervals, splitting at kinks and the peak; infinite pieces scaled by w."""
+def _integrate_pieces(g, intervals, kinks, peak, w, cuts, rule):
+    """∫ g over the intervals, splitting at kinks and the peak.
+
+    An infinite end with a cutoff in ``cuts`` (exponentially decaying integrand, see
+    :func:`_continuous_prepare`) is truncated there and integrated with ``rule``; other infinite pieces
+    use tanh-sinh in ``u`` with ``x = c ± w u``. Finite pieces use ``rule``."""
     total, err = mpmath.mpf(0), mpmath.mpf(0)
-    for a, b in intervals:
+    for k, (a, b) in enumerate(intervals):
+        a = cuts.get((k, -1), a) if mpmath.isinf(a) else a
+        b = cuts.get((k, 1), b) if mpmath.isinf(b) else b
         bp = _breakpoints(a, b, kinks, peak, w)
         for lo, hi in zip(bp[:-1], bp[1:]):
             if lo == hi:
@@ -572,17 +627,16 @@ def _integrate_pieces(g, intervals, kinks, peak, w, notes):
                 v2, e2 = mpmath.quad(lambda u: g(-w * u), [0, mpmath.inf], error=True)
                 v, e = (v + v2) * w, (e + e2) * w
             else:
-                v, e = mpmath.quad(g, [lo, hi], error=True)
+                v, e = mpmath.quad(g, [lo, hi], error=True, method=rule)
             total += v
             err += e
     return total, err
 
 
-def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
-    """One evaluation at the current precision. Returns (value, error, detail) of D."""
-    notes = []
-    if mode == "inf":
-        return _sup_continuous(dens, intervals, kinks)
+def _continuous_prepare(dens, intervals, kinks, mode, a):
+    """Peak, shift L_max, width w and divergence checks (done once, at the first precision).
+
+    Returns (peak, Lmax, w, doubts); raises _Infinite when the divergence is infinite."""
     near1 = mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8
     Lint = _make_L(dens, "finite" if mode == "finite" else "weight", a)
     # the function whose tails and singular points decide divergence
@@ -606,7 +660,7 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
         peak, Lmax, _ = _find_peak(Lw, intervals, kinks)
     lo_all = min(i[0] for i in intervals)
     hi_all = max(i[1] for i in intervals)
-    w = _drop_width(Lw, peak, Lmax, lo_all, hi_all) * scale_jitter
+    w = _drop_width(Lw, peak, Lmax, lo_all, hi_all)
     # divergence checks at infinite ends and at finite breakpoints (using the alpha integrand)
     doubts = []
     for lo, hi in intervals:
@@ -634,6 +688,38 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
                 if r and r.startswith("doubt:"):
                     doubts.append(r[6:])
 
+    # cutoffs for exponentially decaying tails: beyond X the integrand is below
+    # exp(-(wp ln 10 + 40)) of its maximum and keeps falling (checked at 1e8 w: below L_max - 1e6)
+    cuts = {}
+    thr = Lmax - (mpmath.mp.dps * mpmath.log(10) + 40)
+    for k, (lo, hi) in enumerate(intervals):
+        finite = [t for t in _breakpoints(lo, hi, kinks, peak) if not mpmath.isinf(t)]
+        for end, sgn in ((hi, 1), (lo, -1)):
+            if not mpmath.isinf(end):
+                continue
+            base = (max(finite) if sgn > 0 else min(finite)) if finite else peak
+            far = _far(Lchk, lambda: base + sgn * w * mpmath.mpf(10) ** 8, 18)
+            if not far < Lmax - 10**6:
+                continue
+            d = w
+            for _ in range(200):
+                X = base + sgn * d
+                if Lw(X) < thr and Lchk(X) < thr:
+                    cuts[(k, sgn)] = (base, d)
+                    break
+                d *= 2
+    return peak, Lmax, w, doubts, cuts
+
+
+def _continuous_once(dens, intervals, kinks, mode, a, prep, scale_jitter, rule):
+    """One evaluation at the current precision. Returns (D, error, method, doubts)."""
+    if mode == "inf":
+        return _sup_continuous(dens, intervals, kinks)
+    near1 = mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8
+    peak, Lmax, w, doubts, cuts = prep
+    peak, Lmax, w = +peak, +Lmax, w * scale_jitter
+    notes = {key: base + key[1] * d * scale_jitter for key, (base, d) in cuts.items()}
+    Lint = _make_L(dens, "finite" if mode == "finite" else "weight", a)
     if mode == "kl":
         def g(t):
             lp, lq = dens.logpq(t)
@@ -642,10 +728,11 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
             if lq == -mpmath.inf:
                 raise _Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
             return mpmath.exp(lp - Lmax) * (lp - lq)
-        v, e = _integrate_pieces(g, intervals, kinks, peak, w, notes)
+        g = dens.integrand("kl", a, Lmax, g)
+        v, e = _integrate_pieces(g, intervals, kinks, peak, w, notes, rule)
         D = v * mpmath.exp(Lmax)
         err = e * mpmath.exp(Lmax)
-        method = "tanh-sinh KL = E_P[log P/Q]"
+        method = f"{rule} KL = E_P[log P/Q]"
     elif near1:
         am1 = a - 1
         def g(t):
@@ -660,28 +747,31 @@ def _continuous_once(dens, intervals, kinks, mode, a, scale_jitter):
         def gp(t):
             lp, _ = dens.logpq(t)
             return mpmath.exp(lp - Lmax) if lp > -mpmath.inf else mpmath.mpf(0)
-        J, eJ = _integrate_pieces(g, intervals, kinks, peak, w, notes)
-        M, eM = _integrate_pieces(gp, intervals, kinks, peak, w, notes)
+        g = dens.integrand("near1", a, Lmax, g)
+        gp = dens.integrand("weight", a, Lmax, gp)
+        J, eJ = _integrate_pieces(g, intervals, kinks, peak, w, notes, rule)
+        M, eM = _integrate_pieces(gp, intervals, kinks, peak, w, notes, rule)
         scale = mpmath.exp(Lmax)
         J, eJ, M, eM = J * scale, eJ * scale, M * scale, eM * scale
         # log I = log(M + J) = log M + log1p(J / M)
         logI = mpmath.log(M) + mpmath.log1p(J / M)
         D = logI / am1
         err = (eJ / abs(M) + eM / abs(M)) / abs(am1)
-        method = "tanh-sinh, I = ∫P + ∫P expm1((alpha-1) log P/Q)"
+        method = f"{rule}, I = ∫P + ∫P expm1((alpha-1) log P/Q)"
     else:
         def g(t):
             v = Lint(t)
             if v == mpmath.inf:
                 raise _Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)}), alpha > 1")
             return mpmath.exp(v - Lmax) if v > -mpmath.inf else mpmath.mpf(0)
-        v, e = _integrate_pieces(g, intervals, kinks, peak, w, notes)
+        g = dens.integrand("finite", a, Lmax, g)
+        v, e = _integrate_pieces(g, intervals, kinks, peak, w, notes, rule)
         if v <= 0:
             raise _Failed(f"the shifted integral is {mpmath.nstr(v, 8)} <= 0")
         logI = Lmax + mpmath.log(v)
         D = logI / (a - 1)
         err = e / v / abs(a - 1)
-        method = "tanh-sinh, log I = L_max + log ∫ exp(L - L_max)"
+        method = f"{rule}, log I = L_max + log ∫ exp(L - L_max)"
     return D, err, method, doubts
 
 
@@ -943,40 +1033,62 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     kind, pieces = _flatten_support(support)
     P = P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P
     Q = Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q
-    dens = _Densities(P, Q, x, dps + 45)
+    dens = _densities(P, Q, x, dps + 45)
 
-    results = []
     kinks_notes: list[str] = []
-    for wp, jitter in ((dps + 15, mpmath.mpf(1)), (dps + 30, mpmath.mpf("1.37"))):
+    state = {"prep": None, "kinks": None}
+
+    def evaluate(wp, jitter, rule):
         with mpmath.workdps(wp):
             a = None if a_exact is None else (
                 mpmath.mpf(a_exact) if a_exact.is_Integer else (
                     mpmath.mpf(int(a_exact.p)) / int(a_exact.q) if a_exact.is_Rational else mpmath.mpf(sp.Float(a_exact, wp + 5))))
-            try:
-                if kind == "continuous":
-                    intervals = []
-                    for lo, hi in pieces:
-                        lo, hi = _to_mpf_end(lo, wp), _to_mpf_end(hi, wp)
-                        if hi > lo:
-                            intervals.append((lo, hi))
-                    if not intervals:
-                        raise ValueError("support has no interval of positive length.")
-                    kinks, kinks_notes = _kinks(P, Q, x, wp)
-                    D, err, method, doubts = _continuous_once(dens, intervals, kinks, mode, a, jitter)
-                else:
-                    D, err, method, doubts = _discrete_once(dens, pieces, mode, a)
-            except _Infinite as exc:
-                return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
-            except _Failed as exc:
-                return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
-            results.append((+D, +err, method, doubts))
+            if kind == "continuous":
+                intervals = []
+                for lo, hi in pieces:
+                    lo, hi = _to_mpf_end(lo, wp), _to_mpf_end(hi, wp)
+                    if hi > lo:
+                        intervals.append((lo, hi))
+                if not intervals:
+                    raise ValueError("support has no interval of positive length.")
+                if state["kinks"] is None:
+                    with mpmath.workdps(dps + 35):
+                        state["kinks"], notes = _kinks(P, Q, x, dps + 35)
+                        kinks_notes.extend(notes)
+                if state["prep"] is None and mode != "inf":
+                    state["prep"] = _continuous_prepare(dens, intervals, state["kinks"], mode, a)
+                D, err, method, doubts = _continuous_once(dens, intervals, state["kinks"], mode, a, state["prep"], jitter, rule)
+            else:
+                D, err, method, doubts = _discrete_once(dens, pieces, mode, a)
+            return +D, +err, method, doubts
+
+    def tolerance(v):
+        return mpmath.mpf(10) ** (-0.6 * dps) * max(abs(v), mpmath.mpf(10) ** (-0.4 * dps))
+
+    # Pairs of independent evaluations: (precision, scale jitter, rule). Continuous: Gauss-Legendre
+    # first (cheap for smooth pieces); if the pair disagrees, a tanh-sinh pair (robust at endpoint
+    # singularities) replaces it.
+    plans = [[(dps + 15, mpmath.mpf(1), "gauss-legendre"), (dps + 30, mpmath.mpf("1.37"), "gauss-legendre")],
+             [(dps + 15, mpmath.mpf(1), "tanh-sinh"), (dps + 30, mpmath.mpf("1.37"), "tanh-sinh")]]
+    if kind != "continuous" or mode == "inf":
+        plans = plans[1:]
+    try:
+        for plan in plans:
+            results = [evaluate(*args) for args in plan]
+            with mpmath.workdps(dps + 30):
+                (D1, e1, method, doubts1), (D2, e2, _, doubts2) = results
+                error = max(abs(D1 - D2), e1, e2)
+                if error <= tolerance(D2):
+                    break
+    except _Infinite as exc:
+        return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
+    except _Failed as exc:
+        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
     with mpmath.workdps(dps + 30):
-        (D1, e1, method, doubts1), (D2, e2, _, doubts2) = results
-        error = max(abs(D1 - D2), e1, e2)
-        tol = mpmath.mpf(10) ** (-0.6 * dps) * max(abs(D2), mpmath.mpf(10) ** (-0.4 * dps))
+        tol = tolerance(D2)
         doubts = sorted(set(doubts1 + doubts2))
         converged = bool(error <= tol) and not doubts
-        detail = f"{method}; two evaluations at {dps + 15} and {dps + 30} digits differ by {mpmath.nstr(abs(D1 - D2), 3)}"
+        detail = f"{method}; two evaluations at {plan[0][0]} and {plan[1][0]} digits differ by {mpmath.nstr(abs(D1 - D2), 3)}"
         if kinks_notes:
             detail += "; " + "; ".join(kinks_notes)
         if doubts:
