@@ -154,6 +154,20 @@ def test_cauchy_fractional_orders_legendre(alpha):
         check(r, mp.log(I) / (a - 1), 30)
 
 
+def test_cauchy_dinf():
+    """sup log((1 + (x-1)^2)/(1 + x^2)) is attained at x = (1 - sqrt 5)/2: 2 log(golden ratio)."""
+    r = nd(cauchy(0), cauchy(1), sp.S.Reals, sp.oo, {})
+    with mp.workdps(DPS + 10):
+        check(r, 2 * mp.log((1 + mp.sqrt(5)) / 2), 30)
+
+
+def test_laplace_steep_peak_on_kink():
+    """alpha = 1e4, b = 1/100: the integrand falls by e^(2e6) per unit on both sides of the kink at 0."""
+    r = nd(laplace(0), laplace(1), sp.S.Reals, 10**4, {b: sp.Rational(1, 100)})
+    with mp.workdps(DPS + 10):
+        check(r, laplace_ref(mp.mpf(10**4), mp.mpf(1) / 100), 30)
+
+
 def test_cauchy_kl_scaled():
     r = nd(cauchy(0, 2), cauchy(3, 2), sp.S.Reals, 1, {})
     with mp.workdps(DPS + 10):
