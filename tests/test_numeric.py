@@ -485,3 +485,13 @@ def test_alpha_mpmath_inf():
     r = nd(laplace(0), laplace(1), sp.S.Reals, mp.inf, {b: 1}, dps=20)
     with mp.workdps(30):
         assert abs(r.value - 1) < mp.mpf(10) ** -18
+
+
+def test_polynomial_discrete_tail_is_reported_not_converged():
+    """Zeta-type pmfs (terms ~ k^-3): term-by-term summation cannot reach 50 digits; the result must
+    say so (converged False, reason in detail) and never be NaN."""
+    P = 1 / (sp.zeta(3) * x**3)
+    Q = 1 / (sp.zeta(4) * x**4)
+    r = nd(P, Q, sp.S.Naturals, sp.Rational(1, 2), {}, dps=20)
+    assert not r.converged and "polynomial" in r.detail
+    assert not mp.isnan(r.value) and mp.isfinite(r.value)
