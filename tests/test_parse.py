@@ -359,6 +359,9 @@ HOSTILE = [
     "binomial(10**9, 5*10**8)",
     "sqrt(10**300+1)*sqrt(10**300+3)*sqrt(10**300+7)*sqrt(10**300+9)*sqrt(10**300+11)*sqrt(10**300+13)",
     "1e100000000",
+    "*".join(["factorial(999)"] * 600),
+    "*".join(["3**8000"] * 1000),
+    "\\frac{1}{" + "\\cdot".join(["9^{4000}"] * 800) + "}",
     "0x" + "f" * 9000,
     "(" * 100_000 + "x" + ")" * 100_000,
     "(" * 5000 + "x" + ")" * 5000,
@@ -430,6 +433,14 @@ def test_deep_nesting_message():
     assert info.value.position > 0
     with pytest.raises(FormulaError, match="nesting too deep"):
         parse_latex("{" * 1000 + "x" + "}" * 1000, XY)
+
+
+def test_numbers_stay_printable():
+    # every number in a result fits Python's int-to-str limit, so results can always be printed
+    assert len(str(parse_formula("2**13999", XY))) > 4000
+    for text in ["2**14001", "3**8000*3**8000", "factorial(999)*factorial(999)", "(10**3000)**2"]:
+        with pytest.raises(FormulaError, match="too large"):
+            parse_formula(text, XY)
 
 
 def test_huge_power_refused_quickly():

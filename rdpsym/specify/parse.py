@@ -26,8 +26,9 @@ offset in the original text, and a message naming the problem, e.g.
 Resource limits (no timeouts needed: every construction is bounded)
 -------------------------------------------------------------------
 * text length <= :data:`MAX_LENGTH`; nesting depth (brackets, unary signs, exponents) <= :data:`MAX_DEPTH`;
-* a power of numbers is refused if its result would exceed :data:`MAX_POWER_BITS` bits
-  (``9**9**9`` fails fast), decimal exponents in literals are bounded (``1e999999``);
+* no number may exceed :data:`MAX_NUMBER_BITS` bits; a power of numbers is refused *before* it is
+  computed if its result would be larger (``9**9**9`` fails fast); decimal exponents in literals are
+  bounded (``1e999999``);
 * numbers under non-integer powers (``sqrt(10**300+1)``) are factored by sympy, which is slow for big
   numbers: their sizes, summed over the formula, are bounded by :data:`MAX_RADICAND_BITS`;
 * numeric arguments of ``factorial``/``gamma``/``binomial``/``beta``/``loggamma`` are bounded by
@@ -97,6 +98,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -111,6 +113,7 @@ __all__ = [
     "FUNCTION_NAMES",
     "MAX_LENGTH",
     "MAX_DEPTH",
+    "MAX_NUMBER_BITS",
     "MAX_POWER_BITS",
     "MAX_RADICAND_BITS",
     "MAX_COMBINATORIAL_ARG",
@@ -120,12 +123,15 @@ __all__ = [
 MAX_LENGTH = 10_000
 #: Deepest accepted nesting of brackets, unary signs, exponents and groups.
 MAX_DEPTH = 100
-#: A power of numbers may not have more bits than this (about 6000 decimal digits).
-MAX_POWER_BITS = 20_000
+#: No number in a result may have more bits than this (about 4200 decimal digits, so that
+#: ``str()`` of every result stays within Python's integer-to-string limit).
+MAX_NUMBER_BITS = 14_000
+#: A power of numbers may not have more bits than this.
+MAX_POWER_BITS = MAX_NUMBER_BITS
 #: Total bits of the numbers raised to non-integer powers in one formula (sympy factors them).
 MAX_RADICAND_BITS = 2048
 #: Largest numeric argument of factorial, gamma, binomial, beta and loggamma.
-MAX_COMBINATORIAL_ARG = 10_000
+MAX_COMBINATORIAL_ARG = 1_000
 #: Largest decimal exponent in a literal such as ``1e-300``.
 MAX_DECIMAL_EXPONENT = 400
 #: Most arguments of min/max.
@@ -286,13 +292,28 @@ class _Builder:
     # -- guarded arithmetic --------------------------------------------------------------------------
     def guard(self, fn, pos, *args):
         try:
-            return fn(*args)
+            result = fn(*args)
         except FormulaError:
             raise
         except RecursionError:
             raise FormulaError("nesting too deep", pos) from None
         except Exception as exc:  # sympy raises many kinds; none may escape
             raise FormulaError(f"cannot build the expression ({type(exc).__name__})", pos) from None
+        self.check_size(result, pos)
+        return result
+
+    @staticmethod
+    def check_size(result: sp.Basic, pos: int) -> None:
+        """Refuse numbers beyond MAX_NUMBER_BITS; every operation checks its own result, so chains of
+        products cannot grow numbers past the limit (each operand was checked before)."""
+        if isinstance(result, sp.Mul):
+            coeff = result.as_coeff_Mul()[0]
+        elif isinstance(result, sp.Add):
+            coeff = result.as_coeff_Add()[0]
+        else:
+            coeff = result
+        if isinstance(coeff, sp.Rational) and _bits(coeff) > MAX_NUMBER_BITS:
+            raise FormulaError(f"number too large (max {MAX_NUMBER_BITS} bits)", pos)
 
     def check_power(self, base: sp.Expr, exponent: sp.Expr, pos: int) -> None:
         if not isinstance(exponent, sp.Rational):
@@ -300,8 +321,7 @@ class _Builder:
         rationals = [r for r in base.atoms(sp.Rational) if r not in (0, 1, -1)]
         if not rationals:
             return
-        bits = max(_bits(r) for r in rationals)
-        size = abs(exponent) * bits
+        size = abs(float(exponent)) * max(max(math.log2(abs(int(r.p))), math.log2(int(r.q))) for r in rationals)
         if size > MAX_POWER_BITS:
             raise FormulaError(f"power too large (result would have about {int(size)} bits, max {MAX_POWER_BITS})", pos)
         if not exponent.is_Integer:
@@ -343,8 +363,9 @@ class _Builder:
         whole, frac, ex = m.group(1) or "0", m.group(2) or "", int(m.group(3) or 0)
         if abs(ex) > MAX_DECIMAL_EXPONENT or len(whole) + len(frac) > 4000:
             raise FormulaError(f"number '{text[:30]}' too large (max exponent {MAX_DECIMAL_EXPONENT})", pos)
-        value = sp.Rational(int(whole + frac), 10 ** len(frac))
-        return value * sp.Rational(10) ** ex
+        value = sp.Rational(int(whole + frac), 10 ** len(frac)) * sp.Rational(10) ** ex
+        self.check_size(value, pos)
+        return value
 
     # -- functions -----------------------------------------------------------------------------------
     def allowed(self, name: str) -> bool:
@@ -537,8 +558,8 @@ class _PythonParser:
         if isinstance(v, bool) or v is None or v is Ellipsis:
             raise FormulaError(f"'{v!r}' is not allowed", p)
         if isinstance(v, int):
-            if v.bit_length() > MAX_POWER_BITS:
-                raise FormulaError(f"number too large (max {MAX_POWER_BITS} bits)", p)
+            if v.bit_length() > MAX_NUMBER_BITS:
+                raise FormulaError(f"number too large (max {MAX_NUMBER_BITS} bits)", p)
             return sp.Integer(v)
         if isinstance(v, float):
             start = len(self.encoded[: node.col_offset].decode("utf-8", errors="ignore"))
