@@ -495,3 +495,23 @@ def test_polynomial_discrete_tail_is_reported_not_converged():
     r = nd(P, Q, sp.S.Naturals, sp.Rational(1, 2), {}, dps=20)
     assert not r.converged and "polynomial" in r.detail
     assert not mp.isnan(r.value) and mp.isfinite(r.value)
+
+
+@pytest.mark.parametrize("alpha", [3, sp.Rational(1, 2)])
+def test_laplace_written_with_sign_and_max(alpha):
+    """Same Laplace pair written with sign() and Max(): the kinks must still be found."""
+    P = sp.exp(-x * sp.sign(x) / b) / (2 * b)
+    Q = sp.exp(-sp.Max(x - 1, 1 - x) / b) / (2 * b)
+    r = nd(P, Q, sp.S.Reals, alpha, {b: sp.Rational(1, 3)})
+    with mp.workdps(DPS + 10):
+        check(r, laplace_ref(num(alpha), mp.mpf(1) / 3), 30)
+
+
+def test_parametric_piecewise_support():
+    """P = U[0, theta] written as a Piecewise with a parameter in the condition, Q = U[0, 2]:
+    D_alpha = log(2/theta) for every alpha."""
+    th = sp.Symbol("theta", positive=True)
+    P = sp.Piecewise((1 / th, x <= th), (0, True))
+    r = nd(P, sp.Rational(1, 2), sp.Interval(0, 2), 3, {"theta": sp.Rational(2, 3)})
+    with mp.workdps(DPS + 10):
+        check(r, mp.log(3), 30)

@@ -25,7 +25,7 @@ Numerical method (all inside ``mpmath.workdps`` contexts; the global precision i
 * **Continuous supports:** quadrature between breakpoints: the support's ends, the zeros of the
   arguments of ``Abs``, ``sign``, ``Heaviside``, of ``Max``/``Min`` differences and of ``Piecewise``
   relational boundaries (found by ``sympy.solveset`` on the *numeric* expression), the peak of ``L``
-  and the points ``peak ± w 4^k`` (``k = 0..5``, ``w`` = distance at which ``L`` drops by 1), so a
+  and the points ``peak ± w 8^k`` (``k = 0..3``, ``w`` = distance at which ``L`` drops by 1), so a
   narrow peak sitting on a kink (Laplace with alpha = 1e4, b = 0.01) is resolved.
   Exponentially decaying tails are truncated where ``L < L_max - (wp ln 10 + 40)`` (checked to keep
   falling: ``L(1e8 w) < L_max - 1e6``). Other infinite pieces ``[c, oo)`` are integrated in ``u``
@@ -77,7 +77,7 @@ class NumericValue:
     """A numeric divergence with its error estimate.
 
     ``value`` is an ``mpmath.mpf`` (possibly ``mpmath.inf``), never NaN; ``error`` an absolute error
-    estimate; ``dps`` the requested decimal digits; ``method`` a short name of the algorithm;
+    estimate (``inf`` when nothing could be computed: then ``value`` is 0 and meaningless); ``dps`` the requested decimal digits; ``method`` a short name of the algorithm;
     ``converged`` whether ``error`` meets the rule in the module docstring; ``detail`` a human
     readable account (and the reason when not converged).
     """
@@ -606,7 +606,7 @@ class _Ctx:
 
 def _breakpoints(a, b, kinks, peak, w=None):
     """Support ends, kinks inside (a, b), the peak, and (given the peak width w) the points
-    peak ± w 4^k, k = 0..5, so that a narrow peak (even one sitting on a kink or an end) is
+    peak ± w 8^k, k = 0..3, so that a narrow peak (even one sitting on a kink or an end) is
     resolved by pieces on which the integrand varies on the piece's own scale."""
     pts = [a] + [k for k in kinks if a < k < b]
     if peak is not None and a <= peak <= b:
@@ -614,8 +614,8 @@ def _breakpoints(a, b, kinks, peak, w=None):
         if a < peak < b and all(abs(peak - k) > tol for k in pts + [b]):
             pts.append(peak)
         if w is not None:
-            for k in range(6):
-                for t in (peak - w * 4**k, peak + w * 4**k):
+            for k in range(4):
+                for t in (peak - w * 8**k, peak + w * 8**k):
                     if a < t < b and all(abs(t - u) > tol for u in pts + [b]):
                         pts.append(t)
     pts.append(b)
@@ -1119,6 +1119,9 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
         return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
     except _Failed as exc:
         return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+    except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
+        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
+                            f"numeric failure: {type(exc).__name__}: {exc}")
     with mpmath.workdps(dps + 30):
         tol = tolerance(D2)
         doubts = sorted(set(doubts1 + doubts2))
