@@ -515,3 +515,19 @@ def test_parametric_piecewise_support():
     r = nd(P, sp.Rational(1, 2), sp.Interval(0, 2), 3, {"theta": sp.Rational(2, 3)})
     with mp.workdps(DPS + 10):
         check(r, mp.log(3), 30)
+
+
+def test_transcendental_kink_located_numerically():
+    """Kinks at the root of x = cos x (Dottie number), which has no closed form: they must be found
+    numerically. Reference: a direct mpmath quadrature split at the known kink."""
+    P = sp.exp(-sp.Abs(x - sp.cos(x)) - x**2 / 8)
+    Q = sp.exp(-sp.Abs(x - sp.cos(x)) - (x - 1) ** 2 / 8)
+    r = nd(P, Q, sp.S.Reals, 2, {}, dps=30)
+    assert r.converged, r.detail
+    assert "numerically (1 found" in r.detail
+    with mp.workdps(50):
+        k = mp.findroot(lambda t: t - mp.cos(t), 0.7)
+        p_ = lambda t: mp.exp(-abs(t - mp.cos(t)) - t**2 / 8)
+        q_ = lambda t: mp.exp(-abs(t - mp.cos(t)) - (t - 1) ** 2 / 8)
+        I = mp.quad(lambda t: p_(t) ** 2 / q_(t), [-mp.inf, k, mp.inf])
+        assert abs(r.value - mp.log(I)) < mp.mpf(10) ** -25

@@ -394,25 +394,63 @@ def _kink_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
     return [a for a in args if a.has(x)]
 
 
-def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, list[str]]:
-    """Real zeros of the kink arguments, as mpf at the current precision; also notes on failures."""
+def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int, intervals) -> tuple[list, list[str]]:
+    """Real zeros of the kink arguments (as mpf at the current precision) and notes.
+
+    Polynomial or rational arguments: exact real roots of the numerator (``Poly.real_roots``),
+    evaluated to ``wp + 5`` digits. Any other argument: sign changes on the logarithmic scan grid of
+    the support, refined by bisection to full precision (zeros closer together than the grid, or of
+    even multiplicity, can be missed; the two-rule error estimate then usually flags the result).
+    """
     pts, notes = set(), []
     for arg in set(_kink_arguments(P, x) + _kink_arguments(Q, x)):
+        num, den = sp.fraction(sp.together(arg))
+        if num.is_polynomial(x) and den.is_polynomial(x):
+            try:
+                for r in sp.Poly(num, x).real_roots():
+                    pts.add(mpmath.mpf(sp.Float(sp.N(r, wp + 5), wp + 5)))
+                continue
+            except Exception as exc:  # sympy can fail on odd coefficients: fall through
+                notes.append(f"real_roots failed on {arg}: {exc}")
         try:
-            sol = sp.solveset(arg, x, domain=sp.S.Reals)
-        except Exception as exc:  # sympy can raise many things on odd input
-            notes.append(f"solveset failed on {arg}: {exc}")
+            f = sp.lambdify(x, arg, modules="mpmath", docstring_limit=0)
+        except Exception as exc:
+            notes.append(f"kinks of {arg} not located ({exc})")
             continue
-        if isinstance(sol, sp.FiniteSet):
-            for s in sol:
-                v = sp.N(s, wp + 5)
-                if v.is_real:
-                    pts.add(v)
-        elif sol in (sp.S.EmptySet,):
-            continue
-        else:
-            notes.append(f"kinks of {arg} not found in closed form ({type(sol).__name__}); none used")
-    return sorted(mpmath.mpf(sp.Float(p, wp + 5)) for p in pts), notes
+        found = 0
+        for a, b in intervals:
+            grid = _scan_points(a, b, [])
+            vals = []
+            for t in grid:
+                try:
+                    v = f(t)
+                    vals.append(mpmath.mpf(v) if not isinstance(v, mpmath.mpc) else None)
+                except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                    vals.append(None)
+            for i in range(len(grid) - 1):
+                u, v = vals[i], vals[i + 1]
+                if u is None or v is None:
+                    continue
+                if u == 0:
+                    pts.add(grid[i])
+                    found += 1
+                elif u * v < 0:
+                    lo, hi, flo = grid[i], grid[i + 1], u
+                    for _ in range(int(mpmath.mp.prec) + 10):
+                        mid = (lo + hi) / 2
+                        fm = f(mid)
+                        fm = mpmath.mpf(fm.real if isinstance(fm, mpmath.mpc) else fm)
+                        if fm == 0:
+                            lo = hi = mid
+                            break
+                        if (fm < 0) == (flo < 0):
+                            lo, flo = mid, fm
+                        else:
+                            hi = mid
+                    pts.add((lo + hi) / 2)
+                    found += 1
+        notes.append(f"kinks of {arg} located numerically ({found} found by sign changes on a scan)")
+    return sorted(pts), notes
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1088,7 +1126,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                     raise ValueError("support has no interval of positive length.")
                 if state["kinks"] is None:
                     with mpmath.workdps(dps + 35):
-                        state["kinks"], notes = _kinks(P, Q, x, dps + 35)
+                        state["kinks"], notes = _kinks(P, Q, x, dps + 35, intervals)
                         kinks_notes.extend(notes)
                 if state["prep"] is None and mode != "inf":
                     state["prep"] = _continuous_prepare(dens, intervals, state["kinks"], mode, a)
