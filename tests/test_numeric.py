@@ -531,3 +531,30 @@ def test_transcendental_kink_located_numerically():
         q_ = lambda t: mp.exp(-abs(t - mp.cos(t)) - (t - 1) ** 2 / 8)
         I = mp.quad(lambda t: p_(t) ** 2 / q_(t), [-mp.inf, k, mp.inf])
         assert abs(r.value - mp.log(I)) < mp.mpf(10) ** -25
+
+
+# ---------------------------------------------------------------------------------------------
+# Slow tier: high precision sweeps (pytest -m slow)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [sp.Rational(1, 10), sp.Rational(1, 2), 1 + sp.Rational(1, 10**9), 2, 17, 10**3])
+@pytest.mark.parametrize("scale", [sp.Rational(1, 20), 1, 7])
+def test_laplace_sweep_100_digits(alpha, scale):
+    r = nd(laplace(0), laplace(1), sp.S.Reals, alpha, {b: scale}, dps=100)
+    assert r.converged, r.detail
+    with mp.workdps(130):
+        ref = laplace_ref(num(alpha), num(scale))
+        assert abs(r.value - ref) / abs(ref) < mp.mpf(10) ** -60
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [sp.Rational(1, 3), sp.Rational(3, 2), 5])
+def test_cauchy_legendre_80_digits(alpha):
+    r = nd(cauchy(0, 3), cauchy(2, 3), sp.S.Reals, alpha, {}, dps=80)
+    assert r.converged, r.detail
+    with mp.workdps(100):
+        a = num(alpha)
+        ref = mp.log(mp.legenp(a - 1, 0, 1 + mp.mpf(4) / 18, type=3)) / (a - 1)
+        assert abs(r.value - ref) / abs(ref) < mp.mpf(10) ** -48
