@@ -44,7 +44,7 @@ Numerical method (all inside ``mpmath.workdps`` contexts; the global precision i
   decaying terms are reported as not converged (no tail acceleration yet).
 * **D_inf:** logarithmic scan, golden-section refinement of the best local maxima, one-sided limits
   at kinks and finite ends, and values at ``|x| = 1e8 .. 1e64`` (growing without bound -> ``inf``).
-* **Error estimate:** the computation runs twice: at ``wp1 = dps + 15`` and ``wp2 = dps + 30``
+* **Error estimate:** the computation runs twice: at ``wp1 = dps + 10`` and ``wp2 = dps + 20``
   digits, the second with the width ``w`` (hence all breakpoints and cutoffs) scaled by 1.37, so the
   node sets differ. Continuous integrals use Gauss-Legendre (capped at 192 nodes a piece) for this
   pair; if the pair disagrees by more than the tolerance, a tanh-sinh pair replaces it (robust at
@@ -1141,8 +1141,9 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     # Pairs of independent evaluations: (precision, scale jitter, rule). Continuous: Gauss-Legendre
     # first (cheap for smooth pieces); if the pair disagrees, a tanh-sinh pair (robust at endpoint
     # singularities) replaces it.
-    plans = [[(dps + 15, mpmath.mpf(1), "gauss-legendre"), (dps + 30, mpmath.mpf("1.37"), "gauss-legendre")],
-             [(dps + 15, mpmath.mpf(1), "tanh-sinh"), (dps + 30, mpmath.mpf("1.37"), "tanh-sinh")]]
+    wp1, wp2 = dps + 10, dps + 20
+    plans = [[(wp1, mpmath.mpf(1), "gauss-legendre"), (wp2, mpmath.mpf("1.37"), "gauss-legendre")],
+             [(wp1, mpmath.mpf(1), "tanh-sinh"), (wp2, mpmath.mpf("1.37"), "tanh-sinh")]]
     if kind != "continuous" or mode == "inf":
         plans = plans[1:]
     try:
