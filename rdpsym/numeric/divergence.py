@@ -389,8 +389,6 @@ def _kink_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
                 for rel in sp.preorder_traversal(cond) if isinstance(cond, sp.Basic) else []:
                     if isinstance(rel, sp.core.relational.Relational) and rel.has(x):
                         args.append(rel.lhs - rel.rhs)
-        elif isinstance(node, (sp.floor, sp.ceiling)):
-            pass
     return [a for a in args if a.has(x)]
 
 
@@ -502,14 +500,6 @@ def _scan_points(a, b, kinks):
     # midpoints between kinks, so every kink-delimited piece gets samples
     mids = [(srt[i] + srt[i + 1]) / 2 for i in range(len(srt) - 1)]
     return sorted(set(srt) | set(mids))
-
-
-def _safe(f, t):
-    try:
-        v = f(t)
-    except _Failed:
-        raise
-    return v
 
 
 def _find_peak(L, intervals, kinks, refine_iters=60):
@@ -635,13 +625,6 @@ def _check_end(L, base, sgn, scale, outward, Lmax):
 # ----------------------------------------------------------------------------------------------
 
 
-class _Ctx:
-    """State of one continuous evaluation at one working precision."""
-
-    def __init__(self, dens, intervals, kinks, mode, a):
-        self.dens, self.intervals, self.kinks, self.mode, self.a = dens, intervals, kinks, mode, a
-
-
 def _breakpoints(a, b, kinks, peak, w=None):
     """Support ends, kinks inside (a, b), the peak, and (given the peak width w) the points
     peak ± w 8^k, k = 0..3, so that a narrow peak (even one sitting on a kink or an end) is
@@ -717,8 +700,6 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
                 if lp > -mpmath.inf and lq == -mpmath.inf and (mode == "kl" or a > 1):
                     raise _Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
     if Lmax == -mpmath.inf:
-        if mode == "kl" or a < 1 or near1:
-            pass
         raise _Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
     if Lw is not Lint:
         peak, Lmax, _ = _find_peak(Lw, intervals, kinks)
