@@ -185,8 +185,10 @@ def iter_tasks(
             else:
                 threads = plan.workers
                 fn_ref, submit = fn, plan.target.submit
-            # with a time limit, no task waits in a queue: its clock starts at submission
-            slots = threads if timeout else 2 * threads + 2
+            # With a time limit, no task waits in a queue: its clock starts at submission. Without one,
+            # enough are in flight to hide the round trip to the scheduler, few enough that Ctrl-C and
+            # stop_when cancel little.
+            slots = threads if timeout else max(4 * threads, 32)
             events = remote.futures_backend(submit, fn_ref, items, slots=slots, timeout=timeout, cut=cut)
         try:
             for ev in events:
