@@ -7,8 +7,10 @@ each task ships only its own small argument.
 
 Limits, stated rather than hidden:
 
-* Dask runs tasks in worker *threads*; sympy and mpmath hold the GIL, so start workers with one thread
-  each and several processes (``dask worker ADDRESS --nworkers N --nthreads 1``).
+* Dask runs tasks in worker *threads*. mpmath's precision is process-global, so tasks in threads of one
+  process would corrupt each other's digits: the tasks of one worker process run one at a time (a lock),
+  and sympy and mpmath hold the GIL anyway. Start workers with one thread each and several processes
+  (``dask worker ADDRESS --nworkers N --nthreads 1``); extra threads only queue.
 * A time limit cannot stop a thread. Here it counts from submission (at most one task per worker thread
   is in flight while a time limit is set, so a task starts when submitted); the late task is reported as
   ``timeout`` and its future cancelled, but the worker thread runs it to its end.
@@ -22,6 +24,7 @@ Limits, stated rather than hidden:
 from __future__ import annotations
 
 import queue as queue_mod
+import threading
 import time
 import traceback as tb
 from collections import deque
@@ -76,14 +79,22 @@ def dask_threads(client) -> int:
         return 1
 
 
+# mpmath's working precision is process-global state (``mp.dps``, changed by ``workdps``), not
+# thread-local: two tasks in threads of one process would change each other's precision and compute
+# silently wrong digits. So the tasks of one process run one at a time, whatever the worker's thread
+# count (they could not run in parallel anyway: sympy and mpmath hold the GIL).
+_ONE_AT_A_TIME = threading.Lock()
+
+
 def _call(fn: Callable[[Any], Any], task: Any):
     """Runs on the worker: the task's outcome, with its exception text rather than the exception (which
     may not unpickle on the client)."""
-    start = time.perf_counter()
-    try:
-        return ("done", fn(task), "", "", time.perf_counter() - start)
-    except Exception as exc:  # noqa: BLE001 - reported for this task
-        return ("failed", None, _error_text(exc), tb.format_exc(), time.perf_counter() - start)
+    with _ONE_AT_A_TIME:
+        start = time.perf_counter()
+        try:
+            return ("done", fn(task), "", "", time.perf_counter() - start)
+        except Exception as exc:  # noqa: BLE001 - reported for this task
+            return ("failed", None, _error_text(exc), tb.format_exc(), time.perf_counter() - start)
 
 
 def futures_backend(submit: Callable[..., Any], fn_ref: Any, items: Sequence[tuple[int, str, Any]], *,
