@@ -61,6 +61,12 @@ def returns_unpicklable(task):
     return (lambda: task) if task == 1 else task
 
 
+def nested_sweep(n):
+    # a task that runs a sweep of its own (regress -> verify): it runs serially in the worker
+    report = run_tasks(square, range(n), progress=False)
+    return report.executor, report.results()
+
+
 TASKS = [(seed, 40) for seed in range(12)]
 
 
@@ -263,6 +269,13 @@ def test_more_workers_than_cores_is_fine():
     n = local_cores() + 3
     report = run_tasks(square, range(n + 2), executor=n, progress=False)
     assert report.results() == [i * i for i in range(n + 2)] and report.workers == n
+
+
+def test_a_sweep_inside_a_task_runs_serially_in_its_worker():
+    report = run_tasks(nested_sweep, [2, 3], executor=2, progress=False)
+    assert report.results() == [("serial (inside a task)", [0, 1]), ("serial (inside a task)", [0, 1, 4])]
+    # outside a task the default is the process pool
+    assert "local process" in run_tasks(square, [1, 2], progress=False).executor
 
 
 def test_spawned_workers_give_the_same_report():

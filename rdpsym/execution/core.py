@@ -23,7 +23,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator
 
-from .local import check_serial_timeout, local_cores, process_backend, serial_backend
+from .local import check_serial_timeout, inside_task, local_cores, process_backend, serial_backend
 from .report import SweepInterrupted, SweepReport, TaskResult, TaskStatus
 from .store import FORMATS, ResultsFile, function_name
 
@@ -62,6 +62,10 @@ def _resolve(executor: Executor, n_tasks: int, *, connect_now: bool = True) -> _
 
     from . import remote
 
+    if executor is None and inside_task():
+        # a sweep inside a task (regress -> verify) runs in its worker: the outer sweep already uses
+        # the cores, and worker processes may not start processes of their own
+        return _Plan("serial", 1, "serial (inside a task)")
     if executor is None or executor == "processes":
         n = local_cores()
         return _Plan("processes", n, f"{n} local process{'es' * (n > 1)}")
@@ -240,7 +244,8 @@ def run_tasks(
         Small, independent units (one parameter point, one registry entry), each carrying its own seed
         if it draws random numbers, so results equal a serial run's.
     executor
-        ``None`` or ``"processes"``: one worker process per local core (default). An ``int``: that
+        ``None`` or ``"processes"``: one worker process per local core (default; serial when called
+        inside a task of another sweep, e.g. ``regress`` running ``verify`` per entry). An ``int``: that
         many worker processes (more than the cores is allowed). ``"serial"``: in this process, in
         order. A Dask scheduler address (``"tcp://host:8786"``, connection refused within 3 s with
         :class:`~rdpsym.execution.SchedulerUnreachable`) or a ``distributed.Client``; or any

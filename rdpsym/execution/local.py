@@ -40,6 +40,23 @@ __all__ = ["local_cores", "serial_backend", "process_backend"]
 POLL_SECONDS = 0.2
 
 
+_task_state = threading.local()
+
+
+def inside_task() -> bool:
+    """True while a task of a sweep is running in this thread (in a worker process or on Dask)."""
+    return getattr(_task_state, "depth", 0) > 0
+
+
+@contextmanager
+def running_task():
+    _task_state.depth = getattr(_task_state, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _task_state.depth -= 1
+
+
 def local_cores() -> int:
     """Cores this process may run on (``sched_getaffinity`` where available, else ``os.cpu_count``)."""
     try:
@@ -133,7 +150,8 @@ def _worker_main(conn, fn) -> None:
         index, task = msg
         start = time.perf_counter()
         try:
-            out = ("done", index, fn(task), "", "")
+            with running_task():
+                out = ("done", index, fn(task), "", "")
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: reported, the worker lives on
             out = ("failed", index, None, _error_text(exc), tb.format_exc())
         out += (time.perf_counter() - start,)

@@ -30,7 +30,7 @@ import traceback as tb
 from collections import deque
 from typing import Any, Callable, Iterator, Sequence
 
-from .local import POLL_SECONDS, _error_text
+from .local import POLL_SECONDS, _error_text, running_task
 from .report import TaskResult, TaskStatus
 
 __all__ = ["SchedulerUnreachable", "connect", "futures_backend", "is_dask_client"]
@@ -92,7 +92,8 @@ def _call(fn: Callable[[Any], Any], task: Any):
     with _ONE_AT_A_TIME:
         start = time.perf_counter()
         try:
-            return ("done", fn(task), "", "", time.perf_counter() - start)
+            with running_task():
+                return ("done", fn(task), "", "", time.perf_counter() - start)
         except Exception as exc:  # noqa: BLE001 - reported for this task
             return ("failed", None, _error_text(exc), tb.format_exc(), time.perf_counter() - start)
 
