@@ -259,6 +259,22 @@ def test_stop_when_gives_the_serial_prefix():
     assert all(e.status is TaskStatus.CANCELLED for e in list(serial)[cut + 1:])
 
 
+def test_stop_when_applies_to_resumed_results(tmp_path):
+    path = str(tmp_path / "s.jsonl")
+    run_tasks(seeded_integral, TASKS[:5], executor="serial", results_file=path, progress=False)
+    again = run_tasks(seeded_integral, TASKS, executor="serial", results_file=path, progress=False,
+                      stop_when=lambda e: e.status is TaskStatus.FAILED)
+    # task 3 failed the first time and is run again; it fails again and cuts the sweep there
+    assert [e.status.value for e in again][:5] == ["done", "done", "done", "failed", "done"]
+    assert all(e.status is TaskStatus.CANCELLED for e in list(again)[5:]) and again.stopped
+
+
+def test_iter_tasks_checks_its_arguments_at_once():
+    with pytest.raises(ValueError, match="timeout must be"):
+        iter_tasks(square, [1], timeout=-1)
+    assert all(e is not None for e in iter_tasks(sleepy, [0.3, 0.3, 0.3], executor=2))
+
+
 def test_zero_tasks_is_an_empty_report():
     for executor in ("serial", None, 3):
         report = run_tasks(square, [], executor=executor, progress=False)

@@ -131,14 +131,32 @@ def iter_tasks(
     retries: int = 1,
     stop_when: Callable[[TaskResult], bool] | None = None,
     mp_context: str | None = None,
-    _plan_out: list | None = None,
 ) -> Iterator[TaskResult]:
     """Yield one :class:`TaskResult` per task **as each completes** (resumed ones first); the arguments
-    are those of :func:`run_tasks`. Closing the iterator early stops the workers; tasks it never
-    yielded were not run to the end. After ``stop_when`` fires, the tasks not started are yielded as
-    ``cancelled`` at the end.
+    are those of :func:`run_tasks` and are checked at once. Closing the iterator early stops the
+    workers; tasks it never yielded were not run to the end. After ``stop_when`` fires, the tasks not
+    started are yielded as ``cancelled`` at the end.
     """
-    tasks = list(tasks)
+    stream = _stream(fn, list(tasks), executor=executor, timeout=timeout, results_file=results_file,
+                     results_format=results_format, key=key, retries=retries, stop_when=stop_when,
+                     mp_context=mp_context)
+    next(stream)  # runs the argument checks now, not at the first next() of the caller
+
+    def results() -> Iterator[TaskResult]:
+        try:
+            for ev in stream:
+                if ev is not None:
+                    yield ev
+        finally:
+            stream.close()
+
+    return results()
+
+
+def _stream(fn, tasks: list, *, executor, timeout, results_file, results_format, key, retries, stop_when,
+            mp_context, _plan_out: list | None = None) -> Iterator[TaskResult | None]:
+    """The sweep as a generator: first ``None`` once the arguments are checked, then outcomes as they
+    complete, interleaved with ``None`` heartbeats (for progress bars)."""
     if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
                                     and math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None; got {timeout!r}")
@@ -148,25 +166,34 @@ def iter_tasks(
         raise ValueError(f"results_format must be one of {FORMATS}; got {results_format!r}")
     if mp_context is not None and mp_context not in multiprocessing.get_all_start_methods():
         raise ValueError(f"mp_context must be one of {multiprocessing.get_all_start_methods()}; got {mp_context!r}")
+    describe_executor(executor)  # rejects a bad executor= before anything starts
     keys = _keys(tasks, key, results_file is not None)
     store = ResultsFile(results_file, function_name(fn), results_format) if results_file is not None else None
     finished = store.load() if store is not None else {}
+    yield None
+    cut = [len(tasks)]  # tasks with a larger index are not started (stop_when)
 
     items = []
     for i, (k, t) in enumerate(zip(keys, tasks)):
         if k in finished:
-            yield replace(finished[k], index=i)
+            entry = replace(finished[k], index=i)
+            yield entry
+            if stop_when is not None and i < cut[0] and stop_when(entry):
+                cut[0] = i
         else:
             items.append((i, k, t))
+    items = [it for it in items if it[0] <= cut[0]] if stop_when is not None else items
     plan = _resolve(executor, len(items), connect_now=bool(items))
     if _plan_out is not None:
         _plan_out.append(plan)
     if plan.kind == "serial":
         check_serial_timeout(timeout)
-    cut = [len(tasks)]  # tasks with a larger index are not started (stop_when)
     seen: set[int] = set()
     try:
         if not items:
+            for i, k in enumerate(keys):
+                if k not in finished:  # dropped after a resumed entry met stop_when
+                    yield TaskResult(i, k, TaskStatus.CANCELLED, error="not run: the sweep stopped early (stop_when)")
             return
         if plan.kind == "serial":
             events = serial_backend(fn, items, timeout=timeout, cut=cut)
@@ -207,8 +234,8 @@ def iter_tasks(
                     cut[0] = ev.index
         finally:
             events.close()
-        for i, k, _ in items:
-            if i not in seen:
+        for i, k in enumerate(keys):
+            if i not in seen and k not in finished:
                 yield TaskResult(i, k, TaskStatus.CANCELLED, error="not run: the sweep stopped early (stop_when)")
     finally:
         if store is not None:
@@ -299,9 +326,10 @@ def run_tasks(
                            time.perf_counter() - start, interrupted, stopped and not interrupted)
 
     bar = _progress_bar(progress, description, len(tasks))
-    stream = iter_tasks(fn, tasks, executor=executor, timeout=timeout, results_file=results_file,
-                        results_format=results_format, key=key, retries=retries, stop_when=stop_when,
-                        mp_context=mp_context, _plan_out=plan_out)
+    stream = _stream(fn, tasks, executor=executor, timeout=timeout, results_file=results_file,
+                     results_format=results_format, key=key, retries=retries, stop_when=stop_when,
+                     mp_context=mp_context, _plan_out=plan_out)
+    next(stream)  # argument checks, before the progress bar appears
     try:
         with bar:
             task_id = bar.add_task(description, total=len(tasks), bad=0)
