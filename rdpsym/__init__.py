@@ -33,3 +33,7 @@ __all__ += ["renyi_divergence", "rdp", "mechanisms"]
 from .accounting import compose, delta, epsilon, group_privacy
 
 __all__ += ["compose", "group_privacy", "epsilon", "delta"]
+
+from .claims import check_claim
+
+__all__ += ["check_claim"]

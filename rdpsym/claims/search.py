@@ -1,0 +1,214 @@
+"""Where a claim is tested: a grid over typical ranges and edge regimes, a hypothesis-guided search for
+the largest violation, and shrinking of a counterexample to a simple point.
+
+Edge regimes are where published RDP formulas break (Mironov 2017, arXiv:1702.07476 v3, Sec. VI and the
+field since): orders next to 1 (cancellation in 1/(alpha-1) log(...)), large orders (overflow of
+exp((alpha-1)/b)), orders in (0, 1), and parameters 100 times closer to the ends of their domain than
+their typical range (tiny and huge scales, p next to 1/2 or 1).
+
+All points are exact sympy numbers (Rationals), so the claim, the closed form and the numerics see the
+same point.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import sympy as sp
+
+from ..specify.params import Parameter
+
+__all__ = ["alpha_grid", "parameter_grid", "guided_search", "shrink", "simple_candidates"]
+
+_ABOVE = ["1.000001", "1.001", "1.01", "1.1", "3/2", "2", "3", "5", "10", "32", "100", "1000"]
+_BELOW = ["1/1000", "1/10", "1/4", "1/2", "3/4", "9/10", "0.999999"]
+
+
+def _rat(text: str) -> sp.Rational:
+    return sp.Rational(Fraction(text))
+
+
+def alpha_grid(lo, hi) -> list[sp.Rational]:
+    """Grid orders inside the open interval (lo, hi)."""
+    pts = [_rat(t) for t in _BELOW + _ABOVE]
+    return [a for a in pts if (a > lo) is sp.true and (a < hi) is sp.true]
+
+
+def _inside(param: Parameter, v) -> bool:
+    return param.domain.contains(v) is sp.true
+
+
+def edge_values(param: Parameter) -> list[sp.Rational]:
+    """Values 100 times closer to the ends of the domain than the typical range."""
+    lo, hi = (sp.Rational(Fraction(str(v))) for v in param.typical)
+    dom = param.domain
+    out = []
+    start, end = dom.inf, dom.sup
+    if start.is_finite:
+        out.append(start + (lo - start) / 100)
+    elif start == -sp.oo:
+        out.append(lo - 100 * (hi - lo))
+    if end.is_finite:
+        out.append(end - (end - hi) / 100)
+    else:
+        out.append(hi * 100 if hi > 0 else hi + 100 * (hi - lo))
+    if param.symbol.is_integer:
+        out = [sp.Integer(math.floor(v)) for v in out]
+    return [v for v in out if _inside(param, v)]
+
+
+def parameter_grid(param: Parameter, n_typical: int = 3) -> list[sp.Rational]:
+    vals = list(param.typical_values(n_typical)) + edge_values(param)
+    seen, out = set(), []
+    for v in vals:
+        if v not in seen and _inside(param, v):
+            seen.add(v)
+            out.append(v)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# hypothesis-guided search
+# ---------------------------------------------------------------------------------------------------
+def _param_strategy(param: Parameter):
+    from hypothesis import strategies as st
+
+    lo, hi = param.typical
+    dom_lo, dom_hi = float(param.domain.inf), float(param.domain.sup)
+    parts = []
+    if param.log_scale and lo > 0:
+        a, b = math.log10(lo) - 2, math.log10(hi) + 2
+        parts.append(st.floats(a, b).map(lambda u: 10.0**u))
+    parts.append(st.floats(lo, hi))
+    if math.isfinite(dom_lo):
+        w = lo - dom_lo
+        if w > 0:
+            parts.append(st.floats(-4, 0).map(lambda u, s=dom_lo, w=w: s + w * 10.0**u))
+    if math.isfinite(dom_hi):
+        w = dom_hi - hi
+        if w > 0:
+            parts.append(st.floats(-4, 0).map(lambda u, s=dom_hi, w=w: s - w * 10.0**u))
+    elif not param.log_scale:
+        parts.append(st.floats(math.log10(max(hi, 1e-3)), math.log10(max(hi, 1e-3)) + 2).map(lambda u: 10.0**u))
+    strat = st.one_of(*parts)
+    if param.symbol.is_integer:
+        strat = strat.map(lambda v: float(math.floor(v)))
+    lo_ok = (lambda v: v >= dom_lo) if param.domain.contains(param.domain.inf) is sp.true else (lambda v: v > dom_lo)
+    hi_ok = (lambda v: v <= dom_hi) if param.domain.contains(param.domain.sup) is sp.true else (lambda v: v < dom_hi)
+    return strat.filter(lambda v: math.isfinite(v) and lo_ok(v) and hi_ok(v))
+
+
+def _alpha_strategy(lo, hi):
+    from hypothesis import strategies as st
+
+    parts = []
+    if (hi > 1) is sp.true:
+        top = min(float(hi), 1e4) if hi != sp.oo else 1e3
+        parts.append(st.floats(-6, math.log10(top - 1)).map(lambda u: 1 + 10.0**u))
+    if (lo < 1) is sp.true:
+        bottom = max(float(lo), 1e-4)
+        parts.append(st.floats(math.log10(bottom), -1e-9).map(lambda u: 10.0**u))
+        parts.append(st.floats(-6, -0.3).map(lambda u: 1 - 10.0**u))
+    flo, fhi = float(lo), float(hi)
+    return st.one_of(*parts).filter(lambda a: flo < a < fhi)
+
+
+def guided_search(
+    params: Sequence[Parameter],
+    alpha_range,
+    violation: Callable[[sp.Expr | None, dict], float | None],
+    max_examples: int,
+) -> tuple[tuple | None, float, int]:
+    """Maximise ``violation(alpha, values)`` with hypothesis' ``target()``.
+
+    ``alpha_range`` is ``None`` for claims about one special order. Returns the best point
+    ``(alpha, values)``, its violation and the number of points tried. Deterministic (derandomized).
+    """
+    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import strategies as st
+
+    fields = {p.name: _param_strategy(p) for p in params}
+    if alpha_range is not None:
+        fields["__alpha__"] = _alpha_strategy(*alpha_range)
+    best: dict = {"point": None, "v": -math.inf, "n": 0}
+    if not fields:
+        return None, -math.inf, 0
+
+    @settings(max_examples=max_examples, database=None, deadline=None, derandomize=True,
+              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
+    @given(st.fixed_dictionaries(fields))
+    def run(draw):
+        values = {k: sp.Rational(v) for k, v in draw.items() if k != "__alpha__"}
+        a = sp.Rational(draw["__alpha__"]) if "__alpha__" in draw else None
+        v = violation(a, values)
+        best["n"] += 1
+        if v is None:
+            return
+        fv = float(v) if v < 1e300 else 1e300
+        target(fv, label="violation")
+        if fv > best["v"]:
+            best["point"], best["v"] = (a, values), fv
+
+    run()
+    return best["point"], best["v"], best["n"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# shrinking
+# ---------------------------------------------------------------------------------------------------
+_DENOMINATORS = (1, 2, 3, 4, 5, 8, 10, 16, 20, 50, 100, 1000, 10**4, 10**6)
+
+
+def simple_candidates(v: sp.Rational, ok: Callable[[sp.Rational], bool], integer: bool = False) -> list[sp.Rational]:
+    """Simple numbers near ``v`` (and small integers), simplest first, that satisfy ``ok``.
+
+    Simplicity is (denominator, |numerator|): 2 before 3/2 before 7/4.
+    """
+    cands = set()
+    for n in range(1, 11):
+        cands.add(sp.Integer(n))
+        if not integer:
+            cands.add(sp.Rational(1, n))
+    for d in ((1,) if integer else _DENOMINATORS):
+        n = int(sp.floor(v * d))
+        for m in (n - 1, n, n + 1, n + 2):
+            cands.add(sp.Rational(m, d))
+    good = [c for c in cands if ok(c)]
+    return sorted(good, key=lambda c: (int(c.q), abs(int(c.p)), abs(float(c - v))))
+
+
+def shrink(
+    point: tuple,
+    params: Sequence[Parameter],
+    alpha_ok: Callable[[sp.Rational], bool] | None,
+    refutes: Callable[[sp.Expr | None, dict], bool],
+    rounds: int = 2,
+) -> tuple:
+    """Replace each coordinate of a refuting ``point`` by the simplest nearby number that still refutes."""
+    a, values = point
+    values = dict(values)
+    by_name = {p.name: p for p in params}
+    for _ in range(rounds):
+        changed = False
+        if a is not None and alpha_ok is not None:
+            for c in simple_candidates(a, alpha_ok):
+                if c == a:
+                    break
+                if refutes(c, values):
+                    a, changed = c, True
+                    break
+        for name in list(values):
+            p = by_name[name]
+            cur = values[name]
+            for c in simple_candidates(cur, lambda v, p=p: _inside(p, v), bool(p.symbol.is_integer)):
+                if c == cur:
+                    break
+                trial = {**values, name: c}
+                if refutes(a, trial):
+                    values, changed = trial, True
+                    break
+        if not changed:
+            break
+    return a, values

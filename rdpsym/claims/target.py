@@ -1,0 +1,162 @@
+"""What a claim is checked against: a derived result, its parameters, and (when known) the densities.
+
+The *truth* at a point is the engine's closed form (:class:`~rdpsym.DivergenceResult`), evaluated
+
+* fast, by :mod:`.fasteval`, to steer the counterexample search, and
+* exactly, by :meth:`DivergenceResult.evaluate` (sympy ``evalf``), for everything that is reported.
+
+When the densities are known (a :class:`~rdpsym.Mechanism` target or a registry entry) a reported point
+is also checked against the independent mpmath path, :func:`rdpsym.numeric.numeric_divergence`; for a
+mechanism that is the RDP curve's definition, the maximum over adjacent pairs and both directions
+(Mironov 2017, arXiv:1702.07476 v3, Def. 4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import mpmath
+import sympy as sp
+
+from ..derive.result import DivergenceResult, Status
+from ..specify.mechanism import Mechanism
+from ..specify.params import Parameter
+from ..symbols import alpha as ALPHA
+from .fasteval import compile_condition, compile_mp, real_value
+
+__all__ = ["Target", "make_target", "parameters_from_symbols"]
+
+
+def parameters_from_symbols(symbols: Sequence[sp.Symbol]) -> tuple[Parameter, ...]:
+    """Parameters for a bare result: domains from the symbols' assumptions, typical range (0.5, 5)."""
+    out = []
+    for s in symbols:
+        if s.is_positive:
+            dom = sp.Interval.open(0, sp.oo)
+        elif s.is_nonnegative:
+            dom = sp.Interval(0, sp.oo)
+        else:
+            dom = sp.S.Reals
+        out.append(Parameter(name=s.name, symbol=s, domain=dom, typical=(0.5, 5.0), latex=sp.latex(s),
+                             log_scale=bool(s.is_positive)))
+    return tuple(out)
+
+
+@dataclass
+class Target:
+    """A derived result with its parameters and, optionally, the directions (P, Q, x, support)."""
+
+    result: DivergenceResult
+    parameters: tuple[Parameter, ...]
+    directions: tuple[tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Set], ...] = ()
+    label: str = ""
+    _compiled: dict = field(default_factory=dict)
+
+    @property
+    def exceptional(self) -> set:
+        """Orders where the general expression is singular (evaluated exactly, never fast)."""
+        return {p.alpha for p in self.result.exceptional_points}
+
+    @property
+    def symbols(self) -> tuple[sp.Symbol, ...]:
+        return tuple(p.symbol for p in self.parameters)
+
+    def truth_expr(self, order) -> sp.Expr | None:
+        r = self.result
+        if order is None:
+            return r.expr
+        return r.kl if order == 1 else r.max_divergence
+
+    def fast(self, order):
+        """A function (alpha mpf, {symbol: mpf}) -> real mpf or None, or None if there is no closed form."""
+        key = order
+        if key in self._compiled:
+            return self._compiled[key]
+        expr = self.truth_expr(order)
+        if expr is None:
+            self._compiled[key] = None
+            return None
+        syms = (ALPHA,) + self.symbols
+        f = compile_mp(expr, syms)
+        cond = compile_condition(self.result.conditions) if order is None else (lambda env: True)
+
+        def truth(env):
+            try:
+                if not cond(env):
+                    return mpmath.inf
+                return real_value(f(env))
+            except (ArithmeticError, ValueError, ZeroDivisionError, TypeError):
+                return None
+
+        self._compiled[key] = truth
+        return truth
+
+    def exact(self, order, alpha, values: Mapping[str, sp.Expr], dps: int) -> mpmath.mpf:
+        """The divergence at the point, by ``DivergenceResult.evaluate`` (exact substitution + evalf)."""
+        a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
+        return self.result.evaluate(a, dps=dps, **{k: v for k, v in values.items()})
+
+    def independent(self, order, alpha, values: Mapping[str, sp.Expr], dps: int = 30):
+        """max over directions of numeric_divergence at the point, or None without densities.
+
+        Returns ``(value, error, converged, detail)``.
+        """
+        if not self.directions:
+            return None
+        from ..numeric import numeric_divergence
+
+        a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
+        best = None
+        for P, Q, x, support in self.directions:
+            try:
+                nv = numeric_divergence(P, Q, x, support, a, dict(values), dps=dps)
+            except Exception as exc:  # noqa: BLE001 - reported as evidence, never raised
+                return (None, None, False, f"numeric_divergence failed: {exc}")
+            if best is None or nv.value > best.value:
+                best = nv
+        return (best.value, best.error, best.converged, best.detail)
+
+
+_RDP_MEMO: dict = {}
+
+
+def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache: bool = True) -> Target:
+    """A :class:`Target` from a Mechanism (derived with :func:`rdpsym.rdp`) or a DivergenceResult."""
+    if isinstance(target, Target):
+        return target
+    if isinstance(target, Mechanism):
+        from ..derive.mechanism_rdp import rdp
+
+        # rdp() re-simplifies even on a disk-cache hit (~1-3 s); keep this process's results.
+        result = _RDP_MEMO.get(target) if cache else None
+        if result is None:
+            result = rdp(target, cache=cache)
+            if cache:
+                _RDP_MEMO[target] = result
+        directions = []
+        for pair in target.pairs:
+            directions.append((pair.P, pair.Q, target.variable, target.support))
+            directions.append((pair.Q, pair.P, target.variable, target.support))
+        return Target(result, tuple(target.parameters), tuple(directions), label=target.name)
+    if isinstance(target, DivergenceResult):
+        if parameters is None:
+            params = parameters_from_symbols(target.symbols)
+        else:
+            params = tuple(parameters)
+            missing = set(target.symbols) - {p.symbol for p in params}
+            if missing:
+                raise ValueError(f"parameters: no Parameter for the result's symbols {sorted(map(str, missing))}")
+        return Target(target, params, (), label=target.label)
+    raise TypeError(f"target: expected a Mechanism or a DivergenceResult, got {type(target).__name__}")
+
+
+def usable(result: DivergenceResult, order) -> tuple[bool, str]:
+    """Whether the result has the closed form needed for ``order``, and why not."""
+    if result.status in (Status.FAILED, Status.NUMERIC_ONLY):
+        return False, f"the target has no closed form (status {result.status}: {result.reason})"
+    expr = result.expr if order is None else (result.kl if order == 1 else result.max_divergence)
+    if expr is None:
+        what = "curve" if order is None else ("KL (alpha = 1)" if order == 1 else "max divergence (alpha = oo)")
+        return False, f"the {what} was not derived ({result.reason})"
+    return True, ""

@@ -1,0 +1,192 @@
+"""check_claim: equivalent rewrites are proved/confirmed, wrong formulas are refuted with a counterexample.
+
+The published formulas below (Mironov 2017, arXiv:1702.07476 v3, Props. 5-7 and Table II; Gil, Alajaji
+and Linder 2013, Inf. Sci. 249, Table 2 for exponential rates) are claims to check, never results.
+"""
+
+import math
+import os
+
+import mpmath
+import pytest
+import sympy as sp
+
+import rdpsym
+from rdpsym import mechanisms
+from rdpsym.claims import Verdict, check_claim
+from rdpsym.specify.params import parameter
+
+LAPLACE_TABLE_II = ("1/(alpha-1)*log(alpha/(2*alpha-1)*exp((alpha-1)/lambda)"
+                    " + (alpha-1)/(2*alpha-1)*exp(-alpha/lambda))")
+RR_TABLE_II = "1/(alpha-1)*log(p**alpha*(1-p)**(1-alpha) + (1-p)**alpha*p**(1-alpha))"
+
+
+@pytest.fixture(scope="module")
+def mechs():
+    return {n: mechanisms.get(n) for n in ("laplace", "gaussian", "randomized_response")}
+
+
+@pytest.fixture(scope="module")
+def exponential():
+    """D_alpha(Exp(lambda1) || Exp(lambda2)): an asymmetric pair."""
+    x = sp.Symbol("x", real=True)
+    l1 = parameter("lambda1", typical=(0.5, 5.0), log_scale=True)
+    l2 = parameter("lambda2", typical=(0.5, 5.0), log_scale=True)
+    a, b = l1.symbol, l2.symbol
+    result = rdpsym.renyi_divergence(a * sp.exp(-a * x), b * sp.exp(-b * x), x, sp.Interval(0, sp.oo))
+    return result, (l1, l2)
+
+
+def _refuted(v):
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    assert cex is not None
+    with mpmath.workdps(cex.dps):
+        # the reported values really violate the relation, at the reported precision
+        if v.relation == "==":
+            assert cex.claim_value != cex.divergence
+        elif v.relation == "<=":  # the claim is an upper bound: divergence <= claim fails
+            assert cex.claim_value < cex.divergence
+        else:
+            assert cex.claim_value > cex.divergence
+    return cex
+
+
+# --- equivalent rewrites -------------------------------------------------------------------------------
+def test_table_ii_laplace_python_and_latex_forms_are_proved(mechs):
+    v = check_claim(mechs["laplace"], LAPLACE_TABLE_II)
+    assert v.verdict is Verdict.PROVED, str(v)
+    assert any("lambda -> b" in line for line in v.inferred)  # the inference is reported
+    assert any("sensitivity = 1" in line for line in v.inferred)
+    latex = (r"\frac{1}{\alpha-1}\log\left(\frac{\alpha}{2\alpha-1}e^{(\alpha-1)/\lambda}"
+             r"+\frac{\alpha-1}{2\alpha-1}e^{-\alpha/\lambda}\right)")
+    assert check_claim(mechs["laplace"], latex, latex=True).verdict is Verdict.PROVED
+
+
+def test_other_algebraic_form_and_parameterisation(mechs):
+    # dp_accounting's form: eps + log(1 + (a-1)(exp((1-2a) eps) - 1)/(2a-1))/(a-1), with eps = 1/lambda
+    form = "eps + log(1 + (alpha-1)*(exp((1-2*alpha)*eps) - 1)/(2*alpha-1))/(alpha-1)"
+    v = check_claim(mechs["laplace"], form, symbols={"eps": "1/b"})
+    assert v.ok, str(v)
+    assert "eps = 1/b [explicit]" in v.mapping
+
+
+def test_gaussian_with_sensitivity_and_alias(mechs):
+    v = check_claim(mechs["gaussian"], "alpha*Delta**2/(2*sigma**2)", fixed={})
+    assert v.verdict is Verdict.PROVED, str(v)
+    assert any("Delta" in line for line in v.inferred)
+
+
+def test_special_orders(mechs):
+    rr = mechs["randomized_response"]
+    assert check_claim(rr, "log(p/(1-p))", order=sp.oo).ok
+    assert check_claim(rr, "(2*p-1)*log(p/(1-p))", order=1).ok
+    assert check_claim(mechs["gaussian"], "oo", order=sp.oo).verdict is Verdict.PROVED
+    assert check_claim(mechs["laplace"], "1/lambda + exp(-1/lambda) - 1", order=1).ok
+
+
+def test_valid_upper_bound_is_proved(mechs):
+    v = check_claim(mechs["gaussian"], "alpha/sigma**2", "<=")
+    assert v.verdict is Verdict.PROVED, str(v)
+
+
+def test_callables_keywords_and_params_dict(mechs):
+    def rdp_gauss(alpha, sigma):
+        return alpha / (2 * sigma**2)
+
+    assert check_claim(mechs["gaussian"], rdp_gauss).verdict is Verdict.CONFIRMED
+    v = check_claim(mechs["gaussian"], lambda params, alpha: alpha / (2 * params["sigma"] ** 2),
+                    call="params_dict", arguments=["sigma"])
+    assert v.verdict is Verdict.CONFIRMED and v.digits is not None and v.digits >= 14
+
+
+def test_exponential_correct_direction(exponential):
+    result, params = exponential
+    claim = "log(lambda1/lambda2) + 1/(alpha-1)*log(lambda1/(alpha*lambda1 + (1-alpha)*lambda2))"
+    assert check_claim(result, claim, parameters=params).ok
+
+
+# --- refutations ---------------------------------------------------------------------------------------
+def test_constant_factor_wrong(mechs):
+    cex = _refuted(check_claim(mechs["gaussian"], "alpha/(8*sigma**2)"))  # four times too small
+    assert cex.numeric is not None and cex.numeric[2]  # independent numerics agree with the engine
+    with mpmath.workdps(30):
+        assert abs(cex.numeric[0] - cex.divergence) < mpmath.mpf(10) ** -15
+    # shrunk to a simple point: small integers / simple fractions
+    assert all(sp.Rational(v).q <= 10 for v in cex.values.values())
+    assert sp.Rational(cex.alpha).q <= 10
+
+
+def test_wrong_sign(mechs):
+    _refuted(check_claim(mechs["laplace"], "-(" + LAPLACE_TABLE_II + ")"))
+
+
+def test_missing_term(mechs):
+    _refuted(check_claim(mechs["laplace"], "1/(alpha-1)*log(alpha/(2*alpha-1)*exp((alpha-1)/lambda))"))
+
+
+def test_wrong_exponent(mechs):
+    _refuted(check_claim(mechs["gaussian"], "alpha**2/(2*sigma**2)"))
+    _refuted(check_claim(mechs["randomized_response"], RR_TABLE_II.replace("(1-p)**(1-alpha) +", "(1-p)**(2-alpha) +")))
+
+
+def test_p_over_q_instead_of_log_at_infinity(mechs):
+    cex = _refuted(check_claim(mechs["randomized_response"], "p/(1-p)", order=sp.oo))
+    assert cex.alpha == sp.oo
+
+
+def test_kl_branch_with_flipped_signs(mechs):
+    _refuted(check_claim(mechs["randomized_response"], "(1-2*p)*log(p/(1-p))", order=1))
+    _refuted(check_claim(mechs["laplace"], "-1/lambda - exp(-1/lambda) + 1", order=1))
+
+
+def test_swapped_direction(exponential):
+    result, params = exponential
+    swapped = "log(lambda2/lambda1) + 1/(alpha-1)*log(lambda2/(alpha*lambda2 + (1-alpha)*lambda1))"
+    _refuted(check_claim(result, swapped, parameters=params))
+
+
+def test_bound_that_holds_only_for_some_alpha(mechs):
+    # D_alpha = alpha/(2 sigma^2) <= 1/sigma^2 holds exactly for alpha <= 2: the counterexample has alpha > 2.
+    cex = _refuted(check_claim(mechs["gaussian"], "1/sigma**2", "<="))
+    assert cex.alpha > 2
+    # as a lower bound it fails for alpha < 2
+    assert _refuted(check_claim(mechs["gaussian"], "1/sigma**2", ">=")).alpha < 2
+
+
+def test_float_formula_off_by_constant(mechs):
+    _refuted(check_claim(mechs["gaussian"], lambda alpha, sigma: 0.9 * alpha / (2 * sigma**2)))
+
+
+# --- symbol mapping and bad input ----------------------------------------------------------------------
+def test_unknown_name_is_a_clear_error(mechs):
+    with pytest.raises(ValueError, match="unknown name 'mu'"):
+        check_claim(mechs["gaussian"], "alpha*mu**2/(2*sigma**2)")
+    v = check_claim(mechs["gaussian"], "alpha*mu**2/(2*sigma**2)", symbols={"mu": "sensitivity"}, fixed={})
+    assert v.verdict is Verdict.PROVED
+
+
+@pytest.mark.parametrize("bad", ["__import__('os').system('touch /tmp/rdpsym_pwned')",
+                                 "().__class__.__bases__[0]", "open('/tmp/rdpsym_pwned','w')",
+                                 r"\input{/etc/passwd}", "sigma.__class__", "lambda: 1"])
+def test_hostile_claims_never_execute(mechs, bad):
+    with pytest.raises(ValueError):
+        check_claim(mechs["gaussian"], bad)
+    assert not os.path.exists("/tmp/rdpsym_pwned")
+
+
+def test_argument_errors(mechs):
+    with pytest.raises(ValueError, match="relation"):
+        check_claim(mechs["gaussian"], "alpha", relation="<")
+    with pytest.raises(ValueError, match="order"):
+        check_claim(mechs["gaussian"], "alpha", order=2)
+    with pytest.raises(ValueError, match="must not depend on alpha"):
+        check_claim(mechs["gaussian"], "alpha", order=1)
+    with pytest.raises(TypeError, match="target"):
+        check_claim("gaussian", "alpha")
+    with pytest.raises(ValueError, match="match no parameter"):
+        check_claim(mechs["gaussian"], lambda alpha, noise: alpha / noise)
+
+
+def test_top_level_export():
+    assert rdpsym.check_claim is check_claim
