@@ -30,6 +30,20 @@ from . import mechanisms
 
 __all__ += ["renyi_divergence", "rdp", "mechanisms"]
 
+from .numeric import numeric_divergence
+from .verify import verify
+
+__all__ += ["numeric_divergence", "verify", "strategies"]
+
+
+def __getattr__(name):
+    # `rdpsym.strategies` needs hypothesis (the `test` extra): import it only when asked for.
+    if name == "strategies":
+        import importlib
+
+        return importlib.import_module(".strategies", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 from .accounting import compose, delta, epsilon, group_privacy
 
 __all__ += ["compose", "group_privacy", "epsilon", "delta"]
