@@ -174,6 +174,24 @@ def _substitutions(integrand, x, lo, hi):
         ulo = -sp.oo if lo == 0 else sp.log(lo)
         uhi = sp.oo if hi == sp.oo else sp.log(hi)
         out.append(("u = log x", new, u, ulo, uhi))
+    if lo == 0 and (hi == sp.oo or hi.is_positive):
+        # u = x**p for a power x**p (p symbolic or not an integer) inside exp: Weibull-type,
+        # and u = 1/x for exp(c/x): Lévy and inverse-Gaussian-type integrands.
+        powers = set()
+        for e in integrand.atoms(sp.exp):
+            for term in sp.Add.make_args(sp.expand(e.args[0])):
+                _, dep = term.as_independent(x, as_Add=False)
+                if isinstance(dep, sp.Pow) and dep.base == x and dep.exp.is_positive and not dep.exp.is_Integer:
+                    powers.add(dep.exp)
+                elif isinstance(dep, sp.Pow) and dep.base == x and dep.exp == -1:
+                    powers.add(sp.Integer(-1))
+        for p in sorted(powers, key=sp.default_sort_key):
+            u = sp.Dummy("u", positive=True)
+            new = integrand.subs(x, u ** (1 / p)) * sp.Abs(1 / p) * u ** (1 / p - 1)
+            new = sp.powsimp(sp.expand_power_base(sp.powdenest(sp.expand_power_exp(new), force=True), force=True), force=True)
+            uhi = sp.oo if hi == sp.oo else hi**p
+            ends = (sp.Integer(0), uhi) if p.is_positive else ((sp.Integer(0) if hi == sp.oo else hi**p), sp.oo)
+            out.append((f"u = x**({p})", new, u, ends[0], ends[1]))
     for e in integrand.atoms(sp.exp):
         c, dep = e.args[0].as_independent(x, as_Add=False)
         if dep == x and c.is_nonzero and (c.is_positive or c.is_negative):
@@ -224,10 +242,10 @@ def integrate_template(
         else:
             unknown.append(T)
 
-    def attempt(symbols: dict[sp.Expr, sp.Symbol]):
+    def attempt(symbols: dict[sp.Expr, sp.Symbol], limit: float = seconds):
         integrand = _integrand(symbols)
         try:
-            got = run_with_time_limit(_integrate_once, integrand, x, lo, hi, discrete, seconds=seconds)
+            got = run_with_time_limit(_integrate_once, integrand, x, lo, hi, discrete, seconds=limit)
         except StepTimeout:
             notes.append(f"integration timed out after {seconds:g} s")
             got = None
@@ -239,7 +257,7 @@ def integrate_template(
         if got is None and not discrete:
             for label, new, u, ulo, uhi in _substitutions(integrand, x, lo, hi):
                 try:
-                    got = run_with_time_limit(_integrate_once, new, u, ulo, uhi, False, seconds=seconds)
+                    got = run_with_time_limit(_integrate_once, new, u, ulo, uhi, False, seconds=limit)
                 except (StepTimeout, Exception) as exc:  # noqa: BLE001
                     notes.append(f"{label}: {type(exc).__name__}")
                     got = None
@@ -258,10 +276,11 @@ def integrate_template(
 
     if len(unknown) > max_unknown:
         raise DerivationError(f"{len(unknown)} coefficients of undecided sign (at most {max_unknown} are split)")
-    # First try: unknown signs as real symbols.
+    # First try: unknown signs as real symbols (briefly: sympy is often slow with them, and the
+    # case split below is the reliable route).
     trial = dict(known)
     trial.update({T: sp.Dummy("k", real=True) for T in unknown})
-    got = attempt(trial) if unknown else attempt(known)
+    got = attempt(trial, min(seconds, max(2.0, seconds / 4))) if unknown else attempt(known)
     if got not in (None, "divergent"):
         return TemplateResult((got,), tuple(notes))
     if not unknown:
