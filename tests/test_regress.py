@@ -1,0 +1,124 @@
+"""Regression registry: the shipped registry loads, entries pass, broken entries are caught."""
+
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from rdpsym.cli import main
+from rdpsym.regress import RegistryError, default_registry, load_registry, parse_set, run_registry
+from rdpsym.testing import assert_closed_form, assert_registry
+
+BROKEN = '''
+[[entry]]
+name = "laplace/kl-flipped"
+mechanism = "laplace"
+order = "1"
+formula = "-1/lambda - exp(-1/lambda) + 1"
+source = "a KL branch with flipped signs (deliberately broken)"
+
+[[entry]]
+name = "gaussian/alpha-ok"
+mechanism = "gaussian"
+formula = "alpha/(2*sigma**2)"
+source = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 7"
+'''
+
+
+def test_shipped_registry_covers_table_ii_and_builtins():
+    from rdpsym import mechanisms
+
+    entries = load_registry(default_registry())
+    names = {e.name for e in entries}
+    for mech in ("randomized_response", "laplace", "gaussian"):
+        for row in ("alpha", "kl", "max"):
+            assert f"{mech}/{row}" in names
+    assert {e.mechanism for e in entries if e.mechanism} >= set(mechanisms.names())
+    assert sum(1 for e in entries if e.densities) >= 4
+    assert all("Mironov" in e.source or "Gil" in e.source or "exponential-family" in e.source or "KL" in e.source
+               for e in entries)
+
+
+def test_table_ii_entries_pass():
+    rows = run_registry(only=["randomized_response/", "laplace/kl", "gaussian/"], search=20)
+    assert rows and all(r.ok for r in rows), [(r.name, r.verdict, r.detail) for r in rows if not r.ok]
+    assert all(r.verdict in ("proved", "confirmed") for r in rows)
+
+
+def test_density_entry_passes():
+    rows = run_registry(only=["exponential-rates/alpha"], search=20)
+    assert len(rows) == 1 and rows[0].ok and rows[0].independent.endswith("digits"), rows
+
+
+def test_broken_entry_is_a_regression_and_cli_exits_nonzero(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(BROKEN)
+    rows = run_registry([path], search=10)
+    by = {r.name: r for r in rows}
+    assert not by["laplace/kl-flipped"].ok and by["laplace/kl-flipped"].verdict == "refuted"
+    assert by["gaussian/alpha-ok"].ok
+    result = CliRunner().invoke(main, ["regress", str(path), "--search", "10"])
+    assert result.exit_code == 1, result.output
+    assert "REGRESSION" in result.output and "laplace/kl-flipped" in result.output
+    with pytest.raises(AssertionError, match="kl-flipped"):
+        assert_registry(path, search=10)
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("[[entry]]\nname='a'\nformula='1'\nsource='s'\n", "exactly one of"),
+    ("[[entry]]\nname='a'\nmechanism='gaussian'\nformula='1'\nsource='s'\norder='2'\n", "order"),
+    ("[[entry]]\nname='a'\nmechanism='gaussian'\nformula='1'\nsource='s'\ncolor='red'\n", "unknown keys"),
+    ("name = 1\n", "no \\[\\[entry\\]\\]"),
+])
+def test_malformed_registry(tmp_path, text, rule):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(RegistryError, match=rule):
+        load_registry(path)
+
+
+def test_stated_domain_must_match_mechanism(tmp_path):
+    path = tmp_path / "dom.toml"
+    path.write_text(BROKEN.split("[[entry]]")[0] + "[[entry]]\nname='g'\nmechanism='gaussian'\n"
+                    "formula='alpha/(2*sigma**2)'\nsource='s'\ndomains={sigma='(1, oo)'}\n")
+    rows = run_registry([path], search=5)
+    assert not rows[0].ok and "declares" in rows[0].detail
+
+
+def test_hostile_density_is_refused(tmp_path):
+    path = tmp_path / "evil.toml"
+    path.write_text("[[entry]]\nname='e'\nformula='1'\nsource='s'\nparameters={}\n"
+                    "densities={P=\"__import__('os').system('touch /tmp/rdpsym_pwned')\", Q='1', variable='x', support='[0, 1]'}\n")
+    rows = run_registry([path], search=5)
+    assert not rows[0].ok and "error" == rows[0].verdict
+    import os
+    assert not os.path.exists("/tmp/rdpsym_pwned")
+
+
+def test_parse_set():
+    import sympy as sp
+    assert parse_set("(0, oo)") == sp.Interval.open(0, sp.oo)
+    assert parse_set("[0, 1]") == sp.Interval(0, 1)
+    assert parse_set("{0, 1}") == sp.FiniteSet(0, 1)
+    assert parse_set("Naturals0") == sp.S.Naturals0
+    with pytest.raises(RegistryError):
+        parse_set("open('x')")
+
+
+def test_assert_closed_form_helper():
+    assert assert_closed_form("gaussian", "1/(2*sigma**2)", order=1).ok
+    with pytest.raises(AssertionError, match="refuted"):
+        assert_closed_form("gaussian", "1/(4*sigma**2)", order=1)
+
+
+def test_check_cli_exit_codes():
+    runner = CliRunner()
+    ok = runner.invoke(main, ["check", "laplace", "--claim", "1/lambda + exp(-1/lambda) - 1", "--order", "1"])
+    assert ok.exit_code == 0, ok.output
+    assert "PROVED" in ok.output or "CONFIRMED" in ok.output
+    bad = runner.invoke(main, ["check", "randomized_response", "--claim", "p/(1-p)", "--order", "oo"])
+    assert bad.exit_code == 1 and "REFUTED" in bad.output and "counterexample" in bad.output
+    latex = runner.invoke(main, ["check", "gaussian", "--claim", r"\frac{\alpha}{2\sigma^2}", "--latex"])
+    assert latex.exit_code == 0, latex.output
+    err = runner.invoke(main, ["check", "gaussian", "--claim", "__import__('os')"])
+    assert err.exit_code == 2 and "error" in err.output
