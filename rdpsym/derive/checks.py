@@ -107,6 +107,8 @@ def _numeric_mass_check(name, _getattr, pieces, attr, x, points) -> str:
                     total += mpmath.nsum(f, [lo, hi])
                 else:
                     total += mpmath.quad(f, [lo, hi])
-            if abs(total - 1) > mpmath.mpf(10) ** -12:
+            # quadrature of endpoint singularities (beta with shapes < 1) is good to ~1e-12 only:
+            # a tolerance of 1e-8 still rejects every density that is not normalised
+            if abs(total - 1) > mpmath.mpf(10) ** -8:
                 raise DensityError(f"{name}: total mass {mpmath.nstr(total, 15)} != 1 at parameters {point}")
     return "by quadrature at typical parameters"
