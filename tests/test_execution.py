@@ -362,3 +362,33 @@ def test_dask_local_cluster_gives_the_same_report():
     assert list(by_address) == list(serial)[:3]
     assert len(empty) == 0
     assert [e.status.value for e in timed] == ["timeout"]
+
+
+# -- consumers ---------------------------------------------------------------------------------------------
+def test_verify_gives_the_same_report_serially_and_in_parallel():
+    from rdpsym import mechanisms
+    from rdpsym.verify import verify
+
+    m = mechanisms.get("laplace")
+    serial = verify(m, level="quick", executor="serial")
+    parallel = verify(m, level="quick", executor=2)
+    from dataclasses import replace as with_
+
+    def what(report):  # everything but the run time of each point
+        return [with_(c, seconds=0.0) for c in report.checks]
+
+    assert what(serial) == what(parallel) and serial.status == parallel.status
+    assert len(serial.checks) > 3
+
+
+def test_cli_verify_takes_workers_and_scheduler():
+    pytest.importorskip("distributed")
+    from click.testing import CliRunner
+
+    from rdpsym.cli import main
+
+    out = CliRunner().invoke(main, ["verify", "randomized_response", "--level", "quick", "--scheduler",
+                                    "tcp://127.0.0.1:9"])
+    assert out.exit_code == 1 and "no Dask scheduler answered at 'tcp://127.0.0.1:9'" in out.output
+    both = CliRunner().invoke(main, ["verify", "laplace", "--workers", "2", "--scheduler", "tcp://127.0.0.1:9"])
+    assert both.exit_code == 2 and "exclude each other" in both.output

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..execution import execution_options
 from . import main
 
 #: exit codes of ``rdpsym verify`` (2 is click's code for bad usage)
@@ -71,7 +72,8 @@ def load_mechanism_file(path: Path, function: str | None = None):
               help="How many points: quick (~8), standard (~25), thorough (every edge at every edge order).")
 @click.option("--all-points", is_flag=True, help="List every point in the summary (default: the worst 12).")
 @click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
-def verify_command(target, function, dps, digits, seed, level, all_points, no_cache):
+@execution_options
+def verify_command(target, function, dps, digits, seed, level, all_points, no_cache, executor):
     """Verify the derived RDP curve of TARGET against independent high-precision numerics.
 
     TARGET is a registered mechanism name (see `rdpsym list`) or a path to a Python file defining one
@@ -121,7 +123,8 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
         def progress(done, total, check):
             bar.update(task, completed=done, total=total, last=f"{check.point.regime}: {check.status}")
 
-        report = verify(result, mechanism=mech, dps=dps, digits=digits, seed=seed, level=level, progress=progress)
+        report = verify(result, mechanism=mech, dps=dps, digits=digits, seed=seed, level=level, progress=progress,
+                        executor=executor)
 
     import mpmath
 

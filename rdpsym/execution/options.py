@@ -29,7 +29,8 @@ def executor_from_options(workers: int | None = None, scheduler: str | None = No
 
 def execution_options(command: Callable) -> Callable:
     """Decorator adding ``--workers N`` and ``--scheduler ADDRESS`` to a click command; the command
-    receives one ``executor`` keyword argument instead (see :func:`executor_from_options`)."""
+    receives one ``executor`` keyword argument instead (see :func:`executor_from_options`). An unreachable
+    scheduler or a missing Dask install ends the command with a one-line error (exit code 1)."""
 
     @click.option("--scheduler", metavar="ADDRESS", default=None,
                   help="Run on a Dask cluster, e.g. tcp://host:8786 (needs rdpsym[distributed]).")
@@ -37,6 +38,11 @@ def execution_options(command: Callable) -> Callable:
                   help="Local worker processes (default: all cores; 1 = serial, in this process).")
     @functools.wraps(command)
     def wrapper(*args, workers=None, scheduler=None, **kwargs):
-        return command(*args, executor=executor_from_options(workers, scheduler), **kwargs)
+        from .remote import DaskMissing, SchedulerUnreachable
+
+        try:
+            return command(*args, executor=executor_from_options(workers, scheduler), **kwargs)
+        except (SchedulerUnreachable, DaskMissing) as exc:  # a clear message, not a traceback
+            raise click.ClickException(str(exc)) from exc
 
     return wrapper

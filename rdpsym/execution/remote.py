@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .local import POLL_SECONDS, _error_text, running_task
 from .report import TaskResult, TaskStatus
 
-__all__ = ["SchedulerUnreachable", "connect", "futures_backend", "is_dask_client"]
+__all__ = ["SchedulerUnreachable", "DaskMissing", "connect", "futures_backend", "is_dask_client"]
 
 #: how long connecting to a scheduler address may take before :class:`SchedulerUnreachable`
 CONNECT_TIMEOUT = "3s"
@@ -43,11 +43,15 @@ class SchedulerUnreachable(ConnectionError):
     """No Dask scheduler answered at the given address within :data:`CONNECT_TIMEOUT`."""
 
 
+class DaskMissing(ImportError):
+    """A Dask executor was asked for, but ``dask.distributed`` is not installed."""
+
+
 def _import_distributed():
     try:
         import distributed
     except ImportError as exc:
-        raise ImportError("executor: running on a Dask cluster needs dask.distributed; install it with "
+        raise DaskMissing("executor: running on a Dask cluster needs dask.distributed; install it with "
                           "pip install 'rdpsym[distributed]'") from exc
     return distributed
 

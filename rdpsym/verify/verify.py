@@ -217,6 +217,37 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
         return PointCheck(point, +closed, +num, +err, +rel, dig, status, note, time.perf_counter() - start)
 
 
+def _check_points(result: DivergenceResult, target: _Target, points: list[Point], dps: int, digits: float,
+                  progress, fail_fast: bool, executor) -> list[PointCheck]:
+    """:func:`_check` at every point, one task per point on ``executor`` (rdpsym.execution); the checks
+    in point order, up to the first mismatch with ``fail_fast`` (as a serial loop would stop)."""
+    from functools import partial
+
+    from ..execution import TaskStatus, run_tasks
+
+    finished = [0]
+
+    def arrived(entry):  # completion order: progress counts points as they come in
+        finished[0] += 1
+        if progress is not None and entry.ok:
+            progress(finished[0], len(points), entry.result)
+
+    sweep = run_tasks(partial(_check, result, target, dps=dps, digits=digits), points, executor=executor,
+                      progress=False, on_result=arrived,
+                      stop_when=(lambda e: e.ok and e.result.status == "mismatch") if fail_fast else None)
+    checks = []
+    for entry in sweep:
+        if entry.status is TaskStatus.CANCELLED:  # not run: after the first mismatch (fail_fast)
+            break
+        if not entry.ok:  # the point could not be checked at all: never dropped silently
+            raise RuntimeError(f"verification point {entry.index} ({points[entry.index].describe()}): "
+                               f"{entry.status}: {entry.error}")
+        checks.append(entry.result)
+        if fail_fast and entry.result.status == "mismatch":
+            break
+    return checks
+
+
 # --------------------------------------------------------------------------------------------------
 # the public function
 # --------------------------------------------------------------------------------------------------
@@ -259,6 +290,7 @@ def verify(
     progress: Callable[[int, int, PointCheck], None] | None = None,
     fail_fast: bool = False,
     cache: bool = True,
+    executor: object = None,
 ) -> VerificationReport:
     """Check a closed form against independent high-precision numerics.
 
@@ -289,6 +321,10 @@ def verify(
 
     ``progress(done, total, check)`` is called after each point; ``fail_fast`` stops at the first
     mismatch (the report then holds the points checked so far).
+
+    Each point is one task of :func:`rdpsym.execution.run_tasks`: ``executor`` (default: all local
+    cores; ``"serial"``; an int number of processes; a Dask scheduler address or client) says where.
+    The report is the same whatever the executor: same points, same order, same verdicts.
 
     Returns a :class:`VerificationReport`; ``report.result`` is the result with the report appended to
     its ``provenance.verifications``. Raises ``ValueError`` when there is nothing to compare (no
@@ -347,14 +383,7 @@ def verify(
         points = [p for p in points if not ((p.alpha == 1 and result.kl is None)
                                             or (p.alpha == sp.oo and result.max_divergence is None))]
     start = time.perf_counter()
-    checks = []
-    for i, pt in enumerate(points):
-        chk = _check(result, tgt, pt, dps, digits)
-        checks.append(chk)
-        if progress is not None:
-            progress(i + 1, len(points), chk)
-        if fail_fast and chk.status == "mismatch":
-            break
+    checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)
     statuses = {c.status for c in checks}
     status = (VerificationStatus.MISMATCH if "mismatch" in statuses else
               VerificationStatus.INCONCLUSIVE if "inconclusive" in statuses or not checks else
