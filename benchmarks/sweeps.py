@@ -9,6 +9,9 @@ Each task is one parameter point (alpha, b): the numeric D_alpha(P||Q) of the La
 * the wall time on one core (``executor="serial"``) and on all local cores (the default executor), the
   speed-up and its ratio to the number of cores (target >= 0.9);
 * the same sweep on a 2-worker Dask ``LocalCluster`` (worker processes, one thread each) and its speed-up;
+* the CPU time of the serial and the parallel run (parent plus workers): their ratio, the work
+  efficiency, is about the speed-up per core on an idle machine (CPU time too is disturbed by other
+  processes sharing the cores, though less than wall time);
 * the per-task overhead of each executor, from a sweep of tasks that do nothing.
 
 The parent computes one point before timing, so the numeric path's caches are warm in every run
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 from functools import partial
 
@@ -58,10 +62,18 @@ def grid(n: int) -> list[tuple[sp.Rational, sp.Rational]]:
     return out
 
 
-def timed(label, fn, tasks, executor):
-    start = time.perf_counter()
+def _cpu() -> float:
+    """CPU seconds of this process and of its reaped children (the local workers)."""
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ch.ru_utime + ch.ru_stime
+
+
+def timed(label, fn, tasks, executor, cpu=None):
+    start, cpu0 = time.perf_counter(), _cpu()
     report = run_tasks(fn, tasks, executor=executor, progress=True, description=label)
     seconds = time.perf_counter() - start
+    if cpu is not None:
+        cpu.append(_cpu() - cpu0)
     if not report.ok:
         raise SystemExit(f"{label}: {report.describe()}")
     return seconds, report
@@ -85,13 +97,16 @@ def main():
           f"mpmath backend {mpmath.libmp.BACKEND}; load average {os.getloadavg()[0]:.1f} "
           "(other processes on the cores make the speed-ups meaningless)")
 
-    t1, serial = timed("1 core", fn, tasks, "serial")
-    tn, parallel = timed(f"{cores} cores", fn, tasks, None)
+    cpu: list[float] = []
+    t1, serial = timed("1 core", fn, tasks, "serial", cpu)
+    tn, parallel = timed(f"{cores} cores", fn, tasks, None, cpu)
     same = serial == parallel
     worst = min(e.result[3] for e in serial)
     print(f"one core:        {t1:8.1f} s  ({t1 / len(tasks) * 1e3:.0f} ms per point; fewest digits {worst:.1f})")
     print(f"{cores} local cores: {tn:8.1f} s  speed-up {t1 / tn:.2f} = {t1 / tn / cores:.2f} x cores "
           f"(target >= 0.9); identical to serial: {same}")
+    print(f"CPU time: serial {cpu[0]:.1f} s, local processes {cpu[1]:.1f} s (parent + workers): work "
+          f"efficiency {cpu[0] / cpu[1]:.2f} (about the speed-up per core on an idle machine)")
 
     n_nop = 2000
     o1, _ = timed("overhead, serial", nothing, range(n_nop), "serial")
