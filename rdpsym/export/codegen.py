@@ -1,0 +1,847 @@
+"""Numerically stable, vectorised float code generated from a derivation result.
+
+``generate_source(result)`` turns the sympy closed form of a :class:`~rdpsym.derive.result.DivergenceResult`
+into Python source that imports only numpy; ``to_numpy(result)`` executes that same source and returns the
+function, so the code a user pastes and the code rdpsym runs are one text.
+
+Nothing here is written per mechanism. The generator walks the expression tree:
+
+* ``log`` of a sum is emitted as a (signed) log-sum-exp over the logarithms of the summands, each taken
+  in log space (``log(alpha * exp(y)) -> log(alpha) + y``, ``log(p**alpha) -> alpha*log(p)``), so
+  ``exp((alpha-1)/b)`` never overflows (Mironov 2017, Prop. 6 at b = 1e-4, alpha = 1e6);
+  ``log(1 + x)`` becomes ``log1p(x)`` and ``exp(y) - 1`` becomes ``expm1(y)``.
+* Where the closed form is 0/0 or loses digits, Taylor series computed by sympy take over:
+  - around alpha = 1 (the form ``log(...)/(alpha-1)``; the series starts at the KL divergence),
+  - around every exceptional point (Laplace at alpha = 1/2),
+  - around each parameter boundary where the divergence tends to 0 (Laplace as b -> oo, randomized
+    response as p -> 1/2): there every term of the closed form is O(1) while the value is O(1/b^2), and
+    no float evaluation of the closed form can be accurate. The coefficients of these series are
+    polynomials in alpha without cancellation.
+  At run time a series is used at a point only where its last two terms are below 1e-17 of its value
+  (the truncation error is then far below a unit in the last place); elsewhere the closed form is used.
+* alpha = 1 routes to ``result.kl``, alpha = oo to ``result.max_divergence``, exceptional orders to their
+  limits, and the value is +inf wherever ``result.conditions`` fail. Parameters outside their domains and
+  NaN raise ``ValueError`` naming the argument; NaN is never returned.
+
+Accuracy and speed are measured by ``benchmarks/numerics.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+
+from ..derive.result import DivergenceResult, Status
+from ..specify.params import Parameter
+from ..symbols import alpha as ALPHA
+
+__all__ = ["Series", "generate_source", "to_numpy", "series_expansions", "CodegenError"]
+
+#: A series is used where its last two terms are below this fraction of its value.
+SERIES_TOLERANCE = 1e-16
+#: Number of Taylor terms kept (orders 0 .. SERIES_TERMS-1).
+SERIES_TERMS = 12
+_FORMAT = 8
+
+
+class CodegenError(ValueError):
+    """The result cannot be turned into float code (no closed form, or an unsupported expression)."""
+
+
+@dataclass(frozen=True)
+class Series:
+    """A truncated Taylor series sum_k coeffs[k] * v**k of one branch of the divergence.
+
+    ``variable`` is the expansion variable as an expression of alpha and the parameters
+    (``alpha - 1``, ``1/b``, ``p - 1/2``); ``coeffs`` may depend on alpha and the parameters.
+    """
+
+    where: str
+    variable: sp.Expr
+    coeffs: tuple[sp.Expr, ...]
+
+
+# ------------------------------------------------------------------------------------------------
+# Stable emission of one expression
+# ------------------------------------------------------------------------------------------------
+class _Emitter:
+    """Emit numpy code for an expression; ``logabs`` emits (log|e|, sign) without forming e."""
+
+    def __init__(self, names: dict[sp.Symbol, str]):
+        self.names = names
+        self.printer = NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
+
+    # -- numbers ---------------------------------------------------------------------------------
+    @staticmethod
+    def number(e: sp.Expr) -> str:
+        if e is sp.pi:
+            return "numpy.pi"
+        if e is sp.E:
+            return "numpy.e"
+        if e in (sp.oo,):
+            return "numpy.inf"
+        if e in (-sp.oo,):
+            return "(-numpy.inf)"
+        if e.is_Integer:
+            return f"{int(e)}.0" if abs(int(e)) < 2**53 else repr(float(e))
+        value = float(e)
+        return repr(value) if value >= 0 else f"({value!r})"
+
+    # -- values ----------------------------------------------------------------------------------
+    def value(self, e: sp.Expr) -> str:
+        if e.is_Symbol:
+            return self.names[e]
+        if e in (sp.oo, -sp.oo):
+            return self.number(e)
+        if e.is_number and not e.has(sp.Symbol):
+            if e.is_real is False:
+                raise CodegenError(f"non-real constant {e}")
+            return self.number(e) if (e.is_Rational or e in (sp.pi, sp.E, sp.oo, -sp.oo)) else repr(float(e))
+        if isinstance(e, sp.log):
+            return self.logabs(e.args[0])[0]
+        if isinstance(e, sp.exp):
+            return f"numpy.exp({self.value(e.args[0])})"
+        if e.is_Add:
+            return self._add(e)
+        if e.is_Mul:
+            num, den = [], []
+            for f in e.args:
+                if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+                    den.append(self.value(sp.Pow(f.base, -f.exp)))
+                else:
+                    num.append(self.value(f))
+            text = "*".join(f"({t})" for t in num) or "1.0"
+            return text if not den else f"{text}/({'*'.join(f'({t})' for t in den)})"
+        if e.is_Pow:
+            return self._pow(e)
+        if isinstance(e, (sp.Max, sp.Min)):
+            fn = "numpy.maximum" if isinstance(e, sp.Max) else "numpy.minimum"
+            args = [self.value(a) for a in e.args]
+            out = args[0]
+            for a in args[1:]:
+                out = f"{fn}({out}, {a})"
+            return out
+        if isinstance(e, sp.Abs):
+            return f"numpy.abs({self.value(e.args[0])})"
+        if isinstance(e, sp.sign):
+            return f"numpy.sign({self.value(e.args[0])})"
+        if isinstance(e, sp.Piecewise):
+            conds = ", ".join(self.condition(c) for _, c in e.args)
+            vals = ", ".join(self.value(v) for v, _ in e.args)
+            return f"numpy.select([{conds}], [{vals}], numpy.nan)"
+        raise CodegenError(f"no stable float code for {type(e).__name__}: {sp.sstr(e)}")
+
+    def _add(self, e: sp.Add) -> str:
+        terms = list(e.args)
+        parts = []
+        # exp(y) - 1 -> expm1(y): keeps the digits of small y (KL of Laplace at large b).
+        const = [t for t in terms if t.is_number]
+        if const and const[0] == -1:
+            for t in terms:
+                if isinstance(t, sp.exp):
+                    terms.remove(t)
+                    terms.remove(const[0])
+                    parts.append(f"numpy.expm1({self.value(t.args[0])})")
+                    break
+        parts += [self.value(t) for t in terms]
+        return " + ".join(f"({p})" for p in parts)
+
+    def _pow(self, e: sp.Pow) -> str:
+        base, ex = e.base, e.exp
+        if ex.is_number:
+            if ex == sp.Rational(1, 2):
+                return f"numpy.sqrt({self.value(base)})"
+            if ex == -1:
+                return f"1.0/({self.value(base)})"
+            if ex.is_Integer:
+                return f"({self.value(base)})**{int(ex)}"
+            if base.is_positive:
+                return f"numpy.exp({self.number(ex)}*{self.logabs(base)[0]})"
+            return f"numpy.power({self.value(base)}, {self.number(ex)})"
+        if base is sp.E:
+            return f"numpy.exp({self.value(ex)})"
+        # a non-constant exponent: exp(ex * log(base)), base > 0 in the real domain
+        return f"numpy.exp(({self.value(ex)})*({self.logabs(base)[0]}))"
+
+    def condition(self, c: sp.Basic) -> str:
+        if c is sp.true:
+            return "True"
+        if c is sp.false:
+            return "False"
+        if isinstance(c, sp.And):
+            return "(" + " & ".join(f"({self.condition(a)})" for a in c.args) + ")"
+        if isinstance(c, sp.Or):
+            return "(" + " | ".join(f"({self.condition(a)})" for a in c.args) + ")"
+        if isinstance(c, sp.Not):
+            return f"(~({self.condition(c.args[0])}))"
+        if isinstance(c, sp.core.relational.Relational):
+            op = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}[c.rel_op]
+            return f"(({self.value(c.lhs)}) {op} ({self.value(c.rhs)}))"
+        raise CodegenError(f"no float code for the condition {sp.sstr(c)}")
+
+    # -- logarithms ------------------------------------------------------------------------------
+    def logabs(self, e: sp.Expr) -> tuple[str, str | None]:
+        """(code of log|e|, code of sign(e) or None when e > 0 is known)."""
+        if e.is_number and not e.has(sp.Symbol):
+            v = sp.N(e, 30)
+            if v == 0:
+                return "(-numpy.inf)", None
+            return repr(float(sp.log(abs(v)).evalf(30))), (None if v > 0 else "(-1.0)")
+        if isinstance(e, sp.exp):
+            return self.value(e.args[0]), None
+        if e.is_Pow:
+            base, ex = e.base, e.exp
+            lb, sb = self.logabs(base)
+            sign = None
+            if sb is not None and ex.is_integer and ex.is_odd is not False:
+                sign = sb if ex.is_odd else f"({sb})**({self.value(ex)})"
+            return f"({self.value(ex)})*({lb})", sign
+        if e.is_Mul:
+            logs, signs = [], []
+            for f in e.args:
+                lf, sf = self.logabs(f)
+                logs.append(f"({lf})")
+                if sf is not None:
+                    signs.append(f"({sf})")
+            return " + ".join(logs), ("*".join(signs) if signs else None)
+        if e.is_Add:
+            return self._logabs_add(e)
+        if e.is_positive:
+            return f"numpy.log({self.value(e)})", None
+        v = self.value(e)
+        return f"numpy.log(numpy.abs({v}))", f"numpy.sign({v})"
+
+    def _logabs_add(self, e: sp.Add) -> tuple[str, str | None]:
+        terms = [self.logabs(t) for t in e.args]
+        if all(s is None for _, s in terms):
+            # log(sum exp(l_i)) without forming exp(l_i): no overflow, no underflow to log(0).
+            out = terms[0][0]
+            for lt, _ in terms[1:]:
+                out = f"numpy.logaddexp({out}, {lt})"
+            return out, None
+        const = [t for t in e.args if t.is_number]
+        if const and const[0] == 1:
+            rest = e - 1
+            # log(1 + x) with x of either sign: log1p keeps the digits of small x.
+            return f"numpy.log1p({self.value(rest)})", None
+        logs = ", ".join(lt for lt, _ in terms)
+        signs = ", ".join(s if s is not None else "1.0" for _, s in terms)
+        return f"_signed_lse([{logs}], [{signs}])[0]", f"_signed_lse([{logs}], [{signs}])[1]"
+
+
+class _TaylorEmitter:
+    """Emit numpy code that evaluates an expression as a truncated Taylor series in alpha around a0.
+
+    Every node becomes an array of coefficients (orders 0..N-1) computed at run time with the usual
+    recurrences for products, quotients, exp, log and powers (Taylor-mode arithmetic), so nothing is
+    expanded symbolically. Logarithms of sums are taken in log space (``_t_lse``). A factor
+    ``(alpha - a0)**-1`` is applied as a shift of the coefficients; the constant term it removes is
+    zero by the limit identity the engine checked (e.g. D_1 = lim D_alpha).
+    """
+
+    def __init__(self, emitter: _Emitter, a0: sp.Expr, terms: int):
+        self.em, self.a0, self.terms = emitter, a0, terms
+        self.lines: list[str] = []
+        self.count = 0
+
+    def _new(self, code: str) -> str:
+        self.count += 1
+        name = f"s{self.count}"
+        self.lines.append(f"    {name} = {code}")
+        return name
+
+    def const(self, e: sp.Expr) -> str:
+        return self._new(f"_t_const({self.em.value(e)} + _z(alpha), one)")
+
+    def series(self, e: sp.Expr) -> str:
+        if not e.has(ALPHA):
+            return self.const(e)
+        if e == ALPHA:
+            return self._new(f"_t_const({self.em.number(self.a0)} + _z(alpha), one) + unit")
+        if e.is_Add:
+            parts = [self.series(t) for t in e.args]
+            return self._new(" + ".join(parts))
+        if e.is_Mul:
+            shifts = 0
+            factors = []
+            for f in e.args:
+                base, ex = f.as_base_exp()
+                if ex.is_Integer and ex < 0 and sp.expand(base - (ALPHA - self.a0)) == 0:
+                    shifts += int(-ex)
+                elif ex.is_Integer and ex < 0 and sp.expand(base + (ALPHA - self.a0)) == 0:
+                    shifts += int(-ex)
+                    factors.append(self.const(sp.Integer(-1) ** int(-ex)))
+                else:
+                    factors.append(self._factor(f))
+            out = factors[0]
+            for f in factors[1:]:
+                out = self._new(f"_t_mul({out}, {f})")
+            if shifts:
+                # divide by (alpha - a0)**shifts: drop the leading (zero) coefficients
+                pad = f"numpy.zeros(({shifts},) + {out}.shape[1:])"
+                out = self._new(f"numpy.concatenate([{out}[{shifts}:], {pad}])")
+                self.lost = max(getattr(self, "lost", 0), shifts)
+            return out
+        if e.is_Pow:
+            base, ex = e.base, e.exp
+            if not ex.has(ALPHA) and ex.is_number:
+                b = self.series(base)
+                if ex == -1:
+                    return self._new(f"_t_div(_t_const(1.0, one), {b})")
+                return self._new(f"_t_pow({b}, {self.em.number(ex)})")
+            return self._new(f"_t_exp(_t_mul({self.series(ex)}, {self.logabs(base)}))")
+        if isinstance(e, sp.exp):
+            return self._new(f"_t_exp({self.series(e.args[0])})")
+        if isinstance(e, sp.log):
+            return self.logabs(e.args[0])
+        raise CodegenError(f"no Taylor-mode code for {type(e).__name__}")
+
+    def _factor(self, f: sp.Expr) -> str:
+        if f.is_Pow and f.exp.is_Integer and f.exp < 0:
+            return self._new(f"_t_div(_t_const(1.0, one), {self.series(f.base ** -f.exp)})")
+        return self.series(f)
+
+    def logabs(self, e: sp.Expr) -> str:
+        """Series of log|e| (e nonzero at a0)."""
+        if not e.has(ALPHA):
+            return self._new(f"_t_const({self.em.logabs(e)[0]} + _z(alpha), one)")
+        if isinstance(e, sp.exp):
+            return self.series(e.args[0])
+        if e.is_Pow:
+            if e.exp.has(ALPHA) or not e.exp.is_number:
+                return self._new(f"_t_mul({self.series(e.exp)}, {self.logabs(e.base)})")
+            return self._new(f"{self.em.number(e.exp)} * {self.logabs(e.base)}")
+        if e.is_Mul:
+            return self._new(" + ".join(self.logabs(f) for f in e.args))
+        if e.is_Add:
+            logs, plain = [], []
+            for t in e.args:
+                # positive terms are combined in log space; the others (e.g. alpha - 1, zero at
+                # alpha = 1) are added as they are
+                (logs if t.subs(ALPHA, self.a0).is_positive else plain).append(
+                    self.logabs(t) if t.subs(ALPHA, self.a0).is_positive else self.series(t))
+            if not logs:
+                raise CodegenError("log of a sum that vanishes at the expansion point")
+            return self._new(f"_t_lse([{', '.join(logs)}], [{', '.join(plain)}])")
+        return self._new(f"_t_log({self.series(e)})")
+
+
+# ------------------------------------------------------------------------------------------------
+# Series
+# ------------------------------------------------------------------------------------------------
+def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float) -> tuple[sp.Expr, ...] | None:
+    """Taylor coefficients of expr in var at 0 (orders 0..n-1), or None if not a Taylor series."""
+    from ..derive.timeout import StepTimeout, run_with_time_limit
+
+    def work():
+        s = sp.series(expr, var, 0, n).removeO()
+        s = sp.expand(s)
+        if s.has(sp.log(var)) or any(
+            t.as_coeff_exponent(var)[1].is_negative or not t.as_coeff_exponent(var)[1].is_integer for t in sp.Add.make_args(s)
+        ):
+            return None
+        # expand + powsimp merges exp(-x)*exp(x): factored forms overflow for small scales
+        coeffs = tuple(_tidy(s.coeff(var, k)) for k in range(n))
+        if any(c.has(var) or c.has(sp.nan, sp.zoo, sp.oo) for c in coeffs):
+            return None
+        return coeffs
+
+    try:
+        return run_with_time_limit(work, seconds=seconds)
+    except (StepTimeout, RuntimeError, NotImplementedError, ValueError, TypeError, ZeroDivisionError):
+        return None
+    except Exception:  # noqa: BLE001 - sympy's series raises many types; a failed series is just not used
+        return None
+
+
+def _tidy(c: sp.Expr) -> sp.Expr:
+    """Factored polynomials (no cancellation near alpha = 1); exp products merged (no overflow)."""
+    c = sp.expand(c)
+    return sp.powsimp(c) if c.has(sp.exp) else sp.factor(c)
+
+
+def _singular_at(expr: sp.Expr, a0: sp.Expr) -> bool:
+    try:
+        v = expr.subs(ALPHA, a0)
+    except Exception:  # noqa: BLE001
+        return True
+    return v.has(sp.nan, sp.zoo) or v is sp.nan
+
+
+def _has_transcendental(expr: sp.Expr) -> bool:
+    return expr.has(sp.log, sp.exp) or any(p.exp.has(sp.Symbol) for p in expr.atoms(sp.Pow))
+
+
+def _boundaries(param: Parameter) -> list[sp.Expr]:
+    dom = param.domain
+    out = []
+    try:
+        inf, sup = dom.inf, dom.sup
+    except (AttributeError, NotImplementedError):
+        return out
+    for end in (inf, sup):
+        if end.is_finite or end is sp.oo:
+            out.append(end)
+    return out
+
+
+def _tends_to_zero(result: DivergenceResult, expr: sp.Expr, param: Parameter, end: sp.Expr, others: dict) -> bool:
+    """Numeric probe: does the branch vanish as ``param`` approaches ``end`` (alpha = 2)?"""
+    import mpmath
+
+    sym = param.symbol
+    try:
+        if end is sp.oo:
+            near, mid = sp.Integer(10) ** 12, sp.Integer(10)
+        else:
+            inside = 1 if (param.domain.contains(end + sp.Rational(1, 10**6)) is sp.true) else -1
+            near, mid = end + inside * sp.Rational(1, 10**12), end + inside * sp.Rational(1, 10)
+        subs = dict(others)
+        vals = []
+        for point in (near, mid):
+            subs[sym] = point
+            v = expr.subs(ALPHA, 2).subs(subs).evalf(40)
+            if not v.is_number or v.has(sp.nan, sp.zoo):
+                return False
+            vals.append(abs(mpmath.mpf(sp.re(v))))
+        return vals[0] < sp.Rational(1, 10**9) * vals[1]
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def series_expansions(result: DivergenceResult, branch: sp.Expr, parameters: Sequence[Parameter],
+                      terms: int = SERIES_TERMS, seconds: float = 120.0) -> tuple[list[Series], list[Series]]:
+    """Symbolic Taylor series for ``branch``: (at parameter boundaries, at exceptional points).
+
+    The series at alpha = 1 is computed at run time (Taylor-mode arithmetic, :class:`_TaylorEmitter`).
+    The symbolic series take seconds each; they are cached on disk with the derivations.
+    """
+    import pickle
+
+    key = "\n".join(["series-1", sp.srepr(branch), str(terms),
+                     repr([(sp.srepr(p.alpha), sp.srepr(p.value)) for p in result.exceptional_points]),
+                     repr([(p.name, sp.srepr(p.symbol), sp.srepr(p.domain), p.log_scale, p.typical) for p in parameters])])
+    path = _cache_path(key)
+    if path is not None and path.with_suffix(".pickle").is_file():
+        try:
+            with path.with_suffix(".pickle").open("rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # noqa: BLE001 - a corrupt entry is recomputed
+            pass
+    out = _series_expansions(result, branch, parameters, terms, seconds)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as fh:
+                pickle.dump(out, fh)
+            os.replace(fh.name, path.with_suffix(".pickle"))
+        except OSError:
+            pass
+    return out
+
+
+def _series_expansions(result, branch, parameters, terms, seconds):
+    out: list[Series] = []
+    bounds = _boundary_series(result, branch, parameters, terms, seconds)
+    tau = sp.Symbol("tau", real=True)
+    points = [p.alpha for p in result.exceptional_points]
+    for a0 in points:
+        if not _singular_at(branch, a0):
+            continue
+        coeffs = _taylor(branch.subs(ALPHA, a0 + tau), tau, terms, seconds)
+        if coeffs is not None:
+            out.append(Series(f"alpha near {a0}", ALPHA - a0, coeffs))
+    return bounds, out
+
+
+def _boundary_series(result, branch, parameters, terms, seconds) -> list[Series]:
+    out: list[Series] = []
+    if not _has_transcendental(branch):
+        return out
+    u = sp.Symbol("u", positive=True)
+    typical = {p.symbol: p.typical_values(1)[0] for p in parameters}
+    for param in parameters:
+        if param.symbol not in branch.free_symbols or param.symbol.is_integer:
+            continue
+        bounded = param.domain.inf.is_finite and param.domain.sup.is_finite
+        if not (param.log_scale or bounded):
+            # scales (log_scale) and bounded parameters only: each series costs seconds of sympy time,
+            # and a sensitivity -> 0 series would repeat the scale -> oo one
+            continue
+        others = {s: v for s, v in typical.items() if s != param.symbol}
+        for end in _boundaries(param):
+            if not _tends_to_zero(result, branch, param, end, others):
+                continue
+            if end is sp.oo:
+                sub, var = 1 / u, 1 / param.symbol
+            else:
+                inside = 1 if (param.domain.contains(end + sp.Rational(1, 10**6)) is sp.true) else -1
+                sub, var = end + inside * u, inside * (param.symbol - end)
+            coeffs = _taylor(branch.subs(param.symbol, sub), u, terms, seconds)
+            if coeffs is not None:
+                out.append(Series(f"{param.name} near {end}", var, coeffs))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# The generated module
+# ------------------------------------------------------------------------------------------------
+_HELPERS = '''
+def _z(like):
+    """Zeros of the shape of ``like``: broadcasts constants (0 * alpha would be NaN at alpha = inf)."""
+    return numpy.zeros(numpy.shape(like))
+
+def _signed_lse(logs, signs):
+    """(log|sum_i s_i exp(l_i)|, sign of the sum), scaled by the largest l_i (no overflow)."""
+    logs = numpy.broadcast_arrays(*logs)
+    m = logs[0]
+    for l in logs[1:]:
+        m = numpy.maximum(m, l)
+    m = numpy.where(numpy.isfinite(m), m, 0.0)
+    total = sum(s * numpy.exp(l - m) for l, s in zip(logs, signs))
+    return m + numpy.log(numpy.abs(total)), numpy.sign(total)
+
+
+def _series(coeffs, v):
+    """Horner sum of the Taylor series and an estimate of its truncation error."""
+    value = numpy.zeros_like(v)
+    for c in reversed(coeffs):
+        value = value * v + c
+    n = len(coeffs)
+    # the next terms extrapolated geometrically from the last two pairs of terms (pairs, because
+    # odd or even coefficients may vanish); a series that is not decreasing is never used
+    last = numpy.abs(coeffs[-1] * v ** (n - 1)) + numpy.abs(coeffs[-2] * v ** (n - 2))
+    prev = numpy.abs(coeffs[-3] * v ** (n - 3)) + numpy.abs(coeffs[-4] * v ** (n - 4))
+    ratio = numpy.where(prev > 0, last / numpy.where(prev > 0, prev, 1.0), 0.0)
+    tail = numpy.where((last <= prev) | (last == 0), last * ratio / numpy.maximum(1.0 - ratio, 1e-300), numpy.inf)
+    return value, tail
+
+
+# -- truncated Taylor series in tau, coefficients along axis 0 (orders 0..N-1) ---------------------
+def _t_const(c, like):
+    out = numpy.zeros_like(like)
+    out[0] = c
+    return out
+
+
+def _t_mul(a, b):
+    out = numpy.zeros_like(a * b)
+    for k in range(out.shape[0]):
+        out[k] = sum(a[j] * b[k - j] for j in range(k + 1))
+    return out
+
+
+def _t_div(a, b):
+    out = numpy.zeros_like(a * b)
+    for k in range(out.shape[0]):
+        out[k] = (a[k] - sum(b[j] * out[k - j] for j in range(1, k + 1))) / b[0]
+    return out
+
+
+def _t_exp(a):
+    out = numpy.zeros_like(a)
+    out[0] = numpy.exp(a[0])
+    for k in range(1, a.shape[0]):
+        out[k] = sum(j * a[j] * out[k - j] for j in range(1, k + 1)) / k
+    return out
+
+
+def _t_log(a):
+    """log|a| as a series (a[0] != 0)."""
+    out = numpy.zeros_like(a)
+    out[0] = numpy.log(numpy.abs(a[0]))
+    for k in range(1, a.shape[0]):
+        out[k] = (a[k] - sum(j * out[j] * a[k - j] for j in range(1, k)) / k) / a[0]
+    return out
+
+
+def _t_pow(a, c):
+    """a**c for a constant exponent c (a[0] > 0)."""
+    out = numpy.zeros_like(a)
+    out[0] = a[0] ** c
+    for k in range(1, a.shape[0]):
+        out[k] = sum(((c + 1) * j - k) * a[j] * out[k - j] for j in range(1, k + 1)) / (k * a[0])
+    return out
+
+
+def _t_lse(logs, plain):
+    """log|sum_i exp(L_i) + sum_j P_j| for series L_i (in log space) and P_j (plain, zero at tau = 0).
+
+    Scaled by the largest constant term, so exp((alpha-1)/b) never overflows."""
+    m = logs[0][0]
+    for l in logs[1:]:
+        m = numpy.maximum(m, l[0])
+    total = sum(_t_exp(l - _t_const(m, l)) for l in logs)
+    for p in plain:
+        total = total + p * numpy.exp(-m)
+    out = _t_log(total)
+    out[0] = out[0] + m
+    return out
+'''
+
+
+def _identifier(name: str) -> str:
+    ident = re.sub(r"\W", "_", name)
+    if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident in ("numpy", "alpha"):
+        ident = f"p_{ident}"
+    return ident
+
+
+def _parameters_for(result: DivergenceResult, parameters: Sequence[Parameter] | None) -> tuple[Parameter, ...]:
+    """Parameters (with domains) of the result's symbols: given, from the registered mechanism, or assumed."""
+    by_symbol: dict[sp.Symbol, Parameter] = {}
+    if parameters is not None:
+        by_symbol.update({p.symbol: p for p in parameters})
+    else:
+        mech_name = dict(result.provenance.inputs).get("mechanism")
+        if mech_name:
+            from .. import mechanisms
+
+            try:
+                by_symbol.update({p.symbol: p for p in mechanisms.get(mech_name).parameters})
+            except ValueError:
+                pass
+    out = []
+    for s in result.symbols:
+        if s in by_symbol:
+            out.append(by_symbol[s])
+            continue
+        if s.is_positive:
+            dom = sp.Interval.open(0, sp.oo)
+        elif s.is_nonnegative:
+            dom = sp.Interval(0, sp.oo)
+        else:
+            dom = sp.S.Reals
+        out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
+    return tuple(out)
+
+
+def _branches(expr: sp.Expr) -> tuple[str, list[sp.Expr]]:
+    if isinstance(expr, (sp.Max, sp.Min)):
+        return ("numpy.maximum" if isinstance(expr, sp.Max) else "numpy.minimum"), list(expr.args)
+    return "", [expr]
+
+
+def _cache_path(key_text: str):
+    from ..derive.cache import cache_dir, cache_enabled
+
+    if not cache_enabled():
+        return None
+    from ..derive.result import library_versions
+
+    key = hashlib.sha256((key_text + repr(sorted(library_versions().items()))).encode()).hexdigest()
+    return cache_dir() / f"codegen-{key}.py"
+
+
+def generate_source(result: DivergenceResult, name: str | None = None, parameters: Sequence[Parameter] | None = None,
+                    *, cache: bool = True) -> str:
+    """Python source (importing only numpy) of a vectorised, stable float function for ``result``.
+
+    The function is ``name(alpha, <param>=..., ...)``; arguments broadcast with numpy rules. See the
+    module docstring for the stabilisations. Raises :class:`CodegenError` if the result has no closed form.
+    """
+    if not isinstance(result, DivergenceResult):
+        raise TypeError(f"result: expected a DivergenceResult, got {type(result).__name__}")
+    if result.expr is None or result.status not in (Status.CLOSED_FORM, Status.BOUND):
+        raise CodegenError(
+            f"{result.label} has no closed form (status {result.status}: {result.reason}); "
+            "use result.evaluate() or rdpsym.numeric instead"
+        )
+    params = _parameters_for(result, parameters)
+    mech = dict(result.provenance.inputs).get("mechanism")
+    name = _identifier(name or (f"rdp_{mech}" if mech else "renyi_divergence"))
+    key_text = "\n".join([str(_FORMAT), name, sp.srepr(result.expr), sp.srepr(result.conditions), sp.srepr(result.kl),
+                          sp.srepr(result.max_divergence), repr([(sp.srepr(p.alpha), sp.srepr(p.value)) for p in result.exceptional_points]),
+                          repr([(p.name, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params]), str(result.status)])
+    path = _cache_path(key_text) if cache else None
+    if path is not None and path.is_file():
+        return path.read_text()
+    source = _generate(result, name, params)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
+                fh.write(source)
+            os.replace(fh.name, path)
+        except OSError:
+            pass
+    return source
+
+
+def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]) -> str:
+    args = [_identifier(p.name) for p in params]
+    names = {ALPHA: "alpha", **{p.symbol: a for p, a in zip(params, args)}}
+    em = _Emitter(names)
+    arglist = ", ".join(["alpha", *args])
+    lines = ['"""Generated by rdpsym from a derived closed form; only numpy is needed."""', "", "import numpy", _HELPERS]
+
+    # one function per piece, called on the subset of points it serves
+    def fn(fname: str, expr: sp.Expr) -> str:
+        lines.append(f"def {fname}({arglist}):")
+        lines.append(f"    return {em.value(expr)} + _z(alpha)")
+        lines.append("")
+        return fname
+
+    def emit_series(fname: str, s: Series) -> str:
+        lines.append(f"def {fname}({arglist}):")
+        lines.append(f"    # Taylor series, {s.where}")
+        lines.append(f"    v = {em.value(s.variable)} + _z(alpha)")
+        coeffs = ", ".join(f"{em.value(c)} + _z(v)" for c in s.coeffs)
+        lines.append(f"    return _series([{coeffs}], v)")
+        lines.append("")
+        return fname
+
+    combine, branches = _branches(result.expr)
+    branch_code = []
+    for i, br in enumerate(branches):
+        direct = fn(f"_direct_{i}", br)
+        bounds, points = series_expansions(result, br, params)
+        boundary_names = [f"({emit_series(f'_series_{i}_b{j}', s)}, None)" for j, s in enumerate(bounds)]
+        point_names = [f"({emit_series(f'_series_{i}_e{j}', s)}, {em.number(ALPHA - s.variable)})"
+                       for j, s in enumerate(points)]
+        near_one = []
+        if _singular_at(br, sp.Integer(1)):
+            try:
+                te = _TaylorEmitter(em, sp.Integer(1), SERIES_TERMS)
+                top = te.series(br)
+                lines.append(f"def _series_{i}_one({arglist}):")
+                lines.append("    # Taylor series around alpha = 1 by Taylor-mode arithmetic (starts at the KL divergence)")
+                lines.append(f"    one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
+                lines.append("    unit = numpy.zeros_like(one)")
+                lines.append("    unit[1] = 1.0")
+                lines.extend(te.lines)
+                lines.append(f"    return _series(list({top}), alpha - 1.0)")
+                lines.append("")
+                near_one = [f"(_series_{i}_one, 1.0)"]
+            except CodegenError:
+                near_one = []
+        # cancellation-free boundary series first, then the expansions in alpha
+        branch_code.append((direct, boundary_names + near_one + point_names, boundary_names))
+
+    # the branch evaluator: series where accurate, the closed form elsewhere
+    lines.append(f"def _branch({arglist}, direct, series):")
+    lines.append("    out = numpy.full(alpha.shape, numpy.nan)")
+    lines.append("    todo = numpy.ones(alpha.shape, dtype=bool)")
+    lines.append("    for s, center in series:")
+    lines.append("        # expansions in alpha are only tried close to their centre")
+    lines.append("        near = todo if center is None else todo & (numpy.abs(alpha - center) < 0.25)")
+    lines.append("        if not near.any():")
+    lines.append("            continue")
+    lines.append(f"        sub = tuple(a[near] for a in ({arglist},))")
+    lines.append("        value, tail = s(*sub)")
+    lines.append(f"        ok = numpy.isfinite(value) & (tail <= {SERIES_TOLERANCE!r} * numpy.abs(value))")
+    lines.append("        idx = numpy.flatnonzero(near)[ok]")
+    lines.append("        out.flat[idx] = value[ok]")
+    lines.append("        todo.flat[idx] = False")
+    lines.append("    if todo.any():")
+    lines.append(f"        sub = tuple(a[todo] for a in ({arglist},))")
+    lines.append("        out[todo] = direct(*sub)")
+    lines.append("    return out")
+    lines.append("")
+
+    def special(fname, expr):
+        if expr is None:
+            lines.append(f"def {fname}({arglist}):")
+            lines.append("    raise ArithmeticError('this order was not derived')")
+            lines.append("")
+            return fname
+        return fn(fname, expr)
+
+    special("_order_one", result.kl)
+    special("_order_inf", result.max_divergence)
+    exceptional = [(float(p.alpha), fn(f"_exceptional_{k}", p.value)) for k, p in enumerate(result.exceptional_points)]
+    lines.append(f"def _conditions({arglist}):")
+    lines.append(f"    return numpy.broadcast_to({em.condition(result.conditions)}, alpha.shape)")
+    lines.append("")
+
+    # parameter validation
+    checks = []
+    for p, a in zip(params, args):
+        # a symbol without assumptions: with p.symbol (positive) sympy would reduce 0 < b to True
+        free = sp.Symbol(f"_{a}")
+        em.names[free] = a
+        rel = p.domain.as_relational(free)
+        checks.append((a, em.condition(rel), sp.sstr(p.domain)))
+
+    doc_params = "\n".join(f"    {a}: {p.meaning or p.name}, in {sp.sstr(p.domain)}" for p, a in zip(params, args))
+    lines.append(f"def {name}({arglist}):")
+    lines.append(f'    """{result.label}, vectorised over numpy arrays (broadcasting).')
+    lines.append("")
+    lines.append("    Closed form (derived by rdpsym, status %s):" % result.status)
+    lines.append(f"        {sp.sstr(result.expr)}")
+    lines.append("    alpha = 1 gives the KL divergence, alpha = inf the max divergence; +inf where the")
+    lines.append("    closed form's finiteness conditions fail.")
+    lines.append("")
+    lines.append("    alpha: the Renyi order, > 0 (inf allowed)")
+    lines.append(doc_params)
+    lines.append('    """')
+    lines.append(f"    alpha, {', '.join(args)} = numpy.broadcast_arrays(" if args else "    (alpha,) = numpy.broadcast_arrays(")
+    lines.append("        " + ", ".join(f"numpy.asarray({a}, dtype=float)" for a in ["alpha", *args]) + ")")
+    lines.append("    with numpy.errstate(invalid='ignore'):")
+    lines.append("        if not numpy.all(alpha > 0):")
+    lines.append("            raise ValueError(f'alpha must be > 0 (and not NaN); got {alpha[~(alpha > 0)].ravel()[:3]}')")
+    for a, cond, dom in checks:
+        lines.append(f"        _ok = {cond.replace(' & (True)', '')}")
+        lines.append(f"        if not numpy.all(_ok):")
+        lines.append(f"            raise ValueError(f'{a} must lie in {dom}; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
+    lines.append("    out = numpy.full(alpha.shape, numpy.nan)")
+    lines.append("    with numpy.errstate(all='ignore'):")
+    lines.append("        rest = numpy.isfinite(alpha) & (alpha != 1.0)")
+    for a0, f in exceptional:
+        lines.append(f"        rest &= alpha != {a0!r}")
+    lines.append("        if rest.any():")
+    lines.append(f"            sub = tuple(a[rest] for a in ({arglist},))")
+    def combined(kind):
+        parts = [kind(d, s, b) for d, s, b in branch_code]
+        value = parts[0]
+        for p in parts[1:]:
+            value = f"{combine}({value}, {p})"
+        return value
+
+    lines.append(f"            out[rest] = {combined(lambda d, s, b: f'_branch(*sub, {d}, [{chr(44).join(s)}])')}")
+    # alpha = 1, oo and exceptional orders: their own closed forms, or a boundary series where that
+    # closed form cancels (KL of Laplace at large b)
+    one = "_branch(*sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1 else "_order_one(*sub)"
+    lines.append("        m = alpha == 1.0")
+    lines.append("        if m.any():")
+    lines.append(f"            sub = tuple(a[m] for a in ({arglist},))")
+    lines.append(f"            out[m] = {one}")
+    lines.append("        m = numpy.isinf(alpha)")
+    lines.append("        if m.any():")
+    lines.append(f"            out[m] = _order_inf(*(a[m] for a in ({arglist},)))")
+    for a0, f in exceptional:
+        call = "_branch(*sub, %s, [%s])" % (f, ", ".join(branch_code[0][2])) if len(branch_code) == 1 else f"{f}(*sub)"
+        lines.append(f"        m = alpha == {a0!r}")
+        lines.append("        if m.any():")
+        lines.append(f"            sub = tuple(a[m] for a in ({arglist},))")
+        lines.append(f"            out[m] = {call}")
+    lines.append(f"        out[~_conditions({arglist})] = numpy.inf")
+    lines.append("    if numpy.isnan(out).any():")
+    lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
+    lines.append("    return out[()] if out.ndim == 0 else out")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def to_numpy(result: DivergenceResult, name: str | None = None, parameters: Sequence[Parameter] | None = None,
+             *, cache: bool = True) -> Callable:
+    """The function whose source is :func:`generate_source` (same text), ready to call.
+
+    The returned function has a ``source`` attribute with its source code.
+    """
+    source = generate_source(result, name, parameters, cache=cache)
+    namespace: dict = {"__name__": "rdpsym_generated"}
+    # The source is generated by rdpsym from a sympy tree (never user text), so executing it is safe.
+    exec(compile(source, "<rdpsym generated>", "exec"), namespace)  # noqa: S102
+    fname = re.search(r"^def (\w+)\(alpha", source[source.rfind("\ndef "):], re.M).group(1)
+    f = namespace[fname]
+    f.source = source
+    return f
