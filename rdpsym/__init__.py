@@ -51,3 +51,7 @@ __all__ += ["compose", "group_privacy", "epsilon", "delta"]
 from .claims import check_claim
 
 __all__ += ["check_claim"]
+
+from . import properties
+
+__all__ += ["properties"]

@@ -100,12 +100,14 @@ class Curve:
         with mpmath.workdps(dps):
             return +v
 
-    def symbolic(self) -> sp.Expr | None:
-        """The expression in alpha with the values substituted where given (None if unknown)."""
+    def symbolic(self, substitute: bool = True) -> sp.Expr | None:
+        """The expression in alpha, with the values substituted if ``substitute`` (None if unknown).
+
+        Unsubstituted, a sign proved by sympy holds for every parameter value in the domains."""
         r = self.result
         if r is None or r.expr is None or r.conditions is not sp.true:
             return None
-        subs = r._symbol_map(self.values or {})  # noqa: SLF001 - validates the names
+        subs = r._symbol_map(self.values or {}) if substitute else {}  # noqa: SLF001 - validates the names
         return r.expr.subs(subs).xreplace({r.alpha: ALPHA})
 
     def exceptional(self) -> list:
@@ -154,8 +156,20 @@ def _tolerance(dps: int) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(dps - 10))
 
 
-def _sign_symbolic(expr: sp.Expr, seconds: float = 5.0) -> bool:
-    """True if sympy proves ``expr >= 0`` under the symbols' assumptions (alpha > 0, parameters)."""
+_SIGNS: dict = {}
+
+
+def _sign_symbolic(expr: sp.Expr, seconds: float = 3.0) -> bool:
+    """True if sympy proves ``expr >= 0`` under the symbols' assumptions (alpha > 0, parameters).
+
+    Memoised: the same expression (e.g. one curve checked at many parameter values) is decided once."""
+    key = sp.srepr(expr)
+    if key not in _SIGNS:
+        _SIGNS[key] = _decide_sign(expr, seconds)
+    return _SIGNS[key]
+
+
+def _decide_sign(expr: sp.Expr, seconds: float) -> bool:
     def decide():
         e = sp.simplify(expr)
         return e.is_nonnegative is True
@@ -190,7 +204,7 @@ def monotonicity(target, values: dict | None = None, *, orders=None, dps: int = 
     """
     curve = as_curve(target, values)
     name, ref = "monotonicity in alpha (Prop. 9)", f"{REF}, Prop. 9"
-    expr = curve.symbolic() if symbolic else None
+    expr = curve.symbolic(substitute=False) if symbolic else None
     if expr is not None and _sign_symbolic(sp.diff(expr, ALPHA)):
         return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,
                               f"d/dalpha = {sp.sstr(sp.simplify(sp.diff(expr, ALPHA)))} >= 0 (sympy)", ref, curve.label)
@@ -211,7 +225,7 @@ def convexity(target, values: dict | None = None, *, orders=None, dps: int = 40,
     """
     curve = as_curve(target, values)
     name, ref = "convexity of (alpha-1) D_alpha", "van Erven and Harremoës 2014 (IEEE T-IT 60(7)), Cor. 2"
-    expr = curve.symbolic() if symbolic else None
+    expr = curve.symbolic(substitute=False) if symbolic else None
     if expr is not None:
         second = sp.diff((ALPHA - 1) * expr, ALPHA, 2)
         if _sign_symbolic(second):
@@ -247,7 +261,10 @@ def continuity_at_one(target, values: dict | None = None, *, dps: int = 50, step
     name, ref = "continuity at alpha = 1 (limit = KL)", f"{REF}, Def. 3"
     expr = curve.symbolic()
     if expr is not None and curve.result.kl is not None:
-        at_one = expr.subs(ALPHA, 1)
+        try:
+            at_one = expr.subs(ALPHA, 1)  # may raise for Max(nan, ...): then the numeric route decides
+        except (ValueError, TypeError):
+            at_one = sp.nan
         kl = curve.result.kl.subs(curve.result._symbol_map(curve.values or {}))  # noqa: SLF001
         if not at_one.has(sp.nan, sp.zoo, sp.oo) and sp.simplify(at_one - kl) == 0:
             return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,

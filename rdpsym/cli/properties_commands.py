@@ -1,0 +1,76 @@
+"""``rdpsym properties NAME``: Table I / Appendix property checks as a table."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import main
+
+
+def _parse_values(items):
+    from ..specify.parse import parse_formula
+
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
+        key, text = item.split("=", 1)
+        value = parse_formula(text.strip())
+        if not value.is_number:
+            raise click.BadParameter(f"{key}: {text!r} is not a number", param_hint="--param")
+        out[key.strip()] = value
+    return out
+
+
+@main.command()
+@click.argument("name")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Parameter value (repeatable); default: the centre of each typical range, sensitivity 1.")
+@click.option("--quick", is_flag=True, help="Only the cheap checks (curve, post-processing, probability, eps-DP).")
+@click.option("--only", multiple=True, help="Run only these checks (repeatable), e.g. --only curve.")
+@click.option("--dps", type=int, default=30, show_default=True, help="Decimal digits of the numeric checks.")
+def properties(name: str, params, quick: bool, only, dps: int):
+    """Check the properties of Mironov 2017's Table I and Appendix on the registered mechanism NAME.
+
+    Prints one row per check: verdict (holds / fails / inconclusive), symbolic or numeric, points
+    checked and the worst margin ((bound - value) / max(1, |bound|); negative means violated). Exit
+    code 1 if any check fails.
+    """
+    from rich.console import Console
+    from rich.table import Table
+    import mpmath
+
+    from .. import mechanisms
+    from ..properties import CHECKS, Verdict, check_all
+
+    try:
+        mech = mechanisms.get(name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="NAME") from None
+    if only and set(only) - set(CHECKS):
+        raise click.BadParameter(f"unknown checks {sorted(set(only) - set(CHECKS))}; known: {sorted(CHECKS)}",
+                                 param_hint="--only")
+    values = _parse_values(params)
+    if values:
+        from ..properties import default_values
+
+        values = {**default_values(mech), **values}
+    err = Console(stderr=True)
+    with err.status(f"checking {name}"):
+        suite = check_all(mech, values or None, quick=quick, only=list(only) or None, dps=dps)
+    table = Table(title=f"Properties of {name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}")
+    for col in ("property", "verdict", "mode", "points", "worst margin"):
+        table.add_column(col)
+    colours = {Verdict.HOLDS: "green", Verdict.FAILS: "red", Verdict.INCONCLUSIVE: "yellow"}
+    for r in suite.reports:
+        verdict = f"[{colours[r.verdict]}]{r.verdict}[/]" + ("" if r.applicable else " (n/a)")
+        margin = "-" if r.worst_margin is None else mpmath.nstr(r.worst_margin, 4)
+        table.add_row(r.name, verdict, r.mode, str(r.points_checked), margin)
+    Console().print(table)
+    for r in suite.reports:
+        if r.verdict is not Verdict.HOLDS:
+            click.echo(f"{r.name}: {r.detail}")
+    if suite.failures:
+        sys.exit(1)
