@@ -64,7 +64,7 @@ def test_post_processing_and_probability_over_typical_ranges(name):
     curve = rdpsym.rdp(mech)
     fixed = {"sensitivity": 1} if "sensitivity" in mech.params else None
 
-    @settings(max_examples=max(2, FEW // 2))
+    @settings(max_examples=max(2, FEW // 4))
     @given(st_rdp.parameters(mech, edges=False, fixed=fixed))
     def run(values):
         assert_holds(props.post_processing(mech, values, curve=curve, orders=(sp.Rational(1, 2), 2, sp.oo), dps=20,
