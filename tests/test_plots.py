@@ -59,3 +59,16 @@ def test_cli_plot_curves_and_figure2(tmp_path):
         assert (tmp_path / name).stat().st_size > 1000
     res = runner.invoke(main, ["plot", "curves", "-o", str(tmp_path / "c.gif")])
     assert res.exit_code != 0 and "png" in res.output
+
+
+def test_conversion_plot_never_below_the_exact_profile():
+    fig = plots.conversion_plot("gaussian", epsilons=[0.5, 2.0], sigma=1.0)
+    ax = fig.axes[0]
+    mironov, improved, exact = (np.asarray(l.get_ydata()) for l in ax.lines)
+    assert np.all(exact > 0)
+    assert np.all(improved >= exact) and np.all(mironov >= improved)  # conversions are upper bounds
+
+
+def test_conversion_plot_needs_parameter_values():
+    with pytest.raises(ValueError, match="need values"):
+        plots.conversion_plot("gaussian", epsilons=[1.0])

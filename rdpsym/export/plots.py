@@ -154,7 +154,8 @@ def conversion_plot(name: str = "gaussian", epsilons=None, methods=("mironov", "
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for method in methods:
         d = [float(rdp_delta(result, e, method=method, dps=dps, **values).value) for e in eps]
-        ax.semilogy(eps, d, marker=".", label=f"RDP, {method} ({METHODS[method].split(',')[0]})")
+        label = {"mironov": "RDP, Prop. 3 (Mironov 2017)", "improved": "RDP, improved (Canonne, Kamath, Steinke 2020)"}
+        ax.semilogy(eps, d, marker=".", label=label.get(method, f"RDP, {method} ({METHODS[method]})"))
     exact = [float(privacy_profile(mech, e, dps=dps, **values)) for e in eps]
     ax.semilogy(eps, exact, "k-", lw=2, label="exact privacy profile")
     shown = ", ".join(f"{k} = {v:g}" for k, v in values.items())

@@ -1,0 +1,34 @@
+"""Every notebook in notebooks/ runs from a clean kernel without errors (nbclient)."""
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_notebooks():
+    assert {p.stem for p in NOTEBOOKS} >= {"quickstart", "new_mechanism", "table2_and_figures"}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_executes(path, tmp_path, monkeypatch):
+    nb = nbformat.read(path, as_version=4)
+    # a fresh kernel; it inherits the environment, RDPSYM_CACHE_DIR from conftest included, so
+    # derivations are shared with the rest of the suite
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+
+
+def test_a_failing_cell_is_reported(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("raise ValueError('deliberately broken')")]
+    client = nbclient.NotebookClient(nb, timeout=60, kernel_name="python3")
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="deliberately broken"):
+        client.execute()
