@@ -78,7 +78,7 @@ class TemplateResult:
         return sp.Or(*[c for _, c in self.cases]) if self.cases else sp.false
 
 
-def _integrand(basis: dict[sp.Expr, sp.Symbol]) -> sp.Expr:
+def _integrand(basis: dict[sp.Expr, sp.Expr]) -> sp.Expr:
     factors = []
     for T, k in basis.items():
         if isinstance(T, sp.log):
@@ -86,6 +86,65 @@ def _integrand(basis: dict[sp.Expr, sp.Symbol]) -> sp.Expr:
         else:
             factors.append(sp.exp(k * T))
     return sp.Mul(*factors)
+
+
+def _signed(sign: int | None) -> tuple[sp.Expr, sp.Dummy]:
+    """A coefficient symbol of the given sign, and the Dummy it is made of.
+
+    A negative coefficient is written -kappa with kappa > 0: sympy handles exp(-kappa*x) cleanly but
+    routes negative symbols through polar numbers (exp_polar, (-1)**s), which are not real forms.
+    """
+    if sign == 1:
+        k = sp.Dummy("k", positive=True)
+        return k, k
+    if sign == -1:
+        k = sp.Dummy("kappa", positive=True)
+        return -k, k
+    k = sp.Dummy("k", real=True)
+    return k, k
+
+
+#: Atoms that mean sympy left the real line: such a result is not accepted as a closed form.
+_NOT_REAL_ATOMS = (sp.exp_polar, sp.polar_lift, sp.arg, sp.periodic_argument, sp.principal_branch)
+
+
+def _is_real_form(value: sp.Expr) -> bool:
+    if value.has(sp.I, *_NOT_REAL_ATOMS):
+        return False
+    for g in value.atoms(sp.lowergamma, sp.uppergamma, sp.expint, sp.Ei):
+        if any(a.has(sp.oo, -sp.oo, sp.zoo) for a in g.args):
+            return False
+    for pw in value.atoms(sp.Pow):
+        if pw.base.is_negative and pw.exp.is_integer is not True:
+            return False
+    return True
+
+
+def _diverges(integrand: sp.Expr, x: sp.Symbol, lo, hi, discrete: bool, seconds: float) -> bool:
+    """A sufficient test for divergence of the integral (sum) of a positive integrand.
+
+    At an infinite end e, |x| * f(x) not tending to 0 means f is not O(1/|x|^(1+d)) and the integral
+    diverges (compared with ∫ dx/x); at a finite end, |x - e| * f(x) not tending to 0 likewise. For
+    sums, terms that do not tend to 0 diverge.
+    """
+    ends = []
+    if lo.is_infinite:
+        ends.append((lo, -x, "+"))
+    elif not discrete:
+        ends.append((lo, x - lo, "+"))
+    if hi.is_infinite:
+        ends.append((hi, x, "-"))
+    elif not discrete:
+        ends.append((hi, hi - x, "-"))
+    for end, weight, direction in ends:
+        probe = integrand if discrete else integrand * weight
+        try:
+            lim = run_with_time_limit(sp.limit, probe, x, end, direction, seconds=min(seconds, 5))
+        except (StepTimeout, Exception):  # noqa: BLE001 - undecided is not divergent
+            continue
+        if lim == sp.oo or (lim.is_positive and lim.is_finite):
+            return True
+    return False
 
 
 _BAD_CONDITION_ATOMS = (sp.arg, sp.periodic_argument, sp.polar_lift, sp.exp_polar, sp.unpolarify)
@@ -235,10 +294,8 @@ def integrate_template(
         if c.is_number:
             # exact constants stay themselves: x**(-1) or 1/k! must not become x**k or k!**k
             known[T] = c
-        elif s == 1:
-            known[T] = sp.Dummy("k", positive=True)
-        elif s == -1:
-            known[T] = sp.Dummy("k", negative=True)
+        elif s in (1, -1):
+            known[T] = _signed(s)[0]
         else:
             unknown.append(T)
 
@@ -265,14 +322,25 @@ def integrate_template(
                     notes.append(f"change of variable {label}")
                     break
         if got is None:
+            if _diverges(integrand, x, lo, hi, discrete, seconds):
+                return "divergent"
             return None
         value, cond = got
-        back = {k: coeffs[T] for T, k in symbols.items() if isinstance(k, sp.Dummy)}
+        back = {}
+        for T, k in symbols.items():
+            if isinstance(k, sp.Dummy):
+                back[k] = coeffs[T]
+            elif isinstance(-k, sp.Dummy):
+                back[-k] = -coeffs[T]
         if value == sp.oo or value.has(sp.oo, sp.zoo, sp.nan):
             return "divergent"
         if cond is not sp.true and cond.has(*_BAD_CONDITION_ATOMS):
             return None
-        return _clean(value).subs(back), cond.subs(back)
+        value = _clean(value)
+        if not _is_real_form(value):
+            notes.append("sympy's antiderivative left the real line (polar or complex terms): rejected")
+            return "divergent" if _diverges(integrand, x, lo, hi, discrete, seconds) else None
+        return value.subs(back), cond.subs(back)
 
     if len(unknown) > max_unknown:
         raise DerivationError(f"{len(unknown)} coefficients of undecided sign (at most {max_unknown} are split)")
@@ -292,8 +360,11 @@ def integrate_template(
         symbols = dict(known)
         region = []
         for T, s in zip(unknown, signs):
-            symbols[T] = sp.Dummy("k", negative=True) if s < 0 else sp.Dummy("k", positive=True)
-            region.append(coeffs[T] < 0 if s < 0 else coeffs[T] > 0)
+            symbols[T] = _signed(s)[0]
+            # the boundary c = 0 goes with the non-negative case: where both cases share a formula
+            # the union is then everything, and where c >= 0 diverges (a zero rate on an infinite
+            # range) c = 0 diverges too
+            region.append(coeffs[T] < 0 if s < 0 else coeffs[T] >= 0)
         got = attempt(symbols)
         if got is None:
             raise DerivationError("; ".join(notes) or "sympy left the integral unevaluated in a sign case")
@@ -309,4 +380,52 @@ def integrate_template(
                 break
         else:
             merged.append([value, cond])
-    return TemplateResult(tuple((v, c) for v, c in merged), tuple(notes))
+    return TemplateResult(tuple((v, simplify_condition(c)) for v, c in merged), tuple(notes))
+
+
+def _merge_relationals(cond: sp.Basic) -> sp.Basic:
+    """In And/Or, keep the strongest/weakest of relationals E > c, E >= c, E < c, E <= c with the same E."""
+    if not isinstance(cond, (sp.And, sp.Or)):
+        return cond
+    args = [_merge_relationals(a) for a in cond.args]
+    is_or = isinstance(cond, sp.Or)
+    lower: dict = {}  # E -> (c, strict) for E > c / E >= c
+    upper: dict = {}
+    rest = []
+    for a in args:
+        if isinstance(a, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan)):
+            E, c = a.lhs - a.rhs, sp.Integer(0)
+            const, E = E.as_independent(*E.free_symbols, as_Add=True) if E.free_symbols else (E, sp.Integer(0))
+            c = -const
+            strict = isinstance(a, (sp.StrictGreaterThan, sp.StrictLessThan))
+            bucket = lower if isinstance(a, (sp.StrictGreaterThan, sp.GreaterThan)) else upper
+            if E in bucket and c.is_number and bucket[E][0].is_number:
+                old_c, old_strict = bucket[E]
+                looser_lower = c < old_c or (c == old_c and not strict)
+                if bucket is upper:
+                    looser_lower = c > old_c or (c == old_c and not strict)
+                if looser_lower == is_or:
+                    bucket[E] = (c, strict)
+                continue
+            if E in bucket:
+                rest.append(a)
+                continue
+            bucket[E] = (c, strict)
+        else:
+            rest.append(a)
+    for E, (c, strict) in lower.items():
+        rest.append(E > c if strict else E >= c)
+    for E, (c, strict) in upper.items():
+        rest.append(E < c if strict else E <= c)
+    return cond.func(*rest)
+
+
+def simplify_condition(cond: sp.Basic) -> sp.Basic:
+    """Boolean simplification of a finiteness condition (relationals as atoms, then merged bounds)."""
+    if cond in (sp.true, sp.false, True, False):
+        return sp.sympify(cond)
+    try:
+        cond = sp.simplify_logic(cond, force=False)
+    except Exception:  # noqa: BLE001 - too many atoms: keep it as it is
+        pass
+    return _merge_relationals(cond)
