@@ -85,9 +85,11 @@ def speed(name: str) -> None:
               "p": np.linspace(0.55, 0.95, 1000)}[main][None, :]
     extra = {"sensitivity": 1.0} if "sensitivity" in mech.params else {}
     f(orders[:3], **{main: values[:, :3]}, **extra)  # warm up
-    start = time.perf_counter()
-    ours = f(orders, **{main: values}, **extra)
-    t_ours = time.perf_counter() - start
+    t_ours = float("inf")
+    for _ in range(3):  # best of three: the machine may be shared
+        start = time.perf_counter()
+        ours = f(orders, **{main: values}, **extra)
+        t_ours = min(t_ours, time.perf_counter() - start)
     print(f"  rdpsym      {t_ours:8.3f} s for 10^6 values (shape {ours.shape})")
     rng = np.random.default_rng(0)
     sample = [(float(orders[i, 0]), float(values[0, j])) for i, j in zip(rng.integers(0, 1000, 200), rng.integers(0, 1000, 200))]
