@@ -49,7 +49,7 @@ __all__ = ["Series", "generate_source", "to_numpy", "series_expansions", "Codege
 SERIES_TOLERANCE = 1e-16
 #: Number of Taylor terms kept (orders 0 .. SERIES_TERMS-1).
 SERIES_TERMS = 12
-_FORMAT = 12
+_FORMAT = 14
 
 
 class CodegenError(ValueError):
@@ -206,7 +206,12 @@ class _Emitter:
             return f"({self.value(ex)})*({lb})", sign
         if e.is_Mul:
             logs, signs = [], []
-            for f in e.args:
+            factors = list(e.args)
+            grouped = self._tilted_powers(factors)
+            if grouped is not None:
+                code, factors = grouped
+                logs.append(f"({code})")
+            for f in factors:
                 lf, sf = self.logabs(f)
                 logs.append(f"({lf})")
                 if sf is not None:
@@ -218,6 +223,33 @@ class _Emitter:
             return f"numpy.log({self.value(e)})", None
         v = self.value(e)
         return f"numpy.log(numpy.abs({v}))", f"numpy.sign({v})"
+
+    def _tilted_powers(self, factors: list) -> tuple[str, list] | None:
+        """log of prod_i b_i**(c_i + d_i*alpha) as sum_i c_i log b_i + alpha*log1p(B - 1), B = prod_i b_i**d_i.
+
+        The plain sum alpha*log(p) + (1-alpha)*log(1-p) cancels for large alpha and p near 1/2 (both terms
+        are large, their sum is not); B - 1, simplified symbolically ((2p-1)/(1-p) for randomized
+        response), keeps the digits of log B.
+        """
+        powers, rest = [], []
+        for f in factors:
+            base, ex = f.as_base_exp()
+            if ex.has(ALPHA) and not base.has(ALPHA) and base.is_positive is not False and sp.Poly(ex, ALPHA).degree() == 1 \
+                    if ex.is_polynomial(ALPHA) else False:
+                powers.append((base, sp.expand(ex)))
+            else:
+                rest.append(f)
+        if len(powers) < 2:
+            return None
+        const = [(b, ex.subs(ALPHA, 0)) for b, ex in powers]
+        slope = [(b, ex.coeff(ALPHA, 1)) for b, ex in powers]
+        if any(d.has(ALPHA) for _, d in slope):
+            return None
+        B = sp.Mul(*[b**d for b, d in slope])
+        ratio_minus_one = sp.factor(sp.together(B - 1))
+        parts = [f"({self.value(c)})*({self.logabs(b)[0]})" for b, c in const if c != 0]
+        parts.append(f"(alpha)*numpy.log1p({self.value(ratio_minus_one)})")
+        return " + ".join(parts), rest
 
     def _logabs_add(self, e: sp.Add) -> tuple[str, str | None]:
         terms = [self.logabs(t) for t in e.args]
