@@ -442,7 +442,9 @@ def _violation(relation, t, c, dps):
         if relation == "<=":
             return mpmath.inf if t > c else -mpmath.inf
         return mpmath.inf if c > t else -mpmath.inf
-    scale = max(abs(t), abs(c), mpmath.mpf(10) ** (-int(0.8 * dps)))
+    # values near 0 (equal parameters: D = 0) are compared absolutely, below 10^(-0.4 dps), as the
+    # verification module does; otherwise rounding at 10^-dps would count as a relative disagreement.
+    scale = max(abs(t), abs(c), mpmath.mpf(10) ** (-int(0.4 * dps)))
     d = (c - t) / scale
     if relation == "==":
         return abs(d)
@@ -481,6 +483,10 @@ class _Evaluator:
         wp = self.dps + 20
         with mpmath.workdps(wp):
             env = self.env(a, values)
+            if exact:
+                # Rationals with large denominators make sympy's exact powers very slow.
+                a = _as_float_if_complex(a, wp)
+                values = {k: _as_float_if_complex(v, wp) for k, v in values.items()}
             if exact or (self.order is None and a in self.tgt.exceptional):
                 try:
                     t = self.tgt.exact(self.order, a, self.all_values(values), wp)
@@ -541,6 +547,14 @@ class _Evaluator:
 
 #: Marker: the callable raised at this point (outside its domain; neither a value nor a refutation).
 _OUTSIDE = object()
+
+
+def _as_float_if_complex(v, wp):
+    # (1001/2000)**(500001/500000) makes sympy look for exact 500000th roots (minutes); a Float of wp
+    # digits is exact for binary floats and within 10^-wp otherwise, far below the reported digits.
+    if v is not None and isinstance(v, sp.Rational) and v.q > 1000:
+        return sp.Float(v, wp)
+    return v
 
 
 def _point_alpha_ok(lo, hi):
