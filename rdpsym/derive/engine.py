@@ -287,7 +287,7 @@ def _kl(pieces, x, seconds, log) -> sp.Expr:
             continue
         integrand = sp.expand(piece.P * g)
         if piece.discrete:
-            fn = lambda: sp.summation(integrand, (x, piece.lo, piece.hi))  # noqa: E731
+            fn = lambda: _sum_piece(integrand, x, piece.lo, piece.hi)  # noqa: E731
         else:
             fn = lambda: sp.integrate(integrand, (x, piece.lo, piece.hi), conds="none")  # noqa: E731
         value = log.timed(f"KL piece {piece.describe()}", fn, seconds=seconds,
@@ -324,6 +324,19 @@ def _sup_candidates(g, x, piece: Piece, seconds):
         if c.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit, sp.sign):
             raise DerivationError(f"D_inf: undecided limit or value {c} on {piece.describe()}")
     return candidates
+
+
+def _sum_piece(integrand, x, lo, hi):
+    """Sum over an integer range through the template's shift-and-ratio rewriting (geometric forms)."""
+    from .template import _integrate_once
+
+    got = _integrate_once(integrand, x, lo, hi, True)
+    if got is None:
+        return sp.Sum(integrand, (x, lo, hi))
+    value, cond = got
+    if cond is not sp.true:
+        return sp.Piecewise((value, cond), (sp.Sum(integrand, (x, lo, hi)), True))
+    return value
 
 
 def _sup_on_piece(g, x, piece: Piece, seconds, max_unknown: int = 2):

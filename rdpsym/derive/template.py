@@ -183,17 +183,21 @@ def _integrate_once(integrand, x, lo, hi, discrete):
             return a[0] + b[0], sp.And(a[1], b[1])
         _, repl, nlo, nhi = _shifted_sum_args(x, lo, hi)
         m = sp.Dummy("m", integer=True, nonnegative=True)
-        body = sp.powsimp(sp.expand_power_exp(integrand.subs(x, repl.subs(x, m))), force=False)
-        # exp(k*m) -> r**m with r = exp(k) > 0 turns geometric and exponential series into
-        # forms sympy sums in closed form (with the ratio condition r < 1).
+        body = integrand.subs(x, repl.subs(x, m))
+        # exp(a + k*m) -> exp(a) * r**m with r = exp(k) > 0 turns geometric and exponential series
+        # into forms sympy sums in closed form (with the ratio condition r < 1).
         ratios = {}
+        replacements = {}
         for e in body.atoms(sp.exp):
-            c, dep = e.args[0].as_independent(m, as_Add=False)
+            arg = sp.expand(e.args[0])
+            const, rest = arg.as_independent(m, as_Add=True)
+            c, dep = rest.as_independent(m, as_Add=False)
             if dep == m:
                 r = sp.Dummy("r", positive=True)
                 ratios[r] = sp.exp(c)
-                body = body.subs(e, r**m)
-        total = sp.summation(body, (m, nlo, nhi))
+                replacements[e] = sp.exp(const) * r**m
+        body = body.xreplace(replacements)
+        total = sp.piecewise_fold(sp.summation(body, (m, nlo, nhi)))
         cond = sp.true
         if isinstance(total, sp.Piecewise):
             finite = [(v, c) for v, c in total.args if not v.has(sp.Sum)]
@@ -207,7 +211,7 @@ def _integrate_once(integrand, x, lo, hi, discrete):
         if total.has(sp.Sum):
             return None
         back = {r: v for r, v in ratios.items()}
-        return total.subs(back), cond.subs(back)
+        return total.subs(back), decide_relationals(cond.subs(back))
     result = sp.integrate(integrand, (x, lo, hi), conds="separate")
     if isinstance(result, tuple):
         value, cond = result
@@ -420,8 +424,35 @@ def _merge_relationals(cond: sp.Basic) -> sp.Basic:
     return cond.func(*rest)
 
 
+def decide_relationals(cond: sp.Basic) -> sp.Basic:
+    """Replace relationals whose truth the symbols' assumptions decide (exp(-1/b) < 1 for b > 0)."""
+    if cond in (sp.true, sp.false, True, False) or not isinstance(cond, sp.Basic):
+        return cond
+    replacements = {}
+    for rel in cond.atoms(sp.core.relational.Relational):
+        if isinstance(rel, (sp.Eq, sp.Ne)):
+            continue
+        diff = rel.lhs - rel.rhs
+        sgn = sign_of(diff)
+        if sgn is None and rel.lhs.is_positive and rel.rhs.is_positive:
+            # compare positive sides through their logs: exp(-1/b) < 1 iff -1/b < 0
+            sgn = sign_of(sp.expand_log(sp.log(rel.lhs) - sp.log(rel.rhs), force=True))
+        if sgn is None:
+            continue
+        truth = {
+            sp.StrictGreaterThan: sgn > 0,
+            sp.GreaterThan: sgn >= 0,
+            sp.StrictLessThan: sgn < 0,
+            sp.LessThan: sgn <= 0,
+        }.get(type(rel))
+        if truth is not None:
+            replacements[rel] = sp.true if truth else sp.false
+    return cond.xreplace(replacements) if replacements else cond
+
+
 def simplify_condition(cond: sp.Basic) -> sp.Basic:
     """Boolean simplification of a finiteness condition (relationals as atoms, then merged bounds)."""
+    cond = decide_relationals(cond)
     if cond in (sp.true, sp.false, True, False):
         return sp.sympify(cond)
     try:
