@@ -598,6 +598,11 @@ def _derive(P, Q, x, support, params, seconds, check_density, label) -> Divergen
         status = Status.NUMERIC_ONLY
         reasons.append("the expression still contains an unevaluated integral, sum or limit")
         expr = None
+    elif expr.has(sp.meijerg):
+        # a Meijer G form is exact but no usable closed form: its evaluation can take minutes
+        status = Status.NUMERIC_ONLY
+        reasons.append(f"only a Meijer G-function form was found: {sp.sstr(expr)}")
+        expr = None
     else:
         status = Status.CLOSED_FORM
     return finish(

@@ -7,6 +7,7 @@ so documents cannot drift from the derivation.
 from __future__ import annotations
 
 import enum
+import os
 import platform
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
@@ -209,7 +210,12 @@ class DivergenceResult:
         exact = self.at(alpha, **values)
         if exact == sp.oo:
             return mpmath.inf
-        number = exact.evalf(dps + 10)
+        from .timeout import StepTimeout, run_with_time_limit
+
+        try:
+            number = run_with_time_limit(exact.evalf, dps + 10, seconds=float(os.environ.get("RDPSYM_EVAL_SECONDS", "60")))
+        except StepTimeout:
+            raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
         if isinstance(number, sp.Piecewise):
             raise ArithmeticError(f"{self.label}: cannot decide the conditions at alpha={alpha}, {values}")
         if number.has(sp.nan, sp.zoo) or not number.is_real:
