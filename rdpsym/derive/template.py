@@ -346,6 +346,9 @@ def integrate_template(
             return "divergent" if _diverges(integrand, x, lo, hi, discrete, seconds) else None
         return value.subs(back), cond.subs(back)
 
+    endpoint_cond = _endpoint_conditions(coeffs, x, lo, hi) if not discrete else sp.true
+    if endpoint_cond is not sp.true:
+        notes.append(f"integrability at finite ends: {sp.sstr(endpoint_cond)}")
     if len(unknown) > max_unknown:
         raise DerivationError(f"{len(unknown)} coefficients of undecided sign (at most {max_unknown} are split)")
     # First try: unknown signs as real symbols (briefly: sympy is often slow with them, and the
@@ -354,7 +357,7 @@ def integrate_template(
     trial.update({T: sp.Dummy("k", real=True) for T in unknown})
     got = attempt(trial, min(seconds, max(2.0, seconds / 4))) if unknown else attempt(known)
     if got not in (None, "divergent"):
-        return TemplateResult((got,), tuple(notes))
+        return TemplateResult((_with_endpoints(got, endpoint_cond),), tuple(notes))
     if not unknown:
         if got == "divergent":
             return TemplateResult((), tuple(notes + ["the integral diverges"]))
@@ -384,7 +387,48 @@ def integrate_template(
                 break
         else:
             merged.append([value, cond])
-    return TemplateResult(tuple((v, simplify_condition(c)) for v, c in merged), tuple(notes))
+    return TemplateResult(tuple(_with_endpoints((v, c), endpoint_cond) for v, c in merged), tuple(notes))
+
+
+def _endpoint_conditions(coeffs: dict, x: sp.Symbol, lo, hi) -> sp.Basic:
+    """Integrability at finite ends where a factor g(x)**c of the integrand vanishes.
+
+    Near such an end e, with every other factor finite and non-zero there, the integrand behaves like
+    |x - e|**(m*c) (m the order of the zero of g), and the integral converges iff m*c > -1. sympy does
+    not always return this condition (e.g. for x**s (1-x)**r on (0, 1)), so it is derived here.
+    """
+    conds = []
+    for e in (lo, hi):
+        if e.is_infinite:
+            continue
+        for T, c in coeffs.items():
+            if not isinstance(T, sp.log):
+                continue
+            g = T.args[0]
+            try:
+                if sp.simplify(g.subs(x, e)) != 0:
+                    continue
+            except Exception:  # noqa: BLE001
+                continue
+            others_regular = True
+            for T2 in coeffs:
+                if T2 is T:
+                    continue
+                v = sp.simplify(T2.subs(x, e)) if not isinstance(T2, sp.log) else sp.simplify(T2.args[0].subs(x, e))
+                if v.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or (isinstance(T2, sp.log) and v == 0):
+                    others_regular = False
+            if not others_regular:
+                continue
+            m = 1
+            if g.is_polynomial(x):
+                m = sp.roots(sp.Poly(g, x)).get(e, 1)
+            conds.append(m * c > -1)
+    return decide_relationals(sp.And(*conds)) if conds else sp.true
+
+
+def _with_endpoints(case, endpoint_cond):
+    value, cond = case
+    return value, simplify_condition(sp.And(cond, endpoint_cond))
 
 
 def _merge_relationals(cond: sp.Basic) -> sp.Basic:
