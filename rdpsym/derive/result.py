@@ -252,8 +252,8 @@ class DivergenceResult:
         if a.is_number and (a <= 0) is sp.true:
             raise ValueError(f"alpha must be > 0; got {a}")
         subs = self._symbol_map(values)
-        floats = {k: sp.Float(v, dps + 20) for k, v in subs.items()}
-        floats[self.alpha] = sp.Float(a, dps + 20)
+        floats = {k: sp.N(v, dps + 20) for k, v in subs.items()}
+        floats[self.alpha] = sp.N(a, dps + 20)
         cond = self.conditions
         if cond is not sp.true:
             cond = cond.subs(self.alpha, a).subs(subs)
