@@ -214,10 +214,7 @@ class DivergenceResult:
         special = a in (sp.Integer(1), sp.oo) or any(p.alpha == a for p in self.exceptional_points)
         try:
             if special:
-                exact = self.at(alpha, **values)
-                if exact == sp.oo:
-                    return mpmath.inf
-                number = run_with_time_limit(exact.evalf, dps + 10, seconds=limit)
+                number = run_with_time_limit(self._evaluate_special, a, values, dps, seconds=limit)
             else:
                 number = run_with_time_limit(self._evaluate_general, a, values, dps, seconds=limit)
         except StepTimeout:
@@ -240,6 +237,28 @@ class DivergenceResult:
         with mpmath.workdps(dps):
             return +mpmath.mpf(number)
 
+    def _floats(self, a, values, dps):
+        floats = {k: sp.N(v, dps + 20) for k, v in self._symbol_map(values).items()}
+        if a != sp.oo:
+            floats[self.alpha] = sp.N(a, dps + 20)
+        return floats
+
+    def _evaluate_special(self, a, values, dps):
+        """alpha = 1, oo or an exceptional point: the special value, evaluated with Floats."""
+        floats = self._floats(a, values, dps)
+        if a == 1:
+            target = self._special(self.kl, "kl", {})
+        elif a == sp.oo:
+            target = self._special(self.max_divergence, "max_divergence", {})
+        else:
+            cond = self.conditions.subs(floats) if self.conditions is not sp.true else sp.true
+            if cond is sp.false:
+                return sp.oo
+            target = next(p.value for p in self.exceptional_points if p.alpha == a)
+        if target == sp.oo:
+            return sp.oo
+        return target.evalf(dps + 10, subs=floats)
+
     def _evaluate_general(self, a, values, dps):
         """The general form at a non-special order, substituting high-precision Floats.
 
@@ -252,8 +271,7 @@ class DivergenceResult:
         if a.is_number and (a <= 0) is sp.true:
             raise ValueError(f"alpha must be > 0; got {a}")
         subs = self._symbol_map(values)
-        floats = {k: sp.N(v, dps + 20) for k, v in subs.items()}
-        floats[self.alpha] = sp.N(a, dps + 20)
+        floats = self._floats(a, values, dps)
         cond = self.conditions
         if cond is not sp.true:
             cond = cond.subs(self.alpha, a).subs(subs)
