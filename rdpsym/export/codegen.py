@@ -42,6 +42,7 @@ from sympy.printing.numpy import NumPyPrinter
 from ..derive.result import DivergenceResult, Status
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
+from .latex import result_parameters as _parameters_for
 
 __all__ = ["Series", "generate_source", "to_numpy", "series_expansions", "CodegenError"]
 
@@ -625,35 +626,6 @@ def _identifier(name: str) -> str:
     if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident in ("numpy", "alpha"):
         ident = f"p_{ident}"
     return ident
-
-
-def _parameters_for(result: DivergenceResult, parameters: Sequence[Parameter] | None) -> tuple[Parameter, ...]:
-    """Parameters (with domains) of the result's symbols: given, from the registered mechanism, or assumed."""
-    by_symbol: dict[sp.Symbol, Parameter] = {}
-    if parameters is not None:
-        by_symbol.update({p.symbol: p for p in parameters})
-    else:
-        mech_name = dict(result.provenance.inputs).get("mechanism")
-        if mech_name:
-            from .. import mechanisms
-
-            try:
-                by_symbol.update({p.symbol: p for p in mechanisms.get(mech_name).parameters})
-            except ValueError:
-                pass
-    out = []
-    for s in result.symbols:
-        if s in by_symbol:
-            out.append(by_symbol[s])
-            continue
-        if s.is_positive:
-            dom = sp.Interval.open(0, sp.oo)
-        elif s.is_nonnegative:
-            dom = sp.Interval(0, sp.oo)
-        else:
-            dom = sp.S.Reals
-        out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
-    return tuple(out)
 
 
 def _branches(expr: sp.Expr) -> tuple[str, list[sp.Expr]]:
