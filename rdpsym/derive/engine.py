@@ -566,6 +566,9 @@ def _derive(P, Q, x, support, params, seconds, check_density, label) -> Divergen
     try:
         kl = _kl(pieces, x, seconds, log)
         kl = _compact(kl, _sample_values(symbols, params, 3), seconds)
+        if kl.has(sp.meijerg):
+            # same rule as for the general order: a Meijer G form is not a usable closed form
+            raise DerivationError(f"only a Meijer G-function form was found: {sp.sstr(kl)}")
     except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
         kl = None
         reasons.append(f"KL not derived: {type(exc).__name__}: {exc}")
