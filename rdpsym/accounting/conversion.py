@@ -177,19 +177,11 @@ def _exact_number(value) -> sp.Expr:
 
 
 def _golden_min(f, a, b, iters):
-    g = (mpmath.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = f(c), f(d)
-    for _ in range(iters):
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = f(d)
-    return (c, fc) if fc <= fd else (d, fd)
+    """Golden-section search for the minimum of f on [a, b]: the numeric path's maximiser on -f."""
+    from ..numeric.divergence import _golden_max
+
+    x, neg = _golden_max(lambda t: -f(t), a, b, iters)
+    return x, -neg
 
 
 def _numeric_min(obj, dps):
