@@ -1,4 +1,4 @@
-"""On-disk cache of derivations, keyed by the inputs and the library versions.
+"""On-disk cache of derivations, keyed by the inputs, the library versions and the engine's source.
 
 A second derivation of the same inputs is a file read. The cache lives in ``RDPSYM_CACHE_DIR`` or
 ``~/.cache/rdpsym``; ``RDPSYM_NO_CACHE=1`` turns it off and :func:`clear_cache` empties it.
@@ -6,6 +6,7 @@ A second derivation of the same inputs is a file read. The cache lives in ``RDPS
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -43,9 +44,23 @@ def clear_cache() -> int:
     return n
 
 
+@functools.cache
+def engine_fingerprint() -> str:
+    """A hash of the derivation code itself (every module of ``rdpsym.derive``).
+
+    The package version alone would not change while the engine is developed, so an installed
+    development copy could otherwise return derivations made by older engine code.
+    """
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _key(*parts) -> str:
     text = "\n".join([str(_FORMAT), *(sp.srepr(p) if isinstance(p, sp.Basic) else repr(p) for p in parts)])
-    text += "\n" + repr(sorted(library_versions().items()))
+    text += "\n" + repr(sorted(library_versions().items())) + "\n" + engine_fingerprint()
     return hashlib.sha256(text.encode()).hexdigest()
 
 
