@@ -33,6 +33,7 @@ import keyword
 import os
 import re
 import tempfile
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -641,7 +642,9 @@ def _cache_path(key_text: str):
         return None
     from ..derive.result import library_versions
 
-    key = hashlib.sha256((key_text + repr(sorted(library_versions().items()))).encode()).hexdigest()
+    # the generator's own source is part of the key: a changed generator never serves stale code
+    generator = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    key = hashlib.sha256((key_text + repr(sorted(library_versions().items())) + generator).encode()).hexdigest()
     return cache_dir() / f"codegen-{key}.py"
 
 
@@ -690,7 +693,9 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     # one function per piece, called on the subset of points it serves
     def fn(fname: str, expr: sp.Expr) -> str:
         lines.append(f"def {fname}({arglist}):")
-        lines.append(f"    return {em.value(expr)} + _z(alpha)")
+        # an expression in alpha broadcasts by itself; a constant needs alpha's shape
+        pad = "" if ALPHA in expr.free_symbols else " + _z(alpha)"
+        lines.append(f"    return {em.value(expr)}{pad}")
         lines.append("")
         return fname
 
@@ -754,31 +759,39 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         branch_code.append((direct, boundary_names + near_one + point_names, boundary_names))
 
     # the branch evaluator: series where accurate, the closed form elsewhere
+    # The branch evaluator: series where accurate, the closed form elsewhere. Inputs keep their own
+    # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
+    # order-only or parameter-only subexpression once per row or column, not once per cell.
     lines.append(f"def _branch({arglist}, direct, series):")
+    lines.append(f"    shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
     lines.append("    if not series:")
-    lines.append(f"        return direct({arglist})")
-    lines.append("    out = numpy.full(alpha.shape, numpy.nan)")
-    lines.append("    todo = numpy.ones(alpha.shape, dtype=bool)")
+    lines.append(f"        return numpy.broadcast_to(direct({arglist}), shape)")
+    lines.append("    out = numpy.full(shape, numpy.nan)")
+    lines.append("    todo = numpy.ones(shape, dtype=bool)")
     lines.append("    for s, center in series:")
     lines.append("        # expansions in alpha are only tried close to their centre")
     lines.append("        near = todo if center is None else todo & (numpy.abs(alpha - center) < 0.25)")
     lines.append("        if not near.any():")
     lines.append("            continue")
     lines.append("        pre = getattr(s, 'pre', None)")
-    lines.append("        if pre is not None:")
-    lines.append(f"            keep = pre(*(a[near] for a in ({arglist},)))")
+    lines.append("        if pre is not None and center is None:")
+    lines.append(f"            near = near & pre({arglist})  # a cheap screen, at the inputs' own shapes")
+    lines.append("        elif pre is not None:")
+    lines.append(f"            keep = pre(*(numpy.broadcast_to(a, shape)[near] for a in ({arglist},)))")
     lines.append("            near = near.copy()")
     lines.append("            near[near] = keep")
-    lines.append("            if not near.any():")
-    lines.append("                continue")
-    lines.append(f"        sub = tuple(a[near] for a in ({arglist},))")
+    lines.append("        if not near.any():")
+    lines.append("            continue")
+    lines.append(f"        sub = tuple(numpy.broadcast_to(a, shape)[near] for a in ({arglist},))")
     lines.append("        value, tail = s(*sub)")
     lines.append(f"        ok = numpy.isfinite(value) & (tail <= {SERIES_TOLERANCE!r} * numpy.abs(value))")
     lines.append("        idx = numpy.flatnonzero(near)[ok]")
     lines.append("        out.flat[idx] = value[ok]")
     lines.append("        todo.flat[idx] = False")
-    lines.append("    if todo.any():")
-    lines.append(f"        sub = tuple(a[todo] for a in ({arglist},))")
+    lines.append("    if todo.all():")
+    lines.append(f"        out[...] = direct({arglist})")
+    lines.append("    elif todo.any():")
+    lines.append(f"        sub = tuple(numpy.broadcast_to(a, shape)[todo] for a in ({arglist},))")
     lines.append("        out[todo] = direct(*sub)")
     lines.append("    return out")
     lines.append("")
@@ -795,7 +808,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     special("_order_inf", result.max_divergence)
     exceptional = [(float(p.alpha), fn(f"_exceptional_{k}", p.value)) for k, p in enumerate(result.exceptional_points)]
     lines.append(f"def _conditions({arglist}):")
-    lines.append(f"    return numpy.broadcast_to({em.condition(result.conditions)}, alpha.shape)")
+    lines.append(f"    return numpy.asarray({em.condition(result.conditions)})")
     lines.append("")
 
     # parameter validation
@@ -819,8 +832,9 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     lines.append("    alpha: the Renyi order, > 0 (inf allowed)")
     lines.append(doc_params)
     lines.append('    """')
-    lines.append(f"    alpha, {', '.join(args)} = numpy.broadcast_arrays(" if args else "    (alpha,) = numpy.broadcast_arrays(")
-    lines.append("        " + ", ".join(f"numpy.asarray({a}, dtype=float)" for a in ["alpha", *args]) + ")")
+    lines.append(f"    alpha, {', '.join(args)} = (" if args else "    (alpha,) = (")
+    lines.append("        " + ", ".join(f"numpy.asarray({a}, dtype=float)" for a in ["alpha", *args]) + ",)")
+    lines.append(f"    shape = numpy.broadcast_shapes({', '.join(f'{a}.shape' for a in ['alpha', *args])})")
     lines.append("    with numpy.errstate(invalid='ignore'):")
     lines.append("        if not numpy.all(alpha > 0):")
     lines.append("            raise ValueError(f'alpha must be > 0 (and not NaN); got {alpha[~(alpha > 0)].ravel()[:3]}')")
@@ -828,16 +842,13 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         lines.append(f"        _ok = {cond.replace(' & (True)', '')}")
         lines.append(f"        if not numpy.all(_ok):")
         lines.append(f"            raise ValueError(f'{a} must lie in {dom}; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
-    lines.append("    out = numpy.full(alpha.shape, numpy.nan)")
+    lines.append("    out = numpy.full(shape, numpy.nan)")
+    lines.append(f"    full = lambda m: tuple(numpy.broadcast_to(a, shape)[m] for a in ({arglist},))  # noqa: E731")
     lines.append("    with numpy.errstate(all='ignore'):")
     lines.append("        rest = numpy.isfinite(alpha) & (alpha != 1.0)")
     for a0, f in exceptional:
         lines.append(f"        rest &= alpha != {a0!r}")
-    lines.append("        if rest.all():")
-    lines.append(f"            sub = ({arglist},)  # no copies when every order is a general one")
-    lines.append("        elif rest.any():")
-    lines.append(f"            sub = tuple(a[rest] for a in ({arglist},))")
-    lines.append("        if rest.any():")
+    lines.append("        rest = numpy.broadcast_to(rest, shape)")
     def combined(kind):
         parts = [kind(d, s, b) for d, s, b in branch_code]
         value = parts[0]
@@ -845,24 +856,30 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
             value = f"{combine}({value}, {p})"
         return value
 
-    lines.append(f"            out[rest] = numpy.ravel({combined(lambda d, s, b: f'_branch(*sub, {d}, [{chr(44).join(s)}])')})")
+    general = combined(lambda d, s, b: f'_branch(*sub, {d}, [{chr(44).join(s)}])')
+    lines.append("        if rest.all():")
+    lines.append(f"            sub = ({arglist},)  # every order is a general one: no copies, lazy broadcasting")
+    lines.append(f"            out[...] = {general}")
+    lines.append("        elif rest.any():")
+    lines.append("            sub = full(rest)")
+    lines.append(f"            out[rest] = numpy.ravel({general})")
     # alpha = 1, oo and exceptional orders: their own closed forms, or a boundary series where that
     # closed form cancels (KL of Laplace at large b)
     one = "_branch(*sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1 else "_order_one(*sub)"
-    lines.append("        m = alpha == 1.0")
+    lines.append("        m = numpy.broadcast_to(alpha == 1.0, shape)")
     lines.append("        if m.any():")
-    lines.append(f"            sub = tuple(a[m] for a in ({arglist},))")
+    lines.append("            sub = full(m)")
     lines.append(f"            out[m] = {one}")
-    lines.append("        m = numpy.isinf(alpha)")
+    lines.append("        m = numpy.broadcast_to(numpy.isinf(alpha), shape)")
     lines.append("        if m.any():")
-    lines.append(f"            out[m] = _order_inf(*(a[m] for a in ({arglist},)))")
+    lines.append("            out[m] = _order_inf(*full(m))")
     for a0, f in exceptional:
         call = "_branch(*sub, %s, [%s])" % (f, ", ".join(branch_code[0][2])) if len(branch_code) == 1 else f"{f}(*sub)"
-        lines.append(f"        m = alpha == {a0!r}")
+        lines.append(f"        m = numpy.broadcast_to(alpha == {a0!r}, shape)")
         lines.append("        if m.any():")
-        lines.append(f"            sub = tuple(a[m] for a in ({arglist},))")
+        lines.append("            sub = full(m)")
         lines.append(f"            out[m] = {call}")
-    lines.append(f"        out[~_conditions({arglist})] = numpy.inf")
+    lines.append(f"        out[~numpy.broadcast_to(_conditions({arglist}), shape)] = numpy.inf")
     lines.append("    if numpy.isnan(out).any():")
     lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
     lines.append("    return out[()] if out.ndim == 0 else out")
