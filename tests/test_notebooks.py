@@ -11,7 +11,8 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("
 
 
 def test_there_are_notebooks():
-    assert {p.stem for p in NOTEBOOKS} >= {"quickstart", "new_mechanism", "table2_and_figures"}
+    assert {p.stem for p in NOTEBOOKS} >= {"quickstart", "new_mechanism", "table2_and_figures", "checking_claims",
+                                         "regression_registry"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
