@@ -16,10 +16,18 @@ arXiv:1702.07476 v3, Prop. 6, with sums instead of integrals)
 and the engine derives only its alpha = 1 and alpha = oo values; verify() checks the claim here too
 (a mismatch is reported, never hidden).
 
-A "point" is one verify() point: the closed form and the numeric divergence (two evaluations at two
-precisions, for the error estimate) compared inside one precision context. Target: >= 50 points/s
-at 30 digits for the 1-D continuous pairs. ``--compare-backends`` re-runs the measurement in
-subprocesses with mpmath's pure-Python backend (MPMATH_NOGMPY=1) and with gmpy2 (if installed).
+A "point" is one verify() point: the closed form and the numeric divergence (with its two-rule
+error estimate, see rdpsym.numeric) compared inside one precision context. Target: >= 50 points/s
+at 30 digits for the 1-D continuous pairs on one core: verify() runs with ``executor="serial"``.
+
+Printed per pair and precision: points per second (wall clock; the machine is shared, so also)
+points per CPU-second, and the load-independent work per point: log-density / integrand
+evaluations (``arb`` outside the quadrature, ``quad`` Arb Gauss-Legendre nodes, ``mpmath``
+evaluations through mpmath; rdpsym.numeric.fast.STATS).
+
+``--backend mpmath`` measures the pure-mpmath path (RDPSYM_NUMERIC_BACKEND=mpmath, no Arb).
+``--compare-backends`` re-runs the measurement in subprocesses with mpmath's pure-Python backend
+(MPMATH_NOGMPY=1) and with gmpy2 (if installed).
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ import sympy as sp
 import rdpsym
 from rdpsym import alpha as A
 from rdpsym.derive.result import DivergenceResult, Status
+from rdpsym.numeric import fast
+from rdpsym.numeric.fast import STATS
 from rdpsym.verify import Point, verify
 
 TARGET = 50.0  # points per second at 30 digits, 1-D continuous pairs
@@ -67,20 +77,30 @@ SCALES = [sp.Rational(1, 2), 1, 2, 5]
 def bench(case, dps, n):
     P, Q, var, sup, name, result = case
     points = [Point(a, ((name, s),), "benchmark") for s in SCALES for a in ORDERS][:n]
-    t0 = time.perf_counter()
-    report = verify(result, P=P, Q=Q, x=var, support=sup, points=points, dps=dps)
-    dt = time.perf_counter() - t0
-    return len(points) / dt, report
+    # warm-up (not timed): one compilation per pair and mpmath's/Arb's quadrature node caches,
+    # as in any sweep of more than a few points
+    verify(result, P=P, Q=Q, x=var, support=sup, points=points[:1], dps=dps, executor="serial")
+    for key in STATS:
+        STATS[key] = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    report = verify(result, P=P, Q=Q, x=var, support=sup, points=points, dps=dps, executor="serial")
+    dt, dc = time.perf_counter() - t0, time.process_time() - c0
+    evals = {key: v / len(points) for key, v in STATS.items()}
+    return len(points) / dt, len(points) / dc, evals, report
 
 
 def run(n):
-    print(f"mpmath {mpmath.__version__}, backend {mpmath.libmp.BACKEND}, python {sys.version.split()[0]}")
+    print(f"mpmath {mpmath.__version__}, backend {mpmath.libmp.BACKEND}, python {sys.version.split()[0]}, "
+          f"numeric path: {'Arb (python-flint) + mpmath' if fast.available() else 'mpmath only'}")
     cases = _cases()
     rows = []
     for label, case in cases.items():
         for dps in (30, 50):
-            rate, report = bench(case, dps, n)
-            line = f"{label:18s} dps={dps}: {rate:7.2f} points/s  {report.status} (min {report.min_digits:.0f} digits)"
+            rate, cpu_rate, ev, report = bench(case, dps, n)
+            total = sum(ev.values())
+            line = (f"{label:18s} dps={dps}: {rate:7.2f} points/s, {cpu_rate:7.2f} per CPU-s; evaluations/point "
+                    f"{total:6.0f} (arb {ev['arb']:.0f}, quad {ev['quad_nodes']:.0f}, mpmath {ev['mpmath']:.0f})  "
+                    f"{report.status} (min {report.min_digits:.0f} digits)")
             if dps == 30 and label != "discrete laplace":
                 line += f"  ratio to target {rate / TARGET:.3f}"
             print(line, flush=True)
@@ -92,7 +112,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=12, help="points per pair and precision")
     ap.add_argument("--compare-backends", action="store_true", help="pure-Python vs gmpy2 mpmath backend")
+    ap.add_argument("--backend", choices=("arb", "mpmath"), default="arb",
+                    help="numeric path: Arb with mpmath fallback (default) or mpmath only")
     args = ap.parse_args()
+    if args.backend == "mpmath":
+        os.environ["RDPSYM_NUMERIC_BACKEND"] = "mpmath"
     if not args.compare_backends:
         run(args.n)
         return

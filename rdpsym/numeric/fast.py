@@ -1,0 +1,448 @@
+r"""Fast evaluation for the numeric path: log-densities compiled to Arb (python-flint) functions,
+and Gauss-Legendre quadrature with degree doubling.
+
+Why: the numeric path spends nearly all of its time evaluating ``log P`` and ``log Q`` (and the
+integrand ``exp(alpha log P + (1-alpha) log Q - L_max)``) at a few hundred to a few thousand points.
+Through ``sympy.lambdify(..., "mpmath")`` one evaluation at 40-70 digits costs 50-150 us of pure
+Python arithmetic; Arb (Johansson 2017, "Arb: efficient arbitrary-precision midpoint-radius
+interval arithmetic", IEEE T-C 66(8)) does the same in C in 2-5 us. Arb is a third implementation,
+independent of both sympy (the engine) and mpmath (the closed forms' ``evalf``).
+
+* :func:`compile_log_pair` turns ``log P`` and ``log Q`` (sympy, in ``x`` and the parameters) into a
+  tree of Python closures over ``arb`` values, once per symbolic pair; :meth:`Compiled.bind` fixes
+  the parameter values and the precision (sub-expressions without ``x`` are folded to one ``arb``
+  then). Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with
+  mpmath. At run time anything that is not a finite real ball (``log`` of a non-positive number,
+  an undecidable ``Piecewise`` condition, a zero density) comes back as ``None``, and the caller
+  evaluates that point with mpmath instead: Arb never turns a doubtful value into a number.
+* :func:`gauss_legendre` integrates on finite pieces with ``n`` and ``2n`` nodes and returns the
+  ``2n`` value with ``|I_n - I_2n|`` as its error estimate (two rules), doubling ``n`` until that
+  difference is below the tolerance or a node cap is reached. For a function analytic in a
+  Bernstein ellipse of parameter ``rho`` around the piece the ``n``-point error is
+  ``O(rho^{-2n})`` (Trefethen, "Approximation Theory and Approximation Practice", Thm. 19.3), so
+  ``|I_n - I_2n|`` bounds the error of ``I_2n`` with a wide margin once the rule converges.
+  Nodes and weights come from ``arb.legendre_p_root`` (cached per degree and precision).
+
+Precision: every evaluation runs inside ``flint.ctx.workprec`` (restored afterwards); the global
+precision of flint and mpmath is never changed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Callable
+
+import mpmath
+import sympy as sp
+
+try:  # optional: without python-flint the numeric path uses mpmath alone
+    import flint
+    from flint import arb
+except ImportError:  # pragma: no cover - exercised only where python-flint is missing
+    flint = None
+    arb = None
+
+__all__ = ["available", "Unsupported", "Compiled", "compile_log_pair", "gauss_legendre", "to_arb", "to_mpf",
+           "STATS"]
+
+#: evaluation counters, a load-independent work measure (benchmarks/verify.py). Keys: ``arb``
+#: (log-density pairs evaluated with Arb outside the quadrature: scans, peak, tails), ``mpmath``
+#: (log-density pairs or integrand values evaluated with mpmath), ``quad_nodes`` (Arb
+#: Gauss-Legendre integrand evaluations). Not thread-safe; only counts.
+STATS = {"arb": 0, "mpmath": 0, "quad_nodes": 0}
+
+
+def available() -> bool:
+    """True when python-flint is importable and not disabled by ``RDPSYM_NUMERIC_BACKEND=mpmath``."""
+    return flint is not None and os.environ.get("RDPSYM_NUMERIC_BACKEND", "").lower() != "mpmath"
+
+
+class Unsupported(Exception):
+    """The expression has a function Arb is not taught here: use mpmath."""
+
+
+# ----------------------------------------------------------------------------------------------
+# conversions
+# ----------------------------------------------------------------------------------------------
+def to_arb(v) -> "arb":
+    """An mpmath mpf (or int) as an exact arb."""
+    if isinstance(v, int):
+        return arb(v)
+    sign, man, exp, _ = v._mpf_
+    if not man and exp:  # mpmath's special values (inf, nan) have a zero mantissa
+        raise ValueError(f"not a finite number: {v}")
+    return arb((-int(man) if sign else int(man), int(exp)))
+
+
+def to_mpf(v: "arb"):
+    """The midpoint of a finite arb as an mpf at mpmath's current precision (None if not finite)."""
+    if not v.is_finite():
+        return None
+    man, exp = v.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp)))
+
+
+# ----------------------------------------------------------------------------------------------
+# compiler
+# ----------------------------------------------------------------------------------------------
+class _Nan(Exception):
+    """Raised inside a compiled function when a value is not a finite real ball."""
+
+
+def _num(e: sp.Expr) -> "arb":
+    """An exact sympy number (or constant) as an arb at the current flint precision."""
+    if e.is_Integer:
+        return arb(int(e))
+    if e.is_Rational:
+        return arb(int(e.p)) / int(e.q)
+    if e.is_Float:
+        sign, man, exp, _ = e._mpf_  # exact binary value, whatever its precision
+        return arb((-int(man) if sign else int(man), int(exp)))
+    if e is sp.pi:
+        return arb.pi()
+    if e is sp.E:
+        return arb.const_e()
+    if e is sp.EulerGamma:
+        return arb.const_euler()
+    if e is sp.S.NegativeInfinity:
+        return arb.neg_inf()
+    raise Unsupported(f"number {e}")
+
+
+_UNARY = {
+    sp.exp: lambda v: v.exp(),
+    sp.log: lambda v: v.log(),
+    sp.sqrt: lambda v: v.sqrt(),
+    sp.erf: lambda v: v.erf(),
+    sp.erfc: lambda v: v.erfc(),
+    sp.gamma: lambda v: v.gamma(),
+    sp.loggamma: lambda v: v.lgamma(),
+    sp.sin: lambda v: v.sin(),
+    sp.cos: lambda v: v.cos(),
+    sp.tan: lambda v: v.tan(),
+    sp.atan: lambda v: v.atan(),
+    sp.sinh: lambda v: v.sinh(),
+    sp.cosh: lambda v: v.cosh(),
+    sp.tanh: lambda v: v.tanh(),
+    sp.Abs: abs,
+}
+
+
+class Compiled:
+    """``log P`` and ``log Q`` as sympy expressions, with :meth:`bind` to make Arb closures."""
+
+    def __init__(self, lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Symbol, ...]):
+        self.lp, self.lq, self.x, self.params = lp, lq, x, params
+        # fail at compile time (not at the first point) on unsupported functions
+        with flint.ctx.workprec(64):
+            vals = {p: arb(1) for p in params}
+            _build(lp, x, vals, probe=True)
+            _build(lq, x, vals, probe=True)
+
+    def bind(self, values: dict, prec: int):
+        """Closures ``f(t: arb) -> (lp, lq)`` (arb balls, or None when either is not a finite real
+        ball) at ``prec`` bits with the parameters fixed to ``values`` (symbol -> exact number)."""
+        try:
+            with flint.ctx.workprec(prec):
+                vals = {p: _num(sp.S(values[p])) for p in self.params}
+                fp = _build(self.lp, self.x, vals)
+                fq = _build(self.lq, self.x, vals)
+        except (Unsupported, ValueError, TypeError, ZeroDivisionError):
+            # these values leave Arb's reach (e.g. an unsupported number): every point uses mpmath
+            return _nan_fn, _nan_fn
+        return fp, fq
+
+
+def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
+    """A closure t -> arb for e (a constant arb when e has no x). Raises Unsupported."""
+    if not e.has(x):
+        if probe:
+            _validate_const(e, vals)
+            return arb(1)
+        return _const(e, vals)
+    if e == x:
+        return lambda t: t
+    if e.is_Add:
+        const = [a for a in e.args if not a.has(x)]
+        fs = [_as_fn(_build(a, x, vals, probe)) for a in e.args if a.has(x)]
+        c = _const(sp.Add(*const), vals) if (const and not probe) else None
+        if probe:
+            for a in const:
+                _validate_const(a, vals)
+        if len(fs) == 1:
+            f0 = fs[0]
+            return (lambda t: f0(t) + c) if c is not None else f0
+        if len(fs) == 2:
+            f0, f1 = fs
+            return (lambda t: f0(t) + f1(t) + c) if c is not None else (lambda t: f0(t) + f1(t))
+
+        def add(t):
+            s = fs[0](t)
+            for f in fs[1:]:
+                s = s + f(t)
+            return s + c if c is not None else s
+        return add
+    if e.is_Mul:
+        const = [a for a in e.args if not a.has(x)]
+        fs = [_as_fn(_build(a, x, vals, probe)) for a in e.args if a.has(x)]
+        c = _const(sp.Mul(*const), vals) if (const and not probe) else None
+        if probe:
+            for a in const:
+                _validate_const(a, vals)
+        if len(fs) == 1:
+            f0 = fs[0]
+            return (lambda t: c * f0(t)) if c is not None else f0
+        if len(fs) == 2:
+            f0, f1 = fs
+            return (lambda t: c * f0(t) * f1(t)) if c is not None else (lambda t: f0(t) * f1(t))
+
+        def mul(t):
+            s = fs[0](t)
+            for f in fs[1:]:
+                s = s * f(t)
+            return s * c if c is not None else s
+        return mul
+    if e.is_Pow:
+        b, n = e.args
+        fb = _as_fn(_build(b, x, vals, probe))
+        if n.is_Integer:
+            k = int(n)
+            if k == 2:
+                return lambda t: (lambda u: u * u)(fb(t))
+            if k == -1:
+                return lambda t: 1 / fb(t)
+            return lambda t: fb(t) ** k
+        if n == sp.S.Half:
+            return lambda t: fb(t).sqrt()
+        if n.has(x):
+            fn = _as_fn(_build(n, x, vals, probe))
+            return lambda t: (fn(t) * fb(t).log()).exp()
+        cn = arb(1) if probe else _const(n, vals)
+        # b ** n for real n: Arb gives NaN for a negative base (never a silent complex value)
+        return lambda t: fb(t) ** cn
+    if isinstance(e, sp.Piecewise):
+        branches = []
+        for val, cond in e.args:
+            fv = _as_fn(_build(val, x, vals, probe)) if val.has(x) or val.is_finite is not False else None
+            if fv is None:  # -oo (log of a zero density): no real value, the caller falls back
+                fv = _nan_fn
+            fc = _build_cond(cond, x, vals, probe)
+            branches.append((fc, fv))
+
+        def pw(t):
+            for fc, fv in branches:
+                if fc(t):
+                    return fv(t)
+            raise _Nan
+        return pw
+    if isinstance(e, (sp.Max, sp.Min)):
+        fs = [_as_fn(_build(a, x, vals, probe)) for a in e.args]
+        is_max = isinstance(e, sp.Max)
+
+        def mm(t):
+            vs = [f(t) for f in fs]
+            best = vs[0]
+            for v in vs[1:]:
+                if (v > best) if is_max else (v < best):
+                    best = v
+                elif not ((v <= best) if is_max else (v >= best)):
+                    raise _Nan  # overlapping balls: undecidable here
+            return best
+        return mm
+    op = _UNARY.get(e.func)
+    if op is not None and len(e.args) == 1:
+        f = _as_fn(_build(e.args[0], x, vals, probe))
+        return lambda t: op(f(t))
+    raise Unsupported(f"{e.func.__name__} is not compiled to Arb")
+
+
+def _nan_fn(t):
+    raise _Nan
+
+
+def _as_fn(v):
+    if callable(v):
+        return v
+    return lambda t: v
+
+
+def _validate_const(e: sp.Expr, vals: dict):
+    for node in sp.preorder_traversal(e):
+        if node.is_Symbol and node not in vals:
+            raise Unsupported(f"free symbol {node}")
+        if node.is_Atom and not node.is_Symbol:
+            if not (node.is_Number or node.is_NumberSymbol):
+                raise Unsupported(f"constant {node}")  # I, zoo, ...: not a real number
+            _num(node)
+        elif not node.is_Atom and not (node.is_Add or node.is_Mul or node.is_Pow or node.func in _UNARY):
+            raise Unsupported(f"{node.func.__name__} in a constant")
+
+
+def _const(e: sp.Expr, vals: dict) -> "arb":
+    """Evaluate a constant sub-expression (parameters in vals) as an arb."""
+    if e.is_Symbol:
+        if e not in vals:
+            raise Unsupported(f"free symbol {e}")
+        return vals[e]
+    if e.is_Number or e.is_NumberSymbol or e is sp.S.NegativeInfinity:
+        return _num(e)
+    if e.is_Add:
+        s = arb(0)
+        for a in e.args:
+            s = s + _const(a, vals)
+        return s
+    if e.is_Mul:
+        s = arb(1)
+        for a in e.args:
+            s = s * _const(a, vals)
+        return s
+    if e.is_Pow:
+        b, n = e.args
+        if n.is_Integer:
+            return _const(b, vals) ** int(n)
+        if n == sp.S.Half:
+            return _const(b, vals).sqrt()
+        return _const(b, vals) ** _const(n, vals)
+    op = _UNARY.get(e.func)
+    if op is not None and len(e.args) == 1:
+        return op(_const(e.args[0], vals))
+    raise Unsupported(f"{e.func.__name__} in a constant")
+
+
+def _build_cond(c, x, vals, probe):
+    """A closure t -> bool for a relational condition; raises _Nan when Arb cannot decide."""
+    if c is sp.true or c == True:  # noqa: E712 - sympy true
+        return lambda t: True
+    if c is sp.false or c == False:  # noqa: E712
+        return lambda t: False
+    if isinstance(c, sp.And):
+        fs = [_build_cond(a, x, vals, probe) for a in c.args]
+        return lambda t: all(f(t) for f in fs)
+    if isinstance(c, sp.Or):
+        fs = [_build_cond(a, x, vals, probe) for a in c.args]
+        return lambda t: any(f(t) for f in fs)
+    if isinstance(c, sp.Not):
+        f = _build_cond(c.args[0], x, vals, probe)
+        return lambda t: not f(t)
+    if isinstance(c, sp.core.relational.Relational):
+        d = _as_fn(_build(c.lhs - c.rhs, x, vals, probe))
+        op = c.rel_op
+        # a relation is decided only when the ball lies on one side of 0 (ties at an exact 0 are
+        # decided exactly); otherwise the point goes to mpmath
+        if op in ("<", ">", "<=", ">="):
+            strict = op in ("<", ">")
+            neg = op in ("<", "<=")
+
+            def rel(t):
+                v = d(t)
+                if v.is_zero():
+                    return not strict
+                if v > 0:
+                    return not neg
+                if v < 0:
+                    return neg
+                raise _Nan
+            return rel
+        if op in ("==", "!="):
+            eq = op == "=="
+
+            def releq(t):
+                v = d(t)
+                if v.is_zero():
+                    return eq
+                if v > 0 or v < 0:
+                    return not eq
+                raise _Nan
+            return releq
+    raise Unsupported(f"condition {c}")
+
+
+@functools.lru_cache(maxsize=64)
+def compile_log_pair(lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Symbol, ...]) -> Compiled | None:
+    """Compiled log-densities, or None when python-flint is missing or a function is unsupported."""
+    if not available():
+        return None
+    try:
+        return Compiled(lp, lq, x, params)
+    except (Unsupported, TypeError, ValueError):
+        return None
+
+
+def evaluator(fp, fq) -> Callable:
+    """``t -> (lp, lq)`` arb balls, or None where either is not a finite real ball."""
+
+    def ev(t):
+        try:
+            lp = fp(t)
+            lq = fq(t)
+        except (_Nan, ZeroDivisionError, ValueError, TypeError):
+            return None
+        if lp.is_finite() and lq.is_finite():
+            return lp, lq
+        return None
+
+    return ev
+
+
+# ----------------------------------------------------------------------------------------------
+# Gauss-Legendre with degree doubling
+# ----------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _gl_nodes(n: int, prec: int):
+    """Gauss-Legendre nodes and weights on [-1, 1] (n points) at prec bits, as arb pairs.
+
+    Nodes come in symmetric pairs; Arb computes the roots of P_n and the weights
+    2 / ((1 - x^2) P_n'(x)^2) with rigorous enclosures."""
+    with flint.ctx.workprec(prec + 20):
+        out = []
+        for k in range(n):
+            xk, wk = arb.legendre_p_root(n, k, weight=True)
+            out.append((xk.mid(), wk.mid()))
+    return tuple(out)
+
+
+def _gl_sum(g, c, h, n, prec):
+    s = arb(0)
+    for xk, wk in _gl_nodes(n, prec):
+        s += wk * g(c + h * xk)
+    STATS["quad_nodes"] += n
+    return s * h
+
+
+def gauss_legendre(g, pieces, prec: int, rel_tol, n0: int, n_max: int):
+    """∫ g over finite pieces [(lo, hi), ...] (arb ends) at ``prec`` bits.
+
+    Each piece is integrated with n0 and 2 n0 nodes; pieces whose two values differ by more than
+    ``rel_tol * |total| / len(pieces)`` are redone with doubled degrees (previous 2n becomes n) up
+    to ``n_max``. Returns (total, error, converged): the sum of the higher-degree values, the sum
+    of the per-piece differences (plus the balls' radii), and whether every piece met the
+    tolerance. ``g`` maps an arb to an arb (finite); it may raise to abort."""
+    with flint.ctx.workprec(prec):
+        state = []
+        for lo, hi in pieces:
+            c, h = (lo + hi) / 2, (hi - lo) / 2
+            a = _gl_sum(g, c, h, n0, prec)
+            b = _gl_sum(g, c, h, 2 * n0, prec)
+            state.append([c, h, 2 * n0, b, abs(a - b)])
+        converged = True
+        while True:
+            total = arb(0)
+            for st in state:
+                total += st[3]
+            tol = abs(total.mid()) * rel_tol / len(state)
+            todo = [st for st in state if not st[4].mid() <= tol]
+            if not todo:
+                break
+            if any(st[2] * 2 > n_max for st in todo):
+                converged = False
+                break
+            for st in todo:
+                c, h, n, b, _ = st
+                b2 = _gl_sum(g, c, h, 2 * n, prec)
+                st[2], st[3], st[4] = 2 * n, b2, abs(b - b2)
+        err = arb(0)
+        for st in state:
+            err += st[4]
+        err = err.mid() + err.rad() + total.rad()
+        return total.mid(), err, converged
