@@ -722,7 +722,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
             # a cheap screen (leading and last two terms only) before the full series
             k = nonzero[0]
             lines.append(f"def {fname}_pre({arglist}):")
-            lines.append(f"    v = {em.value(s.variable)} + _z(alpha)")
+            lines.append(f"    v = {em.value(s.variable)}  # at the inputs' own shapes: broadcasts only when combined")
             lines.append(f"    lead = numpy.abs(({em.value(s.coeffs[k])}) * v**{k})")
             lines.append(f"    last = numpy.abs(({em.value(s.coeffs[n - 1])}) * v**{n - 1}) + numpy.abs(({em.value(s.coeffs[n - 2])}) * v**{n - 2})")
             lines.append("    return numpy.isfinite(lead) & (last <= 1e-8 * lead)")
