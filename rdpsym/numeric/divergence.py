@@ -606,6 +606,20 @@ def _kink_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
     return [a for a in args if a.has(x)]
 
 
+@functools.lru_cache(maxsize=512)
+def _polynomial_kinks(arg: sp.Expr, x: sp.Symbol, wp: int, prec: int):
+    """Exact real roots of the numerator of a rational kink argument as mpfs (``prec`` is the mpmath
+    precision they are made at: part of the cache key), or (None, note) when the argument is not
+    rational in x or sympy fails. Cached: the points of a sweep share their kinks (``|x - 1|``)."""
+    num, den = sp.fraction(sp.together(arg))
+    if num.is_polynomial(x) and den.is_polynomial(x):
+        try:
+            return tuple(mpmath.mpf(sp.Float(sp.N(r, wp + 5), wp + 5)) for r in sp.Poly(num, x).real_roots()), ""
+        except Exception as exc:  # sympy can fail on odd coefficients: fall through
+            return None, f"real_roots failed on {arg}: {exc}"
+    return None, ""
+
+
 def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int, intervals) -> tuple[list, list[str]]:
     """Real zeros of the kink arguments (as mpf at the current precision) and notes.
 
@@ -616,14 +630,12 @@ def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int, intervals) -> tuple[li
     """
     pts, notes = set(), []
     for arg in set(_kink_arguments(P, x) + _kink_arguments(Q, x)):
-        num, den = sp.fraction(sp.together(arg))
-        if num.is_polynomial(x) and den.is_polynomial(x):
-            try:
-                for r in sp.Poly(num, x).real_roots():
-                    pts.add(mpmath.mpf(sp.Float(sp.N(r, wp + 5), wp + 5)))
-                continue
-            except Exception as exc:  # sympy can fail on odd coefficients: fall through
-                notes.append(f"real_roots failed on {arg}: {exc}")
+        roots, note = _polynomial_kinks(arg, x, wp, mpmath.mp.prec)
+        if note:
+            notes.append(note)
+        if roots is not None:
+            pts.update(roots)
+            continue
         try:
             f = sp.lambdify(x, arg, modules="mpmath", docstring_limit=0)
         except Exception as exc:
@@ -688,7 +700,12 @@ def _golden_max(f, a, b, iters):
 
 
 def _scan_points(a, b, kinks):
-    """Logarithmic scan of an interval (a, b) (ends may be infinite), kink-aware."""
+    """Logarithmic scan of an interval (a, b) (ends may be infinite), kink-aware (a tuple)."""
+    return _scan_points_cached(a, b, tuple(kinks), mpmath.mp.prec)
+
+
+@functools.lru_cache(maxsize=256)
+def _scan_points_cached(a, b, kinks, prec):
     pts = set(k for k in kinks if a < k < b)
     if mpmath.isinf(a) and mpmath.isinf(b):
         centers = sorted(pts) if pts else [mpmath.mpf(0)]
@@ -713,7 +730,7 @@ def _scan_points(a, b, kinks):
     srt = sorted(pts)
     # midpoints between kinks, so every kink-delimited piece gets samples
     mids = [(srt[i] + srt[i + 1]) / 2 for i in range(len(srt) - 1)]
-    return sorted(set(srt) | set(mids))
+    return tuple(sorted(set(srt) | set(mids)))
 
 
 def _find_peak(L, intervals, kinks, refine_iters=60):
