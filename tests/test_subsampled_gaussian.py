@@ -1,0 +1,179 @@
+"""The Poisson-subsampled Gaussian: the mechanism, integer orders derived by the engine, the float64 code
+against 50-digit mpmath, fail-closed behaviour, input validation, and dp_accounting at integer orders.
+
+The published binomial form sum_j binom(k, j) (1-q)^(k-j) q^j exp(j(j-1)/(2 sigma^2)) (Mironov, Talwar,
+Zhang 2019, arXiv:1908.10530, Sect. 3.3, integer alpha) appears here only as the claim to check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+import rdpsym
+from rdpsym import mechanisms
+from rdpsym.accounting.subsampled import OUTWARD, subsampled_gaussian_rdp, subsampled_gaussian_rdp_mp
+from rdpsym.derive.result import Status
+
+ALPHA = rdpsym.alpha
+
+
+def published_integer_order(k, q, sigma):
+    """MTZ 2019 Sect. 3.3 at integer alpha = k: log(sum_j binom(k,j)(1-q)^(k-j) q^j e^{j(j-1)/(2 sigma^2)})/(k-1)."""
+    A = sum(sp.binomial(k, j) * (1 - q) ** (k - j) * q**j * sp.exp(sp.Integer(j * (j - 1)) / (2 * sigma**2))
+            for j in range(k + 1))
+    return sp.log(A) / (k - 1)
+
+
+def rel(a, b):
+    return abs(a - b) / abs(b)
+
+
+_REFS: dict = {}
+
+
+def reference(a, q, s, dps=50):
+    """The mpmath reference, computed once per session and point (tests share it)."""
+    key = (a, q, s, dps)
+    if key not in _REFS:
+        _REFS[key] = subsampled_gaussian_rdp_mp(a, q, s, dps=dps)
+    return _REFS[key]
+
+
+# -- the float code against the 50-digit reference -------------------------------------------------------
+#: default grid (cheap reference points): alpha in [1, 20.5], q in [1e-4, 0.999], sigma in [0.3, 50]
+GRID_QUICK = [
+    (1 + 1e-6, 1e-4, 50.0), (1 + 1e-6, 0.5, 0.3), (1.5, 0.01, 1.0), (1.5, 0.1, 0.5), (2.5, 1e-4, 0.3),
+    (7.25, 0.999, 2.0), (20.5, 0.02, 5.0), (1.0, 0.1, 1.0),
+]
+GRID_SLOW = list(itertools.product((1 + 1e-6, 1.5, 3.7, 33.3, 256.0), (1e-4, 1e-2, 0.3, 0.9), (0.3, 1.0, 50.0)))
+
+
+def _max_rel_error(grid, dps=50):
+    worst = 0.0
+    with mpmath.workdps(dps):
+        for a, q, s in grid:
+            got = subsampled_gaussian_rdp(a, q, s)
+            ref, err = reference(a, q, s, dps=dps)
+            assert err <= mpmath.mpf(10) ** -30 * abs(ref), (a, q, s, err)
+            r = float(abs(mpmath.mpf(float(got)) - ref) / ref)
+            # fail closed: never below the reference
+            assert mpmath.mpf(float(got)) >= ref, (a, q, s, got, ref)
+            worst = max(worst, r)
+    return worst
+
+
+def test_float_against_mpmath_quick():
+    worst = _max_rel_error(GRID_QUICK)
+    assert worst <= 1e-10, worst
+
+
+@pytest.mark.slow
+def test_float_against_mpmath_grid():
+    worst = _max_rel_error(GRID_SLOW)
+    print(f"max relative error over {len(GRID_SLOW)} points: {worst:.3e}")
+    assert worst <= 1e-10, worst
+
+
+def test_outward_rounding_dominates_the_float_error():
+    """The raw error (result / (1 + OUTWARD) vs the reference) is far below the margin OUTWARD."""
+    with mpmath.workdps(50):
+        for a, q, s in GRID_QUICK[:6]:
+            raw = mpmath.mpf(float(subsampled_gaussian_rdp(a, q, s))) / (1 + mpmath.mpf(OUTWARD))
+            ref, _ = reference(a, q, s)
+            assert abs(raw - ref) / ref < OUTWARD / 10, (a, q, s)
+
+
+def test_the_accuracy_check_fails_for_the_absolute_value_series():
+    """The MTZ two-sided series summed in absolute values (the field's known bug) overstates the RDP at
+    alpha = 1.5 by several percent: the same comparison with the reference rejects it."""
+
+    def abs_series(alpha, q, sigma, terms=2000):
+        from scipy import special
+
+        z0 = sigma**2 * math.log(1 / q - 1) + 0.5
+        logs = []
+        for i in range(terms):
+            # log |binom(alpha, i)|: gammaln is log|Gamma|, so the sign of the term is dropped (the bug)
+            log_c = special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
+            j = alpha - i
+            logs.append(log_c + i * math.log(q) + j * math.log1p(-q) + (i * i - i) / (2 * sigma**2)
+                        + math.log(0.5 * math.erfc((i - z0) / (math.sqrt(2) * sigma)) + 1e-300))
+            logs.append(log_c + j * math.log(q) + i * math.log1p(-q) + (j * j - j) / (2 * sigma**2)
+                        + math.log(0.5 * math.erfc((z0 - j) / (math.sqrt(2) * sigma)) + 1e-300))
+        return float(special.logsumexp(logs)) / (alpha - 1)
+
+    a, q, s = 1.5, 0.01, 1.0
+    with mpmath.workdps(50):
+        ref, _ = reference(a, q, s)
+        wrong = abs_series(a, q, s)
+        assert rel(mpmath.mpf(wrong), ref) > 0.01
+        assert rel(mpmath.mpf(float(subsampled_gaussian_rdp(a, q, s))), ref) <= 1e-10
+
+
+def test_reverse_direction_never_dominates():
+    """D_alpha(Q||P) <= D_alpha(P||Q) at alpha >= 1 (MTZ 2019, Sect. 3), re-checked at 30 digits."""
+    with mpmath.workdps(30):
+        for a, q, s in [(1 + 1e-6, 0.5, 0.3), (1.5, 0.1, 0.5), (2, 0.9, 1.0), (1, 0.3, 0.7)]:
+            fwd, _ = subsampled_gaussian_rdp_mp(a, q, s, dps=30)
+            rev, _ = subsampled_gaussian_rdp_mp(a, q, s, dps=30, reverse=True)
+            assert rev <= fwd, (a, q, s, rev, fwd)
+            assert rev > 0
+
+
+# -- special orders and parameters ------------------------------------------------------------------------
+def test_special_cases():
+    assert subsampled_gaussian_rdp(3.5, 0.0, 1.0) == 0.0
+    assert subsampled_gaussian_rdp(np.inf, 0.0, 1.0) == 0.0
+    assert subsampled_gaussian_rdp(np.inf, 1e-9, 100.0) == np.inf
+    # q = 1 is the Gaussian mechanism (Mironov 2017, Prop. 7), up to the outward rounding
+    assert subsampled_gaussian_rdp(3.5, 1.0, 2.0) == pytest.approx(3.5 / 8, rel=2 * OUTWARD)
+    assert subsampled_gaussian_rdp(3.5, 1.0, 2.0) >= 3.5 / 8
+    # alpha = 1 is the KL divergence, the limit of the curve
+    kl = subsampled_gaussian_rdp(1.0, 0.1, 1.0)
+    near = subsampled_gaussian_rdp(1 + 1e-9, 0.1, 1.0)
+    assert abs(near - kl) / kl < 1e-7
+    with mpmath.workdps(50):
+        ref, _ = reference(1.0, 0.1, 1.0)
+        assert rel(mpmath.mpf(float(kl)), ref) <= 1e-10
+
+
+def test_broadcasting_and_monotonicity():
+    alphas = np.array([1.0, 1.5, 2.0, 2.5, 3.0, 10.0, 32.0])[:, None]
+    qs = np.array([1e-3, 0.1])[None, :]
+    out = subsampled_gaussian_rdp(alphas, qs, 1.5)
+    assert out.shape == (7, 2)
+    assert np.all(np.diff(out, axis=0) > 0)
+    assert np.all(out[:, 1] > out[:, 0])
+    assert isinstance(subsampled_gaussian_rdp(2.0, 0.1, 1.0), np.floating)
+
+
+def test_fail_closed():
+    out = subsampled_gaussian_rdp(np.array([np.nan, 2.0, np.inf]), 0.1, 1.0)
+    assert out[0] == np.inf and np.isfinite(out[1]) and out[2] == np.inf
+    # huge orders overflow nothing and stay finite, non-decreasing
+    big = subsampled_gaussian_rdp(np.array([1000.0, 1000.5, 1001.0]), 0.01, 0.5)
+    assert np.all(np.isfinite(big)) and np.all(np.diff(big) > 0)
+
+
+@pytest.mark.parametrize("kwargs, rule", [
+    (dict(alpha=2.0, q=1.5, sigma=1.0), "q must be in"),
+    (dict(alpha=2.0, q=-0.1, sigma=1.0), "q must be in"),
+    (dict(alpha=2.0, q=np.nan, sigma=1.0), "q must be in"),
+    (dict(alpha=2.0, q=0.1, sigma=0.0), "sigma must be"),
+    (dict(alpha=2.0, q=0.1, sigma=np.inf), "sigma must be"),
+    (dict(alpha=2.0, q=0.1, sigma=np.nan), "sigma must be"),
+    (dict(alpha=0.0, q=0.1, sigma=1.0), "alpha must be > 0"),
+    (dict(alpha=-np.inf, q=0.1, sigma=1.0), "alpha must be > 0"),
+])
+def test_input_validation(kwargs, rule):
+    with pytest.raises(ValueError, match=rule):
+        subsampled_gaussian_rdp(**kwargs)
+    with pytest.raises(ValueError, match=rule):
+        subsampled_gaussian_rdp_mp(**kwargs, dps=20)
