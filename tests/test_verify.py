@@ -166,6 +166,32 @@ def test_mutations_are_rejected(table_ii, name):
         assert "worst:" in str(report)
 
 
+@pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian"])
+def test_compiled_closed_form_equals_evaluate(table_ii, name):
+    """verify() evaluates the closed form through a compiled mpmath function at general orders:
+    it gives result.evaluate()'s value (sympy evalf, adaptive precision) to the working precision,
+    including near alpha = 1 (cancellation) and at alpha = 1000 (overflow), and routes special
+    orders (1, oo, exceptional points) to evaluate() itself."""
+    from rdpsym.verify.verify import _closed_value
+
+    mech, result = table_ii[name]
+    points = verification_points(mech.parameters, conditions=result.conditions,
+                                 exceptional=[p.alpha for p in result.exceptional_points], level="quick")
+    wp = 40
+    for point in points:
+        values = point.value_dict
+        try:
+            ref = result.evaluate(point.alpha, dps=wp, **values)
+        except (ArithmeticError, ValueError):
+            continue
+        got = _closed_value(result, point.alpha, wp, values)
+        with mpmath.workdps(wp):
+            if ref == mpmath.inf:
+                assert got == mpmath.inf, point.describe()
+            else:
+                assert abs(got - ref) <= mpmath.mpf(10) ** (-(wp - 10)) * max(abs(ref), 1), (point.describe(), got, ref)
+
+
 def test_bound_results_check_direction(table_ii):
     mech, result = table_ii["gaussian"]
     p = pts(mech, (2, {"sigma": 2, "sensitivity": 1}), (5, {"sigma": 1, "sensitivity": 1}))

@@ -130,6 +130,12 @@ def _exact(v: Any, name: str) -> sp.Expr:
     raise ValueError(f"values[{name!r}] must be an int, float, Fraction, mpf or sympy number, found {type(v).__name__}.")
 
 
+def _exact_floats(e: sp.Expr) -> sp.Expr:
+    """e with every sympy Float replaced by the Rational of its exact binary value."""
+    floats = e.atoms(sp.Float)
+    return e.xreplace({f: sp.Rational(f) for f in floats}) if floats else e
+
+
 def _parse_alpha(alpha: Any) -> tuple[str, Any]:
     """Return ('inf', None), ('kl', None) or ('finite', exact sympy number)."""
     if alpha is sp.oo or (isinstance(alpha, mpmath.mpf) and alpha == mpmath.inf) or (
@@ -1009,9 +1015,20 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
             if not far < Lmax - 10**6:
                 continue
             d = w
-            for _ in range(200):
+            for i in range(200):
                 X = base + sgn * d
                 if Lw(X) < thr and Lchk(X) < thr:
+                    # bisect between the last two distances (to 1/16 of the step): doubling alone
+                    # can put the cut up to twice as far out, and the wide tail piece then costs
+                    # the quadrature most of its nodes
+                    lo_d = d / 2 if i else d
+                    for _ in range(4 if i else 0):
+                        mid = (lo_d + d) / 2
+                        Xm = base + sgn * mid
+                        if Lw(Xm) < thr and Lchk(Xm) < thr:
+                            d = mid
+                        else:
+                            lo_d = mid
                     cuts[(k, sgn)] = (base, d)
                     break
                 d *= 2
@@ -1170,14 +1187,19 @@ def _discrete_once(dens, pieces, mode, a):
     # global shift: max of L over finite points and sampled progression points
     Lmax = -mpmath.inf
     prog_samples = []
+    # at a finite order away from 1, L itself is +inf where P > 0 = Q (alpha > 1: the max raises
+    # below) and -inf where that point adds nothing (alpha < 1): the separate check is redundant
+    check_parts = not (mode == "finite" and not near1)
     for k in finite_pts:
-        term_parts(k)
+        if check_parts:
+            term_parts(k)
         Lmax = max(Lmax, L(mpmath.mpf(k)))
     grid_j = sorted(set([0, 1, 2, 3] + [int(2 ** (e / 2)) for e in range(4, 130)]))
     for s0, st in progs:
         vals = []
         for j in grid_j:
-            term_parts(s0 + st * j)
+            if check_parts:
+                term_parts(s0 + st * j)
             vals.append(L(mpmath.mpf(s0 + st * j)))
         prog_samples.append(vals)
         Lmax = max([Lmax] + vals)
@@ -1345,6 +1367,10 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     for name, e in (("P", P), ("Q", Q)):
         if not isinstance(e, sp.Expr):
             raise ValueError(f"{name} must be a sympy expression in {x}, found {type(e).__name__}.")
+    # Floats inside P and Q are taken at their exact binary value, as parameter values are:
+    # sympy would otherwise fold log(0.5) to a 15-digit Float, and every digit past the 16th
+    # would be wrong while the two evaluations agree
+    P, Q = _exact_floats(P), _exact_floats(Q)
     compiled = _compiled_pair(P, Q, x)
     P, Q, support = _substitute(P, Q, x, support, values)
     if compiled is not None:
