@@ -55,3 +55,7 @@ __all__ += ["check_claim"]
 from . import properties
 
 __all__ += ["properties"]
+
+from .accounting import Accountant
+
+__all__ += ["Accountant"]

@@ -20,3 +20,8 @@ __all__ = [
     "group_privacy", "is_location_family",
     "ProfileValue", "pair_profile", "privacy_profile",
 ]
+
+from .accountant import Accountant, AccountantConversion, AccountantReport, Event
+from .curves import MechanismCurve, mechanism_curve
+
+__all__ += ["Accountant", "AccountantConversion", "AccountantReport", "Event", "MechanismCurve", "mechanism_curve"]

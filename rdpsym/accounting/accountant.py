@@ -1,0 +1,529 @@
+r"""A privacy accountant: compose RDP curves of many mechanisms, convert to (epsilon, delta)-DP.
+
+The paper's section VII use of RDP as a budget curve (Mironov 2017, arXiv:1702.07476 v3):
+
+* **Composition** (Prop. 1): releasing the outputs of mechanisms with curves eps_i(alpha) is
+  (alpha, sum_i eps_i(alpha))-RDP at every order; for independent releases of a product pair it is an
+  equality, for adaptive ones an upper bound. An event added ``count`` times contributes
+  ``count * eps_i(alpha)``; identical events (same mechanism, same parameter values) are merged.
+* **Conversion**: at every single order alpha > 1 the curve implies (epsilon, delta)-DP by Prop. 3
+  (``method="mironov"``) or by Canonne–Kamath–Steinke 2020, Prop. 12 (``"improved"``, the default);
+  the formulas are :func:`rdpsym.accounting.conversion.objective`. Any alpha gives a valid guarantee,
+  so the answer is the minimum over continuous alpha > 1, found by a log-spaced scan of
+  ``u = log(alpha - 1)`` and a golden-section refinement of the best local minima (see
+  :func:`_minimise`). The pure-DP order alpha = oo (eps(oo) = sum of max divergences; Mironov 2017,
+  Def. 4 and the remark that eps-DP is (oo, eps)-RDP) gives (eps(oo), 0)-DP and is used when smaller.
+* **Group privacy**: ``Accountant(group_size=k)`` or :meth:`Accountant.group_privacy` accounts for
+  inputs differing in k records, with the semantics of :func:`rdpsym.accounting.group_privacy`
+  (exact for location families, Prop. 2 bound otherwise; status ``bound`` per event).
+
+Fail closed: NaN anywhere becomes +inf; an infinite order never wins a minimum; a curve infinite at
+every order gives epsilon = +inf (delta = 1) with status ``"infinite"``; an optimum at the edge of the
+searched orders is reported with status ``"edge"`` (valid, maybe not the infimum).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from numbers import Real
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..specify.mechanism import Mechanism
+from .conversion import METHODS, objective
+from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
+
+__all__ = ["Accountant", "AccountantConversion", "Event", "AccountantReport"]
+
+#: Scan of u = log(alpha - 1): alpha - 1 from 1e-6 to 1e6 (extended to 1e12 when the minimum is at the top).
+SCAN_LOG10 = (-6.0, 6.0)
+SCAN_POINTS = 240
+EXTEND_LOG10 = 12.0
+#: Golden-section steps refining each local minimum of the scan (bracket 0.23 in u -> ~1e-10).
+GOLDEN_ITERATIONS = 48
+
+
+# -- events ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Event:
+    """One distinct event: a mechanism at parameter values, released ``count`` times."""
+
+    mechanism: Mechanism = field(repr=False)
+    values: tuple  # ((name, float), ...) in the mechanism's parameter order
+    count: int
+    provenance: str
+    detail: str = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.mechanism.name
+
+    @property
+    def label(self) -> str:
+        vals = ", ".join(f"{k}={v:g}" for k, v in self.values)
+        return f"{self.mechanism.name}({vals})"
+
+
+def _validate_count(count) -> int:
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        raise ValueError(f"count must be a non-negative integer; got {count!r}")
+    if count < 0:
+        raise ValueError(f"count must be a non-negative integer; got {count}")
+    return int(count)
+
+
+def _fast_check(mechanism: Mechanism, values: dict):
+    """Floats of ``values`` when every domain is an Interval with rational ends (exact checks), else None."""
+    by_name = mechanism.parameter_by_name
+    out = {}
+    for key, value in values.items():
+        p = by_name.get(key)
+        if p is None or not isinstance(p.domain, sp.Interval) or p.symbol.is_integer:
+            return None
+        if isinstance(value, (bool, str, bytes)) or not isinstance(value, Real) or not math.isfinite(float(value)):
+            return None
+        lo, hi = p.domain.start, p.domain.end
+        if not all(e.is_Rational or e in (sp.oo, -sp.oo) for e in (lo, hi)):
+            return None
+        v = Fraction(value)
+        ok_lo = lo == -sp.oo or (v > Fraction(int(lo.p), int(lo.q)) if p.domain.left_open else v >= Fraction(int(lo.p), int(lo.q)))
+        ok_hi = hi == sp.oo or (v < Fraction(int(hi.p), int(hi.q)) if p.domain.right_open else v <= Fraction(int(hi.p), int(hi.q)))
+        if not (ok_lo and ok_hi):
+            return None  # the slow path raises the standard message
+        out[key] = float(value)
+    return out
+
+
+# -- the optimiser ---------------------------------------------------------------------------------
+def _objective_np(method: str, kind: str, eps_rdp: np.ndarray, a: np.ndarray, target: float) -> np.ndarray:
+    """:func:`rdpsym.accounting.conversion.objective` in numpy (epsilon, or log delta), +inf stays +inf."""
+    with np.errstate(all="ignore"):
+        if kind == "epsilon":
+            if method == "mironov":
+                out = eps_rdp + math.log(1 / target) / (a - 1)
+            else:
+                out = eps_rdp + np.log1p(-1 / a) - (math.log(target) + np.log(a)) / (a - 1)
+        elif method == "mironov":
+            out = (a - 1) * (eps_rdp - target)
+        else:
+            out = (a - 1) * (eps_rdp - target) + (a - 1) * np.log1p(-1 / a) - np.log(a)
+    out = np.where(np.isinf(eps_rdp) & (eps_rdp > 0), np.inf, out)
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1]):
+    """Minimise f(alpha) (vectorised) over alpha > 1 in u = log(alpha - 1).
+
+    A scan of ``SCAN_POINTS + 1`` points (as in :mod:`rdpsym.accounting.conversion`), extended up to
+    alpha - 1 = 1e12 while the minimum sits at the top; then each of the three best local minima of
+    the scan is refined by golden-section search on its bracket ``[u_{i-1}, u_{i+1}]``
+    (:func:`rdpsym.accounting.conversion._golden_min`, ``GOLDEN_ITERATIONS`` steps: the bracket shrinks
+    to ~1e-10 in u). The objective need not be unimodal. Returns ``(alpha, value, at_edge,
+    evaluations)``; ``alpha`` is None when f is +inf everywhere.
+    """
+    from .conversion import _golden_min
+
+    ln10 = math.log(10)
+    us = np.linspace(lo_log10 * ln10, hi_log10 * ln10, SCAN_POINTS + 1)
+    vals = f(1 + np.exp(us))
+    evals = len(us)
+    step = us[1] - us[0]
+    while np.isfinite(vals).any() and int(np.argmin(vals)) == len(vals) - 1 and us[-1] < EXTEND_LOG10 * ln10:
+        extra = us[-1] + step * np.arange(1, 21)
+        us, vals = np.concatenate([us, extra]), np.concatenate([vals, f(1 + np.exp(extra))])
+        evals += len(extra)
+    finite = np.isfinite(vals)
+    if not finite.any():
+        return None, math.inf, False, evals
+    n = len(vals)
+    left = np.concatenate([[np.inf], vals[:-1]])
+    right = np.concatenate([vals[1:], [np.inf]])
+    local = np.flatnonzero(finite & (vals <= left) & (vals <= right))
+    local = local[np.argsort(vals[local], kind="stable")][:3] if len(local) else np.array([int(np.argmin(vals))])
+    best_u, best = float(us[local[0]]), float(vals[local[0]])
+    count = [0]
+
+    def g(u):
+        count[0] += 1
+        return float(f(np.array([1 + math.exp(float(u))]))[0])
+
+    for i in local:
+        a, b = float(us[max(i - 1, 0)]), float(us[min(i + 1, n - 1)])
+        u, v = _golden_min(g, a, b, GOLDEN_ITERATIONS)
+        if float(v) < best:
+            best_u, best = float(u), float(v)
+    evals += count[0]
+    at_edge = bool(best_u <= us[0] + step or best_u >= us[-1] - step)
+    return 1 + math.exp(best_u), best, at_edge, evals
+
+
+@dataclass(frozen=True)
+class AccountantConversion:
+    """The (epsilon, delta) the composed curve implies.
+
+    ``value``: epsilon (``kind="epsilon"``, given ``target`` delta) or delta (``kind="delta"``, given
+    ``target`` epsilon), a float; ``alpha``: the optimal order (``inf`` for the pure-DP order, None
+    when no order is finite); ``status``: ``"optimal"`` (interior minimum over continuous alpha),
+    ``"pure_dp"`` (alpha = oo won), ``"edge"`` (minimum at the edge of the searched orders: a valid
+    guarantee that may not be the infimum) or ``"infinite"`` (no finite order: epsilon = +inf, delta
+    = 1); ``rdp_at_alpha``: the composed curve at ``alpha``; ``pure_epsilon``: eps(oo);
+    ``evaluations``: orders evaluated by the optimiser.
+    """
+
+    value: float
+    alpha: float | None
+    kind: str
+    target: float
+    method: str
+    status: str
+    note: str
+    rdp_at_alpha: float
+    pure_epsilon: float
+    evaluations: int = 0
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    @property
+    def finite(self) -> bool:
+        return self.status != "infinite"
+
+
+# -- the accountant --------------------------------------------------------------------------------
+class Accountant:
+    r"""Compose RDP curves of built-in or user-defined mechanisms and convert to (epsilon, delta)-DP.
+
+    >>> acct = Accountant()
+    >>> acct.add("gaussian", count=1000, sigma=30.0).add("laplace", b=2.0)   # doctest: +SKIP
+    >>> acct.epsilon(1e-5).value                                              # doctest: +SKIP
+
+    ``group_size`` accounts for inputs differing in that many records (module docstring);
+    ``method`` is the default conversion (``"improved"``: CKS20 Prop. 12, or ``"mironov"``: Prop. 3).
+    A parameter named ``sensitivity`` that is not given defaults to 1 (the convention of the CLI and
+    of dp_accounting's noise multipliers); it is shown with each event.
+    """
+
+    def __init__(self, group_size: int = 1, method: str = "improved"):
+        if isinstance(group_size, bool) or not isinstance(group_size, (int, np.integer)) or group_size < 1:
+            raise ValueError(f"group_size must be a positive integer; got {group_size!r}")
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+        self.group_size = int(group_size)
+        self.method = method
+        # mechanism -> {values tuple -> count}; insertion order kept for the report
+        # id(mechanism) -> {values tuple -> count}; insertion order kept for the report
+        self._events: dict[int, dict[tuple, int]] = {}
+        self._curve_method: dict[int, str] = {}
+        self._validated: dict = {}
+        self._mechs: dict[int, Mechanism] = {}
+        self._by_name: dict[str, Mechanism] = {}
+        self._by_id: dict[int, Mechanism] = {}
+        self._by_eq: dict[Mechanism, Mechanism] = {}
+        self._keep: list = []
+
+    # -- adding events -----------------------------------------------------------------------------
+    def add(self, mechanism, count: int = 1, *, curve: str = "auto", **values) -> "Accountant":
+        """Add ``count`` releases of ``mechanism`` (a Mechanism or registry name) at parameter ``values``.
+
+        Every parameter of the mechanism must be given (``sensitivity`` defaults to 1); values are
+        checked against the parameters' domains (:meth:`Mechanism.substitutions`). ``count`` must be a
+        non-negative integer (0 adds nothing). ``curve="numeric"`` forces the numeric curve.
+        Returns the accountant (calls chain).
+        """
+        count = _validate_count(count)
+        if curve not in ("auto", "numeric"):
+            raise ValueError(f"curve must be 'auto' or 'numeric'; got {curve!r}")
+        m = self._canonical(mechanism)
+        if "sensitivity" in m.params and "sensitivity" not in values:
+            values = {**values, "sensitivity": 1}
+        try:
+            key = (id(m), tuple(sorted((k, repr(v)) for k, v in values.items())))
+        except TypeError:
+            key = None
+        if key is None or key not in self._validated:
+            missing = [p for p in m.params if p not in values]
+            if missing:
+                raise ValueError(f"values: missing parameter(s) {', '.join(missing)} of {m.name!r} "
+                                 f"(its parameters are {', '.join(m.params)})")
+            if _fast_check(m, values) is None:
+                m.substitutions(values)  # raises ValueError naming the parameter and its domain
+            previous = self._curve_method.get(id(m))
+            if previous is not None and previous != curve:
+                raise ValueError(f"curve: {m.name!r} was added with curve={previous!r}; one curve per mechanism")
+            self._curve_method[id(m)] = curve
+            mechanism_curve(m, self.group_size, curve)  # prepare (and cache) the curve now: errors surface here
+            if key is not None:
+                self._validated[key] = (curve, tuple((p, float(values[p])) for p in m.params))
+        if key is not None:
+            previous, vals = self._validated[key]
+            if previous != curve:
+                raise ValueError(f"curve: {m.name!r} was added with curve={previous!r}; one curve per mechanism")
+        else:
+            vals = tuple((p, float(values[p])) for p in m.params)
+        if count == 0:
+            return self
+        bucket = self._events.setdefault(id(m), {})
+        bucket[vals] = bucket.get(vals, 0) + count
+        return self
+
+    def _canonical(self, mechanism) -> Mechanism:
+        """One Mechanism object per distinct mechanism (equal objects merge); cheap on repeats."""
+        if isinstance(mechanism, str):
+            m = self._by_name.get(mechanism)
+            if m is None:
+                m = self._canonical(resolve_mechanism(mechanism))
+                self._by_name[mechanism] = m
+            return m
+        m = self._by_id.get(id(mechanism))
+        if m is None:
+            if not isinstance(mechanism, Mechanism):
+                resolve_mechanism(mechanism)  # raises the TypeError
+            m = self._by_eq.setdefault(mechanism, mechanism)
+            self._by_id[id(mechanism)] = m
+            self._keep.append(mechanism)  # ids stay valid while the object lives
+            self._mechs[id(m)] = m
+        return m
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The distinct events, merged (same mechanism and values: counts add)."""
+        out = []
+        for mid, bucket in self._events.items():
+            m = self._mechs[mid]
+            c = self._curve(m)
+            out += [Event(m, vals, n, c.provenance, c.detail) for vals, n in bucket.items()]
+        return tuple(out)
+
+    def _curve(self, m: Mechanism) -> MechanismCurve:
+        return mechanism_curve(m, self.group_size, self._curve_method.get(id(m), "auto"))
+
+    def group_privacy(self, k: int) -> "Accountant":
+        """A copy of this accountant for groups of ``k`` records (k times the current group size)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"k must be a positive integer (the group size); got {k!r}")
+        new = Accountant(self.group_size * int(k), self.method)
+        for name in ("_curve_method", "_validated", "_mechs", "_by_name", "_by_id", "_by_eq"):
+            setattr(new, name, dict(getattr(self, name)))
+        new._keep = list(self._keep)
+        new._events = {mid: dict(b) for mid, b in self._events.items()}
+        for mid in new._events:
+            new._curve(new._mechs[mid])  # prepare the group curves now: errors surface here
+        return new
+
+    # -- curves ------------------------------------------------------------------------------------
+    def _matrix(self, a: np.ndarray):
+        """Per-event contributions count * eps_i(alpha): list of (events, matrix (len(a) x n_i))."""
+        parts = []
+        for mid, bucket in self._events.items():
+            m = self._mechs[mid]
+            curve = self._curve(m)
+            keys = list(bucket)
+            params = {p: np.array([dict(k)[p] for k in keys]) for p in m.params}
+            counts = np.array([bucket[k] for k in keys], dtype=float)
+            vals = curve.values(a, params)
+            with np.errstate(invalid="ignore"):
+                parts.append((m, keys, vals * counts[None, :]))
+        return parts
+
+    @staticmethod
+    def _check_alpha(alpha) -> np.ndarray:
+        a = np.asarray(alpha, dtype=float)
+        if np.isnan(a).any() or (a <= 0).any():
+            bad = a[np.isnan(a) | (a <= 0)].ravel()[:3]
+            raise ValueError(f"alpha must be > 0 (inf allowed; not NaN); got {bad}")
+        return a
+
+    def curve(self, alpha) -> np.ndarray:
+        """The composed RDP curve sum_i count_i eps_i(alpha) (Mironov 2017, Prop. 1), vectorised.
+
+        ``alpha`` > 0 (numpy arrays broadcast); alpha = 1 is the sum of KL divergences, alpha = inf the
+        pure-DP part (:attr:`max_divergence`). +inf where any event is infinite; NaN never appears
+        (it becomes +inf). An empty accountant's curve is 0.
+        """
+        a = self._check_alpha(alpha)
+        flat = a.ravel()
+        total = np.zeros(flat.shape)
+        for _, _, mat in self._matrix(flat):
+            with np.errstate(invalid="ignore"):
+                total = total + mat.sum(axis=1)
+        total[np.isnan(total)] = np.inf
+        return total.reshape(a.shape)[()] if a.ndim == 0 else total.reshape(a.shape)
+
+    @property
+    def max_divergence(self) -> float:
+        """eps(oo) of the composition: the sum of the events' max divergences (inf if any is inf)."""
+        return float(self.curve(np.inf))
+
+    pure_epsilon = max_divergence
+
+    def contributions(self, alpha: float) -> list[tuple[Event, float]]:
+        """Each distinct event's contribution count * eps_i(alpha) at one order."""
+        a = self._check_alpha(np.array([float(alpha)]))
+        out = []
+        for m, keys, mat in self._matrix(a):
+            c = self._curve(m)
+            for j, k in enumerate(keys):
+                out.append((Event(m, k, self._events[id(m)][k], c.provenance, c.detail), float(mat[0, j])))
+        return out
+
+    # -- conversions -------------------------------------------------------------------------------
+    def _convert(self, target, kind: str, method: str | None) -> AccountantConversion:
+        method = method or self.method
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+        name = "delta" if kind == "epsilon" else "epsilon"
+        if isinstance(target, bool) or not isinstance(target, Real):
+            raise ValueError(f"{name} must be a real number; got {target!r}")
+        t = float(target)
+        if kind == "epsilon" and not (0 < t < 1):
+            raise ValueError(f"delta must lie in (0, 1); got {target!r}")
+        if kind == "delta" and not (math.isfinite(t) and t >= 0):
+            raise ValueError(f"epsilon must be a finite number >= 0; got {target!r}")
+
+        def f(a):
+            return _objective_np(method, kind, self.curve(a), a, t)
+
+        a_opt, v_opt, at_edge, evals = _minimise(f)
+        pure = self.max_divergence
+        cands = []
+        if a_opt is not None:
+            rdp_at = float(self.curve(a_opt))
+            # the final value from conversion.objective itself, in mpmath, at the chosen order
+            with mpmath.workdps(30):
+                v_exact = float(objective(method, kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t)))
+            cands.append((max(v_opt, v_exact), a_opt, "edge" if at_edge else "optimal", rdp_at))
+        if math.isfinite(pure):
+            v_pure = pure if kind == "epsilon" else (-math.inf if pure <= t else math.inf)
+            cands.append((v_pure, math.inf, "pure_dp", pure))
+        cands = [c for c in cands if c[0] < math.inf]
+        src = METHODS[method]
+        if not cands:
+            value = math.inf if kind == "epsilon" else 1.0
+            note = ("the composed curve is +inf (or NaN, counted as +inf) at every order searched and at "
+                    "alpha = oo: no (epsilon, delta) guarantee (fail closed)")
+            return AccountantConversion(value, None, kind, t, method, "infinite", note, math.inf, pure, evals)
+        best = min(cands, key=lambda c: c[0])
+        if kind == "epsilon":
+            value = max(best[0], 0.0)
+        else:
+            value = min(math.exp(best[0]), 1.0) if best[0] > -math.inf else 0.0
+        status = best[2]
+        if status == "pure_dp":
+            note = f"alpha = oo: pure DP, epsilon = eps(oo) = {pure:.6g}, delta = 0"
+        elif status == "edge":
+            note = (f"{src}; the minimum over alpha - 1 in [1e{SCAN_LOG10[0]:g}, 1e{EXTEND_LOG10:g}] lies at the "
+                    "edge of the searched orders: the value is a valid guarantee but may not be the infimum")
+        else:
+            note = f"{src}; continuous alpha: log-spaced scan + golden-section refinement ({evals} orders)"
+        return AccountantConversion(float(value), float(best[1]), kind, t, method, status, note, float(best[3]),
+                                    pure, evals)
+
+    def epsilon(self, delta: float, method: str | None = None) -> AccountantConversion:
+        """The smallest epsilon such that the composed curve implies (epsilon, delta)-DP.
+
+        Minimum over continuous alpha > 1 of :func:`rdpsym.accounting.conversion.objective`
+        (``method`` defaults to the accountant's) and the pure-DP order; ``delta`` in (0, 1).
+        """
+        return self._convert(delta, "epsilon", method)
+
+    def delta(self, epsilon: float, method: str | None = None) -> AccountantConversion:
+        """The smallest delta such that the composed curve implies (epsilon, delta)-DP (capped at 1)."""
+        return self._convert(epsilon, "delta", method)
+
+    # -- report ------------------------------------------------------------------------------------
+    def report(self, delta: float | None = None, epsilon: float | None = None,
+               method: str | None = None) -> "AccountantReport":
+        """A report of the (epsilon, delta) guarantee, the optimal order and each event's share there.
+
+        Give ``delta`` (report epsilon) or ``epsilon`` (report delta).
+        """
+        if (delta is None) == (epsilon is None):
+            raise ValueError("report: give exactly one of delta= or epsilon=")
+        conv = self.epsilon(delta, method) if delta is not None else self.delta(epsilon, method)
+        pure_rows = self.contributions(math.inf)
+        if conv.alpha is not None:
+            rows = [(e, v, p) for (e, v), (_, p) in zip(self.contributions(conv.alpha), pure_rows)]
+        else:
+            rows = [(e, math.nan, p) for e, p in pure_rows]
+        return AccountantReport(conv, tuple(rows), self.group_size)
+
+
+@dataclass(frozen=True)
+class AccountantReport:
+    """The guarantee and a table of events: contribution to the curve at the optimal order, eps(oo)."""
+
+    conversion: AccountantConversion
+    rows: tuple  # (Event, contribution at alpha*, contribution at alpha = oo)
+    group_size: int = 1
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def dominant(self) -> Event | None:
+        """The event with the largest contribution at the optimal order (None if nothing is finite)."""
+        finite = [r for r in self.rows if not math.isnan(r[1])]
+        if not finite:
+            return None
+        return max(finite, key=lambda r: r[1])[0]
+
+    def _headline(self) -> list[str]:
+        c = self.conversion
+        what = (f"epsilon = {c.value:.6g} at delta = {c.target:g}" if c.kind == "epsilon"
+                else f"delta = {c.value:.6g} at epsilon = {c.target:g}")
+        alpha = "none (no finite order)" if c.alpha is None else ("oo (pure DP)" if math.isinf(c.alpha) else f"{c.alpha:.6g}")
+        lines = [what, f"optimal alpha: {alpha}", f"status: {c.status} — {c.note}"]
+        if self.group_size > 1:
+            lines.append(f"group privacy: groups of {self.group_size} records")
+        d = self.dominant
+        if d is not None:
+            total = sum(r[1] for r in self.rows)
+            share = next(r[1] for r in self.rows if r[0] is d)
+            pct = 100 * share / total if total and math.isfinite(total) and math.isfinite(share) else math.nan
+            lines.append(f"dominating mechanism at the optimal alpha: {d.label} x {d.count} ({pct:.1f}% of the curve)")
+        return lines
+
+    def _table(self):
+        total = sum(r[1] for r in self.rows) if self.rows else 0.0
+        out = []
+        for e, v, p in self.rows:
+            pct = 100 * v / total if total and math.isfinite(total) and math.isfinite(v) else math.nan
+            out.append((e.label, str(e.count), e.provenance, f"{v:.6g}", f"{pct:.1f}%", f"{p:.6g}"))
+        return ("event", "count", "provenance", "count x eps(alpha*)", "share", "count x eps(oo)"), out
+
+    def markdown(self) -> str:
+        head, rows = self._table()
+        lines = [f"**{line}**" if i == 0 else line for i, line in enumerate(self._headline())]
+        text = "\n\n".join(lines) + "\n\n"
+        text += "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
+        text += "".join("| " + " | ".join(r) + " |\n" for r in rows)
+        return text
+
+    _repr_markdown_ = markdown
+
+    def __str__(self) -> str:
+        head, rows = self._table()
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+        fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+        return "\n".join(self._headline() + ["", fmt.format(*head)] + [fmt.format(*r) for r in rows])
+
+    def __rich__(self):
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        head, rows = self._table()
+        table = Table(*head, title="events")
+        for r in rows:
+            table.add_row(*r)
+        return Group(*[Text(line) for line in self._headline()], table)
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.conversion
+        return {"kind": c.kind, "value": c.value, "target": c.target, "alpha": c.alpha, "status": c.status,
+                "method": c.method, "dominant": None if self.dominant is None else self.dominant.label,
+                "events": [{"event": e.label, "count": e.count, "provenance": e.provenance,
+                            "at_alpha": v, "at_infinity": p} for e, v, p in self.rows]}

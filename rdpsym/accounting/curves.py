@@ -1,0 +1,399 @@
+r"""Fast float RDP curves alpha -> eps(alpha) of mechanisms at given parameter values, for accounting.
+
+An accountant evaluates each mechanism's curve at hundreds of orders for every conversion, so the
+curves must be float, vectorised and prepared once per mechanism. :func:`mechanism_curve` returns a
+:class:`MechanismCurve`, cached per (mechanism, group size, method) for the whole process: 10,000
+events of one mechanism derive its curve and generate its code once. Every curve evaluates a whole
+batch at once — ``values(alpha, params)`` takes an array of orders and one array per parameter (one
+entry per distinct event) and returns the (orders x events) matrix.
+
+Three kinds, named in ``MechanismCurve.provenance``:
+
+* ``"closed form"`` — the engine's derivation (:func:`rdpsym.rdp`) turned into stable numpy code by
+  :func:`rdpsym.export.codegen.to_numpy` (log-sum-exp, series at alpha = 1 and at the parameter
+  boundaries). alpha = 1 is the KL divergence, alpha = oo the max divergence, +inf outside the
+  finiteness conditions.
+* ``"bound"`` — group privacy (``group > 1``) of a mechanism that is not a location family: Mironov
+  2017 (arXiv:1702.07476 v3), Prop. 2, via :func:`rdpsym.accounting.group_privacy` (or the same
+  bound applied to the float curve for numeric and subsampled curves, see :func:`prop2_bound`).
+* ``"numeric"`` — no closed form: :func:`rdpsym.numeric_divergence` (independent mpmath quadrature)
+  at a fixed grid of orders ``NUMERIC_GRID``, both directions of every adjacent pair (Mironov 2017,
+  Def. 4), each value plus its error estimate. Between grid orders the curve is the value at the next
+  grid order *above* — an upper bound because D_alpha is non-decreasing in alpha (Mironov 2017,
+  Prop. 9; van Erven and Harremoës 2014, Thm. 3) — and above the grid it is D_inf. A grid order
+  whose quadrature did not converge is +inf (no claim). Grid values are cached per parameter values.
+* ``"subsampled"`` — the Poisson-subsampled Gaussian (registry name ``subsampled_gaussian``) from
+  :func:`rdpsym.accounting.subsampled.subsampled_gaussian_rdp` (imported when first needed).
+
+Fail closed everywhere: NaN becomes +inf (a NaN order never wins a minimum); a float evaluation that
+raises falls back to the exact value (:meth:`DivergenceResult.evaluate`), and to +inf if that fails
+too; a curve value below ``-NEGATIVE_TOLERANCE`` (impossible for a Rényi divergence, Mironov 2017,
+Prop. 8 / van Erven and Harremoës 2014, Thm. 8) is an ``ArithmeticError``, smaller rounding below 0
+is raised to 0.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+import sympy as sp
+
+from ..derive.result import DivergenceResult, Status
+from ..specify.mechanism import Mechanism
+
+__all__ = ["MechanismCurve", "mechanism_curve", "resolve_mechanism", "prop2_bound", "NUMERIC_GRID",
+           "SUBSAMPLED_NAME", "clear_cache"]
+
+#: Orders at which numeric curves are computed (alpha = 1 is the KL divergence).
+NUMERIC_GRID = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 20.0, 24.0, 32.0,
+                48.0, 64.0, 96.0, 128.0, 256.0, 512.0, 1024.0)
+#: Rounding below 0 up to this size is raised to 0; anything more negative is an error.
+NEGATIVE_TOLERANCE = 1e-9
+#: Registry name of the Poisson-subsampled Gaussian, whose curve comes from rdpsym.accounting.subsampled.
+SUBSAMPLED_NAME = "subsampled_gaussian"
+#: Above this order the subsampled Gaussian's curve is bounded by the Gaussian's (its quadrature gets slow).
+SUBSAMPLED_ALPHA_MAX = 512.0
+SUBSAMPLED_MEMO = 200_000
+
+PROP2 = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 2"
+PROP9 = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 9"
+
+_LOCK = threading.RLock()
+_CURVES: dict = {}
+_REGISTRY: dict[str, Mechanism] = {}
+
+
+def clear_cache() -> None:
+    """Forget every prepared curve (derivations stay in the on-disk cache)."""
+    with _LOCK:
+        _CURVES.clear()
+        _REGISTRY.clear()
+
+
+def resolve_mechanism(mechanism) -> Mechanism:
+    """A :class:`~rdpsym.Mechanism` from itself or a registry name (built once per process)."""
+    if isinstance(mechanism, Mechanism):
+        return mechanism
+    if isinstance(mechanism, str):
+        with _LOCK:
+            if mechanism not in _REGISTRY:
+                from .. import mechanisms
+
+                if mechanism == SUBSAMPLED_NAME and SUBSAMPLED_NAME not in mechanisms.names():
+                    raise NotImplementedError(
+                        f"mechanism {mechanism!r} is not in the registry yet "
+                        "(rdpsym.mechanisms.subsampled_gaussian has not landed)")
+                _REGISTRY[mechanism] = mechanisms.get(mechanism)  # ValueError names the registered ones
+            return _REGISTRY[mechanism]
+    raise TypeError(f"mechanism: expected an rdpsym Mechanism or a registry name, got {type(mechanism).__name__}")
+
+
+def _fail_closed(out: np.ndarray, where: str) -> np.ndarray:
+    """NaN -> +inf; tiny negatives -> 0; real negatives -> ArithmeticError."""
+    out = np.array(out, dtype=float, copy=True)
+    out[np.isnan(out)] = np.inf
+    neg = out < 0
+    if neg.any():
+        worst = out[neg].min()
+        if worst < -NEGATIVE_TOLERANCE:
+            raise ArithmeticError(f"{where}: the curve is negative ({worst!r}); an RDP curve is >= 0 "
+                                  "(Mironov 2017, Prop. 8): refusing to account with it")
+        out[neg] = 0.0
+    return out
+
+
+def prop2_bound(fn: Callable[[np.ndarray], np.ndarray], k: int) -> Callable[[np.ndarray], np.ndarray]:
+    r"""Mironov 2017, Prop. 2 applied to a float curve ``fn``: the RDP of groups of size ``k``.
+
+    With c = ceil(log2 k) and order beta: ``3^c fn(2^c beta)`` for beta >= 2, ``3^c fn(2^(c+1))`` at
+    beta = 1 (monotonicity, Prop. 9), +inf elsewhere (the proposition says nothing there); beta = oo
+    is left to the caller (the pure-DP group bound ``k eps(oo)``). Same semantics as
+    :func:`rdpsym.accounting.group_privacy`'s ``bound`` results.
+    """
+    c = max(0, math.ceil(math.log2(k)))
+    while 2**c < k:
+        c += 1
+    scale, factor = float(2**c), float(3**c)
+
+    def group(a):
+        a = np.asarray(a, dtype=float)
+        out = np.full(a.shape, np.inf)
+        ok = a >= 2
+        if ok.any():
+            out[ok] = factor * fn(scale * a[ok])
+        one = a == 1
+        if one.any():
+            out[one] = factor * fn(np.full(int(one.sum()), 2 * scale))
+        return out
+
+    return group
+
+
+@dataclass
+class MechanismCurve:
+    """The float RDP curve of one mechanism (for groups of ``group``), for any parameter values.
+
+    ``provenance`` is ``"closed form"``, ``"bound"``, ``"numeric"`` or ``"subsampled"`` (module
+    docstring); ``detail`` says how it was obtained; ``result`` is the derivation behind it, if any.
+    """
+
+    mechanism: Mechanism
+    group: int
+    provenance: str
+    detail: str
+    result: DivergenceResult | None = None
+    _fn: Callable | None = field(default=None, repr=False)
+    _argnames: tuple = field(default=(), repr=False)
+    _numeric: dict = field(default_factory=dict, repr=False)
+    _notes: dict = field(default_factory=dict, repr=False)
+
+    # -- evaluation --------------------------------------------------------------------------------
+    def values(self, alpha, params: dict[str, np.ndarray]) -> np.ndarray:
+        """eps at orders ``alpha`` (1-D, > 0, inf allowed) for events ``params`` (name -> 1-D array).
+
+        Returns an array of shape ``(len(alpha), n_events)``; +inf where no finite claim is made.
+        """
+        a = np.atleast_1d(np.asarray(alpha, dtype=float))
+        n = len(next(iter(params.values()))) if params else 1
+        if self._fn is None:  # numeric: one column per event, grid values cached
+            cols = [self._numeric_base(a, {k: float(v[j]) for k, v in params.items()}) for j in range(n)]
+            out = np.stack(cols, axis=1) if cols else np.zeros((len(a), 0))
+        else:
+            out = self._float(a, params, n)
+        return _fail_closed(out, f"curve of {self.mechanism.name}")
+
+    def __call__(self, alpha, **values) -> np.ndarray:
+        """eps at orders ``alpha`` for one set of parameter values (same shape as ``alpha``)."""
+        a = np.asarray(alpha, dtype=float)
+        out = self.values(a.ravel(), {k: np.array([float(v)]) for k, v in values.items()})[:, 0]
+        return out.reshape(a.shape)[()] if a.ndim == 0 else out.reshape(a.shape)
+
+    def _call_fn(self, a, params):
+        kwargs = {self._argnames.get(k, k): v for k, v in params.items()} if isinstance(self._argnames, dict) else params
+        return self._fn(a, **kwargs)
+
+    def _float(self, a: np.ndarray, params: dict, n: int) -> np.ndarray:
+        cols = {k: np.asarray(v, dtype=float)[None, :] for k, v in params.items()}
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(self._call_fn(a[:, None], cols), dtype=float)
+            return np.broadcast_to(out, (len(a), n)).copy()
+        except (ArithmeticError, FloatingPointError):
+            pass  # the generated code refuses to return NaN: go point by point, exact where needed
+        out = np.empty((len(a), n))
+        for j in range(n):
+            one = {k: float(v[j]) for k, v in params.items()}
+            for i, ai in enumerate(a):
+                out[i, j] = self._point(ai, one)
+        return out
+
+    def _point(self, a: float, one: dict) -> float:
+        try:
+            with np.errstate(all="ignore"):
+                v = float(np.asarray(self._call_fn(np.array([a]), {k: np.array([x]) for k, x in one.items()})).ravel()[0])
+            if not math.isnan(v):
+                return v
+        except (ArithmeticError, FloatingPointError, ValueError):
+            pass
+        if self.result is not None and self.group == 1:
+            try:
+                return float(self.result.evaluate(sp.oo if math.isinf(a) else sp.Float(a, 30), dps=30,
+                                                  **{k: Fraction(x) for k, x in one.items()}))
+            except (ArithmeticError, ValueError):
+                pass
+        return math.inf  # fail closed
+
+    # -- numeric curves ----------------------------------------------------------------------------
+    def _numeric_value(self, key, order: float, values: dict) -> float:
+        """max over pairs and directions of numeric D_order + error; +inf when not converged."""
+        from ..numeric import numeric_divergence
+
+        cache = self._numeric.setdefault(key, {})
+        if order in cache:
+            return cache[order]
+        m, worst, notes = self.mechanism, 0.0, []
+        a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
+        exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
+        for pair in m.pairs:
+            for P, Q, direction in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
+                try:
+                    r = numeric_divergence(P, Q, m.variable, m.support, a, exact_values, dps=20)
+                except (ArithmeticError, ValueError) as exc:
+                    notes.append(f"alpha={order} [{pair.label}] {direction}: failed ({exc})")
+                    worst = math.inf
+                    continue
+                if not r.converged:
+                    notes.append(f"alpha={order} [{pair.label}] {direction}: not converged ({r.detail})")
+                    worst = math.inf
+                    continue
+                v = float(r.value + r.error) if r.value != sp.oo else math.inf
+                # mpf -> float rounds to nearest; step up one ulp so the float is still an upper bound
+                v = math.nextafter(v, math.inf) if math.isfinite(v) else v
+                worst = max(worst, v)
+        if notes:
+            self._notes.setdefault(key, []).extend(notes)
+        cache[order] = worst
+        return worst
+
+    def _numeric_base(self, a: np.ndarray, values: dict) -> np.ndarray:
+        key = tuple(sorted(values.items()))
+        grid = np.array(NUMERIC_GRID)
+        out = np.empty(a.shape)
+        idx = np.searchsorted(grid, a, side="left")  # grid[idx] >= a
+        for i in np.unique(idx):
+            sel = idx == i
+            if i < len(grid):
+                out[sel] = self._numeric_value(key, float(grid[i]), values)
+            else:
+                out[sel] = self._numeric_value(key, math.inf, values)  # D_alpha <= D_inf (Prop. 9)
+        return out
+
+    def numeric_notes(self, values: dict) -> list[str]:
+        """Why some grid orders of a numeric curve are +inf (non-convergence, failures)."""
+        return list(self._notes.get(tuple(sorted(values.items())), []))
+
+    # -- the pure-DP order -------------------------------------------------------------------------
+    def max_divergence(self, params: dict[str, np.ndarray]) -> np.ndarray:
+        """eps(oo) per event (+inf where infinite or not derived)."""
+        return self.values(np.array([np.inf]), params)[0]
+
+
+def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
+    from ..derive.mechanism_rdp import rdp
+    from ..export.codegen import CodegenError, _identifier  # noqa: PLC2701 - the generated argument names
+    from .group import group_privacy
+
+    if mechanism.name == SUBSAMPLED_NAME and method == "auto":
+        try:
+            from .subsampled import subsampled_gaussian_rdp
+        except ImportError as exc:
+            raise NotImplementedError(
+                "the subsampled Gaussian's float curve (rdpsym.accounting.subsampled.subsampled_gaussian_rdp) "
+                f"is not available: {exc}") from None
+
+        memo: dict = {}
+
+        def base(a, q, sigma):
+            a, q, sigma = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, q, sigma)))
+            out = np.empty(a.shape)
+            flat, todo = out.reshape(-1), []
+            for i, key in enumerate(zip(a.ravel().tolist(), q.ravel().tolist(), sigma.ravel().tolist())):
+                v = memo.get(key)
+                if v is None:
+                    todo.append((i, key))
+                else:
+                    flat[i] = v
+            if todo:
+                keys = np.array([k for _, k in todo])
+                ka, kq, ks = keys[:, 0], keys[:, 1], keys[:, 2]
+                high = np.isfinite(ka) & (ka > SUBSAMPLED_ALPHA_MAX) & (kq > 0)
+                vals = np.empty(len(todo))
+                # above the cap: the Gaussian's alpha / (2 sigma^2) bounds the subsampled curve (the mixture
+                # (1-q) Q + q P1 against Q: joint quasi-convexity, van Erven and Harremoes 2014, Thm. 13)
+                vals[high] = ka[high] / (2 * ks[high] ** 2)
+                if (~high).any():
+                    vals[~high] = np.asarray(subsampled_gaussian_rdp(ka[~high], kq[~high], ks[~high]), dtype=float)
+                if len(memo) > SUBSAMPLED_MEMO:
+                    memo.clear()
+                for (i, key), v in zip(todo, vals):
+                    memo[key] = flat[i] = v
+            return out
+
+        detail = ("Poisson-subsampled Gaussian: rdpsym.accounting.subsampled.subsampled_gaussian_rdp "
+                  "(exact binomial expansion at integer orders, quadrature of A_alpha - 1 elsewhere); above "
+                  f"alpha = {SUBSAMPLED_ALPHA_MAX:g} the Gaussian bound alpha/(2 sigma^2) (quasi-convexity, "
+                  "van Erven and Harremoes 2014, Thm. 13)")
+        if group == 1:
+            return MechanismCurve(mechanism, 1, "subsampled", detail, None, lambda a, **p: base(a, p["q"], p["sigma"]))
+        return _group_wrapped(mechanism, group, "subsampled", detail,
+                              lambda a, p: base(a, p["q"], p["sigma"]))
+
+    result = None
+    if method == "auto":
+        result = group_privacy(mechanism, group) if group > 1 else rdp(mechanism)
+        if result.status in (Status.CLOSED_FORM, Status.BOUND) and result.expr is not None:
+            try:
+                fn = result.to_numpy()
+            except CodegenError as exc:
+                fn, why = None, f"no float code ({exc})"
+            else:
+                argnames = {p: _identifier(p) for p in mechanism.params}
+                kind = "closed form" if result.status is Status.CLOSED_FORM else "bound"
+                detail = f"{result.label}: {result.status} derived by rdpsym, stable numpy code (rdpsym.export.codegen)"
+                if kind == "bound":
+                    detail += f"; {result.reason}"
+                return MechanismCurve(mechanism, group, kind, detail, result, fn, argnames)
+        else:
+            why = f"status {result.status}: {result.reason}"
+    elif method == "numeric":
+        why = "numeric curve requested"
+    else:
+        raise ValueError(f"method must be 'auto' or 'numeric'; got {method!r}")
+
+    detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
+              f"each pair, value + error estimate; between orders the next order's value ({PROP9}: "
+              "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
+    if group == 1:
+        return MechanismCurve(mechanism, 1, "numeric", detail, result)
+    base_curve = MechanismCurve(mechanism, 1, "numeric", detail, result)
+    return _group_wrapped(mechanism, group, "numeric", detail,
+                          lambda a, p: base_curve._numeric_base(np.asarray(a, dtype=float), p),
+                          inner=base_curve)
+
+
+def _group_wrapped(mechanism, group, kind, detail, base, inner=None) -> MechanismCurve:
+    """A Prop. 2 group bound around a float base curve ``base(alpha, params)``; D_inf scales by k."""
+    detail = (f"{detail}; groups of {group}: {PROP2} (3^c eps(2^c alpha) for alpha >= 2, "
+              f"3^c eps(2^(c+1)) at alpha = 1, +inf (no claim) in between; k eps(oo) at alpha = oo)")
+
+    def fn(a, **p):
+        names = list(p)
+        arrays = np.broadcast_arrays(np.asarray(a, dtype=float), *[np.asarray(v, dtype=float) for v in p.values()])
+        flat_a = arrays[0].ravel()
+        res = np.empty(flat_a.shape)
+        if names:
+            table = np.stack([x.ravel() for x in arrays[1:]], axis=1)
+            uniq, inverse = np.unique(table, axis=0, return_inverse=True)
+            inverse = inverse.ravel()
+        else:
+            uniq, inverse = np.zeros((1, 0)), np.zeros(flat_a.shape, dtype=int)
+        for j, row in enumerate(uniq):  # one parameter set (one event) at a time
+            one = dict(zip(names, map(float, row)))
+            sel = inverse == j
+            bound = prop2_bound(lambda b: base(b, one), group)
+            fin = sel & ~np.isinf(flat_a)
+            if fin.any():
+                res[fin] = bound(flat_a[fin])
+            top = sel & np.isinf(flat_a)
+            if top.any():
+                res[top] = group * base(np.array([np.inf]), one)[0]
+        return res.reshape(arrays[0].shape)
+
+    curve = MechanismCurve(mechanism, group, "bound", detail, None, fn)
+    if inner is not None:
+        curve.numeric_notes = inner.numeric_notes  # type: ignore[method-assign]
+    return curve
+
+
+def mechanism_curve(mechanism, group: int = 1, method: str = "auto") -> MechanismCurve:
+    """The float curve of ``mechanism`` (a Mechanism or registry name) for groups of ``group``.
+
+    ``method="auto"`` uses the closed form when the engine derives one (or the subsampled Gaussian's
+    own function), else the numeric curve; ``method="numeric"`` forces the numeric curve (to check
+    the closed form against it). Prepared once per (mechanism, group, method) and cached.
+    """
+    m = resolve_mechanism(mechanism)
+    if isinstance(group, bool) or not isinstance(group, int) or group < 1:
+        raise ValueError(f"group must be a positive integer (the group size); got {group!r}")
+    key = (m, group, method)
+    with _LOCK:
+        curve = _CURVES.get(key)
+        if curve is None:
+            curve = _prepare(m, group, method)
+            _CURVES[key] = curve
+        return curve
