@@ -131,3 +131,94 @@ def test_time_limit_gives_an_honest_status():
 def test_integral_is_never_a_closed_form():
     r = renyi_divergence(l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x), x, sp.Interval(0, sp.oo))
     assert r.status is Status.CLOSED_FORM and not r.expr.has(sp.Integral)
+
+
+# --------------------------------------------------------------------------------------------------
+# generality techniques (issue 2): decomposition, changes of variable, finite sums, KL as a limit
+# --------------------------------------------------------------------------------------------------
+def test_decompose_keeps_basis_functions_under_alpha_dependent_denominators():
+    from rdpsym.derive.template import decompose
+
+    b, v, c = sp.symbols("b v c", positive=True)
+    # sympy's expand alone turns exp(-x/b)/(v + 1) into 1/(v*exp(x/b) + exp(x/b)), and c/((v+1)x) into
+    # c/(v*x + x): the basis functions must stay exp(-x/b) and 1/x
+    c0, coeffs = decompose(-sp.exp(-x / b) / (v + 1) - c / ((v + 1) * x) + 3 * sp.log(x), x)
+    assert set(coeffs) == {sp.exp(-x / b), 1 / x, sp.log(x)}
+    assert sp.simplify(coeffs[sp.exp(-x / b)] + 1 / (v + 1)) == 0
+    assert sp.simplify(coeffs[1 / x] + c / (v + 1)) == 0 and c0 == 0
+
+
+def test_exponential_change_of_variable_gives_a_gamma_integral():
+    from rdpsym.derive.template import integrate_template
+
+    b, k1, k2 = sp.symbols("b k1 k2", positive=True)
+    # ∫ exp(-k1 x - k2 exp(-x/b)) dx over R = b Gamma(b k1) / k2**(b k1)   (u = exp(-x/b))
+    res = integrate_template({x: -k1, sp.exp(-x / b): -k2}, x, -sp.oo, sp.oo, False, 20)
+    assert len(res.cases) == 1
+    value = res.cases[0][0]
+    expected = b * sp.gamma(b * k1) / k2 ** (b * k1)
+    point = {b: sp.Rational(3, 2), k1: sp.Rational(2, 3), k2: sp.Rational(5, 4)}
+    assert close(sp.N(value.subs(point), 40), sp.N(expected.subs(point), 40), 30)
+    # and the wrong sign diverges: no case is returned
+    assert not integrate_template({x: -k1, sp.exp(-x / b): k2}, x, -sp.oo, sp.oo, False, 20).cases
+
+
+def test_finite_sum_is_finite_for_every_ratio():
+    from rdpsym.derive.template import _finite_range_sum
+
+    N = sp.Symbol("N", integer=True, positive=True)
+    m = sp.Dummy("m", integer=True, nonnegative=True)
+    r = sp.Dummy("r", positive=True)
+    value, cond = _finite_range_sum(sp.binomial(N, m) * r**m, m, N, [r])
+    # sympy proves (1 + r)**N only for r <= 1; the reflected sum covers r >= 1: no condition remains
+    assert cond is sp.true
+    for rv in (sp.Rational(1, 3), 4):
+        assert sp.simplify(value.subs({r: rv, N: 5}) - (1 + rv) ** 5) == 0
+
+
+def test_finite_sum_without_full_cover_is_not_accepted():
+    from rdpsym.derive.template import _finite_range_sum
+
+    N = sp.Symbol("N", integer=True, positive=True)
+    m = sp.Dummy("m", integer=True, nonnegative=True)
+    r, s = sp.Dummy("r", positive=True), sp.Dummy("s", positive=True)
+    # two ratios: the cover cannot be decided, so no (possibly conditional) formula is returned
+    got = _finite_range_sum(sp.binomial(N, m) * r**m * sp.binomial(N, m) * s**m, m, N, [r, s])
+    assert got is None or got[1] is sp.true
+
+
+@pytest.mark.slow
+def test_binomial_pair_closed_form_with_kl_as_left_limit():
+    nn = sp.Symbol("nn", integer=True, positive=True)
+    k = sp.Symbol("k", integer=True)
+    p1, p2 = sp.symbols("p1 p2", positive=True)
+    P = sp.binomial(nn, k) * p1**k * (1 - p1) ** (nn - k)
+    Q = sp.binomial(nn, k) * p2**k * (1 - p2) ** (nn - k)
+    r = renyi_divergence(P, Q, k, sp.Range(0, nn + 1), cache=False)
+    assert r.status is Status.CLOSED_FORM and r.kl is not None
+    vals = {"nn": 4, "p1": sp.Rational(1, 3), "p2": sp.Rational(3, 4)}
+    for a in (sp.Rational(1, 2), 3, 1):
+        num = numeric_divergence(P, Q, k, sp.Range(0, nn + 1), a, vals, dps=30)
+        assert num.converged, num.detail
+        assert close(r.evaluate(a, dps=30, **vals), num.value)
+
+
+def test_kl_from_below_rejects_a_form_that_is_not_log_z_over_alpha_minus_one():
+    from rdpsym.derive.engine import DerivationError, _kl_from_below
+
+    q = sp.Symbol("q", positive=True)
+    good = sp.log(q**alpha * (1 - q) ** (1 - alpha) + (1 - q) ** alpha * q ** (1 - alpha)) / (alpha - 1)
+    pts = [{q: sp.Rational(1, 3)}, {q: sp.Rational(1, 5)}]
+    kl = _kl_from_below(good, pts, 10)
+    expected = (2 * q - 1) * sp.log(q / (1 - q))
+    assert all(close(sp.N(kl.subs(p), 40), sp.N(expected.subs(p), 40), 30) for p in pts)
+    with pytest.raises(DerivationError):
+        _kl_from_below(good + 1, pts, 10)  # log Z(1) != 0: not a divergence form
+
+
+def test_laplace_keeps_the_definition_shape():
+    b, s = sp.symbols("b s", positive=True)
+    r = renyi_divergence(sp.exp(-sp.Abs(x) / b) / (2 * b), sp.exp(-sp.Abs(x - s) / b) / (2 * b), x, sp.S.Reals, cache=False)
+    # one log of a sum of exponentials over alpha - 1 (checked equal to the simplified forms)
+    expr = r.expr
+    assert sp.simplify(expr * (alpha - 1)).func is sp.log or (expr * (alpha - 1)).func is sp.log

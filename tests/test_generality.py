@@ -161,6 +161,38 @@ def _pairs() -> list[Pair]:
              [dict(f1=R(1, 2), f2=R(1, 4)), dict(f1=R(1, 10), f2=R(1, 5))]))
     add(Pair("bernoulli vs point mass", sp.Piecewise((p1, sp.Eq(k, 1)), (1 - p1, True)),
              sp.Piecewise((1, sp.Eq(k, 1)), (0, True)), k, sp.FiniteSet(0, 1), [dict(p1=R(1, 3))]))
+    # added with the generality work on issue 2: other shapes, scales and supports of the same families
+    wk1, wk2 = _sym("wk1 wk2", **pos)
+    add(Pair("weibull shapes", wk1 * x**(wk1 - 1) * sp.exp(-x**wk1), wk2 * x**(wk2 - 1) * sp.exp(-x**wk2), x,
+             sp.Interval(0, sp.oo), [dict(wk1=2, wk2=1), dict(wk1=R(3, 2), wk2=3)]))
+    cn, cs1, cs2 = sp.Symbol("cn", positive=True), *_sym("cs1 cs2", **pos)
+    add(Pair("chi scales", x**(cn - 1) * sp.exp(-x**2 / (2 * cs1**2)) / (2**(cn / 2 - 1) * sp.gamma(cn / 2) * cs1**cn),
+             x**(cn - 1) * sp.exp(-x**2 / (2 * cs2**2)) / (2**(cn / 2 - 1) * sp.gamma(cn / 2) * cs2**cn), x,
+             sp.Interval(0, sp.oo), [dict(cn=3, cs1=1, cs2=2), dict(cn=R(5, 2), cs1=2, cs2=1)]))
+    im, il1, il2 = _sym("im il1 il2", **pos)
+    add(Pair("inverse gaussian shapes", sp.sqrt(il1 / (2 * pi * x**3)) * sp.exp(-il1 * (x - im)**2 / (2 * im**2 * x)),
+             sp.sqrt(il2 / (2 * pi * x**3)) * sp.exp(-il2 * (x - im)**2 / (2 * im**2 * x)), x, sp.Interval(0, sp.oo),
+             [dict(im=1, il1=1, il2=3), dict(im=2, il1=2, il2=1)]))
+    el2 = sp.Symbol("el2", positive=True)
+    add(Pair("exponential vs half-normal", el2 * sp.exp(-el2 * x), sp.sqrt(2 / pi) * sp.exp(-x**2 / 2), x,
+             sp.Interval(0, sp.oo), [dict(el2=1), dict(el2=R(5, 2))]))
+    add(Pair("laplace vs gaussian", sp.exp(-sp.Abs(x)) / 2, sp.exp(-x**2 / 2) / sp.sqrt(2 * pi), x, sp.S.Reals,
+             [dict()], alphas=(R(1, 3), R(7, 4), 1, sp.oo)))
+    dq1, dq2 = _sym("dq1 dq2", **pos)
+    add(Pair("discrete laplace scales", (1 - dq1) / (1 + dq1) * dq1**sp.Abs(k), (1 - dq2) / (1 + dq2) * dq2**sp.Abs(k), k,
+             sp.S.Integers, [dict(dq1=R(1, 2), dq2=R(1, 5)), dict(dq1=R(1, 3), dq2=R(3, 4))]))
+    tr = sp.Symbol("tr", positive=True)
+    add(Pair("truncated exponential vs exponential", H(x) * H(tr - x) * sp.exp(-x) / (1 - sp.exp(-tr)), H(x) * sp.exp(-x), x,
+             sp.S.Reals, [dict(tr=1), dict(tr=R(5, 2))]))
+    add(Pair("exponential vs truncated exponential", H(x) * sp.exp(-x), H(x) * H(tr - x) * sp.exp(-x) / (1 - sp.exp(-tr)), x,
+             sp.S.Reals, [dict(tr=1), dict(tr=R(5, 2))]))
+    pxm, pd, psh = _sym("pxm pd psh", **pos)
+    add(Pair("pareto scales (nested supports)", H(x - pxm - pd) * psh * (pxm + pd)**psh / x**(psh + 1),
+             H(x - pxm) * psh * pxm**psh / x**(psh + 1), x, sp.Interval(0, sp.oo),
+             [dict(pxm=1, pd=1, psh=2), dict(pxm=R(1, 2), pd=R(1, 4), psh=R(3, 2))]))
+    gp = sp.Symbol("gp", positive=True)
+    add(Pair("geometric vs poisson", (1 - gp) * gp**k, sp.exp(-1) / sp.factorial(k), k, sp.S.Naturals0,
+             [dict(gp=R(1, 2)), dict(gp=R(1, 5))]))
     return out
 
 

@@ -23,7 +23,7 @@ import sympy as sp
 from .pieces import DerivationError
 from .timeout import StepTimeout, run_with_time_limit
 
-__all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult"]
+__all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult", "mixture_log"]
 
 
 def log_expand(expr: sp.Expr) -> sp.Expr:
@@ -36,8 +36,17 @@ def decompose(L: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]
     """Write L = c0 + sum_j c_j T_j(x) with x-free coefficients c_j; returns (c0, {T_j: c_j})."""
     c0 = sp.Integer(0)
     basis: dict[sp.Expr, sp.Expr] = {}
-    for term in sp.Add.make_args(sp.expand(L)):
-        coeff, dep = term.as_independent(x, as_Add=False)
+    # exponentials of x stand in as symbols while expanding: sympy's expand would otherwise merge
+    # exp(-x/b)/(v + 1) into 1/(v*exp(x/b) + exp(x/b)), whose x-part is no longer a basis function
+    L = sp.expand_power_exp(L.replace(lambda e: isinstance(e, sp.exp) and e.has(x), lambda e: sp.exp(sp.expand(e.args[0]))))
+    stand_in = {e: sp.Dummy("E", positive=True) for e in L.atoms(sp.exp) if e.has(x)}
+    back = {d: e for e, d in stand_in.items()}
+    for term in sp.Add.make_args(sp.expand(L.xreplace(stand_in))):
+        coeff, dep = term.as_independent(x, *back, as_Add=False)
+        if any(isinstance(b, sp.Add) and b.free_symbols - {x} - set(back) for b in _bases(dep)):
+            # expand put an x-free factor into a denominator with x (1/(2*v*x + 2*x)): factor it out
+            coeff, dep = sp.factor(term).as_independent(x, *back, as_Add=False)
+        coeff, dep = coeff.xreplace(back), dep.xreplace(back)
         if dep == 1:
             c0 += coeff
         else:
@@ -48,6 +57,34 @@ def decompose(L: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]
         if c != 0:
             cleaned[T] = c
     return c0, cleaned
+
+
+def _bases(expr: sp.Expr) -> list[sp.Expr]:
+    """Bases of the powers in a product (``expr`` itself for a non-power factor)."""
+    return [f.base if isinstance(f, sp.Pow) else f for f in sp.Mul.make_args(expr)]
+
+
+def mixture_log(expr: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    """A factor log(S) of ``expr`` with S a finite mixture in x, or None.
+
+    S is a mixture when it is a sum, not a polynomial in x, with at least two terms that contain
+    exponentials of x and whose ratio still depends on x (e.g. (1-q) exp(-x**2/2) + q exp(-(x-1)**2/2)).
+    Such a log is not a sufficient statistic: exp(c log S) = S**c for a non-integer (or symbolic) c has
+    no exponential-family form, and sympy spends its whole time limit on it before failing. The
+    engine recognises it here and says so at once; integer orders are expanded by
+    :mod:`rdpsym.derive.integer_order`.
+    """
+    for node in sp.preorder_traversal(expr):
+        if not isinstance(node, sp.log) or not isinstance(node.args[0], sp.Add):
+            continue
+        S = node.args[0]
+        if not S.has(x) or S.is_polynomial(x):
+            continue
+        terms = [t for t in S.args if t.has(x) and any(e.has(x) for e in t.atoms(sp.exp))]
+        for i, a in enumerate(terms):
+            if any(sp.simplify(sp.powsimp(b / a, force=True)).has(x) for b in terms[i + 1:]):
+                return node
+    return None
 
 
 def sign_of(expr: sp.Expr) -> int | None:
@@ -197,6 +234,10 @@ def _integrate_once(integrand, x, lo, hi, discrete):
                 ratios[r] = sp.exp(c)
                 replacements[e] = sp.exp(const) * r**m
         body = body.xreplace(replacements)
+        back = {r: v for r, v in ratios.items()}
+        if not nhi.is_infinite:
+            got = _finite_range_sum(body, m, nhi, list(ratios))
+            return None if got is None else (got[0].subs(back), got[1])
         total = sp.piecewise_fold(sp.summation(body, (m, nlo, nhi)))
         cond = sp.true
         if isinstance(total, sp.Piecewise):
@@ -210,7 +251,6 @@ def _integrate_once(integrand, x, lo, hi, discrete):
                 cond = sp.Or(*[c for _, c in finite])
         if total.has(sp.Sum):
             return None
-        back = {r: v for r, v in ratios.items()}
         return total.subs(back), decide_relationals(cond.subs(back))
     result = sp.integrate(integrand, (x, lo, hi), conds="separate")
     if isinstance(result, tuple):
@@ -225,6 +265,47 @@ def _integrate_once(integrand, x, lo, hi, discrete):
     if value.has(sp.Integral):
         return None
     return value, cond
+
+
+def _finite_range_sum(body, m, N, ratios):
+    """sum_{m=0}^{N} body (N finite, possibly symbolic): (value, True), or None if not found.
+
+    A sum of finitely many finite terms is finite, so a condition sympy attaches (e.g. r <= 1 for
+    sum binomial(N, m) r**m) only says where its formula is proven, not where the sum converges. The
+    reflected sum (m -> N - m, ratio r -> 1/r) proves a formula for the complementary range; the
+    formulas are kept where they are proven, and the sum is accepted only if together they cover
+    every ratio r > 0.
+    """
+    cases = []
+    for reflect in (False, True):
+        term = sp.expand_power_exp(body.subs(m, N - m)) if reflect else body
+        try:
+            total = sp.piecewise_fold(sp.summation(term, (m, 0, N)))
+        except Exception:  # noqa: BLE001 - sympy's summation fails in many ways
+            continue
+        branches = total.args if isinstance(total, sp.Piecewise) else ((total, sp.true),)
+        for value, cond in branches:
+            if value.has(sp.Sum) or value.has(sp.nan, sp.zoo):
+                continue
+            if cond in (sp.true, True):
+                return value, sp.true
+            cases.append((value, cond))
+    if not cases or len(ratios) != 1:
+        return None
+    r = ratios[0]
+    covered = sp.S.EmptySet
+    cases = [(v, c) for v, c in cases if not c.free_symbols - {r}]
+    for _, cond in cases:
+        try:
+            covered = covered | sp.solveset(cond, r, sp.Interval.open(0, sp.oo))
+        except Exception:  # noqa: BLE001
+            return None
+    if covered != sp.Interval.open(0, sp.oo):
+        return None
+    first = cases[0][0]
+    if all(sp.simplify(v - first) == 0 for v, _ in cases[1:]):
+        return first, sp.true
+    return sp.Piecewise(*cases[:-1], (cases[-1][0], True)), sp.true
 
 
 def _substitutions(integrand, x, lo, hi):
@@ -255,7 +336,12 @@ def _substitutions(integrand, x, lo, hi):
             uhi = sp.oo if hi == sp.oo else hi**p
             ends = (sp.Integer(0), uhi) if p.is_positive else ((sp.Integer(0) if hi == sp.oo else hi**p), sp.oo)
             out.append((f"u = x**({p})", new, u, ends[0], ends[1]))
-    for e in integrand.atoms(sp.exp):
+    # u = exp(c x): exponentials nested inside another exponential first (Gumbel-type
+    # exp(k1 x + k2 exp(c x)) becomes u**(k1/c) exp(k2 u), a gamma integral)
+    inner = [e for e in integrand.atoms(sp.exp) if any(o is not e and o.args[0].has(e) for o in integrand.atoms(sp.exp))]
+    outer = [e for e in sorted(integrand.atoms(sp.exp), key=sp.default_sort_key) if e not in inner]
+    tried = 0
+    for e in sorted(inner, key=sp.default_sort_key) + outer:
         c, dep = e.args[0].as_independent(x, as_Add=False)
         if dep == x and c.is_nonzero and (c.is_positive or c.is_negative):
             u = sp.Dummy("u", positive=True)
@@ -265,7 +351,27 @@ def _substitutions(integrand, x, lo, hi):
                     sp.exp(c * hi) if hi != sp.oo else (sp.oo if c > 0 else 0)]
             ulo, uhi = (ends[0], ends[1]) if c.is_positive else (ends[1], ends[0])
             out.append((f"u = exp({c}*x)", new, u, ulo, uhi))
-            break
+            tried += 1
+            if tried == 2:
+                break
+    return [(label, _exp_log_to_powers(new, u), u, ulo, uhi) for label, new, u, ulo, uhi in out]
+
+
+def _exp_log_to_powers(expr: sp.Expr, u: sp.Symbol) -> sp.Expr:
+    """exp(a + c*log(u)) -> exp(a) * u**c (u > 0): the power form sympy integrates as a gamma or beta
+    integral, where exp(c*log(u)) with symbolic c is left unevaluated."""
+
+    def split(e):
+        factors = []
+        for term in sp.Add.make_args(sp.expand(e.args[0])):
+            c, dep = term.as_independent(u, as_Add=False)
+            if dep == sp.log(u):
+                factors.append(u**c)
+            else:
+                factors.append(sp.exp(term))
+        return sp.Mul(*factors)
+
+    return expr.replace(lambda e: isinstance(e, sp.exp) and e.has(sp.log(u)), split)
     return out
 
 
@@ -286,6 +392,12 @@ def integrate_template(
     dropped: their condition is where the divergence is +oo.
     """
     notes: list[str] = []
+    for T, c in coeffs.items():
+        if not (c.is_integer and c.is_nonnegative) and mixture_log(T, x) is not None:
+            raise DerivationError(
+                f"the integrand contains S**({sp.sstr(c)}) with S a mixture (a sum of exponentials in {x} with "
+                "non-constant ratios): no exponential-family template form; integer orders are derived by "
+                "rdpsym.derive.integer_order")
     if not coeffs:
         length = (hi - lo + 1) if discrete else (hi - lo)
         if length.is_infinite:
@@ -305,26 +417,41 @@ def integrate_template(
 
     def attempt(symbols: dict[sp.Expr, sp.Symbol], limit: float = seconds):
         integrand = _integrand(symbols)
-        try:
-            got = run_with_time_limit(_integrate_once, integrand, x, lo, hi, discrete, seconds=limit)
-        except StepTimeout:
-            notes.append(f"integration timed out after {seconds:g} s")
-            got = None
-        except DerivationError:
-            raise
-        except Exception as exc:  # sympy raises many kinds of errors on hard integrals
-            notes.append(f"sympy failed: {type(exc).__name__}: {exc}")
-            got = None
-        if got is None and not discrete:
-            for label, new, u, ulo, uhi in _substitutions(integrand, x, lo, hi):
+        subs = [] if discrete else _substitutions(integrand, x, lo, hi)
+        # with changes of variable to fall back on, sympy's direct attempt gets a short limit first
+        # (Lévy- and Gumbel-type integrands make it grind for the whole limit), and the full limit
+        # only after the changes of variable failed too
+        first = min(limit, max(2.0, limit / 4)) if subs else limit
+        timed_out = False
+
+        def direct(budget):
+            nonlocal timed_out
+            try:
+                return run_with_time_limit(_integrate_once, integrand, x, lo, hi, discrete, seconds=budget)
+            except StepTimeout:
+                notes.append(f"integration timed out after {budget:g} s")
+                timed_out = True
+            except DerivationError:
+                raise
+            except Exception as exc:  # sympy raises many kinds of errors on hard integrals
+                notes.append(f"sympy failed: {type(exc).__name__}: {exc}")
+            return None
+
+        got = direct(first)
+        if got is None:
+            for label, new, u, ulo, uhi in subs:
                 try:
                     got = run_with_time_limit(_integrate_once, new, u, ulo, uhi, False, seconds=limit)
                 except (StepTimeout, Exception) as exc:  # noqa: BLE001
                     notes.append(f"{label}: {type(exc).__name__}")
                     got = None
-                if got is not None:
+                if got is not None and (got[0] == sp.oo or _is_real_form(got[0])):
                     notes.append(f"change of variable {label}")
                     break
+                got = None
+        if got is None and timed_out and first < limit:
+            timed_out = False
+            got = direct(limit)
         if got is None:
             if _diverges(integrand, x, lo, hi, discrete, seconds):
                 return "divergent"
