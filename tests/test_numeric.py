@@ -653,3 +653,17 @@ def test_uniform_kinks_and_float_densities():
             r = numeric_divergence(_uniform(0, 1), _uniform(0, 2), x, sp.Interval(0, 2), 2, {})
         with mp.workdps(DPS + 10):
             check(r, mp.log(2), 30)
+
+
+def test_far_second_mode_is_not_cut_off():
+    """A mixture whose second mode (weight 1e-3) lies beyond a valley of depth e^-450: the tail
+    cutoff must not truncate it. D_2 = log((1 - w) + w e) (the modes' cross terms are below
+    e^-400). Before the scan-sample guard both evaluations cut at the same place and agreed on
+    -0.0010005 (converged, wrong)."""
+    g = [sp.exp(-(x - m) ** 2 / 2) / sp.sqrt(2 * sp.pi) for m in (0, 60, 61)]
+    w = sp.Rational(1, 1000)
+    r = nd((1 - w) * g[0] + w * g[1], (1 - w) * g[0] + w * g[2], sp.S.Reals, 2, {}, dps=30)
+    with mp.workdps(DPS + 10):
+        ref = mp.log(1 - mp.mpf(1) / 1000 + mp.e / 1000)
+        assert r.converged, r.detail
+        assert abs(r.value - ref) <= mp.mpf(10) ** -28 * abs(ref), (r.value, r.detail)

@@ -13,7 +13,8 @@ together with the limits :math:`D_1 = \mathrm{KL}(P\|Q) = E_P[\log P/Q]` and
 :math:`D_\infty = \operatorname{ess\,sup}_{P>0} \log P/Q` (van Erven and Harremoës 2014,
 "Rényi divergence and Kullback-Leibler divergence", IEEE T-IT 60(7), Thms. 5 and 6).
 
-Numerical method (all inside ``mpmath.workdps`` contexts; the global precision is never touched):
+Numerical method (all inside ``mpmath.workdps`` / ``flint.ctx.workprec`` contexts; the global
+precision is never touched):
 
 * **Log space.** The integrand is ``exp(L(x) - L_max)`` with ``L = alpha log P + (1-alpha) log Q``
   evaluated from mpmath values of ``P`` and ``Q`` (mpmath numbers have an unbounded exponent, so
@@ -28,7 +29,7 @@ Numerical method (all inside ``mpmath.workdps`` contexts; the global precision i
   and the points ``peak ± w 8^k`` (``k = 0..3``, ``w`` = distance at which ``L`` drops by 1), so a
   narrow peak sitting on a kink (Laplace with alpha = 1e4, b = 0.01) is resolved.
   Exponentially decaying tails are truncated where ``L < L_max - (wp ln 10 + 40)`` (checked to keep
-  falling: ``L(1e8 w) < L_max - 1e6``). Other infinite pieces ``[c, oo)`` are integrated in ``u``
+  falling: ``L(1e8 w)`` or ``L(1e16 w) < L_max - 1e6``). Other infinite pieces ``[c, oo)`` are integrated in ``u``
   with ``x = c + w' u``, which mpmath maps to ``[0, 1]`` by ``u = 1/t - 1``: a polynomial tail
   ``|x|^-s`` becomes ``t^(s-2)``, an algebraic endpoint behaviour that tanh-sinh integrates to full
   precision (Takahasi and Mori 1974), so Cauchy, Pareto and Lévy tails need no special case.
@@ -44,12 +45,24 @@ Numerical method (all inside ``mpmath.workdps`` contexts; the global precision i
   decaying terms are reported as not converged (no tail acceleration yet).
 * **D_inf:** logarithmic scan, golden-section refinement of the best local maxima, one-sided limits
   at kinks and finite ends, and values at ``|x| = 1e8 .. 1e64`` (growing without bound -> ``inf``).
-* **Error estimate:** the computation runs twice: at ``wp1 = dps + 10`` and ``wp2 = dps + 20``
-  digits, the second with the width ``w`` (hence all breakpoints and cutoffs) scaled by 1.37, so the
-  node sets differ. Continuous integrals use Gauss-Legendre (capped at 192 nodes a piece) for this
-  pair; if the pair disagrees by more than the tolerance, a tanh-sinh pair replaces it (robust at
-  endpoint singularities such as beta densities). ``error = max(|D1 - D2|, quadrature estimates,
-  tail bounds)``.
+* **Arb (python-flint) where it applies** (:mod:`rdpsym.numeric.fast`): ``log P`` and ``log Q``
+  are compiled once per symbolic pair (parameters as arguments) to Arb closures; scans, peak
+  search, tail checks and the quadrature evaluate them in C. Points where Arb gives no finite real
+  ball (zeros of P, undecidable Piecewise conditions, negative values) are evaluated with mpmath,
+  and pairs with functions Arb is not taught (or ``RDPSYM_NUMERIC_BACKEND=mpmath``) use mpmath
+  throughout. Floats inside P and Q are taken at their exact binary value.
+* **Error estimate, Arb path:** when every piece is finite (exponentially decaying tails truncated,
+  the cut checked against the scan so no far mode is lost), each piece is integrated by
+  Gauss-Legendre with ``n`` and ``2n`` nodes (``n = 12, 24, ...``, doubled until the two agree to
+  ``dps + 2`` digits, at most 384 nodes). Two rules: ``error = sum |I_n - I_2n|`` (an estimate of
+  the *lower* rule's error, so a wide margin for the reported ``I_2n``) plus Arb's rigorous
+  rounding radii, propagated to ``D``. One evaluation at ``wp1 = dps + 10`` digits suffices.
+* **Error estimate, otherwise** (infinite pieces, a rule that did not converge, discrete sums):
+  the computation runs twice: at ``wp1 = dps + 10`` and ``wp2 = dps + 20`` digits, the second with
+  the width ``w`` (hence all breakpoints and cutoffs) scaled by 1.37, so the node sets differ.
+  Continuous integrals use Gauss-Legendre for this pair; if the pair disagrees by more than the
+  tolerance, a tanh-sinh pair replaces it (robust at endpoint singularities such as beta
+  densities). ``error = max(|D1 - D2|, quadrature estimates, tail bounds)``.
 * **Convergence rule:** ``converged`` is True iff ``error <= 10^(-0.6 dps) * max(|value|,
   10^(-0.4 dps))`` (60% of the requested digits relative to the value; absolute ``10^-dps`` for
   values near 0) and no doubt was raised (slowly decaying tails, summation cut short, a supremum
@@ -969,8 +982,10 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
                     raise _Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
     if Lmax == -mpmath.inf:
         raise _Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
+    scanned = list(samples)
     if Lw is not Lint:
-        peak, Lmax, _ = _find_peak(Lw, intervals, kinks)
+        peak, Lmax, samples_w = _find_peak(Lw, intervals, kinks)
+        scanned += samples_w
     lo_all = min(i[0] for i in intervals)
     hi_all = max(i[1] for i in intervals)
     w = _drop_width(Lw, peak, Lmax, lo_all, hi_all)
@@ -1011,8 +1026,11 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
             if not mpmath.isinf(end):
                 continue
             base = (max(finite) if sgn > 0 else min(finite)) if finite else peak
-            far = _far(Lchk, lambda: base + sgn * w * mpmath.mpf(10) ** 8, 18)
-            if not far < Lmax - 10**6:
+            # exponential decay: L has fallen by 1e6 at 1e8 w, or (a narrow peak, w tiny, on a
+            # slower exponential tail) at 1e16 w; a polynomial tail |x|^-s falls by only
+            # s ln(1e16) ~ 37 s there, so it is never truncated
+            if not any(_far(Lchk, lambda k=k: base + sgn * w * mpmath.mpf(10) ** k, k + 10) < Lmax - 10**6
+                       for k in (8, 16)):
                 continue
             d = w
             for i in range(200):
@@ -1029,7 +1047,12 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
                             d = mid
                         else:
                             lo_d = mid
-                    cuts[(k, sgn)] = (base, d)
+                    # a cut must not hide mass further out (a second mode beyond a deep valley):
+                    # every scan sample beyond it must be below the threshold too, else the tail
+                    # stays an infinite piece (tanh-sinh and the two-evaluation estimate)
+                    X = base + sgn * d
+                    if not any(v >= thr and sgn * (t - X) > 0 for pts, vals in scanned for t, v in zip(pts, vals)):
+                        cuts[(k, sgn)] = (base, d)
                     break
                 d *= 2
     return peak, Lmax, w, doubts, cuts
