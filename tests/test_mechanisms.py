@@ -24,6 +24,16 @@ def get(derived, name):
     return derived[name]
 
 
+def skip_unless_closed_form(name, result):
+    """Curve checks need a closed form in alpha. A mechanism without one (a mixture such as the
+    subsampled Gaussian) must say so honestly: numeric_only with a reason, never a failed or silent result."""
+    if result.status is not Status.CLOSED_FORM:
+        assert result.status is Status.NUMERIC_ONLY and result.reason, (name, result.status, result.reason)
+        assert result.expr is None
+        pytest.skip(f"{name}: no closed form in alpha ({result.status}: {result.reason[:120]}...); "
+                    "its values are checked against mpmath in its own test module")
+
+
 def test_registry_contains_the_table_ii_mechanisms():
     assert {"randomized_response", "laplace", "gaussian"} <= set(NAMES)
     assert set(mechanisms.laplace().params) == {"b", "sensitivity"}
@@ -44,6 +54,7 @@ def test_mechanism_is_well_formed(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_rdp_matches_numeric_integration(derived, name):
     mech, result = get(derived, name)
+    skip_unless_closed_form(name, result)
     assert result.status is Status.CLOSED_FORM, result.reason
     assert not result.expr.has(sp.Integral, sp.Sum)
     for i, a in enumerate([sp.Rational(3, 2), 3, sp.Rational(1, 2), sp.Rational(1, 4), 1, sp.oo]):
@@ -66,6 +77,7 @@ def test_rdp_matches_numeric_integration(derived, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_rdp_is_nonnegative_and_monotone_at_typical_values(derived, name):
     mech, result = get(derived, name)
+    skip_unless_closed_form(name, result)
     values = {p.name: p.typical_values(3)[1] for p in mech.parameters}
     orders = [sp.Rational(1, 5), sp.Rational(1, 2), sp.Rational(9, 10), 1, sp.Rational(11, 10), 2, 8, 64]
     with mpmath.workdps(30):

@@ -32,6 +32,14 @@ def assert_fails(report):
     assert report.worst_margin < 0
 
 
+def skip_unless_closed_form(name, curve):
+    """The curve properties are checked on a closed form in alpha; a mechanism without one (a mixture
+    such as the subsampled Gaussian) must report numeric_only with a reason, and is skipped here."""
+    if curve.status is not Status.CLOSED_FORM:
+        assert curve.status is Status.NUMERIC_ONLY and curve.reason, (name, curve.status, curve.reason)
+        pytest.skip(f"{name}: no closed form in alpha ({curve.status}); checked numerically in its own test module")
+
+
 def check_mechanism(mechanism, values, curve=None):
     """The one helper for built-in and user mechanisms: every cheap property must hold (or not apply)."""
     suite = props.check_all(mechanism, values, quick=True, dps=25, curve=curve)
@@ -45,6 +53,7 @@ def check_mechanism(mechanism, values, curve=None):
 def test_curve_properties_over_typical_ranges(name):
     mech = mechanisms.get(name)
     curve = rdpsym.rdp(mech)
+    skip_unless_closed_form(name, curve)
     fixed = {"sensitivity": 1} if "sensitivity" in mech.params else None
 
     @settings(max_examples=FEW)
@@ -62,6 +71,7 @@ def test_curve_properties_over_typical_ranges(name):
 def test_post_processing_and_probability_over_typical_ranges(name):
     mech = mechanisms.get(name)
     curve = rdpsym.rdp(mech)
+    skip_unless_closed_form(name, curve)
     fixed = {"sensitivity": 1} if "sensitivity" in mech.params else None
 
     @settings(max_examples=max(2, FEW // 4))

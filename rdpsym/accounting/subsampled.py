@@ -83,19 +83,20 @@ _G_COEF = np.array([(n - 1) / math.factorial(n) for n in range(2, 24)])  # g(L) 
 _H_COEF = np.array([1 / math.factorial(n) for n in range(2, 24)])  # h(y) = sum y^n / n!
 
 
-def _series(coef, z):
-    """sum_{n>=2} coef[n-2] z^n by Horner's rule."""
+def _log_series(coef, z):
+    """log(sum_{n>=2} coef[n-2] z^n) = 2 log|z| + log(sum coef[n-2] z^(n-2)) (Horner; no underflow of z^2)."""
     acc = np.zeros_like(z)
     for c in coef[::-1]:
         acc = acc * z + c
-    return acc * z * z
+    with np.errstate(divide="ignore"):
+        return 2 * np.log(np.abs(z)) + np.log(acc)
 
 
 def _log_g(L):
     """log(e^L (L - 1) + 1), accurate to a few ulp for every real L (g > 0 except at L = 0)."""
     small = np.abs(L) < 0.5
     with np.errstate(all="ignore"):
-        out = np.where(small, np.log(_series(_G_COEF, np.where(small, L, 0.0))), 0.0)
+        out = np.where(small, _log_series(_G_COEF, np.where(small, L, 0.0)), 0.0)
         pos = L >= 0.5
         out = np.where(pos, L + np.log(np.where(pos, L + np.expm1(-L), 1.0)), out)
         neg = L <= -0.5
@@ -107,7 +108,7 @@ def _log_h(y):
     """log(e^y - 1 - y) (h > 0 except at y = 0)."""
     small = np.abs(y) < 0.5
     with np.errstate(all="ignore"):
-        out = np.where(small, np.log(_series(_H_COEF, np.where(small, y, 0.0))), 0.0)
+        out = np.where(small, _log_series(_H_COEF, np.where(small, y, 0.0)), 0.0)
         pos = y >= 0.5
         yp = np.where(pos, y, 1.0)
         out = np.where(pos, yp + np.log1p(-(1 + yp) * np.exp(-yp)), out)
@@ -121,9 +122,10 @@ def _L(x, q, sigma):
     """L(x) = log(1 - q + q exp((2x - 1) / (2 sigma^2))), 0 < q < 1, with relative accuracy near 0."""
     s = (2 * x - 1) / (2 * sigma * sigma)
     with np.errstate(all="ignore"):
-        near = np.log1p(q * np.expm1(np.minimum(s, 30.0)))
+        u = q * np.expm1(np.minimum(s, 700.0))  # s is capped only to avoid overflow; such s use `far`
+        near = np.log1p(u)
         far = np.logaddexp(math.log1p(-q), math.log(q) + s)
-    return np.where(np.abs(q * np.expm1(np.minimum(s, 30.0))) < 0.5, near, far)
+    return np.where((s < 700.0) & (np.abs(u) < 0.5), near, far)
 
 
 def _log_abs_phi(L, alpha):
@@ -139,7 +141,7 @@ def _log_abs_phi(L, alpha):
         small = np.abs(L) < 0.5
         Ls = np.where(small, L, 0.0)
         coef = np.array([-alpha * math.expm1((n - 1) * math.log(alpha)) / math.factorial(n) for n in range(2, 24)])
-        out = np.where(small, np.log(_series(coef, Ls)), 0.0)
+        out = np.where(small, _log_series(coef, Ls), 0.0)
         big = ~small
         Lb = np.where(big, L, 1.0)
         # two forms of -phi; each is used where its subtraction loses least
@@ -245,8 +247,12 @@ def _one(alpha: float, q: float, sigma: float) -> float:
         value = _integer_order(int(alpha), q, sigma)
     else:
         value = _quadrature(alpha, q, sigma)
-    if not math.isfinite(value) or value < 0:
-        return math.inf if not (value < 0 and value > -1e-300) else 0.0
+    if math.isnan(value) or value < 0:
+        # impossible for a divergence: fail closed
+        return math.inf
+    if value == 0:
+        # q > 0: the RDP is positive; below the float range it rounds up to the least positive float
+        return math.ulp(0.0)
     return value * (1 + OUTWARD)
 
 
@@ -280,25 +286,41 @@ def subsampled_gaussian_rdp(alpha, q, sigma):
 # mpmath reference
 # --------------------------------------------------------------------------------------------------
 def _mp_parts(a, q, s, reverse: bool):
-    """Integrand of A_alpha - 1 over N(0, s^2) as an mpmath function of x (precision of the caller)."""
+    """Integrand of A_alpha - 1 over N(0, s^2) as an mpmath function of x (precision of the caller).
+
+    Each integrand is F(L) = sum_{n>=2} c_n L^n / n! (it vanishes to second order at L = 0):
+    forward c_n = alpha^n - alpha (at alpha = 1: n - 1, the KL's e^L (L - 1) + 1), reverse
+    c_n = (1 - alpha)^n + alpha - 1 (at alpha = 1: 1, i.e. e^L - 1 - L). For |L| < 1/8 the series is
+    summed (no cancellation, however small L is); otherwise the closed expression is evaluated.
+    """
     beta = a - 1
     norm = 1 / (s * mpmath.sqrt(2 * mpmath.pi))
+    eps = mpmath.mpf(2) ** (-mpmath.mp.prec - 10)
 
-    def L(x):
-        return mpmath.log1p(q * mpmath.expm1((2 * x - 1) / (2 * s * s)))
+    if reverse:
+        coef = (lambda n: 1) if beta == 0 else (lambda n: (-beta) ** n + beta)
+        closed = (lambda ell: mpmath.expm1(ell) - ell) if beta == 0 else (
+            lambda ell: mpmath.expm1(-beta * ell) + beta * mpmath.expm1(ell))
+    else:
+        coef = (lambda n: n - 1) if beta == 0 else (lambda n: a**n - a)
+        closed = (lambda ell: mpmath.exp(ell) * (ell - 1) + 1) if beta == 0 else (
+            lambda ell: mpmath.expm1(a * ell) - a * mpmath.expm1(ell))
+
+    def F(ell):
+        if abs(ell) >= mpmath.mpf(1) / 8:
+            return closed(ell)
+        total, power, n = mpmath.mpf(0), ell * ell / 2, 2
+        while True:
+            term = coef(n) * power
+            total += term
+            if abs(term) <= eps * abs(total) and n > 4 or power == 0:
+                return total
+            n += 1
+            power = power * ell / n
 
     def f(x):
-        ell = L(x)
-        if reverse and beta == 0:
-            val = mpmath.expm1(ell) - ell  # KL(Q||P) = E_Q[-L] = E_Q[e^L - 1 - L]
-        elif reverse:
-            # D(Q||P): E_Q[(Q/P)^beta] - 1 = E_Q[e^{-beta L} - 1 + beta (e^L - 1)]
-            val = mpmath.expm1(-beta * ell) + beta * mpmath.expm1(ell)
-        elif beta == 0:
-            val = mpmath.exp(ell) * (ell - 1) + 1
-        else:
-            val = mpmath.expm1(a * ell) - a * mpmath.expm1(ell)
-        return val * norm * mpmath.exp(-x * x / (2 * s * s))
+        ell = mpmath.log1p(q * mpmath.expm1((2 * x - 1) / (2 * s * s)))
+        return F(ell) * norm * mpmath.exp(-x * x / (2 * s * s))
 
     return f
 
