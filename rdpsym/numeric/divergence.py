@@ -72,9 +72,10 @@ precision is never touched):
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -564,6 +565,19 @@ def _densities(P, Q, x, digits):
     return _Densities(P, Q, x, digits)
 
 
+#: False while numeric_divergence retries without the near-1 form (see _near1)
+_NEAR1_ALLOWED: contextvars.ContextVar[bool] = contextvars.ContextVar("rdpsym_near1_allowed", default=True)
+
+
+def _near1(mode: str, a) -> bool:
+    """Use ``I = ∫P + ∫P expm1((alpha-1) log P/Q)`` (no cancellation in ``log I ~ (alpha-1) KL``)?
+
+    Yes for ``|alpha - 1| < 1/8``, unless the driver retries without it: when ``(alpha-1) D`` is
+    large (a Gaussian with D = 8e8 at alpha = 1 - 1e-5 has I = e^-8000) the two terms cancel
+    instead, and the plain log-space form is the accurate one."""
+    return mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8 and _NEAR1_ALLOWED.get()
+
+
 def _make_L(dens: _Densities, mode: str, a) -> Callable:
     """Log of the (unshifted) integrand, or the log-ratio for alpha = oo.
 
@@ -965,7 +979,7 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
     """Peak, shift L_max, width w and divergence checks (done once, at the first precision).
 
     Returns (peak, Lmax, w, doubts); raises _Infinite when the divergence is infinite."""
-    near1 = mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8
+    near1 = _near1(mode, a)
     Lint = _make_L(dens, "finite" if mode == "finite" else "weight", a)
     # the function whose tails and singular points decide divergence
     Lchk = _make_L(dens, "klabs", a) if mode == "kl" else Lint
@@ -1062,7 +1076,7 @@ def _continuous_once(dens, intervals, kinks, mode, a, prep, scale_jitter, rule, 
     """One evaluation at the current precision. Returns (D, error, method, doubts)."""
     if mode == "inf":
         return _sup_continuous(dens, intervals, kinks)
-    near1 = mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8
+    near1 = _near1(mode, a)
     peak, Lmax, w, doubts, cuts = prep
     peak, Lmax, w = +peak, +Lmax, w * scale_jitter
     notes = {key: base + key[1] * d * scale_jitter for key, (base, d) in cuts.items()}
@@ -1079,7 +1093,9 @@ def _continuous_once(dens, intervals, kinks, mode, a, prep, scale_jitter, rule, 
         g = dens.integrand("kl", a, Lmax, g)
         v, e = _integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
         D = v * mpmath.exp(Lmax)
-        err = e * mpmath.exp(Lmax)
+        # + the rounding of this final arithmetic at the working precision (a single evaluation
+        # has no second precision to reveal it)
+        err = e * mpmath.exp(Lmax) + 8 * mpmath.eps * abs(D)
         method = f"{rule} KL = E_P[log P/Q]"
     elif near1:
         am1 = a - 1
@@ -1104,8 +1120,13 @@ def _continuous_once(dens, intervals, kinks, mode, a, prep, scale_jitter, rule, 
         J, eJ, M, eM = J * scale, eJ * scale, M * scale, eM * scale
         # log I = log(M + J) = log M + log1p(J / M)
         logI = mpmath.log(M) + mpmath.log1p(J / M)
+        if not abs(logI) < 1:
+            # |(alpha-1) D| >= 1: I is far from 1 and M + J cancels instead; the driver retries
+            # in plain log space, which is accurate here
+            raise _Failed(f"near-1 form: log I = {mpmath.nstr(logI, 5)}, |(alpha-1) D| >= 1")
         D = logI / am1
-        err = (eJ / abs(M) + eM / abs(M)) / abs(am1)
+        rounding = 8 * mpmath.eps * (abs(mpmath.log(M)) + abs(logI) + 1)
+        err = (eJ / abs(M) + eM / abs(M) + rounding) / abs(am1)
         method = f"{rule}, I = ∫P + ∫P expm1((alpha-1) log P/Q)"
     else:
         def g(t):
@@ -1120,7 +1141,9 @@ def _continuous_once(dens, intervals, kinks, mode, a, prep, scale_jitter, rule, 
             raise _Failed(f"the shifted integral is {mpmath.nstr(v, 8)} <= 0")
         logI = Lmax + mpmath.log(v)
         D = logI / (a - 1)
-        err = e / v / abs(a - 1)
+        # Lmax + log v cancels when |log I| << |Lmax|: its rounding counts
+        rounding = 8 * mpmath.eps * (abs(Lmax) + abs(mpmath.log(v)) + 1)
+        err = (e / v + rounding) / abs(a - 1)
         method = f"{rule}, log I = L_max + log ∫ exp(L - L_max)"
     return D, err, method, doubts
 
@@ -1187,7 +1210,7 @@ def _sup_continuous(dens, intervals, kinks):
 
 
 def _discrete_once(dens, pieces, mode, a):
-    near1 = mode == "finite" and abs(a - 1) < mpmath.mpf(1) / 8
+    near1 = _near1(mode, a)
     L = _make_L(dens, "ratio" if mode == "inf" else ("finite" if mode == "finite" and not near1 else "weight"), a)
     doubts = []
     tail_err = mpmath.mpf(0)
@@ -1449,44 +1472,59 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
              [(wp1, mpmath.mpf(1), "tanh-sinh"), (wp2, mpmath.mpf("1.37"), "tanh-sinh")]]
     if kind != "continuous" or mode == "inf":
         plans = plans[1:]
-    single = False
-    try:
-        for plan in plans:
-            info = {}
-            results = [evaluate(*plan[0], info=info)]
-            single = (plan[0][2] == "gauss-legendre" and info.get("arb", 0) > 0 and not info.get("mpmath")
-                      and info.get("arb_converged", False))
-            if not single:
-                results.append(evaluate(*plan[1]))
-            with mpmath.workdps(dps + 30):
-                (D1, e1, method, doubts1), (D2, e2, _, doubts2) = results if not single else results * 2
-                error = max(abs(D1 - D2), e1, e2)
-                if error <= tolerance(D2):
-                    break
-    except _Infinite as exc:
-        return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
-    except _Failed as exc:
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
-    except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                            f"numeric failure: {type(exc).__name__}: {exc}")
-    with mpmath.workdps(dps + 30):
-        tol = tolerance(D2)
-        doubts = sorted(set(doubts1 + doubts2))
-        converged = bool(error <= tol) and not doubts
-        if single:
-            method = method.replace("gauss-legendre", "Arb Gauss-Legendre (n vs 2n nodes)", 1)
-            detail = (f"{method}; one evaluation at {plan[0][0]} digits: rules with n and 2n nodes differ by "
-                      f"<= {mpmath.nstr(e1, 3)} (with Arb's rounding bounds)")
-        else:
-            detail = f"{method}; two evaluations at {plan[0][0]} and {plan[1][0]} digits differ by {mpmath.nstr(abs(D1 - D2), 3)}"
-        if kinks_notes:
-            detail += "; " + "; ".join(kinks_notes)
-        if doubts:
-            detail += "; NOT TRUSTED: " + "; ".join(doubts)
-        elif not converged:
-            detail += f"; NOT CONVERGED: error {mpmath.nstr(error, 3)} > tolerance {mpmath.nstr(tol, 3)}"
-    with mpmath.workdps(dps):
-        value = +D2
-        error = +error
-    return NumericValue(value, error, dps, method, converged, detail)
+    def attempt() -> NumericValue:
+        single = False
+        try:
+            for plan in plans:
+                info = {}
+                results = [evaluate(*plan[0], info=info)]
+                single = (plan[0][2] == "gauss-legendre" and info.get("arb", 0) > 0 and not info.get("mpmath")
+                          and info.get("arb_converged", False))
+                if not single:
+                    results.append(evaluate(*plan[1]))
+                with mpmath.workdps(dps + 30):
+                    (D1, e1, method, doubts1), (D2, e2, _, doubts2) = results if not single else results * 2
+                    error = max(abs(D1 - D2), e1, e2)
+                    if error <= tolerance(D2):
+                        break
+        except _Infinite as exc:
+            return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
+        except _Failed as exc:
+            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+        except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
+            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
+                                f"numeric failure: {type(exc).__name__}: {exc}")
+        with mpmath.workdps(dps + 30):
+            tol = tolerance(D2)
+            doubts = sorted(set(doubts1 + doubts2))
+            converged = bool(error <= tol) and not doubts
+            if single:
+                method = method.replace("gauss-legendre", "Arb Gauss-Legendre (n vs 2n nodes)", 1)
+                detail = (f"{method}; one evaluation at {plan[0][0]} digits: rules with n and 2n nodes differ by "
+                          f"<= {mpmath.nstr(e1, 3)} (with Arb's rounding bounds)")
+            else:
+                detail = f"{method}; two evaluations at {plan[0][0]} and {plan[1][0]} digits differ by {mpmath.nstr(abs(D1 - D2), 3)}"
+            if kinks_notes:
+                detail += "; " + "; ".join(kinks_notes)
+            if doubts:
+                detail += "; NOT TRUSTED: " + "; ".join(doubts)
+            elif not converged:
+                detail += f"; NOT CONVERGED: error {mpmath.nstr(error, 3)} > tolerance {mpmath.nstr(tol, 3)}"
+        with mpmath.workdps(dps):
+            value = +D2
+            error = +error if not mpmath.isnan(error) else mpmath.inf  # never NaN
+        return NumericValue(value, error, dps, method, converged, detail)
+
+    out = attempt()
+    if not out.converged and mode == "finite" and abs(a_exact - 1) < sp.Rational(1, 8):
+        # the near-1 form failed: retry in plain log space (accurate when (alpha-1) D is large)
+        token = _NEAR1_ALLOWED.set(False)
+        state["prep"] = None
+        try:
+            retry = attempt()
+        finally:
+            _NEAR1_ALLOWED.reset(token)
+        if retry.converged:
+            return replace(retry, detail=retry.detail + "; plain log-space form (the near-1 form did not converge: "
+                                                        + out.detail + ")")
+    return out
