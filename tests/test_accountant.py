@@ -310,6 +310,10 @@ def test_subsampled_gaussian_event_uses_the_subsampled_curve():
         acct.add("subsampled_gaussian", q=1.5, sigma=1.0)
     e = acct.epsilon(1e-5)
     assert e.status == "optimal" and math.isfinite(e.value)
+    # groups of 2: Mironov 2017, Prop. 2 on the float curve (3 eps(2 alpha) from alpha = 2 on, no claim below)
+    g2 = acct.group_privacy(2)
+    assert g2.events[0].provenance == "bound"
+    assert g2.curve(1.5) == np.inf and rel(g2.curve(2.0), 3 * 1000 * subsampled_gaussian_rdp(4.0, 0.01, 1.1)) <= 1e-15
     # q = 1 is the Gaussian
     g = Accountant().add("subsampled_gaussian", count=7, q=1.0, sigma=2.0).curve(a)
     assert np.allclose(g, Accountant().add("gaussian", count=7, sigma=2.0).curve(a), rtol=1e-10, atol=0)

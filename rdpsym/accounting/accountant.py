@@ -68,6 +68,9 @@ class Event:
         vals = ", ".join(f"{k}={v:g}" for k, v in self.values)
         return f"{self.mechanism.name}({vals})"
 
+    def __repr__(self) -> str:
+        return f"Event({self.label} x {self.count}, {self.provenance})"
+
 
 def _validate_count(count) -> int:
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
