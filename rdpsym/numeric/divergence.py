@@ -1034,6 +1034,7 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
     # exp(-(wp ln 10 + 40)) of its maximum and keeps falling (checked at 1e8 w: below L_max - 1e6)
     cuts = {}
     thr = Lmax - (mpmath.mp.dps * mpmath.log(10) + 40)
+    high = [t for pts, vals in scanned for t, v in zip(pts, vals) if v >= thr]  # scan points above it
     for k, (lo, hi) in enumerate(intervals):
         finite = [t for t in _breakpoints(lo, hi, kinks, peak) if not mpmath.isinf(t)]
         for end, sgn in ((hi, 1), (lo, -1)):
@@ -1065,7 +1066,7 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
                     # every scan sample beyond it must be below the threshold too, else the tail
                     # stays an infinite piece (tanh-sinh and the two-evaluation estimate)
                     X = base + sgn * d
-                    if not any(v >= thr and sgn * (t - X) > 0 for pts, vals in scanned for t, v in zip(pts, vals)):
+                    if not any(sgn * (t - X) > 0 for t in high):
                         cuts[(k, sgn)] = (base, d)
                     break
                 d *= 2
