@@ -166,6 +166,15 @@ def test_broadcasting_and_monotonicity():
     assert isinstance(subsampled_gaussian_rdp(2.0, 0.1, 1.0), np.floating)
 
 
+def test_batched_orders_equal_single_orders():
+    """A curve's fractional orders share one mesh per factor-2 group: same values as one at a time."""
+    orders = np.array([1.05, 1.5, 1.99, 2.5, 3.9, 7.5, 15.5, 100.5])
+    for q, s in [(1e-3, 0.8), (0.2, 3.0)]:
+        together = subsampled_gaussian_rdp(orders, q, s)
+        alone = np.array([subsampled_gaussian_rdp(a, q, s) for a in orders])
+        assert np.all(np.abs(together - alone) <= 1e-13 * alone), (q, s)
+
+
 def test_fail_closed():
     out = subsampled_gaussian_rdp(np.array([np.nan, 2.0, np.inf]), 0.1, 1.0)
     assert out[0] == np.inf and np.isfinite(out[1]) and out[2] == np.inf
