@@ -451,3 +451,16 @@ def test_dp_accounting_epsilon_is_never_tighter_than_ours():
                                  sensitivity_2=1)
         assert rel(ours.value, ref.value) <= 1e-9
         assert eps_t >= float(ref.value)  # a grid of orders can only lose
+
+
+def test_branch_and_bound_scan_finds_the_full_scan_optimum():
+    """With an expensive curve (here the numeric one) the scan skips orders where the cheap curves alone
+    already lose; the optimum must be the one a full scan finds, with fewer evaluations of the costly curve."""
+    from rdpsym.accounting.accountant import _minimise
+
+    acct = Accountant().add("laplace", count=30, b=3.0).add("gaussian", count=2, sigma=5.0, curve="numeric")
+    full = _minimise(lambda a: _objective_np("improved", "epsilon", acct.curve(a), a, 1e-5))
+    got = acct.epsilon(1e-5)
+    assert got.evaluations < full[3]
+    assert got.value == pytest.approx(full[1], rel=1e-13, abs=0) and got.alpha == pytest.approx(full[0], rel=1e-9)
+    assert got.value >= Accountant().add("laplace", count=30, b=3.0).add("gaussian", count=2, sigma=5.0).epsilon(1e-5).value

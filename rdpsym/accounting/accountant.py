@@ -44,8 +44,10 @@ __all__ = ["Accountant", "AccountantConversion", "Event", "AccountantReport"]
 SCAN_LOG10 = (-6.0, 6.0)
 SCAN_POINTS = 240
 EXTEND_LOG10 = 12.0
-#: Golden-section steps refining each local minimum of the scan (bracket 0.23 in u -> ~1e-10).
-GOLDEN_ITERATIONS = 48
+#: Golden-section steps refining each local minimum of the scan (bracket 0.23 in u -> ~1e-9).
+GOLDEN_ITERATIONS = 40
+#: Scan points evaluated at a time in the branch-and-bound scan (expensive curves present).
+PRUNE_BATCH = 8
 
 
 # -- events ----------------------------------------------------------------------------------------
@@ -102,6 +104,11 @@ def _fast_check(mechanism: Mechanism, values: dict):
     return out
 
 
+def _is_expensive(curve: MechanismCurve) -> bool:
+    """Curves without generated closed-form code (numeric grids, the subsampled Gaussian's quadrature)."""
+    return curve.result is None or curve.provenance == "numeric"
+
+
 # -- the optimiser ---------------------------------------------------------------------------------
 def _objective_np(method: str, kind: str, eps_rdp: np.ndarray, a: np.ndarray, target: float) -> np.ndarray:
     """:func:`rdpsym.accounting.conversion.objective` in numpy (epsilon, or log delta), +inf stays +inf."""
@@ -119,22 +126,40 @@ def _objective_np(method: str, kind: str, eps_rdp: np.ndarray, a: np.ndarray, ta
     return np.where(np.isnan(out), np.inf, out)
 
 
-def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1]):
+def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1], lower=None):
     """Minimise f(alpha) (vectorised) over alpha > 1 in u = log(alpha - 1).
 
     A scan of ``SCAN_POINTS + 1`` points (as in :mod:`rdpsym.accounting.conversion`), extended up to
     alpha - 1 = 1e12 while the minimum sits at the top; then each of the three best local minima of
     the scan is refined by golden-section search on its bracket ``[u_{i-1}, u_{i+1}]``
     (:func:`rdpsym.accounting.conversion._golden_min`, ``GOLDEN_ITERATIONS`` steps: the bracket shrinks
-    to ~1e-10 in u). The objective need not be unimodal. Returns ``(alpha, value, at_edge,
-    evaluations)``; ``alpha`` is None when f is +inf everywhere.
+    to ~1e-9 in u). The objective need not be unimodal. ``lower(alpha) <= f(alpha)``, when given (the
+    objective of the cheap curves alone), lets the scan skip the expensive curves where they cannot win.
+    Returns ``(alpha, value, at_edge, evaluations)``; ``alpha`` is None when f is +inf everywhere.
     """
     from .conversion import _golden_min
 
     ln10 = math.log(10)
     us = np.linspace(lo_log10 * ln10, hi_log10 * ln10, SCAN_POINTS + 1)
-    vals = f(1 + np.exp(us))
-    evals = len(us)
+    alphas = 1 + np.exp(us)
+    if lower is None:
+        vals = f(alphas)
+        evals = len(us)
+    else:
+        # Branch and bound over the scan: the objective is non-decreasing in the curve and the expensive
+        # curves are >= 0, so lower(alpha) <= f(alpha). Evaluate f in order of increasing lower bound and
+        # stop when the next bound is no better than the best value found: every skipped point has
+        # f >= best, so the scan's minimum (and its neighbours' ordering) is the same as a full scan's.
+        lb = lower(alphas)
+        vals = np.full(len(us), np.inf)
+        order = np.argsort(lb, kind="stable")
+        best_seen, pos, evals = math.inf, 0, 0
+        while pos < len(order) and lb[order[pos]] < best_seen:
+            batch = order[pos:pos + PRUNE_BATCH]
+            vals[batch] = f(alphas[batch])
+            evals += len(batch)
+            best_seen = min(best_seen, float(vals[batch].min()))
+            pos += PRUNE_BATCH
     step = us[1] - us[0]
     while np.isfinite(vals).any() and int(np.argmin(vals)) == len(vals) - 1 and us[-1] < EXTEND_LOG10 * ln10:
         extra = us[-1] + step * np.arange(1, 21)
@@ -175,7 +200,8 @@ class AccountantConversion:
     ``"pure_dp"`` (alpha = oo won), ``"edge"`` (minimum at the edge of the searched orders: a valid
     guarantee that may not be the infimum) or ``"infinite"`` (no finite order: epsilon = +inf, delta
     = 1); ``rdp_at_alpha``: the composed curve at ``alpha``; ``pure_epsilon``: eps(oo);
-    ``evaluations``: orders evaluated by the optimiser.
+    ``evaluations``: orders at which the optimiser evaluated every curve (the branch-and-bound scan
+    evaluates the cheap closed forms alone at the others).
     """
 
     value: float
@@ -341,6 +367,22 @@ class Accountant:
             raise ValueError(f"alpha must be > 0 (inf allowed; not NaN); got {bad}")
         return a
 
+    def _total(self, a: np.ndarray, expensive: bool = True) -> np.ndarray:
+        """sum of count x curve over the events (without the expensive curves when ``expensive`` is False)."""
+        total = np.zeros(a.shape)
+        for mid, bucket in self._events.items():
+            m = self._mechs[mid]
+            curve = self._curve(m)
+            if not expensive and _is_expensive(curve):
+                continue
+            keys = list(bucket)
+            params = {p: np.array([dict(k)[p] for k in keys]) for p in m.params}
+            counts = np.array([bucket[k] for k in keys], dtype=float)
+            with np.errstate(invalid="ignore"):
+                total = total + curve.values(a, params) @ counts
+        total[np.isnan(total)] = np.inf
+        return total
+
     def curve(self, alpha) -> np.ndarray:
         """The composed RDP curve sum_i count_i eps_i(alpha) (Mironov 2017, Prop. 1), vectorised.
 
@@ -349,12 +391,7 @@ class Accountant:
         (it becomes +inf). An empty accountant's curve is 0.
         """
         a = self._check_alpha(alpha)
-        flat = a.ravel()
-        total = np.zeros(flat.shape)
-        for _, _, mat in self._matrix(flat):
-            with np.errstate(invalid="ignore"):
-                total = total + mat.sum(axis=1)
-        total[np.isnan(total)] = np.inf
+        total = self._total(a.ravel())
         return total.reshape(a.shape)[()] if a.ndim == 0 else total.reshape(a.shape)
 
     @property
@@ -391,7 +428,11 @@ class Accountant:
         def f(a):
             return _objective_np(method, kind, self.curve(a), a, t)
 
-        a_opt, v_opt, at_edge, evals = _minimise(f)
+        def lower(a):
+            return _objective_np(method, kind, self._total(a, expensive=False), a, t)
+
+        expensive = any(_is_expensive(self._curve(self._mechs[mid])) for mid in self._events)
+        a_opt, v_opt, at_edge, evals = _minimise(f, lower=lower if expensive else None)
         pure = self.max_divergence
         cands = []
         if a_opt is not None:
@@ -422,7 +463,7 @@ class Accountant:
             note = (f"{src}; the minimum over alpha - 1 in [1e{SCAN_LOG10[0]:g}, 1e{EXTEND_LOG10:g}] lies at the "
                     "edge of the searched orders: the value is a valid guarantee but may not be the infimum")
         else:
-            note = f"{src}; continuous alpha: log-spaced scan + golden-section refinement ({evals} orders)"
+            note = f"{src}; continuous alpha: log-spaced scan + golden-section refinement ({evals} orders with every curve)"
         return AccountantConversion(float(value), float(best[1]), kind, t, method, status, note, float(best[3]),
                                     pure, evals)
 
