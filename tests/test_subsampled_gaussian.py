@@ -139,6 +139,21 @@ def test_reverse_direction_never_dominates():
             assert rev > 0
 
 
+def test_orders_below_one_take_the_larger_direction():
+    """Below alpha = 1 the reverse direction can dominate (alpha = 1/4 here); the float code uses skew
+    symmetry D_alpha(Q||P) = alpha/(1-alpha) D_{1-alpha}(P||Q), the reference integrates both directly."""
+    with mpmath.workdps(30):
+        fwd, _ = subsampled_gaussian_rdp_mp(0.25, 0.5, 0.5, dps=30, forward_only=True)
+        rev, _ = subsampled_gaussian_rdp_mp(0.25, 0.5, 0.5, dps=30, reverse=True)
+        fwd_34, _ = subsampled_gaussian_rdp_mp(0.75, 0.5, 0.5, dps=30, forward_only=True)
+        assert rev > fwd * 1.1
+        assert rel(rev, fwd_34 / 3) < mpmath.mpf(10) ** -25  # the identity, checked by integration
+        got = mpmath.mpf(float(subsampled_gaussian_rdp(0.25, 0.5, 0.5)))
+        assert got >= rev and rel(got, rev) <= 1e-10
+        # the check can fail: the forward direction alone is far too small
+        assert rel(fwd, rev) > 0.1
+
+
 # -- special orders and parameters ------------------------------------------------------------------------
 def test_special_cases():
     assert subsampled_gaussian_rdp(3.5, 0.0, 1.0) == 0.0

@@ -11,8 +11,10 @@ and the RDP curve is eps(alpha) = D_alpha(P||Q) = log(A_alpha) / (alpha - 1) wit
     A_alpha = E_Q[(P/Q)^alpha] = E_Q[exp(alpha L(X))],  L(x) = log(1 - q + q exp((2x - 1)/(2 sigma^2))).
 
 The reverse direction D_alpha(Q||P) is never larger for alpha >= 1 (MTZ 2019, Sect. 3, stated there for
-the SGM; ``tests/test_subsampled_gaussian.py`` re-checks it at 30 digits over the test grid), so only
-D_alpha(P||Q) is computed. Everything below is computed as A_alpha - 1, never as A_alpha, because near
+the SGM; ``tests/test_subsampled_gaussian.py`` re-checks it at 30 digits at test points), so only
+D_alpha(P||Q) is computed there. For 0 < alpha < 1 the reverse direction can be larger (alpha = 0.2,
+q = 0.5, sigma = 0.5); it is D_alpha(Q||P) = alpha/(1-alpha) D_{1-alpha}(P||Q) (skew symmetry, van
+Erven and Harremoës 2014, Prop. 2), and the maximum of the two is returned. Everything below is computed as A_alpha - 1, never as A_alpha, because near
 alpha = 1 or for small q the RDP is far below the float64 resolution of A_alpha:
 
 * **Integer orders k >= 2** (the binomial expansion of (1 - q + q e^s)^k, each term a Gaussian
@@ -266,6 +268,10 @@ def _one(alpha: float, q: float, sigma: float) -> float:
         value = alpha / (2 * sigma * sigma)
     elif alpha == int(alpha) and 2 <= alpha <= _BINOMIAL_MAX:
         value = _integer_order(int(alpha), q, sigma)
+    elif alpha < 1:
+        # below 1 the reverse direction can dominate: by skew symmetry (van Erven and Harremoës 2014,
+        # IEEE T-IT 60(7), Prop. 2) D_alpha(Q||P) = alpha/(1-alpha) D_{1-alpha}(P||Q)
+        value = max(_quadrature(alpha, q, sigma), alpha / (1 - alpha) * _quadrature(1 - alpha, q, sigma))
     else:
         value = _quadrature(alpha, q, sigma)
     return _finish(value)
@@ -368,7 +374,7 @@ def _mp_parts(a, q, s, reverse: bool):
     return f
 
 
-def subsampled_gaussian_rdp_mp(alpha, q, sigma, dps: int = 50, *, reverse: bool = False):
+def subsampled_gaussian_rdp_mp(alpha, q, sigma, dps: int = 50, *, reverse: bool = False, forward_only: bool = False):
     """Reference value (mpmath) of the subsampled Gaussian RDP and an error estimate: ``(value, error)``.
 
     A_alpha - 1 = E_Q[e^{alpha L} - 1 - alpha (e^L - 1)] (see the module docstring) is integrated with
@@ -376,14 +382,16 @@ def subsampled_gaussian_rdp_mp(alpha, q, sigma, dps: int = 50, *, reverse: bool 
     alpha = 1) between the breakpoints -oo, 0, z0, 1, alpha, +oo and the points 15 sigma around 0 and
     max(alpha, 1); a second evaluation splits every finite interval at its midpoint (other nodes), and
     ``error`` is the larger of the two values' difference and tanh-sinh's own estimate, propagated to the divergence. alpha = 1 is the KL
-    divergence E_Q[e^L (L - 1) + 1]; alpha = oo is +inf for q > 0. With ``reverse``, D_alpha(Q||P)
-    instead (for checking that it never exceeds D_alpha(P||Q)).
+    divergence E_Q[e^L (L - 1) + 1]; alpha = oo is +inf for q > 0. Below alpha = 1 the value is the
+    larger of both directions, each integrated directly. With ``reverse``, D_alpha(Q||P) only; with
+    ``forward_only``, D_alpha(P||Q) only (for checking which direction dominates).
 
     ``alpha``, ``q``, ``sigma``: numbers (ints, floats, strings, mpf); validated like
     :func:`subsampled_gaussian_rdp`. Returns mpmath ``mpf`` values at ``dps`` digits.
     """
     if not isinstance(dps, int) or dps < 15:
         raise ValueError(f"dps must be an integer >= 15; got {dps!r}")
+    q_in = q
     with mpmath.workdps(dps + 25):
         a, q, s = mpmath.mpf(alpha), mpmath.mpf(q), mpmath.mpf(sigma)
         if not (0 <= q <= 1):
@@ -407,6 +415,11 @@ def subsampled_gaussian_rdp_mp(alpha, q, sigma, dps: int = 50, *, reverse: bool 
         pts = {mpmath.mpf(0), z0, mpmath.mpf(1), a, -15 * s, 15 * s, top - 15 * s, top + 15 * s}
         inner = sorted(p for p in pts if -40 * s <= p <= top + 40 * s)
         points = [mpmath.ninf, *inner, mpmath.inf]
+        if a < 1 and not reverse and not forward_only:
+            # the RDP is the larger direction below alpha = 1 (integrated directly, not by skew symmetry)
+            fwd = subsampled_gaussian_rdp_mp(alpha, q_in, sigma, dps, forward_only=True)
+            rev = subsampled_gaussian_rdp_mp(alpha, q_in, sigma, dps, reverse=True)
+            return max(fwd, rev, key=lambda vr: vr[0])
         e1, err1 = mpmath.quad(f, points, error=True, method="tanh-sinh")
         # second evaluation on a different split (midpoints added): other nodes, same rule
         split = [points[0], *sorted(inner + [(u + v) / 2 for u, v in zip(inner, inner[1:])]), points[-1]]
