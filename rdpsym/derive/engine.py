@@ -31,7 +31,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .pieces import DerivationError, Piece, split_support
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
-from .template import decompose, integrate_template, log_expand, mixture_log
+from .template import decompose, erfc_form, integrate_template, log_expand, mixture_log
 from .timeout import StepTimeout, default_step_seconds, run_with_time_limit
 
 __all__ = ["renyi_divergence", "DerivationError"]
@@ -326,7 +326,7 @@ def _general_order(pieces, x, symbols, params, seconds, log):
         alpha_points = [{**{k: v for k, v in p.items() if k != regime.var}, ALPHA: regime.alpha_in_var.subs(regime.var, p[regime.var])}
                         for p in var_points]
         D_alpha = _in_alpha(D, regime, alpha_points, seconds)
-        D_alpha = _definition_shape(integral, D_alpha, regime, alpha_points, seconds, log)
+        D_alpha = erfc_form(_definition_shape(integral, D_alpha, regime, alpha_points, seconds, log))
         forms[regime.name] = (D_alpha, _simplify_condition(cond, regime))
     above, cond_above = forms[ABOVE.name]
     below, cond_below = forms[BELOW.name]
@@ -744,14 +744,15 @@ def _derive(P, Q, x, support, params, seconds, check_density, label) -> Divergen
     )
 
 
-def _numeric_limit_check(general, cond, target, a0, points) -> bool | None:
+def _numeric_limit_check(general, cond, target, a0, points, side: str = "+") -> bool | None:
     """Compare ``general`` near alpha = a0 with ``target`` at high precision (None if not evaluable).
 
     Near alpha = 1 the general form differs from the KL by O(alpha - 1); at alpha = 10**30 it differs
     from D_inf by O(log(alpha)/alpha). Both are far below the 10**-12 tolerance used here.
     """
     # a Float order: an exact 10**30 would make sympy expand rationals to that power
-    near = sp.Float(sp.Integer(1) + sp.Rational(1, 10**30), 130) if a0 == 1 else sp.Float(10**30, 130)
+    step = sp.Rational(1, 10**30) if side == "+" else -sp.Rational(1, 10**30)
+    near = sp.Float(sp.Integer(1) + step, 130) if a0 == 1 else sp.Float(10**30, 130)
     checked = False
     for point in points:
         c = cond.subs(ALPHA, near).subs(point) if cond is not sp.true else sp.true
@@ -800,13 +801,19 @@ def _check_limits(expr, cond, kl, dinf, points, seconds, log):
     A disagreement raises :class:`DerivationError` (the result then is not a closed form).
     """
     general = expr.args[-1][0] if isinstance(expr, sp.Piecewise) else expr
+    below = None
+    if isinstance(expr, sp.Piecewise) and general == sp.oo and expr.args[0][1] == (ALPHA < 1):
+        # +oo for every alpha > 1 (tails too heavy) while the KL may be finite: the KL is the limit
+        # from below, which always holds (van Erven & Harremoës 2014, Thm. 5)
+        below = expr.args[0][0]
     for name, target, a0 in (("KL", kl, sp.Integer(1)), ("D_inf", dinf, sp.oo)):
         if target is None:
             continue
         ok = None
         lim = None
+        form, side = (below, "-") if (a0 == 1 and below is not None) else (general, "+" if a0 == 1 else "-")
         try:
-            lim = run_with_time_limit(sp.limit, general, ALPHA, a0, "+" if a0 == 1 else "-", seconds=seconds)
+            lim = run_with_time_limit(sp.limit, form, ALPHA, a0, side, seconds=seconds)
         except (StepTimeout, Exception) as exc:  # noqa: BLE001
             log.note(f"{name} limit check", f"symbolic limit not taken: {type(exc).__name__}")
         if lim is not None and not lim.has(sp.Limit, sp.nan, sp.zoo, sp.sign, sp.AccumBounds):
@@ -816,7 +823,7 @@ def _check_limits(expr, cond, kl, dinf, points, seconds, log):
                 ok = _equivalent(lim, target, points)
         if not ok:
             try:
-                numeric = run_with_time_limit(_numeric_limit_check, general, cond, target, a0, points, seconds=seconds)
+                numeric = run_with_time_limit(_numeric_limit_check, form, cond, target, a0, points, side, seconds=seconds)
             except (StepTimeout, Exception):  # noqa: BLE001
                 numeric = None
             if numeric is True:
@@ -826,4 +833,4 @@ def _check_limits(expr, cond, kl, dinf, points, seconds, log):
             else:
                 log.note(f"{name} limit check", "not decided: limit neither taken symbolically nor evaluable")
                 continue
-        log.note(f"{name} limit check", f"lim alpha -> {a0} of the general form equals the direct {name} ({ok} check)")
+        log.note(f"{name} limit check", f"lim alpha -> {a0}{' from below' if (a0 == 1 and side == '-') else ''} of the general form equals the direct {name} ({ok} check)")

@@ -189,12 +189,30 @@ _BAD_CONDITION_ATOMS = (sp.arg, sp.periodic_argument, sp.polar_lift, sp.exp_pola
 
 def _clean(value: sp.Expr) -> sp.Expr:
     if value.has(sp.erfc):
-        value = value.rewrite(sp.erf)
+        value = value.rewrite(sp.erf)  # erf and erfc terms combine under simplify; erfc comes back below
     if value.has(sp.hyper, sp.meijerg):
         value = sp.hyperexpand(value)
     if value.has(sp.erf, sp.hyper, sp.Piecewise) or sp.count_ops(value) > 40:
         value = sp.simplify(value)
-    return value
+    return erfc_form(value)
+
+
+def erfc_form(expr: sp.Expr) -> sp.Expr:
+    """1 - erf(z) -> erfc(z) and 1 + erf(z) -> erfc(-z): the same function, but erfc keeps its
+    digits where erf(z) -> 1 (log(1 - erf(z)) next to alpha = 1 would otherwise need thousands of
+    digits to evaluate)."""
+
+    def complement(node):
+        if not isinstance(node, sp.Add) or len(node.args) != 2:
+            return None
+        for a, b in (node.args, node.args[::-1]):
+            if a == 1 and isinstance(-b, sp.erf):
+                return sp.erfc((-b).args[0])
+            if a == 1 and isinstance(b, sp.erf):
+                return sp.erfc(-b.args[0])
+        return None
+
+    return expr.replace(lambda n: complement(n) is not None, complement) if expr.has(sp.erf) else expr
 
 
 def _shifted_sum_args(x, lo, hi):
