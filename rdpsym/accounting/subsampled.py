@@ -203,7 +203,7 @@ def _mesh(alpha: float, q: float, sigma: float):
     t_edges = t_lo + (t_hi - t_lo) * np.arange(n + 1) / n
     # panel edges in x: invert the increasing t(x) by bisection (only the n + 1 edges)
     a, b = np.full_like(t_edges, lo), np.full_like(t_edges, hi)
-    for _ in range(24):  # the edges need not be exact: any edges give a valid composite rule
+    for _ in range(52):
         m = (a + b) / 2
         below = t_of(m) < t_edges
         a, b = np.where(below, m, a), np.where(below, b, m)
@@ -243,6 +243,14 @@ def _quadrature_batch(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
     """D_alpha for many orders alpha > 1 at one (q, sigma): one mesh (that of the largest order, valid
     for all smaller ones: it covers their range and is at least as fine), L(x) computed once."""
     x, log_w, lo, hi = _mesh(float(alphas.max()), q, sigma)
+    step = max(1, 4_000_000 // len(x))  # bounded memory: orders x nodes <= 4e6 per pass
+    if len(alphas) > step:
+        return np.concatenate([_batch_on_mesh(alphas[i:i + step], q, sigma, x, log_w, lo, hi)
+                               for i in range(0, len(alphas), step)])
+    return _batch_on_mesh(alphas, q, sigma, x, log_w, lo, hi)
+
+
+def _batch_on_mesh(alphas, q, sigma, x, log_w, lo, hi) -> np.ndarray:
     beta = (alphas - 1.0)[:, None]
     L = _L(x, q, sigma)[None, :]
     logs = np.logaddexp(np.log(beta) + _log_g(L), L + _log_h(beta * L)) + log_w[None, :]
