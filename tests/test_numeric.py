@@ -577,6 +577,8 @@ ARB_CASES = [
      sp.log(sp.Rational(7, 13) * sp.exp(6 * 3) + sp.Rational(6, 13) * sp.exp(-7 * 3)) / 6),
     (laplace(0), laplace(1), sp.S.Reals, 1, {b: sp.Rational(1, 3)}, 3 + sp.exp(-3) - 1),
     (gauss(0), gauss(1), sp.S.Reals, 1 + sp.Rational(1, 10**6), {sigma: 1}, (1 + sp.Rational(1, 10**6)) / 2),
+    # an exact irrational parameter value (verify's typical points are such): bound in Arb too
+    (gauss(0), gauss(1), sp.S.Reals, 3, {sigma: sp.sqrt(2)}, sp.Rational(3, 4)),
 ]
 
 
@@ -586,8 +588,12 @@ def test_arb_path_agrees_with_mpmath_path_and_closed_form(case, monkeypatch):
     agree with the closed form (Mironov 2017, Props. 5 and 7) to 30 digits, errors honest."""
     pytest.importorskip("flint")
     P, Q, S, a, vals, ref = ARB_CASES[case]
+    from rdpsym.numeric.fast import STATS
+
+    STATS["mpmath"] = 0
     r_arb = nd(P, Q, S, a, vals)
     assert "Arb Gauss-Legendre" in r_arb.detail and "n vs 2n" in r_arb.method, r_arb.detail
+    assert STATS["mpmath"] == 0  # no point of these smooth pairs needed the fallback
     monkeypatch.setenv("RDPSYM_NUMERIC_BACKEND", "mpmath")
     r_mp = nd(P, Q, S, a, vals)
     assert "Arb" not in r_mp.detail, r_mp.detail

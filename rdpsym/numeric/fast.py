@@ -145,7 +145,8 @@ class Compiled:
         ball) at ``prec`` bits with the parameters fixed to ``values`` (symbol -> exact number)."""
         try:
             with flint.ctx.workprec(prec):
-                vals = {p: _num(sp.S(values[p])) for p in self.params}
+                # exact values may be expressions (sqrt(5), pi/2): evaluated in Arb like constants
+                vals = {p: _const(sp.S(values[p]), {}) for p in self.params}
                 fp = _build(self.lp, self.x, vals)
                 fq = _build(self.lq, self.x, vals)
         except (Unsupported, ValueError, TypeError, ZeroDivisionError):
