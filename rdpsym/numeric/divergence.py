@@ -366,7 +366,7 @@ class _Densities:
         ev = self._arb_bound.get(prec)
         if ev is None:
             compiled, values = self._arb
-            ev = _fast.evaluator(*compiled.bind(values, prec))
+            ev = _fast.evaluator(*compiled.bind(values, prec), prec)
             self._arb_bound[prec] = ev
         return ev
 

@@ -370,8 +370,12 @@ def compile_log_pair(lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Sy
         return None
 
 
-def evaluator(fp, fq) -> Callable:
-    """``t -> (lp, lq)`` arb balls, or None where either is not a finite real ball."""
+def evaluator(fp, fq, prec: int | None = None) -> Callable:
+    """``t -> (lp, lq)`` arb balls, or None where either is not a finite real ball, or (given the
+    precision ``prec`` they are evaluated at) where a ball's radius exceeds ``2^-(prec-40) (1 +
+    |mid|)``: the callers use midpoints, so a ball widened by cancellation goes to mpmath instead
+    of passing as an accurate number."""
+    tol = arb(2) ** (-(prec - 40)) if prec is not None else None
 
     def ev(t):
         try:
@@ -380,6 +384,8 @@ def evaluator(fp, fq) -> Callable:
         except (_Nan, ZeroDivisionError, ValueError, TypeError):
             return None
         if lp.is_finite() and lq.is_finite():
+            if tol is not None and not (lp.rad() <= (abs(lp.mid()) + 1) * tol and lq.rad() <= (abs(lq.mid()) + 1) * tol):
+                return None
             return lp, lq
         return None
 
