@@ -244,7 +244,6 @@ class Accountant:
             raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
         self.group_size = int(group_size)
         self.method = method
-        # mechanism -> {values tuple -> count}; insertion order kept for the report
         # id(mechanism) -> {values tuple -> count}; insertion order kept for the report
         self._events: dict[int, dict[tuple, int]] = {}
         self._curve_method: dict[int, str] = {}
