@@ -9,9 +9,13 @@ Pipeline (each step timed and recorded in the provenance):
    write the log-integrand alpha log P + (1-alpha) log Q on every piece as c0 + sum_j c_j T_j(x) and
    integrate or sum exp(sum_j c_j T_j) through the exponential-family template (:mod:`.template`),
    which also yields the finiteness conditions (the natural parameter space);
-3. simplify log(∑ pieces)/(alpha - 1), keeping the most compact form that is checked equivalent;
+3. simplify log(∑ pieces)/(alpha - 1), keeping the most compact form that is checked equivalent, or
+   the definition's shape (1/(alpha-1)) log Z with Z gathered by exponentials when that is at most a
+   quarter longer;
 4. derive alpha = 1 directly as E_P[log P/Q] and alpha = oo directly as ess sup log P/Q, and check both
-   against the limits of the general expression;
+   against the limits of the general expression (the KL against the limit from below when
+   D_alpha = +oo for all alpha > 1). When E_P[log P/Q] is not integrated (a binomial sum over [0, n]),
+   the KL is taken as lim_{alpha -> 1-} D_alpha = d/dalpha log Z at 1 and checked at 100 digits;
 5. find the singular orders of the expression, derive the divergence there directly, and keep those
    whose value equals the limit as removable (exceptional) points.
 """

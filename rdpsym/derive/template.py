@@ -11,6 +11,12 @@ Z is computed once with fresh symbols k_j carrying the sign that c_j has in the 
 which is far easier for sympy than the raw integrand; its convergence conditions are exactly the
 natural parameter space, recovered as conditions on c_j(alpha) (Nielsen & Nock 2011; Mironov 2017
 uses the Gaussian and Laplace instances in Props. 6 and 7).
+
+When sympy does not integrate directly, changes of variable turn the integrand into a gamma or beta
+integral: u = log x (log-normal), u = x**p (Weibull), u = 1/x (Lévy, inverse Gaussian) and
+u = exp(c x) (Gumbel: exp(k1 x + k2 exp(c x)) -> u**(k1/c) exp(k2 u)). Sums over a finite range with a
+symbolic end (binomial) are accepted only when the formula is proven for every ratio (the sum and its
+reflection m -> N - m), since such a sum is finite everywhere.
 """
 
 from __future__ import annotations
@@ -433,8 +439,11 @@ def integrate_template(
         else:
             unknown.append(T)
 
-    def attempt(symbols: dict[sp.Expr, sp.Symbol], limit: float = seconds):
+    def attempt(symbols: dict[sp.Expr, sp.Symbol], limit: float = seconds, precheck: bool = False):
         integrand = _integrand(symbols)
+        if precheck and _diverges(integrand, x, lo, hi, discrete, seconds):
+            # a sign case whose integrand does not even decay: no integration attempt needed
+            return "divergent"
         subs = [] if discrete else _substitutions(integrand, x, lo, hi)
         # with changes of variable to fall back on, sympy's direct attempt gets a short limit first
         # (Lévy- and Gumbel-type integrands make it grind for the whole limit), and the full limit
@@ -517,7 +526,7 @@ def integrate_template(
             # the union is then everything, and where c >= 0 diverges (a zero rate on an infinite
             # range) c = 0 diverges too
             region.append(coeffs[T] < 0 if s < 0 else coeffs[T] >= 0)
-        got = attempt(symbols)
+        got = attempt(symbols, precheck=True)
         if got is None:
             raise DerivationError("; ".join(notes) or "sympy left the integral unevaluated in a sign case")
         if got == "divergent":
