@@ -216,9 +216,16 @@ def test_kl_from_below_rejects_a_form_that_is_not_log_z_over_alpha_minus_one():
         _kl_from_below(good + 1, pts, 10)  # log Z(1) != 0: not a divergence form
 
 
-def test_laplace_keeps_the_definition_shape():
-    b, s = sp.symbols("b s", positive=True)
-    r = renyi_divergence(sp.exp(-sp.Abs(x) / b) / (2 * b), sp.exp(-sp.Abs(x - s) / b) / (2 * b), x, sp.S.Reals, cache=False)
-    # one log of a sum of exponentials over alpha - 1 (checked equal to the simplified forms)
-    expr = r.expr
-    assert sp.simplify(expr * (alpha - 1)).func is sp.log or (expr * (alpha - 1)).func is sp.log
+def test_gathering_exponentials_gives_the_mixture_form():
+    """log of the Laplace piece integrals, gathered by exponentials, is Mironov's Table II form."""
+    from rdpsym.derive.engine import _collect_exponentials
+
+    b, s, t = sp.symbols("b s t", positive=True)
+    # ∫ over (-oo, 0), (0, s), (s, oo) of P^(1+t) Q^(-t) for P, Q Laplace(0, b), Laplace(s, b)
+    Z = (sp.exp(s * t / b) / 2 + sp.exp(-s / b) * sp.exp(-s * t / b) / 2
+         + (b / (2 * t + 1) - b * sp.exp(-s * (2 * t + 1) / b) / (2 * t + 1)) * sp.exp(s * t / b) / (2 * b))
+    gathered = _collect_exponentials(sp.log(Z)).subs(t, alpha - 1)
+    mixture = sp.log(alpha / (2 * alpha - 1) * sp.exp((alpha - 1) * s / b)
+                     + (alpha - 1) / (2 * alpha - 1) * sp.exp(-alpha * s / b))
+    assert gathered == mixture  # structurally: two exponentials with factored coefficients
+    assert sp.simplify(sp.log(Z) - _collect_exponentials(sp.log(Z))) == 0
