@@ -1,6 +1,7 @@
 """Generated float code: accuracy against 50-digit mpmath, stability, broadcasting, special orders, errors."""
 
 import ast
+import dataclasses
 
 import mpmath
 import numpy as np
@@ -88,6 +89,21 @@ def test_near_the_exceptional_point(compiled):
     r, f = compiled["laplace"]
     alphas = [0.5 - 1e-9, 0.5 + 1e-6, 0.5 + 1e-3, 0.3, 0.9]
     assert _max_rel_error(r, f, alphas, [{"b": 2.0, "sensitivity": 1.0}]) <= 1e-11
+
+
+def test_accuracy_does_not_depend_on_the_form_of_the_closed_form(compiled):
+    """Mironov's Table II form of the Laplace RDP (common denominator 2 alpha - 1 inside the log) is
+    equivalent to the engine's; code generated from it must be just as accurate near alpha = 1/2 and
+    at extreme scales (the form is a published formula here, used only as an input to codegen)."""
+    r, _ = compiled["laplace"]
+    b, s = r.symbols
+    table_ii = sp.log(alpha / (2 * alpha - 1) * sp.exp(s * (alpha - 1) / b)
+                      + (alpha - 1) / (2 * alpha - 1) * sp.exp(-alpha * s / b)) / (alpha - 1)
+    other = dataclasses.replace(r, expr=table_ii)
+    f = to_numpy(other, parameters=mechanisms.get("laplace").parameters)
+    alphas = [0.5 - 1e-9, 0.5 + 1e-6, 0.3, 1 + 1e-7, 1.5, 2.0, 1e3]
+    grid = [{"b": v, "sensitivity": 1.0} for v in (1e-2, 2.0, 1e4)]
+    assert _max_rel_error(r, f, alphas, grid) <= 1e-11
 
 
 def test_broadcasting(compiled):
