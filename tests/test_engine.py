@@ -229,3 +229,12 @@ def test_gathering_exponentials_gives_the_mixture_form():
                      + (alpha - 1) / (2 * alpha - 1) * sp.exp(-alpha * s / b))
     assert gathered == mixture  # structurally: two exponentials with factored coefficients
     assert sp.simplify(sp.log(Z) - _collect_exponentials(sp.log(Z))) == 0
+
+
+def test_laplace_comes_out_in_the_definition_shape():
+    b, s = sp.symbols("b s", positive=True)
+    r = renyi_divergence(sp.exp(-sp.Abs(x) / b) / (2 * b), sp.exp(-sp.Abs(x - s) / b) / (2 * b), x, sp.S.Reals, cache=False)
+    # (1/(alpha-1)) log of a sum of two exponentials (Mironov 2017, Table II's shape), checked equal
+    inner = r.expr * (alpha - 1)
+    assert isinstance(inner, sp.log) and len(sp.Add.make_args(inner.args[0])) == 2
+    assert len(inner.atoms(sp.exp)) == 2

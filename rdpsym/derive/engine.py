@@ -9,9 +9,9 @@ Pipeline (each step timed and recorded in the provenance):
    write the log-integrand alpha log P + (1-alpha) log Q on every piece as c0 + sum_j c_j T_j(x) and
    integrate or sum exp(sum_j c_j T_j) through the exponential-family template (:mod:`.template`),
    which also yields the finiteness conditions (the natural parameter space);
-3. simplify log(∑ pieces)/(alpha - 1), keeping the most compact form that is checked equivalent
-   (optionally the definition's shape (1/(alpha-1)) log Z, Z gathered by exponentials: see
-   ``PREFER_DEFINITION_SHAPE``);
+3. simplify log(∑ pieces)/(alpha - 1), keeping the most compact form that is checked equivalent,
+   or the definition's shape (1/(alpha-1)) log Z with Z gathered by exponentials when that is at most
+   a quarter longer (``PREFER_DEFINITION_SHAPE``);
 4. derive alpha = 1 directly as E_P[log P/Q] and alpha = oo directly as ess sup log P/Q, and check both
    against the limits of the general expression (the KL against the limit from below when
    D_alpha = +oo for all alpha > 1). When E_P[log P/Q] is not integrated (a binomial sum over [0, n]),
@@ -266,9 +266,9 @@ def _in_alpha(D, regime: _Regime, points, seconds) -> sp.Expr:
 
 
 #: Prefer (1/(alpha-1)) log Z, Z gathered by exponentials (for Laplace noise exactly Mironov 2017's
-#: Table II form). Off: rdpsym.export.codegen's float code is tuned to the compact forms, and for this
-#: one loses digits near alpha = 1 (relative error 7e-8 against its 1e-12 target, test_codegen).
-PREFER_DEFINITION_SHAPE = False
+#: Table II form), when at most a quarter longer than the most compact form and checked equal to it.
+#: rdpsym.export.codegen rewrites any equivalent form for float evaluation (evaluation_form).
+PREFER_DEFINITION_SHAPE = True
 
 
 def _definition_shape(integral, D_alpha, regime: _Regime, points, seconds, log) -> sp.Expr:
