@@ -3,7 +3,9 @@
 sympy is pure Python, so a step can be interrupted between bytecodes. In the main thread a
 ``SIGALRM`` timer raises :class:`StepTimeout`; elsewhere (worker threads) signals are unavailable and
 the step runs in a forked child process with a hard deadline instead. Either way a symbolic step never
-hangs the caller: it fails with a reason, and the engine falls back to an honest status.
+hangs the caller: it fails with a reason, and the engine falls back to an honest status. The one
+exception is a worker thread of a daemonic process (Dask's task threads), which may not fork: there the
+execution layer's per-task time limit bounds the task instead.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ def run_with_time_limit(fn: Callable[..., Any], *args, seconds: float | None = N
     if threading.current_thread() is threading.main_thread():
         with _alarm(seconds):
             return fn(*args)
+    if multiprocessing.current_process().daemon:
+        # A thread of a daemonic worker process (a Dask worker's task thread) may not start child
+        # processes, and a thread cannot be interrupted: the step runs unbounded here, and the
+        # execution layer's per-task time limit (rdpsym.execution) is what reports it if it is late.
+        return fn(*args)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, fn, args), daemon=True)
