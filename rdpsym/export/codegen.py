@@ -269,7 +269,7 @@ class _Emitter:
             return f"numpy.log1p({self.value(rest)})", None
         logs = ", ".join(lt for lt, _ in terms)
         signs = ", ".join(s if s is not None else "1.0" for _, s in terms)
-        return f"_signed_lse([{logs}], [{signs}])[0]", f"_signed_lse([{logs}], [{signs}])[1]"
+        return f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"
 
 
 class _TaylorEmitter:
@@ -583,15 +583,38 @@ def _z(like):
     """Zeros of the shape of ``like``: broadcasts constants (0 * alpha would be NaN at alpha = inf)."""
     return numpy.zeros(numpy.shape(like))
 
-def _signed_lse(logs, signs):
-    """(log|sum_i s_i exp(l_i)|, sign of the sum), scaled by the largest l_i (no overflow)."""
-    logs = numpy.broadcast_arrays(*logs)
-    m = logs[0]
+def _scaled_sum(logs, signs):
+    """(m, t) with sum_i s_i exp(l_i) = t exp(m) and m the largest l_i: nothing overflows. Inputs keep
+    their own shapes; each term costs one exp and one in-place add on the broadcast shape."""
+    m = numpy.asarray(logs[0], dtype=float)
     for l in logs[1:]:
         m = numpy.maximum(m, l)
-    m = numpy.where(numpy.isfinite(m), m, 0.0)
-    total = sum(s * numpy.exp(l - m) for l, s in zip(logs, signs))
-    return m + numpy.log(numpy.abs(total)), numpy.sign(total)
+    finite = numpy.isfinite(m)
+    if not finite.all():
+        m = numpy.where(finite, m, 0.0)
+    total = None
+    for l, s in zip(logs, signs):
+        t = numpy.exp(l - m)
+        if not isinstance(s, float):
+            t = s * t
+        elif s < 0:
+            numpy.negative(t, out=t)
+        if total is None:
+            total = t
+        else:
+            numpy.add(total, t, out=total)
+    return m, total
+
+
+def _lse_abs(logs, signs):
+    """log|sum_i s_i exp(l_i)|, scaled by the largest l_i (no overflow)."""
+    m, total = _scaled_sum(logs, signs)
+    return m + numpy.log(numpy.abs(total))
+
+
+def _lse_sign(logs, signs):
+    """The sign of sum_i s_i exp(l_i)."""
+    return numpy.sign(_scaled_sum(logs, signs)[1])
 
 
 def _series(coeffs, v):
