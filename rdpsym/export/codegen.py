@@ -594,15 +594,17 @@ def _scaled_sum(logs, signs):
         m = numpy.where(finite, m, 0.0)
     total = None
     for l, s in zip(logs, signs):
-        t = numpy.exp(l - m)
+        t = numpy.exp(l - m)  # a fresh array (or a numpy scalar for 0-d inputs)
         if not isinstance(s, float):
             t = s * t
         elif s < 0:
-            numpy.negative(t, out=t)
+            t = -t
         if total is None:
             total = t
-        else:
+        elif isinstance(total, numpy.ndarray) and total.shape == numpy.broadcast_shapes(total.shape, numpy.shape(t)):
             numpy.add(total, t, out=total)
+        else:
+            total = total + t
     return m, total
 
 
