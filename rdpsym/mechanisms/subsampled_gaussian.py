@@ -5,6 +5,7 @@ import sympy as sp
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import parameter
 from . import register
+from ._densities import normal_pdf
 
 
 @register
@@ -20,7 +21,7 @@ def subsampled_gaussian() -> Mechanism:
     qs, s = q.symbol, sigma.symbol
 
     def normal(mean):
-        return sp.exp(-((x - mean) ** 2) / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+        return normal_pdf(x, mean, s)
 
     return Mechanism(
         name="subsampled_gaussian",
