@@ -45,17 +45,23 @@ def clear_cache() -> int:
 
 
 @functools.cache
+def source_fingerprint(*paths: str) -> str:
+    """A hash of the given source files (names and contents), computed once per process."""
+    digest = hashlib.sha256()
+    for source in sorted(map(Path, paths)):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
 def engine_fingerprint() -> str:
     """A hash of the derivation code itself (every module of ``rdpsym.derive``).
 
     The package version alone would not change while the engine is developed, so an installed
     development copy could otherwise return derivations made by older engine code.
     """
-    digest = hashlib.sha256()
-    for source in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
+    return source_fingerprint(*map(str, Path(__file__).parent.glob("*.py")))
 
 
 def _key(*parts) -> str:

@@ -33,7 +33,6 @@ import keyword
 import os
 import re
 import tempfile
-from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -722,10 +721,11 @@ def _cache_path(key_text: str):
 
     if not cache_enabled():
         return None
+    from ..derive.cache import source_fingerprint
     from ..derive.result import library_versions
 
     # the generator's own source is part of the key: a changed generator never serves stale code
-    generator = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    generator = source_fingerprint(__file__)
     key = hashlib.sha256((key_text + repr(sorted(library_versions().items())) + generator).encode()).hexdigest()
     return cache_dir() / f"codegen-{key}.py"
 
