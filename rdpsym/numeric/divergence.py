@@ -291,6 +291,16 @@ def _log_expr(e: sp.Expr) -> sp.Expr:
     return sp.log(e)
 
 
+
+def _built_on_use(attribute: str) -> property:
+    """A read-only property that builds the compiled functions (``self._build()``) before reading."""
+
+    def get(self):
+        self._build()
+        return getattr(self, attribute)
+
+    return property(get)
+
 class _Densities:
     """Evaluators of P and Q and of their logarithms.
 
@@ -340,25 +350,11 @@ class _Densities:
             return
         self._lpq_expr = (lp, lq)
 
-    @property
-    def _p(self):
-        self._build()
-        return self._p_fn
-
-    @property
-    def _q(self):
-        self._build()
-        return self._q_fn
-
-    @property
-    def _lp(self):
-        self._build()
-        return self._lp_fn
-
-    @property
-    def _lq(self):
-        self._build()
-        return self._lq_fn
+    # compiled densities and log-densities, built on first use
+    _p = _built_on_use("_p_fn")
+    _q = _built_on_use("_q_fn")
+    _lp = _built_on_use("_lp_fn")
+    _lq = _built_on_use("_lq_fn")
 
     # -- Arb path --------------------------------------------------------------------------------
     def _arb_eval(self, prec):
