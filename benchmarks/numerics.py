@@ -76,6 +76,10 @@ def _sample_rate(fn, args, seconds: float = 1.0) -> float:
     return (time.perf_counter() - start) / n
 
 
+def _verdict(ratio: float) -> str:
+    return "MET" if ratio >= 50 else "NOT MET"
+
+
 def speed(name: str) -> None:
     mech = mechanisms.get(name)
     f = rdpsym.rdp(mech).to_numpy()
@@ -103,7 +107,7 @@ def speed(name: str) -> None:
         per = _sample_rate(fn, sample)
         a, v = sample[0]
         print(f"  autodp      {per * 1e6:8.3f} s for 10^6 calls (sampled)  -> rdpsym is {per * 1e6 / t_ours:6.1f}x faster"
-              f"  [agree at alpha={a:.3g}: {fn(a, v):.15g} vs {float(f(a, **{main: v}, **extra)):.15g}]")
+              f" ({_verdict(per * 1e6 / t_ours)})  [agree at alpha={a:.3g}: {fn(a, v):.15g} vs {float(f(a, **{main: v}, **extra)):.15g}]")
     except ImportError:
         print("  autodp      not installed")
 
@@ -120,7 +124,7 @@ def speed(name: str) -> None:
         a, v = sample[0]
         theirs = float(np.ravel(fn(a, v))[0])
         print(f"  dp_accounting {per * 1e6:6.3f} s for 10^6 calls (sampled)  -> rdpsym is {per * 1e6 / t_ours:6.1f}x faster"
-              f"  [agree at alpha={a:.3g}: {theirs:.15g} vs {float(f(a, **{main: v}, **extra)):.15g}]")
+              f" ({_verdict(per * 1e6 / t_ours)})  [agree at alpha={a:.3g}: {theirs:.15g} vs {float(f(a, **{main: v}, **extra)):.15g}]")
     except ImportError:
         print("  dp_accounting not installed")
 

@@ -117,6 +117,38 @@ def test_broadcasting(compiled):
     assert np.all(np.diff(out, axis=0) >= 0)  # non-decreasing in alpha (Mironov 2017, Prop. 9)
 
 
+BLOCK_GRID = {
+    "randomized_response": ("p", np.linspace(0.5001, 0.9999, 400)),
+    "laplace": ("b", np.logspace(-4, 4, 400)),
+    "gaussian": ("sigma", np.logspace(-4, 4, 400)),
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_blockwise_grid_equals_row_by_row(compiled, name):
+    """A grid larger than two blocks is evaluated block by block (codegen._BLOCK); each row on its own
+    is not. Both must give the same numbers, including rows at the special orders 1/2, 1 and inf."""
+    _, f = compiled[name]
+    key, values = BLOCK_GRID[name]
+    extra = {"sensitivity": 1.0} if name != "randomized_response" else {}
+    alphas = np.unique(np.concatenate([[0.5, 1.0, np.inf, 0.5 + 1e-9, 1 - 1e-9, 1 + 1e-12],
+                                       np.logspace(-3, 6, 394)]))
+    grid = f(alphas[:, None], **{key: values[None, :]}, **extra)
+    assert grid.size > 2 * (1 << 16)  # the blockwise path runs
+    rows = np.vstack([f(alphas[i:i + 1, None], **{key: values[None, :]}, **extra) for i in range(alphas.size)])
+    # Not bitwise: numpy runs its SIMD or its libm loops depending on the operands' memory layout, and
+    # the last-bit differences are amplified where the closed form cancels. The code's accuracy claim
+    # (1e-12, benchmarks/numerics.py) is the bound; a misaligned block would be off by O(1).
+    same = dict(rtol=1e-12, atol=0)
+    np.testing.assert_allclose(grid, rows, **same)
+    # without the special orders every order is a general one: the whole grid goes through one call
+    general = ~np.isin(alphas, [0.5, 1.0, np.inf])
+    np.testing.assert_allclose(f(alphas[general, None], **{key: values[None, :]}, **extra), rows[general], **same)
+    # a long one-dimensional input is blocked along its only axis
+    flat = f(np.repeat(alphas, 400), **{key: np.tile(values, alphas.size)}, **extra)
+    np.testing.assert_allclose(flat, rows.ravel(), **same)
+
+
 @pytest.mark.parametrize("bad, match", [
     (dict(alpha=0.0, b=1.0), "alpha must be > 0"),
     (dict(alpha=np.nan, b=1.0), "alpha must be > 0"),
