@@ -343,3 +343,58 @@ def test_fractional_orders_where_dp_accounting_differs():
             assert rel(mpmath.mpf(float(ours)), ref) <= 1e-10
             theirs = float(dp_rdp(q, s, [a])[0])
             assert theirs >= float(ref) * (1 - 1e-9)  # an overstatement at worst (safe, not tight)
+
+
+def test_sampled_component_is_derived_from_the_registered_densities(mech):
+    """The component divergence D_alpha(P_1||Q) the float code stands on comes from the engine."""
+    from rdpsym.accounting.subsampled import sampled_component
+
+    result, f = sampled_component()
+    assert result.status is Status.CLOSED_FORM and result.provenance.steps
+    s = mech.params["sigma"]
+    # Mironov 2017, Prop. 7 (sensitivity 1): alpha / (2 sigma^2); a wrong claim (alpha / sigma^2) is not equal
+    assert sp.simplify(result.expr - rdpsym.alpha / (2 * s**2)) == 0
+    assert sp.simplify(result.expr - rdpsym.alpha / s**2) != 0
+    with mpmath.workdps(30):
+        exact = result.evaluate(sp.Rational(7, 2), dps=30, sigma=2)
+        assert rel(mpmath.mpf(float(f(3.5, 2.0))), exact) <= 1e-15
+        # q = 1 and the bound above the accountant's largest order use it
+        assert rel(mpmath.mpf(float(subsampled_gaussian_rdp(3.5, 1.0, 2.0))), exact) <= 2 * OUTWARD
+    curve = rdpsym.Accountant().add("subsampled_gaussian", q=0.01, sigma=2.0).curve([1000.0])
+    assert curve[0] == pytest.approx(float(f(1000.0, 2.0)), rel=1e-15)
+
+
+def test_log_likelihood_ratio_matches_the_registered_densities(mech):
+    """The quadrature's L(x) = log P/Q (float code) is the registered densities' log ratio."""
+    from rdpsym.accounting.subsampled import _L
+
+    pair, x = mech.pairs[0], mech.variable
+    q, s = mech.params["q"], mech.params["sigma"]
+    ratio = sp.log(pair.P / pair.Q)
+    with mpmath.workdps(40):
+        for xv, qv, sv in [(-3.0, 0.01, 1.0), (0.25, 0.5, 0.7), (4.0, 0.9, 2.0), (30.0, 1e-4, 3.0)]:
+            exact = ratio.subs({x: sp.Float(xv, 40), q: sp.Float(qv, 40), s: sp.Float(sv, 40)}).evalf(40)
+            got = float(_L(np.array([xv]), qv, sv)[0])
+            assert abs(mpmath.mpf(got) - mpmath.mpf(str(exact))) <= 1e-14 * max(1, abs(mpmath.mpf(str(exact)))), (xv, qv, sv)
+
+
+@pytest.mark.parametrize("a, q, s", [(1.5, 0.1, 1.0), (2.5, 0.5, 2.0), (7.25, 0.01, 0.8), (0.5, 0.2, 1.0)])
+def test_fractional_orders_against_the_independent_numeric_path(mech, a, q, s):
+    """Fractional orders against rdpsym.numeric (Arb/mpmath quadrature of the definition on the registered
+    densities): independent of this module's A_alpha - 1 quadrature and of its mpmath reference. Below
+    alpha = 1 the RDP is the larger of the two directions."""
+    from rdpsym.numeric import numeric_divergence
+
+    pair, x = mech.pairs[0], mech.variable
+    values = {"q": sp.Float(q, 40), "sigma": sp.Float(s, 40)}
+    with mpmath.workdps(30):
+        fwd = numeric_divergence(pair.P, pair.Q, x, mech.support, sp.Float(a, 40), values, dps=30)
+        assert fwd.converged, fwd
+        exact = fwd.value
+        if a < 1:
+            rev = numeric_divergence(pair.Q, pair.P, x, mech.support, sp.Float(a, 40), values, dps=30)
+            assert rev.converged, rev
+            exact = max(exact, rev.value)
+        got = mpmath.mpf(float(subsampled_gaussian_rdp(a, q, s)))
+        assert got >= exact, (got, exact)  # rounded outward, never below
+        assert rel(got, exact) <= 2 * OUTWARD, (got, exact)

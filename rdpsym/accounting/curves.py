@@ -270,7 +270,7 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
 
     if mechanism.name == SUBSAMPLED_NAME and method == "auto":
         try:
-            from .subsampled import subsampled_gaussian_rdp
+            from .subsampled import sampled_component, subsampled_gaussian_rdp
         except ImportError as exc:
             raise NotImplementedError(
                 "the subsampled Gaussian's float curve (rdpsym.accounting.subsampled.subsampled_gaussian_rdp) "
@@ -293,9 +293,10 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
                 ka, kq, ks = keys[:, 0], keys[:, 1], keys[:, 2]
                 high = np.isfinite(ka) & (ka > SUBSAMPLED_ALPHA_MAX) & (kq > 0)
                 vals = np.empty(len(todo))
-                # above the cap: the Gaussian's alpha / (2 sigma^2) bounds the subsampled curve (the mixture
-                # (1-q) Q + q P1 against Q: joint quasi-convexity, van Erven and Harremoes 2014, Thm. 13)
-                vals[high] = ka[high] / (2 * ks[high] ** 2)
+                # above the cap: the sampled component's D_alpha(P_1||Q), derived by the engine, bounds
+                # the subsampled curve (the mixture (1-q) Q + q P_1 against Q: joint quasi-convexity, van
+                # Erven and Harremoes 2014, Thm. 13)
+                vals[high] = sampled_component()[1](ka[high], ks[high])
                 if (~high).any():
                     vals[~high] = np.asarray(subsampled_gaussian_rdp(ka[~high], kq[~high], ks[~high]), dtype=float)
                 if len(memo) > SUBSAMPLED_MEMO:
@@ -306,8 +307,8 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
 
         detail = ("Poisson-subsampled Gaussian: rdpsym.accounting.subsampled.subsampled_gaussian_rdp "
                   "(exact binomial expansion at integer orders, quadrature of A_alpha - 1 elsewhere); above "
-                  f"alpha = {SUBSAMPLED_ALPHA_MAX:g} the Gaussian bound alpha/(2 sigma^2) (quasi-convexity, "
-                  "van Erven and Harremoes 2014, Thm. 13)")
+                  f"alpha = {SUBSAMPLED_ALPHA_MAX:g} the bound D_alpha(P_1||Q) of the sampled component, "
+                  "derived by the engine (quasi-convexity, van Erven and Harremoes 2014, Thm. 13)")
         if group == 1:
             return MechanismCurve(mechanism, 1, "subsampled", detail, None, lambda a, **p: base(a, p["q"], p["sigma"]))
         return _group_wrapped(mechanism, group, "subsampled", detail,

@@ -17,11 +17,15 @@ q = 0.5, sigma = 0.5); it is D_alpha(Q||P) = alpha/(1-alpha) D_{1-alpha}(P||Q) (
 Erven and Harremoës 2014, Prop. 2), and the maximum of the two is returned. Everything below is computed as A_alpha - 1, never as A_alpha, because near
 alpha = 1 or for small q the RDP is far below the float64 resolution of A_alpha:
 
-* **Integer orders k >= 2** (the binomial expansion of (1 - q + q e^s)^k, each term a Gaussian
-  integral; the engine derives it in :func:`rdpsym.derive.integer_order.renyi_divergence_at_integer_order`):
-  the j = 0 and j = 1 terms add up to the total mass 1 - (terms j >= 2), so
-  A_k - 1 = sum_{j>=2} binom(k, j) (1-q)^(k-j) q^j expm1(j (j-1) / (2 sigma^2)), a sum of positive
-  terms, taken as a log-sum-exp.
+* **Integer orders k >= 2**: with P = (1 - q) Q + q P_1, (P/Q)^k = (1 - q + q P_1/Q)^k expands
+  binomially, and E_Q[(P_1/Q)^j] = exp((j - 1) D_j(P_1||Q)) by the definition of D_j. The component
+  divergence D_j(P_1||Q) is not typed in: :func:`sampled_component` has the engine derive it from the
+  registered densities at q = 1 and generates its float code. The j = 0 and j = 1 terms add up to
+  the total mass 1 - (terms j >= 2), so
+  A_k - 1 = sum_{j>=2} binom(k, j) (1-q)^(k-j) q^j expm1((j - 1) D_j(P_1||Q)), a sum of positive
+  terms, taken as a log-sum-exp. (The engine also derives D_k of the whole mixture symbolically,
+  :func:`rdpsym.derive.integer_order.renyi_divergence_at_integer_order`; the tests check this sum
+  against it.)
 * **Other orders:** since E_Q[e^L] = ∫P = 1, A_alpha - 1 = E_Q[phi_alpha(L)] with
   phi_alpha(L) = e^{alpha L} - 1 - alpha (e^L - 1) = beta g(L) + e^L h(beta L), beta = alpha - 1,
   g(L) = e^L (L - 1) + 1 >= 0 and h(y) = e^y - 1 - y >= 0. For alpha > 1 both terms are non-negative
@@ -35,7 +39,8 @@ alpha = 1 or for small q the RDP is far below the float64 resolution of A_alpha:
   Summing the two-sided series of MTZ 2019 Sect. 3.3 in absolute values instead (as some accountants
   do) overstates the RDP by up to a few percent near alpha = 1.5; the signed series is exact, but in
   float64 it cancels to ~ 1 when A_alpha - 1 is tiny, so it is not used here.
-* **Special cases:** q = 0 gives 0; q = 1 gives the Gaussian alpha / (2 sigma^2); alpha = oo gives +oo
+* **Special cases:** q = 0 gives 0; q = 1 gives the component D_alpha(P_1||Q) (:func:`sampled_component`,
+  the Gaussian mechanism's divergence); alpha = oo gives +oo
   for q > 0 (log P/Q = L(x) is unbounded above); alpha = 1 gives the KL divergence E_Q[g(L)].
 
 Fail closed: every finite result is rounded outward by the relative margin :data:`OUTWARD` (1e-11,
@@ -45,12 +50,13 @@ raise ``ValueError`` naming the argument and the rule.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
 import numpy as np
 
-__all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_mp", "OUTWARD"]
+__all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_mp", "sampled_component", "OUTWARD"]
 
 #: Relative outward rounding of every finite float result (fail closed: never below the true RDP).
 OUTWARD = 1e-11
@@ -167,6 +173,48 @@ def _log_abs_phi(L, alpha):
 
 
 # --------------------------------------------------------------------------------------------------
+# the sampled component, derived
+# --------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def sampled_component():
+    """D_alpha(P_1||Q) for the registered mechanism's pair at q = 1, derived by the engine.
+
+    P_1 = P|_{q=1} is the component of the mixture P = (1 - q) Q + q P_1 that carries the sampled record.
+    Its divergence from Q enters this module three times, never typed in:
+
+    * the binomial expansion at integer k: E_Q[(P_1/Q)^j] = exp((j - 1) D_j(P_1||Q)) (Def. 3 of
+      Mironov 2017 at the integer order j);
+    * q = 1, where the mechanism is P_1 against Q;
+    * the bound D_alpha(P||Q) <= D_alpha(P_1||Q) (joint quasi-convexity in the mixture weight, van
+      Erven and Harremoes 2014, Thm. 13), used by accounting curves above their largest order.
+
+    Returns ``(result, f)``: the engine's :class:`~rdpsym.derive.result.DivergenceResult` (derived
+    from :func:`rdpsym.mechanisms.subsampled_gaussian`'s own densities, cached on disk like every
+    derivation) and its generated float code ``f(alpha, sigma)``. Raises ``RuntimeError`` if the
+    engine does not return a closed form (this module then has nothing to stand on).
+    """
+    from ..derive.engine import renyi_divergence
+    from ..derive.result import Status
+    from ..mechanisms import get
+
+    mech = get("subsampled_gaussian")
+    pair = mech.pairs[0]
+    q, sigma = (next(p for p in mech.parameters if p.name == n) for n in ("q", "sigma"))
+    result = renyi_divergence(pair.P.subs(q.symbol, 1), pair.Q, mech.variable, mech.support, params=[sigma],
+                              label="D_alpha(P_1||Q), the sampled component (q = 1)")
+    if result.status is not Status.CLOSED_FORM:
+        raise RuntimeError(f"the engine did not derive the sampled component in closed form ({result.status}: "
+                           f"{result.reason}); the subsampled Gaussian's float code needs it")
+    code = result.to_numpy(parameters=[sigma])
+    return result, (lambda a, s: code(a, sigma=s))
+
+
+def _component(alpha, sigma):
+    """D_alpha(P_1||Q) as floats (see :func:`sampled_component`)."""
+    return sampled_component()[1](alpha, sigma)
+
+
+# --------------------------------------------------------------------------------------------------
 # integer orders: the binomial expansion
 # --------------------------------------------------------------------------------------------------
 def _log_expm1(c):
@@ -177,7 +225,9 @@ def _integer_order(k: int, q: float, sigma: float) -> float:
     """D_k for an integer k >= 2 and 0 < q < 1: log1p(sum_{j>=2} ...)/(k - 1), all terms positive."""
     j = np.arange(2, k + 1, dtype=float)
     log_binom = math.lgamma(k + 1) - np.array([math.lgamma(v + 1) for v in j]) - np.array([math.lgamma(k - v + 1) for v in j])
-    terms = log_binom + (k - j) * math.log1p(-q) + j * math.log(q) + _log_expm1(j * (j - 1) / (2 * sigma * sigma))
+    # log E_Q[(P_1/Q)^j] = (j - 1) D_j(P_1||Q); the j-th term carries expm1 of it (see the module docstring)
+    log_moment = (j - 1) * np.asarray(_component(j, sigma), dtype=float)
+    terms = log_binom + (k - j) * math.log1p(-q) + j * math.log(q) + _log_expm1(log_moment)
     top = terms.max()
     log_am1 = top + math.log(np.exp(terms - top).sum())
     return float(np.logaddexp(0.0, log_am1)) / (k - 1)
@@ -273,7 +323,7 @@ def _one(alpha: float, q: float, sigma: float) -> float:
     if math.isinf(alpha):
         return math.inf
     if q == 1:
-        value = alpha / (2 * sigma * sigma)
+        value = float(_component(alpha, sigma))
     elif alpha == int(alpha) and 2 <= alpha <= _BINOMIAL_MAX:
         value = _integer_order(int(alpha), q, sigma)
     elif alpha < 1:
@@ -413,8 +463,8 @@ def subsampled_gaussian_rdp_mp(alpha, q, sigma, dps: int = 50, *, reverse: bool 
         if mpmath.isinf(a):
             return mpmath.inf, mpmath.mpf(0)
         if q == 1 and not reverse:
-            with mpmath.workdps(dps):
-                return +(a / (2 * s * s)), mpmath.mpf(0)
+            # the sampled component alone: the engine's closed form at dps digits
+            return sampled_component()[0].evaluate(a, dps=dps, sigma=s), mpmath.mpf(0)
         if q == 1:
             raise ValueError("reverse: q = 1 is the plain Gaussian, symmetric in the two directions")
         f = _mp_parts(a, q, s, reverse)
