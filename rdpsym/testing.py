@@ -43,13 +43,18 @@ def assert_closed_form(target, formula, relation: str = "==", order=None, symbol
     return verdict
 
 
-def assert_registry(*paths, only: Sequence[str] = (), search: int = 60):
-    """Assert that every entry of the registry files passes ``rdpsym regress``; return the rows."""
+def assert_registry(*paths, only: Sequence[str] = (), search: int = 60, allow_inconclusive: bool = False,
+                    executor=None):
+    """Assert that every entry of the registry files passes ``rdpsym regress``; return the rows.
+
+    An ``inconclusive`` entry (the formula holds but the independent numerics gave no answer) fails the
+    assertion too unless ``allow_inconclusive``. ``executor`` as in :func:`rdpsym.regress.run_registry`.
+    """
     from .regress import run_registry
 
-    rows = run_registry(paths, only=only, search=search)
-    bad = [r for r in rows if not r.ok]
+    rows = run_registry(paths, only=only, search=search, executor=executor)
+    bad = [r for r in rows if r.outcome == "fail" or (r.outcome == "inconclusive" and not allow_inconclusive)]
     if bad:
-        lines = [f"{r.name}: {r.verdict} ({r.independent}) {r.detail}" for r in bad]
-        raise AssertionError(f"{len(bad)} of {len(rows)} registry entries regressed:\n" + "\n".join(lines))
+        lines = [f"{r.name}: {r.outcome}: {r.verdict} ({r.independent}) {r.detail}" for r in bad]
+        raise AssertionError(f"{len(bad)} of {len(rows)} registry entries did not pass:\n" + "\n".join(lines))
     return rows

@@ -19,9 +19,11 @@ The verdict, always with evidence:
     alpha != 1), resp. is non-negative (``<=``) or non-positive (``>=``) by the symbols' assumptions,
     with alpha = 1 + t, t > 0 in the RDP regime.
 ``confirmed``
-    No counterexample and no proof: the relation holds at every point checked to ``digits`` digits.
+    No counterexample and no proof: the relation holds at every point checked to ``digits`` digits,
+    and there was at least one point where both sides could be compared.
 ``inconclusive``
-    The target has no closed form, or the claim could not be evaluated where the divergence is finite.
+    The target has no closed form, or the claim could not be evaluated where the divergence is finite,
+    or at no point at all (a callable that raises everywhere), or part of the grid was not checked.
 
 Calling convention for callables (checked numerically, with Python floats): ``fn(alpha, **kwargs)`` by
 default (``call="keywords"``), where the keyword names are the function's own argument names, each
@@ -238,6 +240,7 @@ def check_claim(
     prove_seconds: float = 10.0,
     independent: bool = True,
     cache: bool = True,
+    executor: Any = "serial",
 ) -> ClaimVerdict:
     """Check ``divergence REL claim`` for a mechanism or a derivation result (see the module docstring).
 
@@ -263,6 +266,18 @@ def check_claim(
     search: number of hypothesis-guided points (0: grid only; also 0 if hypothesis is not installed).
     prove: try a symbolic proof (each attempt limited to ``prove_seconds``).
     independent: check reported points against the mpmath numerics when the densities are known.
+    executor: where the grid is evaluated, as in :func:`rdpsym.execution.run_tasks`: ``"serial"``
+        (default: a grid point costs about a millisecond, so for the usual few hundred points worker
+        start-up would cost more than it saves), ``None`` (all local cores), an int number of processes,
+        or a Dask scheduler address or client. The grid is split into tasks of consecutive points
+        (:data:`GRID_BLOCK`) and the results are combined in grid order, so the verdict, the evidence and
+        the counterexample are the same on every executor. The hypothesis-guided search is sequential
+        by nature (each point steers the next) and runs in this process. A grid task that fails (its
+        worker died, or the evaluation raised) is named in the evidence, and without a refutation the
+        verdict is then ``inconclusive``: points that were not checked are never counted as agreeing.
+
+    ``confirmed`` (and ``proved``) need at least one point where both sides were compared: if the
+    claim raised, or was undefined, at every point, the verdict is ``inconclusive``.
     """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}; got {relation!r}")
@@ -331,19 +346,25 @@ def check_claim(
     outside = 0
     min_digits = mpmath.inf
     n_checked = 0
-    for a, values in points:
-        v, t, cl = violation(a, values)
-        n_checked += 1
-        if v is None:
-            # a claim written with a removable singularity (Laplace's 2 alpha - 1) is undefined there
-            if t is not None and cl is None and not mpmath.isinf(t) and a not in tgt.exceptional:
-                undefined.append((a, values))
-            outside += cl is _OUTSIDE
+    n_compared = 0  # points where both sides had a value (a verdict needs at least one)
+    lost: list[str] = []  # grid tasks that did not finish: their points were not checked
+    for (block_start, block), entry in _grid_sweep(evaluator, relation, dps, points, executor):
+        if not entry.ok:
+            lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: {entry.status}: {entry.error}")
             continue
-        if v > worst[1]:
-            worst = ((a, values), v)
-        if relation == "==" and t is not None and not mpmath.isinf(t):
-            min_digits = min(min_digits, _digits(v))
+        for (a, values), (v, finite_t, was_outside, was_undefined) in zip(block, entry.result):
+            n_checked += 1
+            if v is None:
+                # a claim written with a removable singularity (Laplace's 2 alpha - 1) is undefined there
+                if was_undefined:
+                    undefined.append((a, values))
+                outside += was_outside
+                continue
+            n_compared += 1
+            if v > worst[1]:
+                worst = ((a, values), v)
+            if relation == "==" and finite_t:
+                min_digits = min(min_digits, _digits(v))
     n_grid = n_checked
 
     # --- guided search, then refutation: confirm exactly, shrink, confirm again ------------------
@@ -359,11 +380,16 @@ def check_claim(
                 evidence.append("guided search skipped: hypothesis is not installed")
                 break
 
+            guided_compared = [0]
+
             def fast_violation(a, values):
-                return violation(a, values)[0]
+                v = violation(a, values)[0]
+                guided_compared[0] += v is not None
+                return v
 
             pt, best_v, n_guided = guided_search(free, None if order is not None else (lo, hi), fast_violation, search)
             n_checked += n_guided
+            n_compared += guided_compared[0]
             if pt is None:
                 break
             worst = (pt, mpmath.mpf(best_v))
@@ -389,12 +415,21 @@ def check_claim(
     evidence.append(summary)
     if outside:
         evidence.append(f"the callable raised (outside its domain) at {outside} grid points; those were skipped")
+    if lost:
+        evidence.append(f"{len(lost)} grid task(s) did not finish, their points were not checked: "
+                        + "; ".join(lost[:3]) + (f"; ... ({len(lost)} in all)" if len(lost) > 3 else ""))
+        return ClaimVerdict(**base, evidence=tuple(evidence), points_checked=n_checked,
+                            digits=_float_or_none(min_digits))
     if undefined:
         a, values = undefined[0]
         evidence.append(f"the claim is undefined (NaN or complex) at {len(undefined)} points where the divergence "
                         f"is finite, e.g. alpha = {_fmt(a)}, {values}")
         return ClaimVerdict(**base, evidence=tuple(evidence), points_checked=n_checked,
                             digits=_float_or_none(min_digits))
+    if n_compared == 0:
+        evidence.append(f"no point could be compared: at all {n_checked} points the claim raised or was undefined, "
+                        "or the divergence could not be evaluated; nothing supports the claim")
+        return ClaimVerdict(**base, evidence=tuple(evidence), points_checked=n_checked)
 
     # --- proof ---------------------------------------------------------------------------------------
     if prove and c.kind == "expr":
@@ -407,6 +442,37 @@ def check_claim(
         evidence.append("no symbolic proof found")
     return ClaimVerdict(**{**base, "verdict": Verdict.CONFIRMED}, evidence=tuple(evidence),
                         points_checked=n_checked, digits=_float_or_none(min_digits))
+
+
+#: grid points per task of the grid sweep: a point costs about a millisecond, so a task of 32 points is
+#: long enough to outweigh dispatching it and short enough to balance a few thousand points over workers
+GRID_BLOCK = 32
+
+
+def _grid_block(evaluator: "_Evaluator", relation: str, dps: int, block: list) -> list[tuple]:
+    """One task of the grid sweep: per point ``(violation, divergence finite?, claim raised?, claim
+    undefined where the divergence is finite?)``, all picklable (``_OUTSIDE`` is a per-process marker)."""
+    out = []
+    for a, values in block:
+        t, cl = evaluator.values(a, values)
+        v = _violation(relation, t, cl, dps)
+        finite_t = t is not None and not mpmath.isinf(t)
+        undefined = v is None and finite_t and cl is None and a not in evaluator.tgt.exceptional
+        out.append((v, finite_t, cl is _OUTSIDE, undefined))
+    return out
+
+
+def _grid_sweep(evaluator, relation, dps, points, executor):
+    """``((start index, block), TaskResult)`` per block of :data:`GRID_BLOCK` grid points, in grid order,
+    evaluated on ``executor`` by :func:`rdpsym.execution.run_tasks`."""
+    from functools import partial
+
+    from ..execution import run_tasks
+
+    blocks = [points[i:i + GRID_BLOCK] for i in range(0, len(points), GRID_BLOCK)]
+    report = run_tasks(partial(_grid_block, evaluator, relation, dps), blocks, executor=executor, progress=False,
+                       description="claim grid")
+    return zip(((i * GRID_BLOCK, b) for i, b in enumerate(blocks)), report)
 
 
 def _float_or_none(d):

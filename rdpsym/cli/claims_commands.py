@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..execution import execution_options
 from . import main
 
 
@@ -33,12 +34,14 @@ def _pairs(items, what):
               help="Hold a parameter fixed (default: an unmentioned sensitivity is 1).")
 @click.option("--all-sensitivities", is_flag=True, help="Do not fix an unmentioned sensitivity at 1.")
 @click.option("--below-one", is_flag=True, help="Also check orders in (0, 1) (default: alpha > 1).")
-def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_sensitivities, below_one):
+@execution_options
+def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_sensitivities, below_one, executor):
     """Check a claimed formula for the RDP of the registered mechanism NAME.
 
     Prints the verdict (proved, confirmed, refuted, inconclusive) with its evidence and, for a
     refutation, a counterexample shrunk to a simple point. Exit code 0 for proved/confirmed, 1 for
-    refuted, 3 for inconclusive.
+    refuted, 3 for inconclusive. --workers/--scheduler say where the grid of points is evaluated (the
+    verdict is the same everywhere).
 
     Example: rdpsym check laplace --claim "1/lambda + exp(-1/lambda) - 1" --order 1
     """
@@ -64,7 +67,7 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
     try:
         verdict = check_claim(mech, claim, relation, {"1": 1, "oo": sp.oo, None: None}[order],
                               _pairs(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
-                              alpha_range=(0 if below_one else 1, sp.oo))
+                              alpha_range=(0 if below_one else 1, sp.oo), executor=executor)
     except (ValueError, TypeError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -79,14 +82,19 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--only", multiple=True, help="Run only entries whose name contains this text (repeatable).")
 @click.option("--search", type=int, default=60, show_default=True, help="Hypothesis-guided points per entry.")
+@click.option("--strict", is_flag=True, help="Exit 3 when an entry is inconclusive (default: only regressions fail).")
 @click.option("-v", "--verbose", is_flag=True, help="Print every entry's full report.")
-def regress(files, only, search, verbose):
+@execution_options
+def regress(files, only, search, strict, verbose, executor):
     """Re-derive and re-verify the closed forms of a regression registry (TOML).
 
     Without FILES, the registry shipped with rdpsym (all built-ins, Table II of Mironov 2017, and more
     closed forms from the literature). Each entry is checked symbolically first, then numerically at
-    high precision, and the derivation against independent mpmath numerics. Prints a table; exit code
-    1 on any regression.
+    high precision, and the derivation against independent mpmath numerics. An entry passes only when
+    the formula holds and the independent numerics ran and agreed; it is inconclusive when they gave no
+    answer (not converged, or skipped). Prints a table and "N pass, M inconclusive, K fail". Exit code
+    1 on any regression; else 3 with --strict if any entry is inconclusive; else 0. Each entry is one
+    task: --workers/--scheduler say where they run.
     """
     from rich.console import Console
     from rich.table import Table
@@ -94,16 +102,16 @@ def regress(files, only, search, verbose):
     from ..regress import RegistryError, run_registry
 
     try:
-        rows = run_registry(files, only=only, search=search)
+        rows = run_registry(files, only=only, search=search, executor=executor, progress=True)
     except RegistryError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     table = Table(title="rdpsym regress")
     for col in ("entry", "derivation", "verdict", "independent numerics", "s", "source"):
         table.add_column(col)
+    marks = {"pass": "", "inconclusive": "[yellow]INCONCLUSIVE[/] ", "fail": "[bold red]REGRESSION[/] "}
     for r in rows:
-        mark = "" if r.ok else "[bold red]REGRESSION[/] "
-        table.add_row(r.name, r.status, mark + r.verdict, r.independent, f"{r.seconds:.1f}", r.source[:60])
+        table.add_row(r.name, r.status, marks[r.outcome] + r.verdict, r.independent, f"{r.seconds:.1f}", r.source[:60])
     console = Console(width=160)
     console.print(table)
     for r in rows:
@@ -111,7 +119,12 @@ def regress(files, only, search, verbose):
             console.print(f"[bold]{r.name}[/]: {r.detail or ''}")
             if verbose and r.report is not None:
                 console.print(str(r.report), markup=False)
-    bad = [r.name for r in rows if not r.ok]
-    console.print(f"{len(rows) - len(bad)}/{len(rows)} entries pass" + (f"; regressions: {', '.join(bad)}" if bad else ""))
+    bad = [r.name for r in rows if r.outcome == "fail"]
+    unsure = [r.name for r in rows if r.outcome == "inconclusive"]
+    console.print(f"{len(rows) - len(bad) - len(unsure)} pass, {len(unsure)} inconclusive, {len(bad)} fail"
+                  f" ({len(rows)} entries)" + (f"; regressions: {', '.join(bad)}" if bad else "")
+                  + (f"; inconclusive: {', '.join(unsure)}" if unsure else ""))
     if bad:
         sys.exit(1)
+    if unsure and strict:
+        sys.exit(3)

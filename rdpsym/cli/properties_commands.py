@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..execution import execution_options
 from . import main
 
 
@@ -31,12 +32,14 @@ def _parse_values(items):
 @click.option("--quick", is_flag=True, help="Only the cheap checks (curve, post-processing, probability, eps-DP).")
 @click.option("--only", multiple=True, help="Run only these checks (repeatable), e.g. --only curve.")
 @click.option("--dps", type=int, default=30, show_default=True, help="Decimal digits of the numeric checks.")
-def properties(name: str, params, quick: bool, only, dps: int):
+@execution_options
+def properties(name: str, params, quick: bool, only, dps: int, executor):
     """Check the properties of Mironov 2017's Table I and Appendix on the registered mechanism NAME.
 
     Prints one row per check: verdict (holds / fails / inconclusive), symbolic or numeric, points
     checked and the worst margin ((bound - value) / max(1, |bound|); negative means violated). Exit
-    code 1 if any check fails.
+    code 1 if any check fails or could not run (raised, lost its worker). Each check is one task:
+    --workers/--scheduler say where they run.
     """
     from rich.console import Console
     from rich.table import Table
@@ -59,7 +62,7 @@ def properties(name: str, params, quick: bool, only, dps: int):
         values = {**default_values(mech), **values}
     err = Console(stderr=True)
     with err.status(f"checking {name}"):
-        suite = check_all(mech, values or None, quick=quick, only=list(only) or None, dps=dps)
+        suite = check_all(mech, values or None, quick=quick, only=list(only) or None, dps=dps, executor=executor)
     table = Table(title=f"Properties of {name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}")
     for col in ("property", "verdict", "mode", "points", "worst margin"):
         table.add_column(col)
@@ -72,5 +75,5 @@ def properties(name: str, params, quick: bool, only, dps: int):
     for r in suite.reports:
         if r.verdict is not Verdict.HOLDS:
             click.echo(f"{r.name}: {r.detail}")
-    if suite.failures:
+    if suite.failures or suite.errors:
         sys.exit(1)

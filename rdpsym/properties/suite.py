@@ -3,6 +3,11 @@
 One helper for built-in and user mechanisms alike (the hypothesis tests and ``rdpsym properties``
 both go through it). ``quick=True`` keeps to the cheap checks (curve properties, post-processing,
 probability preservation, eps-DP => RDP) for property-based sweeps over many parameter values.
+
+Each named check of :data:`CHECKS` is one task of :func:`rdpsym.execution.run_tasks` (``executor=``):
+the reports come back in :data:`CHECKS` order whatever the executor, and a check that raises, times out
+or loses its worker is reported as an ``inconclusive`` row (``extra["task"]`` names what happened)
+instead of losing the other checks.
 """
 
 from __future__ import annotations
@@ -39,6 +44,11 @@ class SuiteReport:
     @property
     def failures(self) -> list[PropertyReport]:
         return [r for r in self.reports if r.verdict is Verdict.FAILS]
+
+    @property
+    def errors(self) -> list[PropertyReport]:
+        """Checks that did not run to the end (raised, timed out, lost their worker): inconclusive rows."""
+        return [r for r in self.reports if "task" in r.extra]
 
     def __str__(self) -> str:
         return f"{self.mechanism} {self.values}: {self.verdict}\n" + "\n".join("  " + r.summary() for r in self.reports)
@@ -80,14 +90,30 @@ CHECKS: dict[str, tuple[bool, Callable]] = {
 }
 
 
+def _check_task(mechanism: Mechanism, res, values: dict, dps: int, name: str) -> list[PropertyReport]:
+    """One task of :func:`check_all`: the reports of the check ``name`` (module level: picklable)."""
+    return CHECKS[name][1](mechanism, res, values, dps)
+
+
 def check_all(mechanism: Mechanism, values: dict | None = None, *, quick: bool = False, only=None,
-              dps: int = 30, curve=None) -> SuiteReport:
+              dps: int = 30, curve=None, executor="serial", timeout: float | None = None) -> SuiteReport:
     """Run the property checks on ``mechanism`` at parameter ``values`` (default: :func:`default_values`).
 
     ``curve`` replaces the engine's RDP curve (to check a claimed curve); ``only`` restricts to names of
     :data:`CHECKS`; ``quick`` keeps the cheap ones. A check that does not apply (eps-DP => RDP for a
     mechanism with infinite D_inf) reports ``inconclusive`` with the reason.
+
+    ``executor`` (as in :func:`rdpsym.execution.run_tasks`; one task per named check): ``"serial"`` by
+    default, since the quick checks take well under a second and property-based tests call this once
+    per drawn example; ``None`` uses all local cores, an int that many processes, an address or client a
+    Dask cluster. ``timeout``: seconds per check. The reports are the same on every executor; a check
+    that raises or times out becomes an ``inconclusive`` report naming the error (see
+    :attr:`SuiteReport.errors`), the other checks are kept.
     """
+    from functools import partial
+
+    from ..execution import run_tasks
+
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism: expected an rdpsym Mechanism, got {type(mechanism).__name__}")
     values = dict(default_values(mechanism) if values is None else values)
@@ -100,9 +126,16 @@ def check_all(mechanism: Mechanism, values: dict | None = None, *, quick: bool =
         if unknown:
             raise ValueError(f"only: unknown checks {unknown}; known: {sorted(CHECKS)}")
     res = curve if curve is not None else rdp(mechanism)
+    names = [name for name, (cheap, _) in CHECKS.items()
+             if not ((only is not None and name not in only) or (quick and not cheap))]
+    sweep = run_tasks(partial(_check_task, mechanism, res, values, dps), names, executor=executor, timeout=timeout,
+                      progress=False, description=f"properties of {mechanism.name}")
     reports: list[PropertyReport] = []
-    for name, (cheap, fn) in CHECKS.items():
-        if (only is not None and name not in only) or (quick and not cheap):
-            continue
-        reports.extend(fn(mechanism, res, values, dps))
+    for name, task in zip(names, sweep):
+        if task.ok:
+            reports.extend(task.result)
+        else:  # never a silent hole in the table: the check is there, inconclusive, with the reason
+            reports.append(PropertyReport(name, Verdict.INCONCLUSIVE, "not run", (), None, 0,
+                                          f"the check did not finish ({task.status}): {task.error}",
+                                          target=mechanism.name, extra={"task": str(task.status)}))
     return SuiteReport(mechanism.name, values, tuple(reports))

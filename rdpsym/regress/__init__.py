@@ -21,8 +21,18 @@ A registry is a TOML file of ``[[entry]]`` tables (the shipped one is ``rdpsym/r
 
 :func:`run_registry` re-derives each entry and checks it with :func:`rdpsym.check_claim` (symbolic
 equivalence first, then high-precision numerics), then checks the derivation itself against the
-independent mpmath path (:func:`rdpsym.numeric.numeric_divergence`) at one central point. An entry
-passes when the verdict is ``proved`` or ``confirmed`` and the independent check agrees.
+independent mpmath path (:func:`rdpsym.numeric.numeric_divergence`) at one central point. Each row's
+``outcome`` is
+
+``pass``          the verdict is ``proved`` or ``confirmed`` **and** the independent check ran and agreed;
+``fail``          a regression: the formula is refuted or inconclusive, the independent numerics disagree
+                  with the derivation, or the entry could not be run (an error, a lost or timed-out task);
+``inconclusive``  the verdict is ``proved``/``confirmed`` but the independent check gave no answer (its
+                  numerics did not converge, it was skipped, or the target has no densities to integrate):
+                  not a regression, not a pass either.
+
+Each entry is one task of :func:`rdpsym.execution.run_tasks` (``executor=``); rows come back in registry
+order whatever the executor, and an entry whose task fails is a ``fail`` row, never a lost one.
 """
 
 from __future__ import annotations
@@ -168,7 +178,11 @@ def _alpha_range(entry: Entry) -> tuple:
 # ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RegressionRow:
-    """The outcome of one entry. ``ok`` is False for a regression."""
+    """The outcome of one entry (see the module docstring).
+
+    ``ok`` is True only for a ``pass``; ``inconclusive`` marks a row that is neither a pass nor a
+    regression (the independent check gave no answer); a row with neither is a regression.
+    """
 
     name: str
     source: str
@@ -179,6 +193,12 @@ class RegressionRow:
     ok: bool
     detail: str = ""
     report: Any = None
+    inconclusive: bool = False
+
+    @property
+    def outcome(self) -> str:
+        """``"pass"``, ``"inconclusive"`` or ``"fail"``."""
+        return "pass" if self.ok else ("inconclusive" if self.inconclusive else "fail")
 
 
 def _build_target(entry: Entry):
@@ -244,27 +264,32 @@ def run_entry(entry: Entry, *, search: int = 60) -> RegressionRow:
                              f"{type(exc).__name__}: {exc}")
     status = str(target.result.status)
     independent, ind_ok = _independent_check(target, order, verdict)
-    ok = verdict.verdict in (Verdict.PROVED, Verdict.CONFIRMED) and ind_ok
+    claim_ok = verdict.verdict in (Verdict.PROVED, Verdict.CONFIRMED)
+    # a pass needs both: the formula holds AND the derivation agreed with the independent numerics;
+    # an independent check without an answer (None) leaves the row inconclusive, never a pass
+    ok = claim_ok and ind_ok is True
+    inconclusive = claim_ok and ind_ok is None
     detail = ""
     if verdict.counterexample is not None:
         detail = verdict.counterexample.describe()
     elif not verdict.ok:
         detail = "; ".join(verdict.evidence)
-    elif not ind_ok:
-        detail = independent
+    elif ind_ok is not True:
+        detail = f"independent numerics: {independent}"
     return RegressionRow(entry.name, entry.source, status, str(verdict.verdict), independent,
-                         time.perf_counter() - start, ok, detail, verdict)
+                         time.perf_counter() - start, ok, detail, verdict, inconclusive)
 
 
-def _independent_check(target, order, verdict) -> tuple[str, bool]:
-    """The derivation against numeric_divergence at a central point (alpha = 2 for the curve)."""
+def _independent_check(target, order, verdict) -> tuple[str, bool | None]:
+    """The derivation against numeric_divergence at a central point (alpha = 2 for the curve):
+    ``(text, True)`` agreed, ``(text, False)`` disagreed or failed, ``(text, None)`` no answer."""
     if not target.directions:
-        return "n/a", True
+        return "n/a (no densities to integrate)", None
     P, Q, x, support = target.directions[0]
     if order == 1 and support.sup == sp.oo and not isinstance(support, sp.Interval) and support != sp.S.Reals:
         # numeric_divergence's term-by-term KL sum over an infinite lattice stops after 200001 terms
         # without meeting its tail criterion (Poisson, seen: 64 s); skip rather than wait for "not converged".
-        return "skipped (KL sum over an infinite lattice)", True
+        return "skipped (KL sum over an infinite lattice)", None
     free = {p.name: p.typical_values(1)[0] for p in target.parameters}
     a = sp.Integer(2)
     try:
@@ -283,16 +308,43 @@ def _independent_check(target, order, verdict) -> tuple[str, bool]:
         scale = max(abs(value), mpmath.mpf(10) ** -12)
         tol = max(mpmath.mpf(10) ** -12 * scale, 4 * error)
         digits = float(-mpmath.log10(diff / scale)) if diff else 30.0
-        if not converged:  # no verdict either way: reported, not a regression
-            return f"not converged ({detail[:80]})", True
+        if not converged:  # no verdict either way: not a regression, and not a pass either
+            return f"not converged ({detail[:80]})", None
         return (f"{min(digits, 30):.0f} digits" if diff <= tol else f"MISMATCH: {exact} vs {value} +- {error}"), diff <= tol
 
 
-def run_registry(paths: Sequence = (), *, only: Sequence[str] = (), search: int = 60) -> list[RegressionRow]:
-    """Run every entry of the registry files (default: the shipped registry)."""
+def _entry_task(search: int, entry: Entry) -> RegressionRow:
+    """One task of :func:`run_registry` (module level, so that it pickles for spawned workers and Dask)."""
+    return run_entry(entry, search=search)
+
+
+def run_registry(paths: Sequence = (), *, only: Sequence[str] = (), search: int = 60, executor: Any = None,
+                 timeout: float | None = None, progress: bool = False) -> list[RegressionRow]:
+    """Run every entry of the registry files (default: the shipped registry); one row per entry, in
+    registry order.
+
+    Each entry is one task of :func:`rdpsym.execution.run_tasks`: ``executor`` is ``None`` (all local
+    cores, the default: an entry derives and searches for seconds), ``"serial"``, an int number of
+    processes, or a Dask scheduler address or client; ``timeout`` limits the seconds per entry. The
+    rows are the same on every executor (``seconds`` aside). An entry whose task raised, timed out or
+    lost its worker is a failing row (verdict ``error``) naming what happened; the others are kept.
+    """
+    from functools import partial
+
+    from ..execution import run_tasks
+
     entries: list[Entry] = []
     for p in (paths or [default_registry()]):
         entries.extend(load_registry(p))
     if only:
         entries = [e for e in entries if any(o in e.name for o in only)]
-    return [run_entry(e, search=search) for e in entries]
+    sweep = run_tasks(partial(_entry_task, search), entries, executor=executor, timeout=timeout,
+                      progress=progress, description="regress", key=lambda e: e.name)
+    rows = []
+    for entry, task in zip(entries, sweep):
+        if task.ok:
+            rows.append(task.result)
+        else:
+            rows.append(RegressionRow(entry.name, entry.source, "error", "error", "", task.seconds, False,
+                                      f"the entry's task {task.status}: {task.error}"))
+    return rows
