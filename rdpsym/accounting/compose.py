@@ -179,6 +179,7 @@ def compose(*items, counts=None, step_seconds: float | None = None, cache: bool 
         expr=expr, status=status, reason="; ".join(reasons), conditions=sp.And(*[c.conditions for _, c in used]),
         kl=kl, max_divergence=dinf, exceptional_points=tuple(points), symbols=tuple(dict.fromkeys(symbols)),
         provenance=prov, label=f"composition of {terms}",
+        domains=tuple(dict.fromkeys(d for _, c in used for d in c.domains)),
     )
 
 

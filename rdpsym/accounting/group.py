@@ -100,7 +100,7 @@ def _bound(base: DivergenceResult, k: int, name: str) -> DivergenceResult:
     status = Status.BOUND if base.status in (Status.CLOSED_FORM, Status.BOUND) else base.status
     return DivergenceResult(expr=expr, status=status, reason=reason, conditions=conditions, kl=kl,
                             max_divergence=dinf, exceptional_points=points, symbols=base.symbols, provenance=prov,
-                            label=f"RDP of {name} for groups of {k} (Prop. 2 bound)")
+                            label=f"RDP of {name} for groups of {k} (Prop. 2 bound)", domains=base.domains)
 
 
 def group_privacy(mechanism, k: int, *, step_seconds: float | None = None, cache: bool = True) -> DivergenceResult:

@@ -660,7 +660,8 @@ def _derive(P, Q, x, support, params, seconds, check_density, label) -> Divergen
     def finish(**kw) -> DivergenceResult:
         log.note("total", f"{time.perf_counter() - started:.3f} s")
         prov = Provenance(tuple(log.steps), inputs, tuple(library_versions().items()))
-        return DivergenceResult(symbols=symbols, provenance=prov, label=label, **kw)
+        domains = tuple((p.symbol, p.domain) for p in (params or ()) if p.symbol in symbols)
+        return DivergenceResult(symbols=symbols, provenance=prov, label=label, domains=domains, **kw)
 
     try:
         pieces = log.timed("split support", split_support, P, Q, x, support, seconds=seconds,

@@ -98,8 +98,9 @@ def renyi_divergence_at_integer_order(
             expr = sp.Piecewise((expr, sp.Eq(ALPHA, k)), (sp.nan, True))
         elif expr == sp.oo:
             expr = sp.Piecewise((sp.oo, sp.Eq(ALPHA, k)), (sp.nan, True))
+        domains = tuple((p.symbol, p.domain) for p in (params or ()) if p.symbol in symbols)
         return DivergenceResult(expr=expr, status=status, reason=reason, conditions=conditions,
-                                symbols=symbols, provenance=prov, label=label)
+                                symbols=symbols, provenance=prov, label=label, domains=domains)
 
     try:
         t0 = time.perf_counter()

@@ -172,4 +172,5 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         symbols=symbols,
         provenance=prov,
         label=label,
+        domains=tuple((p.symbol, p.domain) for p in params),
     )

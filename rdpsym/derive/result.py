@@ -7,6 +7,7 @@ so documents cannot drift from the derivation.
 from __future__ import annotations
 
 import enum
+import numbers
 import os
 import platform
 from dataclasses import dataclass, field, replace
@@ -97,16 +98,54 @@ class ExceptionalPoint:
     condition: sp.Basic = sp.true
 
 
-def _as_exact(value) -> sp.Expr:
+def _as_exact(value, name: str = "value") -> sp.Expr:
+    """``value`` as an exact sympy number (floats by their exact binary value); ``name`` for errors.
+
+    NaN is rejected: sympy's ``Rational(nan)`` is 0, which would turn a NaN parameter into a small
+    divergence (fail closed instead). Infinities become ``oo``/``-oo`` for the caller to judge.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number; got {value!r}")
     if isinstance(value, sp.Basic):
+        if value.has(sp.nan, sp.zoo):
+            raise ValueError(f"{name} must be a number; got {value}")
         return value
-    if isinstance(value, float):
-        if value == float("inf"):
-            return sp.oo
-        return sp.Rational(value)
-    if isinstance(value, mpmath.mpf):
-        return sp.Float(value, mpmath.mp.dps)
-    return sp.Integer(value) if isinstance(value, int) else sp.Rational(str(value))
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, (numbers.Real, mpmath.mpf)) and not isinstance(value, numbers.Rational):
+        if value != value:
+            raise ValueError(f"{name} must be a number; got nan")
+        if value in (float("inf"), float("-inf")):
+            return sp.oo if value > 0 else -sp.oo
+        if isinstance(value, mpmath.mpf):
+            return sp.Float(value, mpmath.mp.dps)
+        return sp.Rational(float(value))
+    try:
+        # numeric strings and Fractions only: Rational parses them without sympify (no code runs)
+        return sp.Rational(str(value))
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number; got {value!r}") from None
+
+
+def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
+    """``expr.evalf(subs=subs)`` to ``dps`` correct digits, or ``ArithmeticError``.
+
+    evalf's own precision tracking misses some losses: log(1 + 1e-60) at 40 digits is 0, though the
+    Laplace RDP at b = 1e30 is 1e-60. So the value is recomputed at twice the working precision until
+    two agree to dps + 1 digits (four doublings at most), and a value that never settles raises.
+    """
+    prec = dps + 10
+    value = expr.evalf(prec, subs=subs)
+    for _ in range(4):
+        prec *= 2
+        finer = expr.evalf(prec, subs=subs)
+        if not (finer.is_number and value.is_number) or finer.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            return finer
+        if abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer):
+            return finer
+        value = finer
+    raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
+                          f"(still changing at {prec} digits)")
 
 
 @dataclass(frozen=True)
@@ -131,6 +170,8 @@ class DivergenceResult:
     provenance: Provenance = field(default_factory=Provenance)
     label: str = "D_alpha(P||Q)"
     alpha: sp.Symbol = ALPHA
+    #: each parameter symbol's domain (from the Parameters it was derived with), checked by at/evaluate
+    domains: tuple[tuple[sp.Symbol, sp.Set], ...] = ()
 
     # -- conveniences -----------------------------------------------------------------------------
     @property
@@ -156,14 +197,42 @@ class DivergenceResult:
         return replace(self, provenance=prov)
 
     def _symbol_map(self, values: Mapping) -> dict[sp.Symbol, sp.Expr]:
+        """Parameter values by symbol, exact, each checked against its domain (or its symbol's
+        assumptions when the result has no domains): NaN, infinities and out-of-domain values raise
+        ``ValueError`` naming the parameter, instead of giving a number for a mechanism that does not exist."""
         by_name = {s.name: s for s in self.symbols}
+        domains = dict(self.domains)
         out = {}
         for key, value in values.items():
             sym = by_name.get(key) if isinstance(key, str) else key
             if sym is None:
                 raise ValueError(f"{key!r} is not a parameter of this result; parameters: {sorted(by_name)}")
-            out[sym] = _as_exact(value)
+            name = getattr(sym, "name", str(key))
+            v = _as_exact(value, name)
+            if v.is_number:
+                if v.is_finite is False:
+                    raise ValueError(f"{name} must be finite; got {value}")
+                domain = domains.get(sym)
+                if domain is not None and domain.contains(v) is sp.false:
+                    raise ValueError(f"{name} must lie in {sp.sstr(domain)}; got {value}")
+                for assumption in ("positive", "nonnegative", "nonzero", "integer", "real"):
+                    if getattr(sym, f"is_{assumption}") and getattr(v, f"is_{assumption}") is False:
+                        raise ValueError(f"{name} must be {assumption}; got {value}")
+            out[sym] = v
         return out
+
+    def _order(self, alpha) -> sp.Expr:
+        """alpha as an exact number (oo allowed), checked: > 0."""
+        a = _as_exact(alpha, "alpha")
+        if a.is_number and (a.is_extended_positive is False or a is sp.nan):
+            raise ValueError(f"alpha must be > 0; got {alpha}")
+        return a
+
+    def _require_values(self, expr: sp.Basic, subs: Mapping, alpha, values) -> None:
+        missing = sorted(s.name for s in expr.free_symbols - set(subs) - {self.alpha})
+        if missing:
+            raise ValueError(f"{self.label}: no value given for {', '.join(missing)} "
+                             f"(evaluate at alpha={alpha} got {sorted(map(str, values))})")
 
     # -- values -----------------------------------------------------------------------------------
     def at(self, alpha=None, **values) -> sp.Expr:
@@ -177,9 +246,7 @@ class DivergenceResult:
         subs = self._symbol_map(values)
         if alpha is None:
             return self.full_expr.subs(subs)
-        a = _as_exact(alpha)
-        if a.is_number and (a <= 0) is sp.true:
-            raise ValueError(f"alpha must be > 0; got {alpha}")
+        a = self._order(alpha)
         if a == 1:
             return self._special(self.kl, "kl", subs)
         if a == sp.oo:
@@ -210,7 +277,8 @@ class DivergenceResult:
         from .timeout import StepTimeout, run_with_time_limit
 
         limit = float(os.environ.get("RDPSYM_EVAL_SECONDS", "60"))
-        a = _as_exact(alpha)
+        a = self._order(alpha)
+        self._symbol_map(values)  # bad values raise here, before any work
         special = a in (sp.Integer(1), sp.oo) or any(p.alpha == a for p in self.exceptional_points)
         try:
             if special:
@@ -238,9 +306,12 @@ class DivergenceResult:
             return +mpmath.mpf(number)
 
     def _floats(self, a, values, dps):
-        floats = {k: sp.N(v, dps + 20) for k, v in self._symbol_map(values).items()}
+        """The substitutions for ``evalf(subs=...)``: exact numbers. evalf takes them numerically, with
+        its adaptive precision, so 1 - p for p = 1 - 10**-60 keeps its digits (values rounded to
+        dps + 20 digits first would make it 0) and p**alpha is never expanded exactly."""
+        floats = dict(self._symbol_map(values))
         if a != sp.oo:
-            floats[self.alpha] = sp.N(a, dps + 20)
+            floats[self.alpha] = a
         return floats
 
     def _evaluate_special(self, a, values, dps):
@@ -257,20 +328,20 @@ class DivergenceResult:
             target = next(p.value for p in self.exceptional_points if p.alpha == a)
         if target == sp.oo:
             return sp.oo
-        return target.evalf(dps + 10, subs=floats)
+        self._require_values(target, floats, a, values)
+        return _evalf_checked(target, floats, dps)
 
     def _evaluate_general(self, a, values, dps):
-        """The general form at a non-special order, substituting high-precision Floats.
+        """The general form at a non-special order, by ``evalf`` with the exact values in ``subs``.
 
-        Exact substitution would make sympy expand p**alpha for rational p and alpha = 10**4 exactly;
-        evalf with ``subs`` evaluates numerically at dps + 20 digits instead. The finiteness
-        conditions are decided exactly (they are cheap), falling back to the same Floats.
+        Exact substitution (``subs`` then ``evalf``) would make sympy expand p**alpha for rational p and
+        alpha = 10**4 exactly; ``evalf(subs=...)`` evaluates numerically with adaptive precision instead.
+        The finiteness conditions are decided exactly (they are cheap).
         """
         if self.expr is None:
             raise ValueError(f"{self.label} has no closed form (status {self.status}: {self.reason})")
-        if a.is_number and (a <= 0) is sp.true:
-            raise ValueError(f"alpha must be > 0; got {a}")
         subs = self._symbol_map(values)
+        self._require_values(self.full_expr, subs, a, values)
         floats = self._floats(a, values, dps)
         cond = self.conditions
         if cond is not sp.true:
@@ -281,7 +352,7 @@ class DivergenceResult:
                 return sp.oo
             if cond is not sp.true:
                 raise ArithmeticError(f"{self.label}: cannot decide the conditions at alpha={a}, {values}")
-        return self.expr.evalf(dps + 10, subs=floats)
+        return _evalf_checked(self.expr, floats, dps)
 
     # -- export (thin delegations to rdpsym.export) ------------------------------------------------
     def to_numpy(self, **kwargs):
