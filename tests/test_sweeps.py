@@ -73,6 +73,26 @@ def test_a_lost_grid_task_makes_the_verdict_inconclusive_not_confirmed():
     assert v.points_checked > 0  # the grid tasks that finished were kept
 
 
+def test_the_grid_task_pickles_for_spawned_workers_and_dask(monkeypatch):
+    import pickle
+    from functools import partial
+
+    import rdpsym.claims.check as ck
+
+    seen = {}
+    real = ck._grid_sweep
+
+    def spy(evaluator, relation, dps, points, executor):
+        seen.update(evaluator=evaluator, relation=relation, dps=dps, points=points)
+        return real(evaluator, relation, dps, points, executor)
+
+    monkeypatch.setattr(ck, "_grid_sweep", spy)
+    check_claim(mechanisms.get("laplace"), "alpha/lambda", search=0)
+    task = partial(ck._grid_block, seen["evaluator"], seen["relation"], seen["dps"])
+    block = seen["points"][:ck.GRID_BLOCK]
+    assert pickle.loads(pickle.dumps(task))(block) == task(block)
+
+
 # -- regress ----------------------------------------------------------------------------------------------
 def test_regress_is_the_same_serially_and_on_two_processes():
     only = ["randomized_response/kl", "laplace/max", "gaussian/alpha"]

@@ -530,6 +530,14 @@ class _Evaluator:
         else:
             self.arg_fast = [compile_mp(e, syms) for e in c.arg_exprs]
 
+    def __reduce__(self):
+        # The compiled closures do not pickle (spawned workers, Dask): send what they are compiled
+        # from and compile again on arrival; the same expressions give the same closures.
+        from dataclasses import replace
+
+        return _rebuild_evaluator, (replace(self.tgt, _compiled={}), replace(self.c, _fast=None, _arg_fast=()),
+                                    self.order, self.fixed, self.dps, getattr(self, "names", None))
+
     def point_alpha(self, a):
         if self.order is None:
             return a
@@ -609,6 +617,13 @@ class _Evaluator:
         except (TypeError, ValueError):
             return None
         return None if mpmath.isnan(v) else v
+
+
+def _rebuild_evaluator(tgt, c, order, fixed, dps, names) -> "_Evaluator":
+    ev = _Evaluator(tgt, c, order, fixed, dps)
+    if names is not None:
+        ev.names = names
+    return ev
 
 
 #: Marker: the callable raised at this point (outside its domain; neither a value nor a refutation).
