@@ -204,3 +204,22 @@ def test_no_closed_form_is_an_error():
     r = rdpsym.DivergenceResult(expr=None, status=rdpsym.Status.NUMERIC_ONLY, reason="integral not found")
     with pytest.raises(CodegenError, match="no closed form"):
         generate_source(r)
+
+
+def test_user_text_cannot_inject_code_into_the_generated_module(tmp_path):
+    """Review finding: a label with triple quotes ended the generated docstring and the rest ran in
+    to_numpy's exec. Labels, meanings, domains and symbol names are now escaped text."""
+    x = sp.Symbol("x", real=True)
+    s = sp.Symbol('s"""\nimport os', positive=True)  # a symbol name is any string in sympy
+    marker = tmp_path / "ran"
+    payload = f'x"""; open({str(marker)!r}, "w").write("1"); """\n\\\'{{}}'
+    P = sp.exp(-x**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+    Q = sp.exp(-(x - 1) ** 2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+    r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals, label=payload, cache=False)
+    assert r.is_closed_form
+    source = r.to_source(cache=False)
+    ast.parse(source)  # still a valid module
+    f = r.to_numpy(cache=False)
+    assert not marker.exists()
+    got = f(2.0, 1.0)  # positional: the parameter's argument name is a sanitised identifier
+    assert got == pytest.approx(1.0, rel=1e-15)  # alpha / (2 s^2) at alpha = 2, s = 1 (Mironov 2017, Prop. 7)

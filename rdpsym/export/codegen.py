@@ -771,6 +771,18 @@ def _t_lse(logs, plain):
 '''
 
 
+def _doc_text(text: str) -> str:
+    """``text`` made safe inside the generated module's docstrings and comments.
+
+    Labels, parameter meanings and symbol names are user text; written raw, a label containing
+    triple quotes would end the docstring and the rest would run when the module is executed. Line
+    breaks and other unprintable characters become spaces (a comment then cannot end early), and
+    backslashes and quotes are escaped (inside a docstring they then stay characters).
+    """
+    text = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'")
+
+
 def _identifier(name: str) -> str:
     ident = re.sub(r"\W", "_", name)
     if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident in ("numpy", "alpha"):
@@ -868,7 +880,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     def emit_series(fname: str, s: Series) -> str:
         s = Series(s.where, s.variable, tuple(horner(c) for c in s.coeffs))
         lines.append(f"def {fname}({arglist}):")
-        lines.append(f"    # Taylor series, {s.where}")
+        lines.append(f"    # Taylor series, {_doc_text(s.where)}")
         lines.append(f"    v = {em.value(s.variable)} + _z(alpha)")
         coeffs = ", ".join(f"{em.value(c)} + _z(v)" for c in s.coeffs)
         lines.append(f"    return _series([{coeffs}], v)")
@@ -990,7 +1002,8 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         rel = p.domain.as_relational(free)
         checks.append((a, em.condition(rel), sp.sstr(p.domain)))
 
-    doc_params = "\n".join(f"    {a}: {p.meaning or p.name}, in {sp.sstr(p.domain)}" for p, a in zip(params, args))
+    doc_params = "\n".join(f"    {a}: {_doc_text(p.meaning or p.name)}, in {_doc_text(sp.sstr(p.domain))}"
+                           for p, a in zip(params, args))
     def combined(kind):
         parts = [kind(d, s, b) for d, s, b in branch_code]
         value = parts[0]
@@ -1004,10 +1017,10 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     lines.append(f"    return {combined(lambda d, s, b: f'_branch(*sub, {d}, [{chr(44).join(s)}])')}")
     lines.append("")
     lines.append(f"def {name}({arglist}):")
-    lines.append(f'    """{result.label}, vectorised over numpy arrays (broadcasting).')
+    lines.append(f'    """{_doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
     lines.append("")
     lines.append("    Closed form (derived by rdpsym, status %s):" % result.status)
-    lines.append(f"        {sp.sstr(result.expr)}")
+    lines.append(f"        {_doc_text(sp.sstr(result.expr))}")
     lines.append("    alpha = 1 gives the KL divergence, alpha = inf the max divergence; +inf where the")
     lines.append("    closed form's finiteness conditions fail.")
     lines.append("")
@@ -1023,7 +1036,8 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     for a, cond, dom in checks:
         lines.append(f"        _ok = {cond.replace(' & (True)', '')}")
         lines.append(f"        if not numpy.all(_ok):")
-        lines.append(f"            raise ValueError(f'{a} must lie in {dom}; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
+        # the domain's text goes in as a Python literal (repr), never into the f-string itself
+        lines.append(f"            raise ValueError('{a} must lie in ' + {dom!r} + f'; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
     lines.append("    out = numpy.full(shape, numpy.nan)")
     lines.append(f"    full = lambda m: tuple(numpy.broadcast_to(a, shape)[m] for a in ({arglist},))  # noqa: E731")
     lines.append("    with numpy.errstate(all='ignore'):")
