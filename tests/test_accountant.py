@@ -377,6 +377,10 @@ def test_cli_counts_follow_their_add_and_epsilon_mode():
     (["--add", "gaussian:sigma=1", "--count", "-2", "--delta", "1e-5"], "-2"),
     (["--add", "gaussian:sigma=1"], "exactly one of --delta and --epsilon"),
     (["--add", "gaussian:sigma=1", "--delta", "2"], "delta must lie in"),
+    # review finding: Fraction("1e999999999") built a billion-digit integer (a hang); 1e999 overflowed
+    (["--add", "gaussian:sigma=1e999999999", "--delta", "1e-5"], "not a finite float64 number"),
+    (["--add", "gaussian:sigma=1e999", "--delta", "1e-5"], "not a finite float64 number"),
+    (["--add", "gaussian:sigma=1/1e-999", "--delta", "1e-5"], "divides by zero"),
 ])
 def test_cli_rejects_bad_input(args, message):
     out = CliRunner().invoke(main, ["account", *args])
@@ -464,3 +468,24 @@ def test_branch_and_bound_scan_finds_the_full_scan_optimum():
     assert got.evaluations < full[3]
     assert got.value == pytest.approx(full[1], rel=1e-13, abs=0) and got.alpha == pytest.approx(full[0], rel=1e-9)
     assert got.value >= Accountant().add("laplace", count=30, b=3.0).add("gaussian", count=2, sigma=5.0).epsilon(1e-5).value
+
+
+def test_delta_of_a_useless_guarantee_is_one_not_an_overflow():
+    """Review finding: log delta > 709 overflowed math.exp (sigma = 1e-5 at epsilon = 0)."""
+    acc = rdpsym.Accountant().add("gaussian", sigma=1e-5)
+    res = acc.delta(0.0)
+    assert res.value == 1.0
+    out = CliRunner().invoke(main, ["account", "--add", "gaussian:sigma=1e-5", "--epsilon", "0"])
+    assert out.exit_code == 0 and "delta = 1" in out.output, out.output
+
+
+@pytest.mark.parametrize("count, match", [(2**53 + 1, "at most 2"), (10**400, "at most 2"), (1.5, "non-negative integer")])
+def test_counts_must_be_exact(count, match):
+    with pytest.raises(ValueError, match=match):
+        rdpsym.Accountant().add("gaussian", count, sigma=1.0)
+
+
+@pytest.mark.parametrize("alpha", ["2", b"2", ["2", "3"], None])
+def test_curve_orders_must_be_numbers(alpha):
+    with pytest.raises(ValueError, match="alpha must be a number"):
+        rdpsym.Accountant().add("gaussian", sigma=1.0).curve(alpha)

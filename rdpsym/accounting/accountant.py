@@ -79,6 +79,11 @@ def _validate_count(count) -> int:
         raise ValueError(f"count must be a non-negative integer; got {count!r}")
     if count < 0:
         raise ValueError(f"count must be a non-negative integer; got {count}")
+    if count > 2**53:
+        # the curve is count x eps(alpha) in float64: larger counts are not represented exactly
+        digits = str(count)
+        raise ValueError(f"count must be at most 2**53 (exact in float64); got a {len(digits)}-digit number "
+                         f"({digits[:12]}...)")
     return int(count)
 
 
@@ -360,6 +365,8 @@ class Accountant:
 
     @staticmethod
     def _check_alpha(alpha) -> np.ndarray:
+        if isinstance(alpha, (str, bytes)) or np.asarray(alpha).dtype.kind not in "biuf":
+            raise ValueError(f"alpha must be a number or an array of numbers; got {alpha!r}")
         a = np.asarray(alpha, dtype=float)
         if np.isnan(a).any() or (a <= 0).any():
             bad = a[np.isnan(a) | (a <= 0)].ravel()[:3]
@@ -454,7 +461,8 @@ class Accountant:
         if kind == "epsilon":
             value = max(best[0], 0.0)
         else:
-            value = min(math.exp(best[0]), 1.0) if best[0] > -math.inf else 0.0
+            # log delta >= 0 means no guarantee (delta = 1); exp would overflow above 709
+            value = 1.0 if best[0] >= 0 else (math.exp(best[0]) if best[0] > -math.inf else 0.0)
         status = best[2]
         if status == "pure_dp":
             note = f"alpha = oo: pure DP, epsilon = eps(oo) = {pure:.6g}, delta = 0"

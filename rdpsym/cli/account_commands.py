@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import math
 import re
-from fractions import Fraction
 
 import click
 
@@ -19,13 +19,16 @@ def parse_number(text: str, where: str) -> float:
     parts = t.split("/")
     if len(parts) > 2 or not all(_NUMBER.match(p.strip()) for p in parts):
         raise click.BadParameter(f"{where}: {text!r} is not a number (use e.g. 1.1, 2e-3 or 1/3)", param_hint="--add")
-    value = Fraction(parts[0].strip())
-    if len(parts) == 2:
-        den = Fraction(parts[1].strip())
-        if den == 0:
-            raise click.BadParameter(f"{where}: {text!r} divides by zero", param_hint="--add")
-        value /= den
-    return float(value)
+    # float() reads "1e999999999" as inf at once; Fraction would build the integer 10**999999999
+    nums = [float(p) for p in parts]
+    if not all(math.isfinite(v) for v in nums):
+        raise click.BadParameter(f"{where}: {text!r} is not a finite float64 number", param_hint="--add")
+    if len(nums) == 2 and nums[1] == 0:
+        raise click.BadParameter(f"{where}: {text!r} divides by zero", param_hint="--add")
+    value = nums[0] / nums[1] if len(nums) == 2 else nums[0]
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{where}: {text!r} is not a finite float64 number", param_hint="--add")
+    return value
 
 
 def parse_event(spec: str) -> tuple[str, dict[str, float]]:
