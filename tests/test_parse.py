@@ -451,6 +451,10 @@ def test_huge_power_refused_quickly():
     with pytest.raises(FormulaError, match="power too large"):
         parse_latex("9^{9^{9^{9}}}", XY)
     assert time.perf_counter() - start < 1.0
+    # exponents beyond the float range (review finding: formatting the message raised OverflowError)
+    for text in ["2^3^4^5", "2**(10**400)", "0.5**(3**1024)"]:
+        with pytest.raises(FormulaError, match="power too large"):
+            parse_formula(text, XY)
     # symbolic bases and modest numbers are fine
     assert parse_formula("x**(10**9)", XY) == x ** (10**9)
     assert parse_formula("2**100", XY) == 2**100

@@ -323,7 +323,8 @@ class _Builder:
             return
         size = abs(float(exponent)) * max(max(math.log2(abs(int(r.p))), math.log2(int(r.q))) for r in rationals)
         if size > MAX_POWER_BITS:
-            raise FormulaError(f"power too large (result would have about {int(size)} bits, max {MAX_POWER_BITS})", pos)
+            # size may be inf (an exponent beyond the float range): format it, never int() it
+            raise FormulaError(f"power too large (result would have about {size:.3g} bits, max {MAX_POWER_BITS})", pos)
         if not exponent.is_Integer:
             self.radicand_bits += sum(_bits(r) for r in rationals)
             if self.radicand_bits > MAX_RADICAND_BITS:
