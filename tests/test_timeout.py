@@ -66,3 +66,25 @@ def test_thread_of_a_daemonic_process_runs_the_step():
     assert parent.poll(20)
     assert parent.recv() == 42
     proc.join(5)
+
+
+@pytest.mark.parametrize("bad", [-1, 0, float("nan"), float("inf"), "soon", None])
+def test_time_limits_must_be_positive_finite_seconds(bad):
+    """Review finding: -1 raised an itimer error, NaN a confusing one, and 0 switched the limit off."""
+    import rdpsym
+    from rdpsym import mechanisms
+
+    with pytest.raises(ValueError, match="seconds"):
+        run_with_time_limit(abs, -1, seconds=bad if bad is not None else "x")
+    if bad is not None:
+        with pytest.raises(ValueError, match="step_seconds"):
+            rdpsym.rdp(mechanisms.get("laplace"), step_seconds=bad, cache=False)
+    assert run_with_time_limit(abs, -1, seconds=5) == 1
+
+
+def test_time_limit_from_the_environment_is_checked(monkeypatch):
+    from rdpsym.derive.timeout import default_step_seconds
+
+    monkeypatch.setenv("RDPSYM_STEP_SECONDS", "0")
+    with pytest.raises(ValueError, match="RDPSYM_STEP_SECONDS"):
+        default_step_seconds()

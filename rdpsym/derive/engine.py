@@ -36,7 +36,7 @@ from ..symbols import alpha as ALPHA
 from .pieces import DerivationError, Piece, split_support
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
 from .template import decompose, erfc_form, integrate_template, log_expand, mixture_log
-from .timeout import StepTimeout, default_step_seconds, run_with_time_limit
+from .timeout import StepTimeout, check_seconds, default_step_seconds, run_with_time_limit
 
 __all__ = ["renyi_divergence", "DerivationError"]
 
@@ -643,7 +643,7 @@ def renyi_divergence(
     References: Mironov 2017, Def. 3 (Rényi divergence), Props. 5-7 (Table II).
     """
     _check_inputs(P, Q, x, support)
-    seconds = step_seconds if step_seconds is not None else default_step_seconds()
+    seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
     if cache:
         from .cache import cached_derivation
 

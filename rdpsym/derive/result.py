@@ -274,9 +274,9 @@ class DivergenceResult:
 
         NaN is never returned: a value that cannot be evaluated raises ``ArithmeticError``.
         """
-        from .timeout import StepTimeout, run_with_time_limit
+        from .timeout import StepTimeout, check_seconds, run_with_time_limit
 
-        limit = float(os.environ.get("RDPSYM_EVAL_SECONDS", "60"))
+        limit = check_seconds(os.environ.get("RDPSYM_EVAL_SECONDS", "60"), "RDPSYM_EVAL_SECONDS")
         a = self._order(alpha)
         self._symbol_map(values)  # bad values raise here, before any work
         special = a in (sp.Integer(1), sp.oo) or any(p.alpha == a for p in self.exceptional_points)

@@ -10,6 +10,7 @@ execution layer's per-task time limit bounds the task instead.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -25,9 +26,20 @@ class StepTimeout(Exception):
     """A symbolic step exceeded its time limit."""
 
 
+def check_seconds(seconds, name: str = "step_seconds") -> float:
+    """A time limit: a finite number > 0 (0 would switch setitimer's alarm off: no limit at all)."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number of seconds > 0; got {seconds!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number of seconds > 0; got {seconds!r}")
+    return value
+
+
 def default_step_seconds() -> float:
     """Per-step limit in seconds: ``RDPSYM_STEP_SECONDS`` or 20."""
-    return float(os.environ.get("RDPSYM_STEP_SECONDS", "20"))
+    return check_seconds(os.environ.get("RDPSYM_STEP_SECONDS", "20"), "RDPSYM_STEP_SECONDS")
 
 
 @contextmanager
@@ -63,7 +75,7 @@ def _child(conn, fn, args):
 
 def run_with_time_limit(fn: Callable[..., Any], *args, seconds: float | None = None) -> Any:
     """Run ``fn(*args)``; raise :class:`StepTimeout` if it takes longer than ``seconds``."""
-    seconds = default_step_seconds() if seconds is None else seconds
+    seconds = default_step_seconds() if seconds is None else check_seconds(seconds)
     if threading.current_thread() is threading.main_thread():
         with _alarm(seconds):
             return fn(*args)
