@@ -384,6 +384,14 @@ def test_missing_values_named():
         nd(gauss(0), gauss(mu), sp.S.Reals, 2, {"mu": 1})
 
 
+@pytest.mark.parametrize("value, match", [(-1, "must be positive"), (0, "must be positive"),
+                                          (sp.nan, "finite real"), (sp.oo, "finite real"), (float("nan"), "finite")])
+def test_parameter_values_outside_the_assumptions_are_rejected(value, match):
+    """Review finding: sigma = -1 or nan gave a value (0, not converged) instead of an error."""
+    with pytest.raises(ValueError, match=match):
+        nd(gauss(0), gauss(1), sp.S.Reals, 2, {sigma: value})
+
+
 def test_support_must_be_a_set():
     with pytest.raises(ValueError, match="support"):
         nd(gauss(0), gauss(1), (-10, 10), 2, {sigma: 1})

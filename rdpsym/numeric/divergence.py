@@ -124,6 +124,8 @@ def _exact(v: Any, name: str) -> sp.Expr:
     if isinstance(v, bool):
         raise ValueError(f"values[{name!r}] must be a number, found bool {v!r}.")
     if isinstance(v, sp.Basic):
+        if v.has(sp.nan, sp.zoo) or v.is_finite is False:
+            raise ValueError(f"values[{name!r}] must be a finite real number, found {v!r}.")
         if v.is_number and v.is_real is not False:
             return v
         raise ValueError(f"values[{name!r}] must be a real number, found {v!r}.")
@@ -181,6 +183,11 @@ def _substitute(P, Q, x, support, values) -> tuple[sp.Expr, sp.Expr, sp.Set]:
     if missing:
         raise ValueError(f"values is missing parameter(s) {', '.join(missing)}: P and Q must depend on {x} only after substitution.")
     sub = {s: _exact(by_name[s.name], s.name) for s in free}
+    for sym, v in sub.items():
+        # a value the symbol's assumptions exclude (b = -1 for a positive b) describes no distribution
+        for assumption in ("positive", "nonnegative", "nonzero", "integer"):
+            if getattr(sym, f"is_{assumption}") and getattr(v, f"is_{assumption}") is False:
+                raise ValueError(f"values[{sym.name!r}] must be {assumption} (an assumption of the symbol), found {v}.")
     return P.subs(sub), Q.subs(sub), support.subs(sub)
 
 
