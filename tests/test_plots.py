@@ -72,3 +72,19 @@ def test_conversion_plot_never_below_the_exact_profile():
 def test_conversion_plot_needs_parameter_values():
     with pytest.raises(ValueError, match="need values"):
         plots.conversion_plot("gaussian", epsilons=[1.0])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["plot", "curves", "--alpha-max", "inf"], "--alpha-max"),
+    (["plot", "curves", "--alpha-max", "1"], "--alpha-max"),
+    (["plot", "figure2", "--n-max", "100000000"], "--n-max"),
+    (["plot", "figure2", "--n-max", "0"], "--n-max"),
+])
+def test_plot_options_are_bounded(tmp_path, args, message):
+    """Review finding: --alpha-max inf crashed in the generated code; --n-max 1e8 tried to allocate 447 GiB."""
+    from click.testing import CliRunner
+
+    from rdpsym.cli import main
+
+    out = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "x.png")])
+    assert out.exit_code == 2 and message in out.output, out.output

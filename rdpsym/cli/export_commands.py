@@ -84,7 +84,8 @@ def _save(fig, output: str):
 
 @plot.command("curves")
 @_OUT
-@click.option("--alpha-max", type=float, default=10.0, show_default=True, help="Largest order shown.")
+@click.option("--alpha-max", type=click.FloatRange(min=1, min_open=True, max=1e6), default=10.0, show_default=True,
+              help="Largest order shown (in (1, 1e6]).")
 def plot_curves(output: str, alpha_max: float):
     """Figure 1: RDP budget curves of randomized response, Laplace and Gaussian (three panels)."""
     from ..export.plots import figure1
@@ -96,7 +97,8 @@ def plot_curves(output: str, alpha_max: float):
 
 @plot.command("figure2")
 @_OUT
-@click.option("--n-max", type=int, default=250, show_default=True, help="Largest number of compositions.")
+@click.option("--n-max", type=click.IntRange(min=1, max=10_000), default=250, show_default=True,
+              help="Largest number of compositions (1 to 10000).")
 def plot_figure2(output: str, n_max: int):
     """Figure 2: bounds on an event's probability increase after n-fold composition.
 
