@@ -100,3 +100,17 @@ def test_symbolic_partial_values_still_work(results):
     value = r.at(2, sensitivity=1)
     assert value.free_symbols == {b}
     assert math.isclose(float(value.subs(b, 1)), float(r.evaluate(2, b=1, sensitivity=1)), rel_tol=1e-15)
+
+
+def test_an_exact_zero_evaluates_to_zero():
+    """KL(Exp(l1)||Exp(l2)) = log(l1/l2) + l2/l1 - 1 is exactly 0 at l1 = l2; evalf gives digit-less
+    Floats there, which must not read as 'still changing' (that broke the registry's exponential KL)."""
+    l1, l2 = sp.symbols("l1 l2", positive=True)
+    kl = sp.log(l1 / l2) + l2 / l1 - 1
+    r = rdpsym.DivergenceResult(expr=rdpsym.alpha * 0 + kl, status=rdpsym.Status.CLOSED_FORM, symbols=(l1, l2), kl=kl)
+    assert r.evaluate(1, l1=1.5, l2=1.5) == 0
+    assert r.evaluate(2, l1=sp.Rational(3, 2), l2=sp.Rational(3, 2)) == 0
+    # and a tiny nonzero value is not mistaken for zero
+    with mpmath.workdps(30):
+        tiny = r.evaluate(1, l1=sp.Rational(3, 2), l2=sp.Rational(3, 2) + sp.Rational(1, 10**30))
+        assert abs(tiny - mpmath.mpf(2) / 9 * mpmath.mpf(10) ** -60) <= mpmath.mpf(10) ** -28 * tiny

@@ -127,15 +127,25 @@ def _as_exact(value, name: str = "value") -> sp.Expr:
         raise ValueError(f"{name} must be a number; got {value!r}") from None
 
 
+def _no_digits(v: sp.Expr) -> bool:
+    """A number evalf could not resolve: a Float (or its real and imaginary parts) with < 8 bits."""
+    parts = v.as_real_imag() if not isinstance(v, sp.Float) else (v,)
+    return all(isinstance(p, sp.Float) and p._prec < 8 or p == 0 for p in parts) and any(
+        isinstance(p, sp.Float) for p in parts)
+
+
 def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     """``expr.evalf(subs=subs)`` to ``dps`` correct digits, or ``ArithmeticError``.
 
     evalf's own precision tracking misses some losses: log(1 + 1e-60) at 40 digits is 0, though the
     Laplace RDP at b = 1e30 is 1e-60. So the value is recomputed at twice the working precision until
-    two agree to dps + 1 digits (four doublings at most), and a value that never settles raises.
+    two agree to dps + 1 digits (four doublings at most), and a value that never settles raises. An
+    exact zero (KL of equal distributions) comes out of evalf as digit-less Floats; three of them in a
+    row give 0.
     """
     prec = dps + 10
     value = expr.evalf(prec, subs=subs)
+    unresolved = 0
     for _ in range(4):
         prec *= 2
         finer = expr.evalf(prec, subs=subs)
@@ -143,6 +153,11 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
             return finer
         if abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer):
             return finer
+        # evalf gives a Float without significant digits ("0.e-160") for a sum that cancels to zero
+        # at that precision; three in a row (at 1x, 2x, 4x) bound |value| by 10**-(4 (dps + 10)): zero
+        unresolved = unresolved + 1 if _no_digits(finer) and _no_digits(value) else 0
+        if unresolved >= 2:
+            return sp.Integer(0)
         value = finer
     raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
                           f"(still changing at {prec} digits)")
