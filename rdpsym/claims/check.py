@@ -48,7 +48,7 @@ import sympy as sp
 
 from ..derive.result import DivergenceResult
 from ..specify.params import Parameter
-from ..specify.parse import parse
+from ..specify.parse import as_number, parse
 from ..symbols import alpha as ALPHA
 from .fasteval import compile_mp, real_value
 from .mapping import SymbolMap, build_symbol_map, default_fixed
@@ -284,9 +284,16 @@ def check_claim(
     order = _order_value(order)
     if call not in ("keywords", "positional", "params_dict"):
         raise ValueError(f"call must be 'keywords', 'positional' or 'params_dict'; got {call!r}")
-    lo, hi = (sp.sympify(v) if not isinstance(v, str) else None for v in alpha_range)
-    if lo is None or hi is None or not (lo.is_number and hi.is_number) or not (0 <= lo < hi):
+    try:
+        lo, hi = (as_number(v, "alpha_range") for v in alpha_range)
+    except (TypeError, ValueError):
+        lo = hi = None
+    if lo is None or hi is None or not (bool(lo >= 0) and bool(lo < hi)):
         raise ValueError(f"alpha_range must be (low, high) numbers with 0 <= low < high; got {alpha_range!r}")
+    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, (int, float))
+                               or not 1 <= digits <= dps):
+        # NaN or negative digits made the tolerance meaningless (a wrong claim was confirmed)
+        raise ValueError(f"digits must be a number in [1, dps = {dps}]; got {digits!r}")
     tgt = make_target(target, parameters, cache=cache)
     params = tgt.parameters
     smap = build_symbol_map(params, symbols, fixed)

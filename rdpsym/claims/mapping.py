@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 import sympy as sp
 
 from ..specify.params import Parameter
-from ..specify.parse import parse
+from ..specify.parse import as_number, parse
 from ..symbols import alpha as ALPHA
 
 __all__ = ["SymbolMap", "COMMON_ALIASES", "build_symbol_map"]
@@ -94,9 +94,15 @@ def _to_expr(name: str, value, base: Mapping[str, sp.Expr]) -> sp.Expr:
             raise ValueError(f"symbols[{name!r}]: cannot read {value!r} as a formula in "
                              f"{sorted(base)}: {exc}") from None
     if isinstance(value, sp.Basic):
+        if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            raise ValueError(f"symbols[{name!r}] must be finite; got {value}")
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return sp.Rational(value) if isinstance(value, float) else sp.Integer(value)
+        # as_number, not Rational: Rational(nan) is 0, which read a NaN constant as 0 (a "proved" claim)
+        number = as_number(value, f"symbols[{name!r}]")
+        if not number.is_finite:
+            raise ValueError(f"symbols[{name!r}] must be finite; got {value}")
+        return number
     raise TypeError(f"symbols[{name!r}] must be a parameter name, a formula string or a sympy expression; "
                     f"got {type(value).__name__}")
 

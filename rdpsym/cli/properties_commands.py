@@ -11,16 +11,19 @@ from . import main
 
 
 def _parse_values(items):
-    from ..specify.parse import parse_formula
+    from ..specify.parse import as_number
 
     out = {}
     for item in items:
         if "=" not in item:
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
         key, text = item.split("=", 1)
-        value = parse_formula(text.strip())
-        if not value.is_number:
-            raise click.BadParameter(f"{key}: {text!r} is not a number", param_hint="--param")
+        try:
+            value = as_number(text.strip(), key.strip())
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--param") from None
+        if not value.is_finite:
+            raise click.BadParameter(f"{key.strip()} must be finite; got {text!r}", param_hint="--param")
         out[key.strip()] = value
     return out
 
@@ -60,6 +63,10 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
         from ..properties import default_values
 
         values = {**default_values(mech), **values}
+        try:
+            mech.substitutions(values)  # unknown names and values outside a domain: a usage error
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--param") from None
     err = Console(stderr=True)
     with err.status(f"checking {name}"):
         suite = check_all(mech, values or None, quick=quick, only=list(only) or None, dps=dps, executor=executor)

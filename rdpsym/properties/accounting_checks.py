@@ -20,6 +20,7 @@ import sympy as sp
 from ..derive.mechanism_rdp import rdp
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
+from ..specify.parse import as_number
 from .curve import as_curve
 from .report import PropertyReport, Verdict, report_from_rows
 
@@ -82,7 +83,7 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
     rows = []
     with mpmath.workdps(dps + 10):
         for a in orders:
-            beta = sp.S(a) / k
+            beta = as_number(a, "orders") / k
             rows.append((f"D_group(alpha/{k}) <= {sp.sstr(sp.nsimplify(constant))}^{c} eps(alpha), alpha={a}",
                          grp.value(beta, dps + 10), cf * base.value(a, dps + 10)))
         if is_location_family(mechanism):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from ..specify.parse import as_number
 from .report import PropertyReport, report_from_rows
 
 __all__ = ["binomial_pair", "advanced_composition", "corollary_1", "rr_self_composition"]
@@ -95,7 +96,7 @@ def rr_self_composition(curve, p, n: int, orders=(sp.Rational(1, 2), sp.Rational
     with mpmath.workdps(dps + 20):
         P, Q, _ = binomial_pair(p, n)
         for a in orders:
-            am = mpmath.mpf(sp.Float(sp.S(a), dps + 20))
+            am = mpmath.mpf(sp.Float(as_number(a, "orders"), dps + 20))
             direct = mpmath.log(mpmath.fsum(pk**am * qk ** (1 - am) for pk, qk in zip(P, Q))) / (am - 1)
             claim = n * crv.value(a, dps + 20)
             rows.append((f"alpha={a} direct <= n eps", direct, claim))

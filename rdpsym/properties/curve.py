@@ -25,6 +25,7 @@ from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult
 from ..derive.timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
+from ..specify.parse import as_number
 from ..symbols import alpha as ALPHA
 from .report import PropertyReport, Verdict, report_from_rows
 
@@ -58,7 +59,7 @@ class Curve:
 
     def value(self, a, dps: int) -> mpmath.mpf:
         """D at order ``a`` (a sympy number, ``1`` and ``oo`` allowed) to ``dps`` digits."""
-        a = sp.S(a)
+        a = as_number(a, "alpha")
         if self.result is not None:
             fast = self._fast_value(a, dps)
             if fast is not None:
@@ -133,7 +134,7 @@ def as_curve(target, values: dict | None = None, *, label: str | None = None) ->
 
 
 def _orders(curve: Curve, orders) -> list:
-    pts = set(sp.S(a) for a in (orders if orders is not None else ORDERS))
+    pts = set(as_number(a, "orders") for a in (orders if orders is not None else ORDERS))
     pts |= set(curve.exceptional())
     if curve.result is None:
         pts = {a for a in pts if (a != 1 or curve.kl is not None) and (a != sp.oo or curve.dinf is not None)}

@@ -16,6 +16,7 @@ import mpmath
 import sympy as sp
 
 from ..specify.mechanism import Mechanism, is_discrete_support
+from ..specify.parse import as_number
 
 __all__ = ["NumericDensity", "Processed", "divergence_of", "pairs_of"]
 
@@ -49,7 +50,9 @@ class NumericDensity:
     """One density or pmf ``expr`` in ``x`` with every parameter substituted."""
 
     def __init__(self, expr: sp.Expr, x: sp.Symbol, support: sp.Set, subs: dict):
-        self.expr = sp.S(expr).subs(subs)
+        if not isinstance(expr, sp.Expr):
+            raise TypeError(f"densities must be sympy expressions (read text with rdpsym.specify.parse); got {type(expr).__name__}")
+        self.expr = expr.subs(subs)
         stray = self.expr.free_symbols - {x}
         if stray:
             raise ValueError(f"values: missing parameter(s) {sorted(map(str, stray))}")
@@ -171,10 +174,10 @@ def pairs_of(target, values: dict | None = None):
         P, Q, x, support = target
         subs = {}
         for k, v in values.items():
-            sym = k if isinstance(k, sp.Symbol) else next((s for s in (sp.S(P).free_symbols | sp.S(Q).free_symbols)
+            sym = k if isinstance(k, sp.Symbol) else next((s for s in (getattr(P, "free_symbols", set()) | getattr(Q, "free_symbols", set()))
                                                            if s.name == k), None)
             if sym is None:
                 raise ValueError(f"values: {k!r} is not a symbol of the densities")
-            subs[sym] = sp.Rational(v) if isinstance(v, float) else sp.S(v)
+            subs[sym] = as_number(v, f"values[{sym.name!r}]")
         return [("P||Q", NumericDensity(P, x, support, subs), NumericDensity(Q, x, support, subs))]
     raise TypeError(f"target: expected a Mechanism or a tuple (P, Q, x, support); got {type(target).__name__}")

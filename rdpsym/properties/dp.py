@@ -22,6 +22,7 @@ from ..derive.engine import renyi_divergence
 from ..derive.result import DivergenceResult
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import parameter
+from ..specify.parse import as_number
 from .curve import as_curve
 from .report import PropertyReport, report_from_rows
 
@@ -85,6 +86,6 @@ def dp_implies_rdp(target=None, values: dict | None = None, *, constant=BUN_STEI
         cf = mpmath.mpf(sp.Float(c, dps + 10))
         for lab, crv, eps in cases:
             for a in orders:
-                am = mpmath.mpf(sp.Float(sp.S(a), dps + 10))
+                am = mpmath.mpf(sp.Float(as_number(a, "orders"), dps + 10))
                 rows.append((f"{lab} alpha={a}", crv.value(a, dps + 10), cf * am * eps**2))
         return report_from_rows(name, rows, mpmath.mpf(10) ** (-(dps - 8)), reference=REF, target=label)

@@ -23,6 +23,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
+from ..specify.parse import as_number
 from .curve import as_curve
 from .distributions import NumericDensity, Processed, divergence_of, pairs_of
 from .report import PropertyReport, report_from_rows
@@ -34,7 +35,7 @@ REF = "Mironov 2017 (arXiv:1702.07476 v3), Table I (post-processing); van Erven 
 
 
 def _mp(v):
-    return v if isinstance(v, mpmath.mpf) else mpmath.mpf(sp.Float(sp.S(v), mpmath.mp.dps + 5))
+    return v if isinstance(v, mpmath.mpf) else mpmath.mpf(sp.Float(as_number(v), mpmath.mp.dps + 5))
 
 
 class Channel:

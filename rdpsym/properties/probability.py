@@ -19,6 +19,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
+from ..specify.parse import as_number
 from .curve import as_curve
 from .distributions import pairs_of
 from .report import PropertyReport, report_from_rows
@@ -35,7 +36,7 @@ def _mp(v):
         return mpmath.inf
     if v in (-sp.oo, -mpmath.inf, float("-inf")):
         return -mpmath.inf
-    return mpmath.mpf(sp.Float(sp.S(v), mpmath.mp.dps + 5))
+    return mpmath.mpf(sp.Float(as_number(v), mpmath.mp.dps + 5))
 
 
 def default_events(mechanism=None) -> list[tuple]:

@@ -99,13 +99,16 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import numbers
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 
 import sympy as sp
 
 __all__ = [
+    "as_number",
     "FormulaError",
     "parse",
     "parse_formula",
@@ -1224,3 +1227,48 @@ def parse(
     if syntax == "latex":
         return parse_latex(text, symbols, functions=functions)
     return parse_formula(text, symbols, functions=functions)
+
+
+def as_number(value, name: str = "value") -> sp.Expr:
+    """An exact sympy number from a user's value: never ``sympify`` (which evaluates strings as code).
+
+    ints, Fractions, floats and numpy floats (at their exact binary value), mpmath mpfs, sympy numbers,
+    and numeric strings ("1/3", "2.5", "oo", "sqrt(2)") read by :func:`parse_formula` with no symbols.
+    Infinities become ``oo``/``-oo``; NaN, non-numbers and formulas with symbols raise ``ValueError``
+    naming ``name``.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number; got {value!r}")
+    if isinstance(value, str):
+        try:
+            value = parse_formula(value, {})
+        except FormulaError as exc:
+            raise ValueError(f"{name} must be a number; cannot read {value!r}: {exc}") from None
+        if value.free_symbols:
+            raise ValueError(f"{name} must be a number; got a formula in {sorted(map(str, value.free_symbols))}")
+    if isinstance(value, sp.Basic):
+        if not value.is_number or value.has(sp.nan, sp.zoo):
+            raise ValueError(f"{name} must be a number; got {value}")
+        return value
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    try:
+        import mpmath
+
+        if isinstance(value, mpmath.mpf):
+            value = float(value) if not mpmath.isfinite(value) else value
+            if isinstance(value, mpmath.mpf):
+                man, exp = value.man_exp
+                return sp.Integer(man) * sp.Integer(2) ** exp
+    except ImportError:  # pragma: no cover - mpmath comes with sympy
+        pass
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if math.isnan(v):
+            raise ValueError(f"{name} must be a number; got nan")
+        if math.isinf(v):
+            return sp.oo if v > 0 else -sp.oo
+        return sp.Rational(v)
+    raise ValueError(f"{name} must be a number; got {type(value).__name__} {value!r}")
