@@ -681,3 +681,17 @@ def test_far_second_mode_is_not_cut_off():
         ref = mp.log(1 - mp.mpf(1) / 1000 + mp.e / 1000)
         assert r.converged, r.detail
         assert abs(r.value - ref) <= mp.mpf(10) ** -28 * abs(ref), (r.value, r.detail)
+
+
+@pytest.mark.parametrize("alpha", [sp.Rational(1, 3), 1, sp.Rational(7, 4), 3])
+def test_peak_at_a_jump_converges(alpha):
+    """P = e^{-(x-1)} on x > 1 and Q = e^{-x} on x > 0 as Heaviside factors on the real line: the peak
+    of the integrand sits at P's jump. The width next to the jump used to be measured as the distance
+    to it (~1e-19), and every rule's error estimate then failed (1e-16 > tolerance): not converged.
+    P/Q = e on x > 1, so D_alpha = 1 at every order (and KL = 1)."""
+    H = sp.Heaviside
+    P, Q = H(x - 1) * sp.exp(-(x - 1)), H(x) * sp.exp(-x)
+    r = nd(P, Q, sp.S.Reals, alpha, {}, dps=30)
+    assert r.converged, r.detail
+    with mp.workdps(30):
+        assert abs(r.value - 1) <= mp.mpf(10) ** -25

@@ -794,10 +794,13 @@ def _find_peak(L, intervals, kinks, refine_iters=60):
     return t0, v0, samples
 
 
-def _drop_width(L, x0, Lref, lo, hi):
+def _drop_width(L, x0, Lref, lo, hi, kinks=()):
     """Distance from x0 at which L falls by 1 below Lref (smaller of the two sides).
 
-    A side that reaches the end of the support before L drops counts only when no side drops."""
+    A side that reaches the end of the support before L drops counts only when no side drops. So
+    does a side whose drop happens across a kink: next to a jump (a density cut off by a Heaviside
+    factor, with the peak at the cut) that distance is the distance to the jump, ~1e-19, not a
+    width, and used as one it stretched every later rule until their error estimates failed."""
     widths, fallback = [], []
     for sgn, lim in ((1, hi), (-1, lo)):
         room = abs(lim - x0) if not mpmath.isinf(lim) else mpmath.inf
@@ -820,7 +823,8 @@ def _drop_width(L, x0, Lref, lo, hi):
                 if L(x0 + sgn * d) > Lref - 1:
                     d *= 2
                     break
-        (widths if dropped else fallback).append(d)
+        across = any(min(x0, x0 + sgn * d) <= k <= max(x0, x0 + sgn * d) for k in kinks)
+        (widths if dropped and not across else fallback).append(d)
     if widths:
         return min(widths)
     return max(fallback) if fallback else mpmath.mpf(1)
@@ -1005,7 +1009,7 @@ def _continuous_prepare(dens, intervals, kinks, mode, a):
         scanned += samples_w
     lo_all = min(i[0] for i in intervals)
     hi_all = max(i[1] for i in intervals)
-    w = _drop_width(Lw, peak, Lmax, lo_all, hi_all)
+    w = _drop_width(Lw, peak, Lmax, lo_all, hi_all, kinks)
     # divergence checks at infinite ends and at finite breakpoints (using the alpha integrand)
     doubts = []
     for lo, hi in intervals:
