@@ -890,16 +890,20 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         if nonzero and n >= 4:
             # a cheap screen (leading and last two terms only) before the full series
             k = nonzero[0]
-            # In logs, |c_j v^j| <= 5e-9 |c_k v^k| is log|c_j/c_k| + (j-k) log|v| <= log(5e-9): the
-            # coefficient ratios and log|v| stay at the inputs' own shapes (an order-only column, a
-            # parameter-only row), so the grid costs one add and one compare per term.
+            # In logs, |c_j v^j| <= 5e-9 |c_k v^k| is log|v| <= (log(5e-9) - log|c_j/c_k|) / (j - k) for
+            # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
+            # column) and one comparison with log|v| (a parameter-only row) on the grid.
             lines.append(f"def {fname}_pre({arglist}):")
             lines.append(f"    lv = numpy.log(numpy.abs({em.value(s.variable)}))")
             lines.append(f"    lead = numpy.log(numpy.abs({em.value(s.coeffs[k])}))")
-            lines.append("    ok = numpy.isfinite(lead)")
+            lines.append("    top = numpy.where(numpy.isfinite(lead), numpy.inf, -numpy.inf)")
             for j in (n - 1, n - 2):
-                lines.append(f"    ok = ok & (numpy.log(numpy.abs({em.value(s.coeffs[j])})) - lead + {float(j - k)!r} * lv <= {math.log(5e-9)!r})")
-            lines.append("    return ok")
+                ratio = f"numpy.log(numpy.abs({em.value(s.coeffs[j])})) - lead"
+                if j > k:
+                    lines.append(f"    top = numpy.minimum(top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
+                else:  # j == k: the screen asks |c_k| <= 5e-9 |c_k|, never true
+                    lines.append("    top = numpy.minimum(top, -numpy.inf)")
+            lines.append("    return lv < top  # strict: v = 0 (lv = -inf) passes unless the lead is not finite")
             lines.append("")
             lines.append(f"{fname}.pre = {fname}_pre")
             lines.append("")
