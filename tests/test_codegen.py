@@ -10,7 +10,7 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import alpha, mechanisms
-from rdpsym.export.codegen import CodegenError, generate_source, to_numpy
+from rdpsym.export.codegen import CodegenError, _identifier, generate_source, to_numpy
 
 NAMES = ("randomized_response", "laplace", "gaussian")
 
@@ -223,3 +223,75 @@ def test_user_text_cannot_inject_code_into_the_generated_module(tmp_path):
     assert not marker.exists()
     got = f(2.0, 1.0)  # positional: the parameter's argument name is a sanitised identifier
     assert got == pytest.approx(1.0, rel=1e-15)  # alpha / (2 s^2) at alpha = 2, s = 1 (Mironov 2017, Prop. 7)
+
+
+# -- regressions from an accuracy audit of the float code ------------------------------------------
+def _exact(r, a, **values):
+    with mpmath.workdps(50):
+        return r.evaluate(_x(a), dps=50, **{k: _x(v) for k, v in values.items()})
+
+
+def test_parameter_names_cannot_be_captured_by_generated_locals():
+    """A parameter named m (the old mask lambda's argument), s1 (a series temporary) or s (a loop
+    variable) was silently replaced by the generated code's own local: f(1, m=3) gave 0.5, not 4.5."""
+    x = sp.Symbol("x", real=True)
+    for name in ("m", "s1", "s", "v", "out", "shape", "_m"):
+        m = sp.Symbol(name, real=True)
+        sg = sp.Symbol("sigma", positive=True)
+        P = sp.exp(-x**2 / (2 * sg**2)) / sp.sqrt(2 * sp.pi * sg**2)
+        Q = sp.exp(-(x - m) ** 2 / (2 * sg**2)) / sp.sqrt(2 * sp.pi * sg**2)
+        r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals, cache=False)
+        f = r.to_numpy(cache=False)
+        # alpha m^2 / (2 sigma^2) (Mironov 2017, Prop. 7); a name starting with "_" gets a prefix
+        kwargs = {_identifier(name): 3.0, "sigma": 1.0}
+        got = f(np.array([1.0, 2.0, 1 + 1e-9]), **kwargs)
+        np.testing.assert_allclose(got, [4.5, 9.0, 4.5 * (1 + 1e-9)], rtol=1e-14)
+
+
+@pytest.mark.parametrize("a, b", [
+    (1.205116703908554, 0.9182273309740215),   # a zero pad read as the series' last term: 8e-12 low
+    (1.0789318780967847, 0.17916428523263972),  # the same, 2e-12 low
+    (0.8780418342049754, 1.0210584485707013e-4),  # noise coefficients accepted: -5.3e13
+    (1.1893873893520677, 1.6071583596517655e-4),  # the same, 3.0e13 instead of 6221.4
+])
+def test_series_around_one_are_trusted_only_when_sound(compiled, a, b):
+    r, f = compiled["laplace"]
+    exact = _exact(r, a, b=b, sensitivity=1.0)
+    for got in (f(a, b=b, sensitivity=1.0), f(np.array([a, 1.3, 0.9]), b=b, sensitivity=1.0)[0]):
+        assert abs(mpmath.mpf(float(got)) - exact) <= 1e-12 * exact, (got, exact)
+
+
+def test_randomized_response_near_one(compiled):
+    r, f = compiled["randomized_response"]
+    for a, p in [(1.1458429189049808, 0.8828272977430034), (1.090493229687254, 0.9741547214282603)]:
+        exact = _exact(r, a, p=p)
+        assert abs(mpmath.mpf(float(f(a, p=p))) - exact) <= 1e-12 * exact
+
+
+def test_scalars_near_the_exceptional_point(compiled):
+    """0-d inputs within 0.25 of alpha = 1/2 raised TypeError (boolean mask assignment on a 0-d array)."""
+    r, f = compiled["laplace"]
+    for a in (0.3, 0.6, 0.7, 0.5 + 1e-6):
+        exact = _exact(r, a, b=1.0, sensitivity=1.0)
+        assert abs(mpmath.mpf(float(f(a, b=1.0, sensitivity=1.0))) - exact) <= 1e-12 * exact
+
+
+def test_cancelling_closed_form_next_to_a_removable_point_fails_closed(compiled):
+    """alpha = 1/2 + 1e-15, b = 12.99: no series converges and the closed form is 0/0 (it gave
+    -0.0312 for 0.00144). Raising is the fail-closed answer; it must not be a number."""
+    _, f = compiled["laplace"]
+    with pytest.raises(ArithmeticError, match="exact result"):
+        f(0.5 + 1e-15, b=12.99, sensitivity=1.0)
+
+
+def test_finiteness_conditions_do_not_apply_to_the_kl_and_max_divergence():
+    """Exponential rates: D_alpha is finite only where (1 - alpha) l1 + alpha l2 > 0 ... but the KL
+    and D_oo have their own values; the generated code used to return +inf at alpha = 1."""
+    x = sp.Symbol("x", positive=True)
+    l1, l2 = sp.symbols("l1 l2", positive=True)
+    r = rdpsym.renyi_divergence(l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x), x, sp.Interval(0, sp.oo))
+    f = r.to_numpy()
+    kl = f(1.0, l1=1.0, l2=3.0)
+    with mpmath.workdps(30):
+        exact = r.evaluate(1, dps=30, l1=1, l2=3)
+        assert np.isfinite(kl) and abs(mpmath.mpf(float(kl)) - exact) <= 1e-14 * exact

@@ -239,6 +239,10 @@ class DivergenceResult:
     def _order(self, alpha) -> sp.Expr:
         """alpha as an exact number (oo allowed), checked: > 0."""
         a = _as_exact(alpha, "alpha")
+        if isinstance(a, sp.Float) and a.is_finite:
+            # a Float order is its exact binary value: Float(1.0) must route to the KL like 1 does
+            # (sympy's Float(1.0) == Integer(1) is False), and Float(0.5) to the removable point
+            a = sp.Rational(a)
         if a.is_number and (a.is_extended_positive is False or a is sp.nan):
             raise ValueError(f"alpha must be > 0; got {alpha}")
         return a

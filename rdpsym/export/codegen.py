@@ -293,19 +293,19 @@ class _TaylorEmitter:
         if code in self.seen:
             return self.seen[code]
         self.count += 1
-        name = f"s{self.count}"
+        name = f"_s{self.count}"
         self.lines.append(f"    {name} = {code}")
         self.seen[code] = name
         return name
 
     def const(self, e: sp.Expr) -> str:
-        return self._new(f"_t_const({self.em.value(e)} + _z(alpha), one)")
+        return self._new(f"_t_const({self.em.value(e)} + _z(alpha), _one)")
 
     def series(self, e: sp.Expr) -> str:
         if not e.has(ALPHA):
             return self.const(e)
         if e == ALPHA:
-            return self._new(f"_t_const({self.em.number(self.a0)} + _z(alpha), one) + unit")
+            return self._new(f"_t_const({self.em.number(self.a0)} + _z(alpha), _one) + _unit")
         if e.is_Add:
             parts = [self.series(t) for t in e.args]
             return self._new(" + ".join(parts))
@@ -341,7 +341,7 @@ class _TaylorEmitter:
             if not ex.has(ALPHA) and ex.is_number:
                 b = self.series(base)
                 if ex == -1:
-                    return self._new(f"_t_div(_t_const(1.0, one), {b})")
+                    return self._new(f"_t_div(_t_const(1.0, _one), {b})")
                 return self._new(f"_t_pow({b}, {self.em.number(ex)})")
             return self._new(f"_t_exp(_t_mul({self.series(ex)}, {self.logabs(base)}))")
         if isinstance(e, sp.exp):
@@ -352,13 +352,13 @@ class _TaylorEmitter:
 
     def _factor(self, f: sp.Expr) -> str:
         if f.is_Pow and f.exp.is_Integer and f.exp < 0:
-            return self._new(f"_t_div(_t_const(1.0, one), {self.series(f.base ** -f.exp)})")
+            return self._new(f"_t_div(_t_const(1.0, _one), {self.series(f.base ** -f.exp)})")
         return self.series(f)
 
     def logabs(self, e: sp.Expr) -> str:
         """Series of log|e| (e nonzero at a0)."""
         if not e.has(ALPHA):
-            return self._new(f"_t_const({self.em.logabs(e)[0]} + _z(alpha), one)")
+            return self._new(f"_t_const({self.em.logabs(e)[0]} + _z(alpha), _one)")
         if isinstance(e, sp.exp):
             return self.series(e.args[0])
         if e.is_Pow:
@@ -785,7 +785,9 @@ def _doc_text(text: str) -> str:
 
 def _identifier(name: str) -> str:
     ident = re.sub(r"\W", "_", name)
-    if not ident or ident[0].isdigit() or keyword.iskeyword(ident) or ident in ("numpy", "alpha"):
+    # every name the generated module uses internally starts with "_" (or is numpy/alpha), so a
+    # parameter named m, s1 or v cannot be captured by a local of the same name
+    if not ident or ident[0].isdigit() or ident[0] == "_" or keyword.iskeyword(ident) or ident in ("numpy", "alpha"):
         ident = f"p_{ident}"
     return ident
 
@@ -881,9 +883,9 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         s = Series(s.where, s.variable, tuple(horner(c) for c in s.coeffs))
         lines.append(f"def {fname}({arglist}):")
         lines.append(f"    # Taylor series, {_doc_text(s.where)}")
-        lines.append(f"    v = {em.value(s.variable)} + _z(alpha)")
-        coeffs = ", ".join(f"{em.value(c)} + _z(v)" for c in s.coeffs)
-        lines.append(f"    return _series([{coeffs}], v)")
+        lines.append(f"    _v = {em.value(s.variable)} + _z(alpha)")
+        coeffs = ", ".join(f"{em.value(c)} + _z(_v)" for c in s.coeffs)
+        lines.append(f"    return _series([{coeffs}], _v)")
         lines.append("")
         nonzero = [k for k, c in enumerate(s.coeffs) if c != 0]
         n = len(s.coeffs)
@@ -894,16 +896,16 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
             # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
             # column) and one comparison with log|v| (a parameter-only row) on the grid.
             lines.append(f"def {fname}_pre({arglist}):")
-            lines.append(f"    lv = numpy.log(numpy.abs({em.value(s.variable)}))")
-            lines.append(f"    lead = numpy.log(numpy.abs({em.value(s.coeffs[k])}))")
-            lines.append("    top = numpy.where(numpy.isfinite(lead), numpy.inf, -numpy.inf)")
+            lines.append(f"    _lv = numpy.log(numpy.abs({em.value(s.variable)}))")
+            lines.append(f"    _lead = numpy.log(numpy.abs({em.value(s.coeffs[k])}))")
+            lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
             for j in (n - 1, n - 2):
-                ratio = f"numpy.log(numpy.abs({em.value(s.coeffs[j])})) - lead"
+                ratio = f"numpy.log(numpy.abs({em.value(s.coeffs[j])})) - _lead"
                 if j > k:
-                    lines.append(f"    top = numpy.minimum(top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
+                    lines.append(f"    _top = numpy.minimum(_top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
                 else:  # j == k: the screen asks |c_k| <= 5e-9 |c_k|, never true
-                    lines.append("    top = numpy.minimum(top, -numpy.inf)")
-            lines.append("    return lv < top  # strict: v = 0 (lv = -inf) passes unless the lead is not finite")
+                    lines.append("    _top = numpy.minimum(_top, -numpy.inf)")
+            lines.append("    return _lv < _top  # strict: v = 0 (log = -inf) passes unless the lead is not finite")
             lines.append("")
             lines.append(f"{fname}.pre = {fname}_pre")
             lines.append("")
@@ -924,62 +926,104 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
             try:
                 te = _TaylorEmitter(em, sp.Integer(1), SERIES_TERMS)
                 top = te.series(br)
+                # a division by (alpha - 1)**m shifts the coefficients down and pads the top m with
+                # zeros: those are not coefficients, and the truncation estimate must not read them
+                keep = SERIES_TERMS - getattr(te, "lost", 0)
+                if keep < 4:
+                    raise CodegenError("too few Taylor terms left around alpha = 1")
                 lines.append(f"def _series_{i}_one({arglist}):")
                 lines.append("    # Taylor series around alpha = 1 by Taylor-mode arithmetic (starts at the KL divergence)")
-                lines.append(f"    one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
-                lines.append("    unit = numpy.zeros_like(one)")
-                lines.append("    unit[1] = 1.0")
+                lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
+                lines.append("    _unit = numpy.zeros_like(_one)")
+                lines.append("    _unit[1] = 1.0")
                 lines.extend(te.lines)
-                lines.append(f"    return _series(list({top}), alpha - 1.0)")
+                lines.append(f"    return _series(list({top}[:{keep}]), alpha - 1.0)")
                 lines.append("")
                 near_one = [f"(_series_{i}_one, 1.0)"]
             except CodegenError:
                 near_one = []
+        # removable singular orders of this branch: (centre, the exact order's function or None, whether
+        # a series serves it); the values at the centre are the result's, so they only apply to a
+        # single branch
+        centres = []
+        if _singular_at(br, sp.Integer(1)):
+            at_one = "_order_one" if len(branches) == 1 and result.kl is not None else "None"
+            centres.append(f"(1.0, {at_one}, {bool(near_one)})")
+        for k, ep in enumerate(result.exceptional_points):
+            a0 = float(ep.alpha)
+            served = any(sp.simplify(ALPHA - s.variable - ep.alpha) == 0 for s in points)
+            at_a0 = f"_exceptional_{k}" if len(branches) == 1 else "None"
+            centres.append(f"({a0!r}, {at_a0}, {served})")
         # cancellation-free boundary series first, then the expansions in alpha
-        branch_code.append((direct, boundary_names + near_one + point_names, boundary_names))
+        branch_code.append((direct, boundary_names + near_one + point_names, boundary_names, centres))
 
-    # the branch evaluator: series where accurate, the closed form elsewhere
     # The branch evaluator: series where accurate, the closed form elsewhere. Inputs keep their own
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
-    # order-only or parameter-only subexpression once per row or column, not once per cell.
-    lines.append(f"def _branch({arglist}, direct, series):")
-    lines.append(f"    shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
-    lines.append("    if not series:")
-    lines.append(f"        return numpy.broadcast_to(direct({arglist}), shape)")
+    # order-only or parameter-only subexpression once per row or column, not once per cell. Every
+    # local name starts with "_": parameter names never do (see _identifier), so none is captured.
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=()):")
+    lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
+    lines.append("    if _shape == ():  # boolean masks below need an axis")
+    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres)[0]")
+    lines.append("    if not _expansions and not _centres:")
+    lines.append(f"        return numpy.broadcast_to(_direct({arglist}), _shape)")
     # The closed form everywhere first (lazy broadcasting, no gathers), then series values overwrite
     # it where they are accurate: the series serve few points, so gathering the rest would cost more.
-    lines.append(f"    out = direct({arglist})")
-    lines.append("    if not (isinstance(out, numpy.ndarray) and out.shape == shape and out.dtype == float")
-    lines.append(f"            and not any(numpy.may_share_memory(out, a) for a in ({arglist},))):")
-    lines.append("        out = numpy.array(numpy.broadcast_to(out, shape), dtype=float)  # a writable copy")
-    lines.append("    todo = numpy.ones(shape, dtype=bool)")
-    lines.append("    for s, center in series:")
+    lines.append(f"    _out = _direct({arglist})")
+    lines.append("    if not (isinstance(_out, numpy.ndarray) and _out.shape == _shape and _out.dtype == float")
+    lines.append(f"            and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
+    lines.append("        _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)  # a writable copy")
+    lines.append("    _todo = numpy.ones(_shape, dtype=bool)")
+    lines.append("    for _s, _center in _expansions:")
     lines.append("        # expansions in alpha are only tried close to their centre")
-    lines.append("        if center is None:")
-    lines.append("            near = todo")
+    lines.append("        if _center is None:")
+    lines.append("            _near = _todo")
     lines.append("        else:")
-    lines.append("            window = numpy.abs(alpha - center) < 0.25  # at alpha's own shape: cheap")
-    lines.append("            if not window.any():")
+    lines.append("            _window = numpy.abs(alpha - _center) < 0.25  # at alpha's own shape: cheap")
+    lines.append("            if not _window.any():")
     lines.append("                continue")
-    lines.append("            near = todo & window")
-    lines.append("        if not near.any():")
+    lines.append("            _near = _todo & _window")
+    lines.append("        if not _near.any():")
     lines.append("            continue")
-    lines.append("        pre = getattr(s, 'pre', None)")
-    lines.append("        if pre is not None and center is None:")
-    lines.append(f"            near = near & pre({arglist})  # a cheap screen, at the inputs' own shapes")
-    lines.append("        elif pre is not None:")
-    lines.append(f"            keep = pre(*(numpy.broadcast_to(a, shape)[near] for a in ({arglist},)))")
-    lines.append("            near = near.copy()")
-    lines.append("            near[near] = keep")
-    lines.append("        if not near.any():")
+    lines.append("        _pre = getattr(_s, 'pre', None)")
+    lines.append("        if _pre is not None and _center is None:")
+    lines.append(f"            _near = _near & _pre({arglist})  # a cheap screen, at the inputs' own shapes")
+    lines.append("        elif _pre is not None:")
+    lines.append(f"            _keep = _pre(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
+    lines.append("            _near = _near.copy()")
+    lines.append("            _near[_near] = _keep")
+    lines.append("        if not _near.any():")
     lines.append("            continue")
-    lines.append(f"        sub = tuple(numpy.broadcast_to(a, shape)[near] for a in ({arglist},))")
-    lines.append("        value, tail = s(*sub)")
-    lines.append(f"        ok = numpy.isfinite(value) & (tail <= {SERIES_TOLERANCE!r} * numpy.abs(value))")
-    lines.append("        idx = numpy.flatnonzero(near)[ok]")
-    lines.append("        out.flat[idx] = value[ok]")
-    lines.append("        todo.flat[idx] = False")
-    lines.append("    return out")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
+    lines.append("        _value, _tail = _s(*_sub)")
+    lines.append(f"        _ok = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
+    lines.append("        if _center is not None:")
+    lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters");
+    lines.append("            # ratios), and noise can pass the truncation test: a series value must also agree")
+    lines.append("            # with the closed form within the closed form's cancellation error, ~1e-12/|alpha - c|")
+    lines.append("            _d = _out[_near]")
+    lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / numpy.abs(_sub[0] - _center)) * numpy.abs(_d)")
+    lines.append("        _idx = numpy.flatnonzero(_near)[_ok]")
+    lines.append("        _out.flat[_idx] = _value[_ok]")
+    lines.append("        _todo.flat[_idx] = False")
+    lines.append("    for _c, _at_c, _guarded in _centres:")
+    lines.append("        # next to a removable singular point the closed form is 0/0: where no series was accepted")
+    lines.append("        # it must at least agree with the value at the point itself, and with no series at")
+    lines.append("        # all it is not used closer than 1e-4 (fail closed: raise, never a wrong number)")
+    lines.append("        _close = _todo & (numpy.abs(alpha - _c) < (1e-3 if _guarded else 1e-4))")
+    lines.append("        if not _close.any():")
+    lines.append("            continue")
+    lines.append("        if not _guarded:")
+    lines.append("            raise ArithmeticError(f'no stable float code this close to alpha = {_c} (the closed form cancels and '")
+    lines.append("                                  'no series could be built); use the exact result instead')")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_close] for _a in ({arglist},))")
+    lines.append("        if _at_c is None:")
+    lines.append("            continue")
+    lines.append("        _ref = numpy.broadcast_to(_at_c(*_sub), _sub[0].shape)")
+    lines.append("        if not numpy.all(numpy.abs(_out[_close] - _ref) <= 1e-2 * numpy.abs(_ref) + 1e-300):")
+    lines.append("            raise ArithmeticError(f'the float code cancels next to alpha = {_c} and no series converged '")
+    lines.append("                                  'there; use the exact result instead')")
+    lines.append("    return _out")
     lines.append("")
 
     def special(fname, expr):
@@ -1009,7 +1053,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     doc_params = "\n".join(f"    {a}: {_doc_text(p.meaning or p.name)}, in {_doc_text(sp.sstr(p.domain))}"
                            for p, a in zip(params, args))
     def combined(kind):
-        parts = [kind(d, s, b) for d, s, b in branch_code]
+        parts = [kind(d, s, b, c) for d, s, b, c in branch_code]
         value = parts[0]
         for p in parts[1:]:
             value = f"{combine}({value}, {p})"
@@ -1017,8 +1061,8 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
 
     # the general orders of every branch, combined; evaluated block by block
     lines.append(f"def _general({arglist}):")
-    lines.append(f"    sub = ({arglist},)")
-    lines.append(f"    return {combined(lambda d, s, b: f'_branch(*sub, {d}, [{chr(44).join(s)}])')}")
+    lines.append(f"    _sub = ({arglist},)")
+    lines.append(f"    return {combined(lambda d, s, b, c: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}])')}")
     lines.append("")
     lines.append(f"def {name}({arglist}):")
     lines.append(f'    """{_doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
@@ -1033,7 +1077,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     lines.append('    """')
     lines.append(f"    alpha, {', '.join(args)} = (" if args else "    (alpha,) = (")
     lines.append("        " + ", ".join(f"numpy.asarray({a}, dtype=float)" for a in ["alpha", *args]) + ",)")
-    lines.append(f"    shape = numpy.broadcast_shapes({', '.join(f'{a}.shape' for a in ['alpha', *args])})")
+    lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'{a}.shape' for a in ['alpha', *args])})")
     lines.append("    with numpy.errstate(invalid='ignore'):")
     lines.append("        if not numpy.all(alpha > 0):")
     lines.append("            raise ValueError(f'alpha must be > 0 (and not NaN); got {alpha[~(alpha > 0)].ravel()[:3]}')")
@@ -1042,44 +1086,52 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         lines.append(f"        if not numpy.all(_ok):")
         # the domain's text goes in as a Python literal (repr), never into the f-string itself
         lines.append(f"            raise ValueError('{a} must lie in ' + {dom!r} + f'; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
-    lines.append("    out = numpy.full(shape, numpy.nan)")
-    lines.append(f"    full = lambda m: tuple(numpy.broadcast_to(a, shape)[m] for a in ({arglist},))  # noqa: E731")
+    lines.append("    _out = numpy.full(_shape, numpy.nan)")
+    lines.append(f"    _full = lambda _m: tuple(numpy.broadcast_to(_a, _shape)[_m] for _a in ({arglist},))  # noqa: E731")
     lines.append("    with numpy.errstate(all='ignore'):")
-    lines.append("        rest = numpy.isfinite(alpha) & (alpha != 1.0)")
+    lines.append("        _rest = numpy.isfinite(alpha) & (alpha != 1.0)")
     for a0, f in exceptional:
-        lines.append(f"        rest &= alpha != {a0!r}")
-    lines.append("        rest = numpy.broadcast_to(rest, shape)")
+        lines.append(f"        _rest &= alpha != {a0!r}")
+    lines.append("        _rest = numpy.broadcast_to(_rest, _shape)")
     # Blocks pay off when a point costs many array operations (series screens, log-sum-exp); a
     # one-line formula such as the Gaussian's is fastest on the whole grid at once.
-    heavy = any(series for _, series, _ in branch_code) or any("_lse_" in line for line in lines[4:])
+    heavy = any(series for _, series, _, _ in branch_code) or any("_lse_" in line for line in lines[4:])
     blockwise = "_blockwise" if heavy else "_whole"
-    lines.append("        if rest.all():")
+    lines.append("        if _rest.all():")
     lines.append("            # every order is a general one: no copies, lazy broadcasting")
-    lines.append(f"            {blockwise}(_general, ({arglist},), out)")
-    lines.append("        elif rest.any():")
-    lines.append("            sub = full(rest)")
-    lines.append(f"            out[rest] = {blockwise}(_general, sub, numpy.empty(sub[0].shape))")
+    lines.append(f"            {blockwise}(_general, ({arglist},), _out)")
+    lines.append("        elif _rest.any():")
+    lines.append("            _sub = _full(_rest)")
+    lines.append(f"            _out[_rest] = {blockwise}(_general, _sub, numpy.empty(_sub[0].shape))")
     # alpha = 1, oo and exceptional orders: their own closed forms, or a boundary series where that
     # closed form cancels (KL of Laplace at large b)
-    one = "_branch(*sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1 else "_order_one(*sub)"
-    lines.append("        m = numpy.broadcast_to(alpha == 1.0, shape)")
-    lines.append("        if m.any():")
-    lines.append("            sub = full(m)")
-    lines.append(f"            out[m] = {one}")
-    lines.append("        m = numpy.broadcast_to(numpy.isinf(alpha), shape)")
-    lines.append("        if m.any():")
-    lines.append("            out[m] = _order_inf(*full(m))")
+    one = ("_branch(*_sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1
+           else "_order_one(*_sub)")
+    lines.append("        _m = numpy.broadcast_to(alpha == 1.0, _shape)")
+    lines.append("        if _m.any():")
+    lines.append("            _sub = _full(_m)")
+    lines.append(f"            _out[_m] = {one}")
+    lines.append("        _m = numpy.broadcast_to(numpy.isinf(alpha), _shape)")
+    lines.append("        if _m.any():")
+    lines.append("            _out[_m] = _order_inf(*_full(_m))")
     for a0, f in exceptional:
-        call = "_branch(*sub, %s, [%s])" % (f, ", ".join(branch_code[0][2])) if len(branch_code) == 1 else f"{f}(*sub)"
-        lines.append(f"        m = numpy.broadcast_to(alpha == {a0!r}, shape)")
-        lines.append("        if m.any():")
-        lines.append("            sub = full(m)")
-        lines.append(f"            out[m] = {call}")
+        call = ("_branch(*_sub, %s, [%s])" % (f, ", ".join(branch_code[0][2])) if len(branch_code) == 1
+                else f"{f}(*_sub)")
+        lines.append(f"        _m = numpy.broadcast_to(alpha == {a0!r}, _shape)")
+        lines.append("        if _m.any():")
+        lines.append("            _sub = _full(_m)")
+        lines.append(f"            _out[_m] = {call}")
     if result.conditions != sp.true:
-        lines.append(f"        out[~numpy.broadcast_to(_conditions({arglist}), shape)] = numpy.inf")
-    lines.append("    if numpy.isnan(out).any():")
+        # the finiteness conditions are those of the general order's integral: like DivergenceResult.at,
+        # they apply to general and exceptional orders, not to the KL (alpha = 1) or D_oo
+        lines.append("        _general_orders = numpy.broadcast_to(numpy.isfinite(alpha) & (alpha != 1.0), _shape)")
+        lines.append(f"        _out[_general_orders & ~numpy.broadcast_to(_conditions({arglist}), _shape)] = numpy.inf")
+    lines.append("    if numpy.isnan(_out).any():")
     lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
-    lines.append("    return out[()] if out.ndim == 0 else out")
+    lines.append("    if (_out < 0).any():")
+    lines.append("        # a Renyi divergence is >= 0 (Mironov 2017, Sect. III): a negative float is lost digits")
+    lines.append(f"        raise ArithmeticError('{name}: the float code produced a negative value; use the exact result instead')")
+    lines.append("    return _out[()] if _out.ndim == 0 else _out")
     lines.append("")
     return "\n".join(lines)
 
