@@ -823,7 +823,9 @@ def _drop_width(L, x0, Lref, lo, hi, kinks=()):
                 if L(x0 + sgn * d) > Lref - 1:
                     d *= 2
                     break
-        across = any(min(x0, x0 + sgn * d) <= k <= max(x0, x0 + sgn * d) for k in kinks)
+        # strictly inside: a peak *at* a kink (Laplace's cusp) has a genuine width on each side
+        tiny = mpmath.mpf(10) ** (-30) * (1 + abs(x0))
+        across = any(min(x0, x0 + sgn * d) < k < max(x0, x0 + sgn * d) and abs(k - x0) > tiny for k in kinks)
         (widths if dropped and not across else fallback).append(d)
     if widths:
         return min(widths)
