@@ -82,3 +82,10 @@ def test_cli_properties_param_is_read_as_a_number(payload):
     out = runner.invoke(main, ["properties", "laplace", "--param", "b=2", "--param", "sensitivity=1/2",
                                "--only", "curve"])
     assert out.exit_code == 0 and "b=2" in out.output, out.output
+
+
+@pytest.mark.parametrize("value, match", [(sp.nan, "must be a number"), (float("nan"), "not a finite number"),
+                                          ("1", "not a number"), (sp.Symbol("z"), "not a number")])
+def test_mechanism_substitutions_reject_non_numbers(value, match):
+    with pytest.raises(ValueError, match=match):
+        mechanisms.get("laplace").substitutions({"b": value, "sensitivity": 1})

@@ -45,8 +45,10 @@ class Parameter:
             raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
         if isinstance(value, Real) and not math.isfinite(float(value)):
             raise ValueError(f"parameter {self.name!r}: {value!r} is not a finite number")
-        v = sp.Rational(value) if isinstance(value, float) else sp.sympify(value)
-        if not v.is_number:
+        from .parse import as_number  # exact, never sympify (strings are refused above anyway)
+
+        v = as_number(value, f"parameter {self.name!r}") if not isinstance(value, sp.Expr) or value.is_number else value
+        if not v.is_number or v.has(sp.nan, sp.zoo):
             raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
         inside = self.domain.contains(v)
         if inside is sp.false or inside is False:
