@@ -7,7 +7,6 @@ so documents cannot drift from the derivation.
 from __future__ import annotations
 
 import enum
-import numbers
 import os
 import platform
 from dataclasses import dataclass, field, replace
@@ -16,6 +15,8 @@ from typing import Any, Mapping
 import mpmath
 import sympy as sp
 
+from ..specify.params import check_assumptions
+from ..specify.parse import as_number
 from ..symbols import alpha as ALPHA
 
 __all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions"]
@@ -99,32 +100,17 @@ class ExceptionalPoint:
 
 
 def _as_exact(value, name: str = "value") -> sp.Expr:
-    """``value`` as an exact sympy number (floats by their exact binary value); ``name`` for errors.
+    """``value`` as an exact sympy number (:func:`rdpsym.specify.parse.as_number`), or a sympy
+    expression as it is (``at`` may leave parameters symbolic); ``name`` for errors.
 
     NaN is rejected: sympy's ``Rational(nan)`` is 0, which would turn a NaN parameter into a small
     divergence (fail closed instead). Infinities become ``oo``/``-oo`` for the caller to judge.
     """
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number; got {value!r}")
     if isinstance(value, sp.Basic):
         if value.has(sp.nan, sp.zoo):
             raise ValueError(f"{name} must be a number; got {value}")
         return value
-    if isinstance(value, numbers.Integral):
-        return sp.Integer(int(value))
-    if isinstance(value, (numbers.Real, mpmath.mpf)) and not isinstance(value, numbers.Rational):
-        if value != value:
-            raise ValueError(f"{name} must be a number; got nan")
-        if value in (float("inf"), float("-inf")):
-            return sp.oo if value > 0 else -sp.oo
-        if isinstance(value, mpmath.mpf):
-            return sp.Float(value, mpmath.mp.dps)
-        return sp.Rational(float(value))
-    try:
-        # numeric strings and Fractions only: Rational parses them without sympify (no code runs)
-        return sp.Rational(str(value))
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number; got {value!r}") from None
+    return as_number(value, name)
 
 
 def _no_digits(v: sp.Expr) -> bool:
@@ -230,9 +216,7 @@ class DivergenceResult:
                 domain = domains.get(sym)
                 if domain is not None and domain.contains(v) is sp.false:
                     raise ValueError(f"{name} must lie in {sp.sstr(domain)}; got {value}")
-                for assumption in ("positive", "nonnegative", "nonzero", "integer", "real"):
-                    if getattr(sym, f"is_{assumption}") and getattr(v, f"is_{assumption}") is False:
-                        raise ValueError(f"{name} must be {assumption}; got {value}")
+                check_assumptions(sym, v, name)
             out[sym] = v
         return out
 

@@ -287,6 +287,8 @@ class _TaylorEmitter:
         self.lines: list[str] = []
         self.count = 0
         self.seen: dict[str, str] = {}
+        #: leading coefficients dropped by divisions by (alpha - a0)**m: the top ones are padding
+        self.lost = 0
 
     def _new(self, code: str) -> str:
         # every step is a pure function of earlier ones: a repeated subexpression is computed once
@@ -334,7 +336,7 @@ class _TaylorEmitter:
                 # divide by (alpha - a0)**shifts: drop the leading (zero) coefficients
                 pad = f"numpy.zeros(({shifts},) + {out}.shape[1:])"
                 out = self._new(f"numpy.concatenate([{out}[{shifts}:], {pad}])")
-                self.lost = max(getattr(self, "lost", 0), shifts)
+                self.lost = max(self.lost, shifts)
             return out
         if e.is_Pow:
             base, ex = e.base, e.exp
@@ -942,7 +944,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
                 top = te.series(br)
                 # a division by (alpha - 1)**m shifts the coefficients down and pads the top m with
                 # zeros: those are not coefficients, and the truncation estimate must not read them
-                keep = SERIES_TERMS - getattr(te, "lost", 0)
+                keep = SERIES_TERMS - te.lost
                 if keep < 4:
                     raise CodegenError("too few Taylor terms left around alpha = 1")
                 lines.append(f"def _series_{i}_one({arglist}):")

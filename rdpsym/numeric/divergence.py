@@ -83,6 +83,7 @@ import mpmath
 import sympy as sp
 from sympy.codegen.cfunctions import expm1 as _expm1
 
+from ..specify.params import check_assumptions
 from . import fast as _fast
 
 __all__ = ["NumericValue", "numeric_divergence"]
@@ -184,10 +185,7 @@ def _substitute(P, Q, x, support, values) -> tuple[sp.Expr, sp.Expr, sp.Set]:
         raise ValueError(f"values is missing parameter(s) {', '.join(missing)}: P and Q must depend on {x} only after substitution.")
     sub = {s: _exact(by_name[s.name], s.name) for s in free}
     for sym, v in sub.items():
-        # a value the symbol's assumptions exclude (b = -1 for a positive b) describes no distribution
-        for assumption in ("positive", "nonnegative", "nonzero", "integer"):
-            if getattr(sym, f"is_{assumption}") and getattr(v, f"is_{assumption}") is False:
-                raise ValueError(f"values[{sym.name!r}] must be {assumption} (an assumption of the symbol), found {v}.")
+        check_assumptions(sym, v, f"values[{sym.name!r}]")
     return P.subs(sub), Q.subs(sub), support.subs(sub)
 
 

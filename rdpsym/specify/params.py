@@ -16,6 +16,14 @@ import sympy as sp
 __all__ = ["Parameter", "parameter"]
 
 
+def check_assumptions(symbol: sp.Symbol, value: sp.Expr, name: str) -> None:
+    """Raise ``ValueError`` naming ``name`` if ``value`` contradicts an assumption of ``symbol``
+    (b = -1 for a positive b describes no distribution)."""
+    for assumption in ("positive", "nonnegative", "nonzero", "integer", "real"):
+        if getattr(symbol, f"is_{assumption}") and getattr(value, f"is_{assumption}") is False:
+            raise ValueError(f"{name} must be {assumption}; got {value}")
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One parameter of a mechanism.
