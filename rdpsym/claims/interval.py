@@ -1,0 +1,539 @@
+r"""Certified verdicts by ball arithmetic: a relation between a claim and a closed form on a whole box.
+
+A claim ``D REL C`` (``<=``: C is an upper bound of the divergence D; ``>=``: a lower bound; ``==``)
+is decided on a box of orders and parameter values with Arb's ball arithmetic (python-flint): every
+operation returns a ball that contains the exact result, so
+
+* if ``lower(C) >= upper(D)`` on a box, ``D <= C`` holds at *every* point of the box (certified);
+* if at one point ``lower(D) - upper(C)`` exceeds the tolerance, the claim fails there (certified).
+
+The box is bisected adaptively, the box with the largest possible violation first, until every box is
+certified, a certified violating point is found, or the budget (boxes, seconds) is spent. Random points
+cannot find a bound that is wrong only for alpha in a band of width 1e-2, or only next to alpha = 1 + 1e-7,
+or only above alpha = 5000; bisection that always refines the worst box does.
+
+The divergence enclosure uses, besides the closed form on the box, monotonicity in the order: D_alpha is
+non-decreasing in alpha (Mironov 2017, arXiv:1702.07476 v3, Prop. 9; van Erven and Harremoës 2014,
+Thm. 3), so on ``[a0, a1] x Theta`` it lies between ``D(a0, Theta)`` and ``D(a1, Theta)``, point
+evaluations in alpha that avoid the cancellation of ``1/(alpha-1) log(...)`` over a wide alpha ball.
+
+Coordinates: orders above 1 are bisected in ``log(alpha - 1)`` (down to ``1 + 1e-9``, up to ``1e6``),
+orders in (0, 1) in ``logit(alpha)``, positive parameters on a log scale, bounded ones in ``logit`` of
+their position, others linearly; so the box reaches every regime at a cost logarithmic in its extent.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import sympy as sp
+
+__all__ = ["Unsupported", "compile_arb", "compile_arb_condition", "Axis", "IntervalOutcome", "bisect_relation"]
+
+
+class Unsupported(ValueError):
+    """The expression has a node ball arithmetic is not implemented for here."""
+
+
+def _flint():
+    import flint
+
+    return flint
+
+
+# ---------------------------------------------------------------------------------------------------
+# sympy -> closures over arb balls
+# ---------------------------------------------------------------------------------------------------
+def _arb_rational(q: sp.Rational):
+    flint = _flint()
+    return flint.arb(flint.fmpq(int(q.p), int(q.q)))
+
+
+def _nan():
+    return _flint().arb.nan()
+
+
+def _safe(fn):
+    """An arb operation whose failure (a domain error raised by python-flint) is a NaN ball: no information."""
+
+    def run(*args):
+        try:
+            return fn(*args)
+        except (ValueError, ZeroDivisionError, ArithmeticError, TypeError):
+            return _nan()
+
+    return run
+
+
+def _unary(name):
+    return lambda v: getattr(v, name)()
+
+
+_UNARY = {
+    sp.exp: _unary("exp"), sp.sin: _unary("sin"), sp.cos: _unary("cos"), sp.tan: _unary("tan"),
+    sp.sinh: _unary("sinh"), sp.cosh: _unary("cosh"), sp.tanh: _unary("tanh"), sp.atan: _unary("atan"),
+    sp.asin: _unary("asin"), sp.acos: _unary("acos"), sp.asinh: _unary("asinh"),
+    sp.erf: _unary("erf"), sp.erfc: _unary("erfc"), sp.gamma: _unary("gamma"), sp.loggamma: _unary("lgamma"),
+    sp.digamma: _unary("digamma"), sp.Abs: abs, sp.sign: _unary("sgn"), sp.floor: _unary("floor"),
+    sp.ceiling: _unary("ceil"),
+}
+
+
+def compile_arb(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> Callable[[Mapping], object]:
+    """A function of ``{symbol: arb}`` returning an arb ball that contains ``expr``'s value on those balls.
+
+    Values outside a function's domain (log of a ball reaching 0, a real power of a negative ball) give a
+    NaN ball, i.e. no information, never a wrong enclosure. Raises :class:`Unsupported` for nodes not
+    mapped here (the caller then has no certified path and says so).
+    """
+    stray = expr.free_symbols - set(symbols)
+    if stray:
+        raise Unsupported(f"symbols {sorted(map(str, stray))} are not coordinates of the box")
+    return _compile(expr)
+
+
+def _compile(e):
+    flint = _flint()
+    if e.is_Symbol:
+        return lambda env, s=e: env[s]
+    if e is sp.oo:
+        return lambda env: flint.arb.pos_inf()
+    if e is sp.S.NegativeInfinity:
+        return lambda env: flint.arb.neg_inf()
+    if e in (sp.nan, sp.zoo) or e is sp.S.ImaginaryUnit:
+        return lambda env: _nan()
+    if e.is_Rational:
+        return lambda env, q=e: _arb_rational(q)
+    if e.is_Float:
+        # a Float is its exact binary value
+        return lambda env, q=sp.Rational(e): _arb_rational(q)
+    if e is sp.pi:
+        return lambda env: flint.arb.pi()
+    if e is sp.E:
+        return lambda env: flint.arb(1).exp()
+    if e is sp.EulerGamma:
+        return lambda env: flint.arb.const_euler()
+    if isinstance(e, sp.Add):
+        parts = [_compile(a) for a in e.args]
+
+        def add(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = out + p(env)
+            return out
+
+        return _safe(add)
+    if isinstance(e, sp.Mul):
+        parts = [_compile(a) for a in e.args]
+
+        def mul(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = out * p(env)
+            return out
+
+        return _safe(mul)
+    if isinstance(e, sp.Pow):
+        base, expo = _compile(e.args[0]), e.args[1]
+        if expo.is_Integer:
+            n = int(expo)
+            return _safe(lambda env: base(env) ** n)
+        if expo == sp.S.Half:
+            return _safe(lambda env: base(env).sqrt())
+        ex = _compile(expo)
+        return _safe(lambda env: base(env) ** ex(env))
+    if isinstance(e, sp.log):
+        arg = _compile(e.args[0])
+        if len(e.args) == 2:
+            b = _compile(e.args[1])
+            return _safe(lambda env: arg(env).log() / b(env).log())
+        return _safe(lambda env: arg(env).log())
+    if e.func in _UNARY and len(e.args) == 1:
+        f, arg = _UNARY[e.func], _compile(e.args[0])
+        return _safe(lambda env: f(arg(env)))
+    if isinstance(e, (sp.Max, sp.Min)):
+        parts = [_compile(a) for a in e.args]
+        method = "max" if isinstance(e, sp.Max) else "min"
+
+        def extremum(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = getattr(out, method)(p(env))
+            return out
+
+        return _safe(extremum)
+    if isinstance(e, sp.Piecewise):
+        branches = [(_compile(v), compile_arb_condition(c)) for v, c in e.args]
+
+        def piecewise(env):
+            # every branch whose condition may hold contributes; the first certainly true one ends it
+            out = None
+            for value, cond in branches:
+                holds = cond(env)
+                if holds is False:
+                    continue
+                v = value(env)
+                out = v if out is None else out.union(v)
+                if holds is True:
+                    return out
+            return _nan() if out is None else out.union(_nan())
+
+        return _safe(piecewise)
+    if isinstance(e, sp.Heaviside):
+        arg = _compile(e.args[0])
+        half = sp.Rational(1, 2) if len(e.args) == 1 else e.args[1]
+
+        def heaviside(env):
+            v = arg(env)
+            if v > 0:
+                return flint.arb(1)
+            if v < 0:
+                return flint.arb(0)
+            at0 = _arb_rational(half) if half.is_Rational else _nan()
+            return flint.arb(0).union(flint.arb(1)) if not v.is_zero() else at0
+
+        return _safe(heaviside)
+    raise Unsupported(f"no ball arithmetic for {type(e).__name__} ({sp.sstr(e)[:60]})")
+
+
+def _tri(op: str, a, b):
+    """Certain truth of ``a op b`` for balls: True, False or None (the balls overlap: undecided)."""
+    if a.is_nan() or b.is_nan():
+        return None
+    if op == "<":
+        return True if a < b else (False if a >= b else None)
+    if op == "<=":
+        return True if a <= b else (False if a > b else None)
+    if op == ">":
+        return _tri("<", b, a)
+    if op == ">=":
+        return _tri("<=", b, a)
+    if op == "==":
+        if a.is_exact() and b.is_exact() and a == b:
+            return True
+        return False if (a < b or a > b) else None
+    if op == "!=":
+        t = _tri("==", a, b)
+        return None if t is None else not t
+    raise Unsupported(op)
+
+
+_OPS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">", sp.GreaterThan: ">=",
+        sp.Equality: "==", sp.Unequality: "!="}
+
+
+def compile_arb_condition(c) -> Callable[[Mapping], bool | None]:
+    """A sympy condition as a three-valued function of balls: True, False or None (undecided)."""
+    if c is sp.true or c is True:
+        return lambda env: True
+    if c is sp.false or c is False:
+        return lambda env: False
+    if isinstance(c, sp.And):
+        parts = [compile_arb_condition(a) for a in c.args]
+
+        def conj(env):
+            vals = [p(env) for p in parts]
+            return False if False in vals else (None if None in vals else True)
+
+        return conj
+    if isinstance(c, sp.Or):
+        parts = [compile_arb_condition(a) for a in c.args]
+
+        def disj(env):
+            vals = [p(env) for p in parts]
+            return True if True in vals else (None if None in vals else False)
+
+        return disj
+    if isinstance(c, sp.Not):
+        inner = compile_arb_condition(c.args[0])
+
+        def neg(env):
+            v = inner(env)
+            return None if v is None else not v
+
+        return neg
+    if type(c) in _OPS:
+        op, lhs, rhs = _OPS[type(c)], _compile(c.args[0]), _compile(c.args[1])
+
+        def rel(env):
+            try:
+                return _tri(op, lhs(env), rhs(env))
+            except (ValueError, ArithmeticError, TypeError):
+                return None
+
+        return rel
+    raise Unsupported(f"no ball arithmetic for the condition {sp.sstr(c)[:60]}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# coordinates
+# ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Axis:
+    """One coordinate of the box: ``symbol`` ranges over ``[lo, hi]`` (floats) in the ``scale`` given.
+
+    ``scale``: ``"log_above_one"`` (u = log(v - 1), orders above 1), ``"logit"`` (u = log((v - lo0)/(hi0 - v))
+    for a bounded domain ``(lo0, hi0)``), ``"log"`` (u = log v, v > 0) or ``"linear"``.
+    """
+
+    name: str
+    symbol: sp.Symbol
+    lo: float
+    hi: float
+    scale: str = "linear"
+    bounds: tuple[float, float] = (0.0, 1.0)  # (lo0, hi0) of a logit axis
+
+    def to_u(self, v: float) -> float:
+        if self.scale == "log_above_one":
+            return math.log(v - 1)
+        if self.scale == "log":
+            return math.log(v)
+        if self.scale == "logit":
+            a, b = self.bounds
+            return math.log((v - a) / (b - v))
+        return v
+
+    def from_u(self, u: float) -> float:
+        if self.scale == "log_above_one":
+            return 1 + math.exp(u)
+        if self.scale == "log":
+            return math.exp(u)
+        if self.scale == "logit":
+            a, b = self.bounds
+            return a + (b - a) / (1 + math.exp(-u))
+        return u
+
+    @property
+    def u_range(self) -> tuple[float, float]:
+        return self.to_u(self.lo), self.to_u(self.hi)
+
+    def describe(self) -> str:
+        return f"{self.name} in [{self.lo:.6g}, {self.hi:.6g}]"
+
+
+def _point_rational(v: float) -> sp.Rational:
+    # 12 significant digits: simple enough to read, exact thereafter (the point is an exact number)
+    return sp.Rational(sp.Float(v, 12)) if v != 0 else sp.Integer(0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bisection
+# ---------------------------------------------------------------------------------------------------
+@dataclass
+class IntervalOutcome:
+    """What bisection established on the box.
+
+    ``status``: ``"proved"`` (the relation holds exactly on every sub-box), ``"certified"`` (on every
+    sub-box no violation can exceed the tolerance), ``"refuted"`` (``point`` violates the relation,
+    certified by ball arithmetic), ``"partial"`` (budget spent; ``certified_fraction`` of the box's volume
+    in its coordinates is certified, the rest was only sampled at box midpoints) or ``"unavailable"``.
+    """
+
+    status: str
+    axes: tuple[Axis, ...] = ()
+    boxes: int = 0
+    certified_fraction: float = 0.0
+    point: dict | None = None  # symbol -> exact Rational
+    claim_ball: object = None
+    divergence_ball: object = None
+    reason: str = ""
+    seconds: float = 0.0
+    undecided_points: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def describe_box(self) -> str:
+        return ", ".join(a.describe() for a in self.axes)
+
+
+def _ball_of(axis: Axis, u0: float, u1: float):
+    flint = _flint()
+    v0, v1 = axis.from_u(u0), axis.from_u(u1)
+    lo, hi = (v0, v1) if v0 <= v1 else (v1, v0)
+    return flint.arb(lo).union(flint.arb(hi)), flint.arb(lo), flint.arb(hi)
+
+
+def bisect_relation(
+    claim: Callable, divergence: Callable, relation: str, axes: Sequence[Axis], *,
+    alpha: sp.Symbol | None, fixed: Mapping[sp.Symbol, object], tol: float, floor: float,
+    difference: Callable | None = None, monotone_alpha: bool = True, max_boxes: int = 20000,
+    seconds: float = 15.0, prec: int = 192,
+) -> IntervalOutcome:
+    """Decide ``divergence REL claim`` on the box spanned by ``axes`` (see the module docstring).
+
+    ``claim``/``divergence``: compiled by :func:`compile_arb` (the divergence already +oo outside its
+    finiteness conditions); ``difference``: optionally ``claim - divergence`` compiled from a simplified
+    sympy form (a perturbation of the truth then has a tight enclosure; it is intersected with the
+    difference of the two enclosures, both being valid); ``fixed``: balls of the parameters held fixed;
+    ``tol``: relative size of a violation that counts (the check's ``10^-digits``); ``floor``: values below
+    it are compared absolutely.
+
+    A box is *exact* when the relation holds on it with no tolerance (``lower(claim - D) >= 0`` for
+    ``<=``) and *within tolerance* when no violation on it can exceed ``tol``; ``status`` is ``"proved"``
+    when every box is exact, ``"certified"`` when every box is at least within tolerance.
+    """
+    flint = _flint()
+    started = time.monotonic()
+    old_prec = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        return _Bisection(flint, claim, divergence, difference, relation, tuple(axes), alpha, dict(fixed), tol,
+                          floor, monotone_alpha).run(max_boxes, seconds, started)
+    finally:
+        flint.ctx.prec = old_prec
+
+
+class _Bisection:
+    def __init__(self, flint, claim, divergence, difference, relation, axes, alpha, fixed, tol, floor, monotone):
+        self.flint, self.claim, self.divergence, self.difference = flint, claim, divergence, difference
+        self.relation, self.axes, self.fixed = relation, axes, fixed
+        self.tol, self.floor = flint.arb(tol), flint.arb(floor)
+        self.spans = [a.u_range for a in axes]
+        self.widths0 = [max(u1 - u0, 1e-300) for u0, u1 in self.spans]
+        self.alpha_index = next((i for i, a in enumerate(axes) if a.symbol == alpha), None) if monotone else None
+
+    # -- enclosures ----------------------------------------------------------------------------------
+    def env(self, box, thin_alpha=None):
+        env = dict(self.fixed)
+        for i, (axis, (u0, u1)) in enumerate(zip(self.axes, box)):
+            ball, lo, hi = _ball_of(axis, u0, u1)
+            env[axis.symbol] = ball if (i != self.alpha_index or thin_alpha is None) else (lo if thin_alpha == "lo" else hi)
+        return env
+
+    def _bounds(self, ball):
+        if ball.is_nan():
+            return self.flint.arb.neg_inf(), self.flint.arb.pos_inf()
+        return ball.lower(), ball.upper()
+
+    def divergence_bounds(self, box):
+        lower, upper = self._bounds(self.divergence(self.env(box)))
+        if self.alpha_index is not None:
+            # D_alpha is non-decreasing in alpha (Prop. 9): the ends of the alpha range bound the box
+            lo_end, hi_end = self.divergence(self.env(box, "lo")), self.divergence(self.env(box, "hi"))
+            if not lo_end.is_nan():
+                lower = lower.max(lo_end.lower())
+            if not hi_end.is_nan():
+                upper = upper.min(hi_end.upper())
+        return lower, upper
+
+    def margin_bounds(self, box):
+        """Bounds of the margin (>= 0: the relation holds; for ``==`` the margin is -|claim - D|) and of
+        the scale the tolerance is relative to."""
+        inf = self.flint.arb.pos_inf()
+        dl, du = self.divergence_bounds(box)
+        cl, cu = self._bounds(self.claim(self.env(box)))
+        lo, hi = cl - du, cu - dl  # claim - D
+        if self.difference is not None:
+            diff = self.difference(self.env(box))
+            if not diff.is_nan():
+                lo, hi = lo.max(diff.lower()), hi.min(diff.upper())
+        if lo.is_nan() or hi.is_nan():
+            lo, hi = -inf, inf
+        if self.relation == ">=":
+            lo, hi = -hi, -lo
+        elif self.relation == "==":
+            # -|claim - D|: its upper end is 0 when the range straddles 0
+            worst = lo.abs_upper().max(hi.abs_upper())
+            best = self.flint.arb(0) if (lo <= 0 and hi >= 0) or lo.is_nan() else lo.abs_lower().min(hi.abs_lower())
+            lo, hi = -worst, -best
+        scale = dl.abs_lower().max(cl.abs_lower()).max(self.floor) if (dl.is_finite() and cl.is_finite()) else self.floor
+        if not (dl <= 0 and du >= 0):
+            scale = scale.max(dl.abs_lower().min(du.abs_lower()))
+        return lo, hi, scale
+
+    # -- one box -------------------------------------------------------------------------------------
+    def classify(self, box):
+        """(state, potential): state "exact" | "within" | "open"; potential = worst relative violation."""
+        lo, hi, scale = self.margin_bounds(box)
+        if self.relation != "==" and bool(lo >= 0):
+            return "exact", 0.0
+        if bool(-lo <= self.tol * scale):
+            return "within", 0.0
+        try:
+            v = float((-lo / scale).upper().mid())
+        except (ValueError, ZeroDivisionError, OverflowError):
+            v = math.inf
+        return "open", (v if math.isfinite(v) else math.inf)
+
+    def point_check(self, box):
+        """The box midpoint as exact numbers, and whether the relation certainly fails there (None: undecided)."""
+        point = {axis.symbol: _point_rational(axis.from_u((u0 + u1) / 2)) for axis, (u0, u1) in zip(self.axes, box)}
+        env = dict(self.fixed)
+        env.update({s: _arb_rational(v) for s, v in point.items()})
+        d, c = self.divergence(env), self.claim(env)
+        if d.is_nan() or c.is_nan():
+            return point, None, d, c
+        if not (d.is_finite() and c.is_finite()):
+            return point, _infinite_fails(self.relation, d, c), d, c
+        gap = c - d
+        if self.difference is not None:
+            diff = self.difference(env)
+            if not diff.is_nan() and diff.rad() < gap.rad():
+                gap = diff
+        violation = -gap if self.relation == "<=" else (gap if self.relation == ">=" else abs(gap))
+        scale = d.abs_upper().max(c.abs_upper()).max(self.floor)
+        if bool(violation > self.tol * scale):
+            return point, True, d, c
+        if bool(violation <= self.tol * d.abs_lower().max(c.abs_lower()).max(self.floor)):
+            return point, False, d, c
+        return point, None, d, c
+
+    # -- the search ----------------------------------------------------------------------------------
+    def run(self, max_boxes, seconds, started) -> IntervalOutcome:
+        heap: list = []
+        tally = {"exact": 0.0, "within": 0.0}
+        counter = [0]
+
+        def push(box):
+            state, potential = self.classify(box)
+            vol = math.prod((u1 - u0) / w for (u0, u1), w in zip(box, self.widths0))
+            if state != "open":
+                tally[state] += vol
+                return
+            counter[0] += 1
+            heapq.heappush(heap, (-potential, -vol, counter[0], box))
+
+        def outcome(status, **kw):
+            return IntervalOutcome(status, self.axes, boxes, tally["exact"] + tally["within"],
+                                   seconds=time.monotonic() - started, undecided_points=undecided,
+                                   extra={"exact_fraction": tally["exact"]}, **kw)
+
+        push(tuple(self.spans))
+        boxes, undecided, unsplittable = 1, 0, 0
+        while heap:
+            if boxes >= max_boxes or time.monotonic() - started > seconds:
+                return outcome("partial", reason=f"budget spent ({boxes} boxes, {time.monotonic() - started:.1f} s)")
+            _, _, _, box = heapq.heappop(heap)
+            point, fails, d, c = self.point_check(box)
+            if fails:
+                return outcome("refuted", point=point, claim_ball=c, divergence_ball=d)
+            undecided += fails is None
+            # split the widest coordinate (relative to its initial extent) at its middle
+            k = max(range(len(box)), key=lambda i: (box[i][1] - box[i][0]) / self.widths0[i])
+            u0, u1 = box[k]
+            mid = (u0 + u1) / 2
+            if not (u0 < mid < u1):
+                unsplittable += 1  # too small to split in floats: this box stays undecided
+                continue
+            for half in ((u0, mid), (mid, u1)):
+                push(box[:k] + (half,) + box[k + 1:])
+                boxes += 1
+        if unsplittable:
+            return outcome("partial", reason=f"{unsplittable} box(es) too small to split further stayed undecided")
+        return outcome("proved" if tally["within"] == 0 else "certified")
+
+
+def _infinite_fails(relation, d, c) -> bool | None:
+    """The relation at a point where a side is infinite (balls of +-inf), or None if undecided."""
+    d_inf, c_inf = not d.is_finite(), not c.is_finite()
+    pos = lambda b: bool(b > 0)  # noqa: E731
+    if d_inf and c_inf:
+        return None if not (pos(d) and pos(c)) else False
+    if relation == "<=":
+        return pos(d) if d_inf else (not pos(c))
+    if relation == ">=":
+        return (not pos(d)) if d_inf else pos(c)
+    return True
