@@ -88,3 +88,260 @@ def test_time_limit_from_the_environment_is_checked(monkeypatch):
     monkeypatch.setenv("RDPSYM_STEP_SECONDS", "0")
     with pytest.raises(ValueError, match="RDPSYM_STEP_SECONDS"):
         default_step_seconds()
+
+
+# --------------------------------------------------------------------------------------------------
+# one robust time limit (issue 13, part 7)
+# --------------------------------------------------------------------------------------------------
+def _swallows_in_a_loop():
+    end = time.monotonic() + 6
+    while time.monotonic() < end:
+        try:
+            sum(range(2000))
+        except BaseException:  # noqa: BLE001 - the point of the test
+            pass
+    return "late"
+
+
+def _swallows_with_a_bare_except():
+    end = time.monotonic() + 6
+    while time.monotonic() < end:
+        try:
+            time.sleep(0.01)
+        except:  # noqa: E722 - the point of the test
+            continue
+    return "late"
+
+
+def _catches_exception():
+    try:
+        time.sleep(6)
+    except Exception:  # noqa: BLE001 - must not see the time limit
+        return "caught"
+    return "late"
+
+
+def _returns_late():
+    try:
+        time.sleep(0.6)
+    except BaseException:  # noqa: BLE001 - swallowed once, then returns after its deadline
+        time.sleep(0.6)
+    return "late"
+
+
+def _no_alarm(fn):
+    """``fn`` with SIGALRM ignored: it returns late (as a step in a thread of a daemonic process does)."""
+    import signal
+
+    def run():
+        previous = signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        try:
+            return fn()
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+    return run
+
+
+def test_the_time_limit_is_a_base_exception():
+    from rdpsym.derive import timeout
+    from rdpsym.execution import local
+
+    assert issubclass(StepTimeout, BaseException) and not issubclass(StepTimeout, Exception)
+    # one implementation: the execution layer's serial back end uses the same one
+    assert not hasattr(local, "_SerialTimeout") and local.time_limit is timeout.time_limit
+
+
+@pytest.mark.parametrize("step", [_swallows_in_a_loop, _swallows_with_a_bare_except, _catches_exception],
+                         ids=["except-BaseException-in-a-loop", "bare-except-continue", "except-Exception"])
+def test_a_step_that_swallows_the_timeout_still_stops(step):
+    """Review finding: a test sat 25 minutes in a 3 s step; the alarm was lost in an `except`."""
+    start = time.monotonic()
+    with pytest.raises(StepTimeout):
+        run_with_time_limit(step, seconds=0.5)
+    assert time.monotonic() - start < 1.0  # ~2x the limit
+
+
+def test_the_context_manager_stops_a_swallowing_block():
+    from rdpsym.derive.timeout import time_limit
+
+    start = time.monotonic()
+    with pytest.raises(StepTimeout):
+        with time_limit(0.3):
+            _swallows_in_a_loop()
+    assert time.monotonic() - start < 0.6
+
+
+def test_a_step_that_returns_after_its_deadline_raises():
+    start = time.monotonic()
+    with pytest.raises(StepTimeout):
+        run_with_time_limit(_returns_late, seconds=0.3)
+    assert time.monotonic() - start < 1.0
+    # even without any alarm (as in a Dask task thread): the deadline is re-checked on return
+    with pytest.raises(StepTimeout):
+        run_with_time_limit(_no_alarm(_returns_late), seconds=0.3)
+
+
+def test_nested_limits_the_inner_cannot_extend_the_outer():
+    from rdpsym.derive.timeout import time_limit
+
+    start = time.monotonic()
+    caught_inner = []
+    with pytest.raises(StepTimeout):
+        with time_limit(0.4):
+            try:
+                run_with_time_limit(time.sleep, 5, seconds=30)  # the inner limit is capped at the outer
+            except StepTimeout:  # a fallback that swallows the outer limit's timeout ...
+                caught_inner.append(time.monotonic() - start)
+            for _ in range(200):  # ... and a loop that keeps swallowing it
+                try:
+                    time.sleep(0.01)
+                except StepTimeout:
+                    pass
+            # ... and a new step after the outer deadline does not even start
+            run_with_time_limit(time.sleep, 5, seconds=30)
+    took = time.monotonic() - start
+    assert caught_inner and caught_inner[0] < 0.6 and took < 0.8
+    # an inner limit shorter than the outer expires on its own, and the outer goes on
+    with time_limit(5):
+        with pytest.raises(StepTimeout):
+            run_with_time_limit(time.sleep, 5, seconds=0.2)
+        assert run_with_time_limit(_answer, 21, seconds=1) == 42
+
+
+def test_after_a_limit_the_alarm_and_tracing_are_restored():
+    import signal
+    import sys
+
+    handler = signal.getsignal(signal.SIGALRM)
+    trace = sys.gettrace()
+    with pytest.raises(StepTimeout):
+        run_with_time_limit(_swallows_in_a_loop, seconds=0.2)
+    assert signal.getsignal(signal.SIGALRM) == handler and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert sys.gettrace() is trace
+    time.sleep(0.2)  # no stray alarm fires later
+    assert run_with_time_limit(_answer, 21, seconds=1) == 42
+
+
+def test_a_thread_step_is_stopped_and_nested_limits_hold_in_threads():
+    from rdpsym.derive.timeout import time_limit
+
+    out = {}
+
+    def body():
+        start = time.monotonic()
+        try:
+            with time_limit(0.3):  # the enclosing limit caps the step's 30 s (in a forked child)
+                run_with_time_limit(_swallows_in_a_loop, seconds=30)
+        except StepTimeout as exc:
+            out["error"] = exc
+        out["took"] = time.monotonic() - start
+        out["value"] = run_with_time_limit(_answer, 21, seconds=5)
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(10)
+    assert isinstance(out.get("error"), StepTimeout) and out["took"] < 1.5 and out["value"] == 42
+
+
+def _daemon_late(conn):
+    from rdpsym.derive.timeout import time_limit
+
+    result = {}
+
+    def body():
+        try:
+            run_with_time_limit(time.sleep, 0.5, seconds=0.2)
+            result["late"] = "returned"
+        except StepTimeout:
+            result["late"] = "StepTimeout"
+        try:  # a nested step after the enclosing deadline does not start
+            with time_limit(0.2):
+                time.sleep(0.3)
+                run_with_time_limit(_answer, 21, seconds=5)
+            result["nested"] = "ran"
+        except StepTimeout:
+            result["nested"] = "StepTimeout"
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(10)
+    conn.send(result)
+
+
+def test_a_thread_of_a_daemonic_process_rechecks_the_deadline():
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_daemon_late, args=(child,), daemon=True)
+    proc.start()
+    assert parent.poll(20)
+    assert parent.recv() == {"late": "StepTimeout", "nested": "StepTimeout"}
+    proc.join(5)
+
+
+def test_serial_sweep_timeout_is_robust_and_a_step_timeout_is_a_failure():
+    from rdpsym.execution import run_tasks
+
+    def task(kind):
+        if kind == "swallow":
+            return _swallows_in_a_loop()
+        if kind == "step":
+            return run_with_time_limit(time.sleep, 5, seconds=0.1)  # not caught: the task fails
+        return kind
+
+    start = time.monotonic()
+    report = run_tasks(task, ["swallow", "step", "ok"], executor="serial", timeout=0.5, progress=False)
+    assert time.monotonic() - start < 3
+    assert [e.status.value for e in report] == ["timeout", "failed", "done"]
+    assert "StepTimeout" in report[1].error
+
+
+def test_a_timed_out_derivation_is_not_cached(tmp_path, monkeypatch):
+    """Review finding: timed-out results were written to the disk cache, so a slow moment stuck."""
+    import sympy as sp
+
+    from rdpsym import renyi_divergence
+    from rdpsym.derive import cache as cache_module
+
+    monkeypatch.setenv("RDPSYM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("RDPSYM_NO_CACHE", raising=False)
+    x = sp.Symbol("x", real=True)
+    b = sp.Symbol("b", positive=True)
+    P = sp.exp(-sp.Abs(x) / b) / (2 * b)
+    Q = sp.exp(-sp.Abs(x - 1) / b) / (2 * b)
+    start = time.monotonic()
+    r = renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=0.001)
+    assert time.monotonic() - start < 10
+    assert "time limit" in r.provenance.describe() or "timed out" in r.provenance.describe()
+    assert not cache_module.cacheable(r)
+    assert not list(tmp_path.glob("*.pickle"))
+    # a derivation in which a caught timeout left no trace in the result is not cached either
+    calls = []
+
+    def fake_derive(*args):
+        calls.append(args)
+        with pytest.raises(StepTimeout):
+            run_with_time_limit(time.sleep, 1, seconds=0.01)
+        return r.__class__(expr=None, status=r.status, reason="", provenance=r.provenance.__class__())
+
+    monkeypatch.setattr("rdpsym.derive.engine._derive", fake_derive)
+    renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=3)
+    renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=3)
+    assert len(calls) == 2 and not list(tmp_path.glob("*.pickle"))
+
+
+def test_in_process_memos_keep_no_timed_out_result():
+    from rdpsym.derive.cache import memoize_derivation
+
+    calls = []
+
+    @memoize_derivation
+    def derive(slow):
+        calls.append(slow)
+        try:
+            run_with_time_limit(time.sleep, 1 if slow else 0, seconds=0.05)
+        except StepTimeout:
+            pass  # a fallback: the value is what a timed-out step gives
+        return "value"
+
+    derive(True), derive(True), derive(False), derive(False)
+    assert calls == [True, True, False]

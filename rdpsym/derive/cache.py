@@ -2,6 +2,10 @@
 
 A second derivation of the same inputs is a file read. The cache lives in ``RDPSYM_CACHE_DIR`` or
 ``~/.cache/rdpsym``; ``RDPSYM_NO_CACHE=1`` turns it off and :func:`clear_cache` empties it.
+
+A derivation during which a time limit expired, or whose result records a timeout or a failure
+(:func:`cacheable`), is never written: one slow moment on a loaded machine must not stick. The same
+rule holds for in-process memos (:func:`memoize_derivation`).
 """
 
 from __future__ import annotations
@@ -10,14 +14,16 @@ import functools
 import hashlib
 import os
 import pickle
+import re
 import tempfile
 from pathlib import Path
 
 import sympy as sp
 
-from .result import library_versions
+from .result import Status, Step, library_versions
+from .timeout import deadline_passed, timeout_count
 
-__all__ = ["cache_dir", "clear_cache", "cached_derivation", "cache_enabled"]
+__all__ = ["cache_dir", "clear_cache", "cached_derivation", "cache_enabled", "cacheable", "memoize_derivation"]
 
 _FORMAT = 1
 
@@ -70,21 +76,88 @@ def _key(*parts) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def cached_derivation(P, Q, x, support, params, seconds, check_density, label):
+#: text in a step or reason that records a timeout or a failure that need not recur
+_TRANSIENT = re.compile(r"timed out|time limit|timeout|exceeded|worker process|MemoryError|RecursionError|"
+                        r"KeyboardInterrupt|SystemExit", re.IGNORECASE)
+#: an exception named in a reason: a failure, unless it is the engine's own "cannot" (deterministic)
+_EXCEPTION_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_]*(?:Error|Exception))\b")
+_ENGINE_ERRORS = frozenset({"DerivationError", "DensityError"})
+
+
+def cacheable(result) -> bool:
+    """False when ``result`` (a DivergenceResult) records a timeout or a failure: a status ``failed``, a
+    step or reason that says a time limit expired (or a worker process, memory or recursion failed),
+    or a reason naming an exception other than the engine's own :class:`DerivationError`. Such a
+    result is returned, never cached (on disk or in memory)."""
+    if getattr(result, "status", None) is Status.FAILED:
+        return False
+    reason = str(getattr(result, "reason", "") or "")
+    if _TRANSIENT.search(reason) or set(_EXCEPTION_NAME.findall(reason)) - _ENGINE_ERRORS:
+        return False
+    provenance = getattr(result, "provenance", None)
+    for step in getattr(provenance, "steps", ()):
+        if _TRANSIENT.search(f"{step.name} {step.detail}"):
+            return False
+    return True
+
+
+def _derive_recorded(P, Q, x, support, params, seconds, check_density, label):
+    """``_derive``, with a provenance step when time limits expired during it (even ones whose
+    StepTimeout was caught and turned into a fallback): such a result must not be cached."""
+    import dataclasses
+
     from .engine import _derive
 
+    before = timeout_count()
+    result = _derive(P, Q, x, support, params, seconds, check_density, label)
+    expired = timeout_count() - before
+    if expired or deadline_passed():
+        note = Step("time limits", f"{expired} time limit{'s' * (expired != 1)} expired during this derivation "
+                                   f"(or an enclosing one did): the result is not cached")
+        prov = result.provenance
+        result = dataclasses.replace(result, provenance=dataclasses.replace(prov, steps=tuple(prov.steps) + (note,)))
+    return result
+
+
+def memoize_derivation(fn):
+    """An in-process memo of ``fn(*args)`` (hashable arguments) that keeps no result :func:`cacheable`
+    rejects and none computed while a time limit expired."""
+    memo: dict = {}
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        if args in memo:
+            return memo[args]
+        before = timeout_count()
+        value = fn(*args)
+        results = value if isinstance(value, tuple) else (value,)
+        if timeout_count() == before and not deadline_passed() and all(
+                cacheable(r) for r in results if hasattr(r, "provenance")):
+            memo[args] = value
+        return value
+
+    wrapper.cache_clear = memo.clear
+    return wrapper
+
+
+def cached_derivation(P, Q, x, support, params, seconds, check_density, label):
     if not cache_enabled():
-        return _derive(P, Q, x, support, params, seconds, check_density, label)
+        return _derive_recorded(P, Q, x, support, params, seconds, check_density, label)
     param_key = tuple((p.name, p.typical, sp.srepr(p.symbol)) for p in params or ())
     key = _key(P, Q, x, support, param_key, seconds, check_density, label)
     path = cache_dir() / f"{key}.pickle"
     if path.is_file():
         try:
             with path.open("rb") as fh:
-                return pickle.load(fh)
+                cached = pickle.load(fh)
+            if cacheable(cached):
+                return cached
+            path.unlink(missing_ok=True)  # a timed-out entry written by an older version
         except Exception:  # noqa: BLE001 - a corrupt entry is re-derived
             path.unlink(missing_ok=True)
-    result = _derive(P, Q, x, support, params, seconds, check_density, label)
+    result = _derive_recorded(P, Q, x, support, params, seconds, check_density, label)
+    if not cacheable(result):
+        return result  # a timeout or failure: derived again next time
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as fh:

@@ -54,7 +54,7 @@ def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> 
                 how = "numerically at typical parameters"
         except DensityError:
             raise
-        except Exception:  # noqa: BLE001 - fall back to quadrature
+        except (StepTimeout, Exception):  # noqa: BLE001 - fall back to quadrature
             try:
                 how = run_with_time_limit(_numeric_mass_check, name, getattr, pieces, attr, x, points,
                                           seconds=seconds)
@@ -75,7 +75,7 @@ def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
     domain = sp.Interval.open(piece.lo, piece.hi)
     try:
         bad = run_with_time_limit(sp.solveset, dens < 0, x, domain, seconds=min(seconds, 5))
-    except Exception:  # noqa: BLE001 - undecided: the grid above is the check
+    except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the grid above is the check
         return
     if piece.discrete:
         bad = sp.Intersection(bad, sp.S.Integers)

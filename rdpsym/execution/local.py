@@ -28,10 +28,11 @@ import threading
 import time
 import traceback as tb
 from collections import Counter, deque
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from .._timeout import StepTimeout, time_limit
 from .report import TaskResult, TaskStatus
 
 __all__ = ["local_cores", "serial_backend", "process_backend"]
@@ -72,34 +73,6 @@ def _error_text(exc: BaseException) -> str:
 # --------------------------------------------------------------------------------------------------
 # serial
 # --------------------------------------------------------------------------------------------------
-class _SerialTimeout(BaseException):
-    # BaseException: a task's own `except Exception` must not swallow the time limit.
-    pass
-
-
-@contextmanager
-def _alarm(seconds: float | None):
-    """SIGALRM time limit in the main thread (sympy/mpmath are pure Python: interruptible between
-    bytecodes). Restores an enclosing timer afterwards."""
-    if not seconds:
-        yield
-        return
-
-    def handler(signum, frame):
-        raise _SerialTimeout()
-
-    previous = signal.signal(signal.SIGALRM, handler)
-    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
-    started = time.monotonic()
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, max(1e-3, old_delay - (time.monotonic() - started)), old_interval)
-
-
 def check_serial_timeout(timeout: float | None) -> None:
     if timeout and (threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer")):
         raise ValueError("timeout: a serial sweep can enforce a time limit only in the main thread of a POSIX "
@@ -114,17 +87,24 @@ def serial_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, Any
         if index > cut[0]:
             continue
         start = time.perf_counter()
+        # the package's one time limit (rdpsym._timeout): SIGALRM, re-fired until the task has exited
+        limit = time_limit(timeout) if timeout else None
         try:
-            with _alarm(timeout):
+            with limit or nullcontext():
                 value = fn(task)
-        except _SerialTimeout:
-            yield TaskResult(index, key, TaskStatus.TIMEOUT, error=f"exceeded the time limit of {timeout:g} s",
-                             seconds=time.perf_counter() - start, attempts=1)
+        except StepTimeout as exc:
+            took = time.perf_counter() - start
+            if limit is not None and limit.expired:
+                yield TaskResult(index, key, TaskStatus.TIMEOUT, error=f"exceeded the time limit of {timeout:g} s",
+                                 seconds=took, attempts=1)
+            else:  # a step's own time limit, not caught by the task: the task failed
+                yield TaskResult(index, key, TaskStatus.FAILED, error=_error_text(exc), traceback=tb.format_exc(),
+                                 seconds=took, attempts=1)
             continue
         except Exception as exc:  # noqa: BLE001 - reported for this task, the sweep goes on
             took = time.perf_counter() - start
-            # A time limit that fires inside a step with its own SIGALRM limit (rdpsym.derive.timeout)
-            # surfaces as that step's exception: past the limit, it is a timeout all the same.
+            # (time_limit turns an exception that ends the task after its deadline into StepTimeout; this
+            # stays as a guard)
             status = TaskStatus.TIMEOUT if timeout and took >= timeout else TaskStatus.FAILED
             yield TaskResult(index, key, status, error=_error_text(exc), traceback=tb.format_exc(),
                              seconds=took, attempts=1)

@@ -315,7 +315,7 @@ def continuity_at_infinity(target, values: dict | None = None, *, dps: int = 50,
             if expr is not None:
                 try:
                     lim = run_with_time_limit(lambda: sp.limit(expr, ALPHA, sp.oo), seconds=10)
-                except Exception:  # noqa: BLE001 - undecided: numeric below
+                except (StepTimeout, Exception):  # noqa: BLE001 - undecided: numeric below
                     lim = None
                 if lim == sp.oo:
                     return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,

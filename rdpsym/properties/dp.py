@@ -13,11 +13,10 @@ against it (or against a mechanism's own curve with eps = its D_inf).
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import mpmath
 import sympy as sp
 
+from ..derive.cache import memoize_derivation
 from ..derive.engine import renyi_divergence
 from ..derive.result import DivergenceResult
 from ..specify.mechanism import AdjacentPair, Mechanism
@@ -48,7 +47,7 @@ def worst_case_dp_mechanism() -> Mechanism:
                      references=("Mironov 2017 (arXiv:1702.07476 v3), Prop. 5",))
 
 
-@lru_cache(maxsize=1)
+@memoize_derivation  # not lru_cache: a timed-out derivation is not kept
 def worst_case_dp_curve() -> DivergenceResult:
     """D_alpha of the worst-case eps-DP pair, derived by the engine (one direction; the pair is symmetric)."""
     m = worst_case_dp_mechanism()
