@@ -8,6 +8,7 @@ import re
 import click
 
 from . import main
+from ._exit import ExitCode
 
 # a decimal number (optionally with exponent) or a fraction of two such numbers; nothing else is read
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -134,4 +135,4 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
     else:
         Console(width=160).print(report)
     if not report.conversion.finite:
-        ctx.exit(1)
+        ctx.exit(ExitCode.FAILED)

@@ -8,6 +8,7 @@ import click
 
 from ..execution import execution_options
 from . import main
+from ._exit import ExitCode, is_usage_error, one_line
 
 
 def _pairs(items, what):
@@ -40,8 +41,8 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
 
     Prints the verdict (proved, confirmed, refuted, inconclusive) with its evidence and, for a
     refutation, a counterexample shrunk to a simple point. Exit code 0 for proved/confirmed, 1 for
-    refuted, 3 for inconclusive. --workers/--scheduler say where the grid of points is evaluated (the
-    verdict is the same everywhere).
+    refuted, 3 for inconclusive, 2 for a claim or option that cannot be read. --workers/--scheduler say
+    where the grid of points is evaluated (the verdict is the same everywhere).
 
     Example: rdpsym check laplace --claim "1/lambda + exp(-1/lambda) - 1" --order 1
     """
@@ -69,13 +70,15 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
                               _pairs(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
                               alpha_range=(0 if below_one else 1, sp.oo), executor=executor)
     except (ValueError, TypeError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        if not is_usage_error(exc):  # not about the user's arguments: an internal error (exit 4)
+            raise
+        click.echo(f"error: {one_line(exc)}", err=True)
+        sys.exit(ExitCode.USAGE)
     click.echo(str(verdict))
     if verdict.verdict is Verdict.REFUTED:
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
     if verdict.verdict is Verdict.INCONCLUSIVE:
-        sys.exit(3)
+        sys.exit(ExitCode.INCONCLUSIVE)
 
 
 @main.command()
@@ -97,6 +100,7 @@ def regress(files, only, search, strict, verbose, executor):
     task: --workers/--scheduler say where they run.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ..regress import RegistryError, run_registry
@@ -105,26 +109,27 @@ def regress(files, only, search, strict, verbose, executor):
         rows = run_registry(files, only=only, search=search, executor=executor, progress=True)
     except RegistryError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     table = Table(title="rdpsym regress")
     for col in ("entry", "derivation", "verdict", "independent numerics", "s", "source"):
         table.add_column(col)
     marks = {"pass": "", "inconclusive": "[yellow]INCONCLUSIVE[/] ", "fail": "[bold red]REGRESSION[/] "}
     for r in rows:
-        table.add_row(r.name, r.status, marks[r.outcome] + r.verdict, r.independent, f"{r.seconds:.1f}", r.source[:60])
+        table.add_row(escape(str(r.name)), escape(str(r.status)), marks[r.outcome] + escape(str(r.verdict)),
+                      escape(str(r.independent)), f"{r.seconds:.1f}", escape(str(r.source)[:60]))
     console = Console(width=160)
     console.print(table)
     for r in rows:
         if not r.ok or verbose:
-            console.print(f"[bold]{r.name}[/]: {r.detail or ''}")
+            console.print(f"[bold]{escape(str(r.name))}[/]: {escape(str(r.detail or ''))}")
             if verbose and r.report is not None:
                 console.print(str(r.report), markup=False)
     bad = [r.name for r in rows if r.outcome == "fail"]
     unsure = [r.name for r in rows if r.outcome == "inconclusive"]
     console.print(f"{len(rows) - len(bad) - len(unsure)} pass, {len(unsure)} inconclusive, {len(bad)} fail"
                   f" ({len(rows)} entries)" + (f"; regressions: {', '.join(bad)}" if bad else "")
-                  + (f"; inconclusive: {', '.join(unsure)}" if unsure else ""))
+                  + (f"; inconclusive: {', '.join(unsure)}" if unsure else ""), markup=False)
     if bad:
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
     if unsure and strict:
-        sys.exit(3)
+        sys.exit(ExitCode.INCONCLUSIVE)

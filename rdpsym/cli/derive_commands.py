@@ -8,6 +8,7 @@ import time
 import click
 
 from . import main
+from ._exit import ExitCode
 
 
 @main.command()
@@ -49,7 +50,7 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None, no_verify:
         rows.append(table_row(mech, result, seconds, fixed, verification))
     click.echo(latex_table(rows) if as_latex else markdown_table(rows))
     if any(r.result.status.value == "failed" or r.verification.startswith("mismatch") for r in rows):
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
 
 
 @main.command()

@@ -18,6 +18,13 @@ def _mechanism(name: str):
         raise click.BadParameter(str(exc), param_hint="NAME") from None
 
 
+def _write(output: str, text: str):
+    try:
+        Path(output).write_text(text)
+    except OSError as exc:  # a missing directory, no permission: the user's path, not a bug
+        raise click.BadParameter(f"cannot write {output}: {exc.strerror or exc}", param_hint="--output") from None
+
+
 @main.command()
 @click.argument("name")
 @click.option("--format", "fmt", type=click.Choice(["md", "tex"]), default="md", show_default=True,
@@ -36,7 +43,7 @@ def report(name: str, fmt: str, output: str | None):
     mech = _mechanism(name)
     text = make_report(mech, rdp(mech), fmt)
     if output:
-        Path(output).write_text(text)
+        _write(output, text)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
@@ -57,7 +64,7 @@ def codegen(name: str, output: str | None):
 
     source = generate_source(rdp(_mechanism(name)))
     if output:
-        Path(output).write_text(source)
+        _write(output, source)
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(source)
@@ -77,7 +84,7 @@ def _save(fig, output: str):
 
     try:
         save(fig, output)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise click.BadParameter(str(exc), param_hint="--output") from None
     click.echo(f"wrote {output}", err=True)
 

@@ -8,6 +8,7 @@ import click
 
 from ..execution import execution_options
 from . import main
+from ._exit import ExitCode
 
 
 def _parse_values(items):
@@ -41,10 +42,11 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
 
     Prints one row per check: verdict (holds / fails / inconclusive), symbolic or numeric, points
     checked and the worst margin ((bound - value) / max(1, |bound|); negative means violated). Exit
-    code 1 if any check fails or could not run (raised, lost its worker). Each check is one task:
-    --workers/--scheduler say where they run.
+    code 1 if any check fails or could not run (raised, lost its worker); else 3 if any applicable
+    check is inconclusive; else 0. Each check is one task: --workers/--scheduler say where they run.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
     import mpmath
 
@@ -68,19 +70,21 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--param") from None
     err = Console(stderr=True)
-    with err.status(f"checking {name}"):
+    with err.status(f"checking {escape(name)}"):
         suite = check_all(mech, values or None, quick=quick, only=list(only) or None, dps=dps, executor=executor)
-    table = Table(title=f"Properties of {name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}")
+    table = Table(title=escape(f"Properties of {name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}"))
     for col in ("property", "verdict", "mode", "points", "worst margin"):
         table.add_column(col)
     colours = {Verdict.HOLDS: "green", Verdict.FAILS: "red", Verdict.INCONCLUSIVE: "yellow"}
     for r in suite.reports:
         verdict = f"[{colours[r.verdict]}]{r.verdict}[/]" + ("" if r.applicable else " (n/a)")
         margin = "-" if r.worst_margin is None else mpmath.nstr(r.worst_margin, 4)
-        table.add_row(r.name, verdict, r.mode, str(r.points_checked), margin)
+        table.add_row(escape(str(r.name)), verdict, escape(str(r.mode)), str(r.points_checked), margin)
     Console().print(table)
     for r in suite.reports:
         if r.verdict is not Verdict.HOLDS:
             click.echo(f"{r.name}: {r.detail}")
     if suite.failures or suite.errors:
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
+    if suite.verdict is Verdict.INCONCLUSIVE:
+        sys.exit(ExitCode.INCONCLUSIVE)

@@ -11,9 +11,11 @@ import click
 
 from ..execution import execution_options
 from . import main
+from ._exit import ExitCode
 
-#: exit codes of ``rdpsym verify`` (2 is click's code for bad usage)
-EXIT_VERIFIED, EXIT_MISMATCH, EXIT_INCONCLUSIVE, EXIT_NO_CLOSED_FORM = 0, 1, 3, 4
+#: exit codes of ``rdpsym verify`` (see :class:`~rdpsym.cli._exit.ExitCode`; 2 is bad usage)
+EXIT_VERIFIED, EXIT_MISMATCH, EXIT_INCONCLUSIVE = ExitCode.OK, ExitCode.FAILED, ExitCode.INCONCLUSIVE
+EXIT_NO_CLOSED_FORM = ExitCode.INCONCLUSIVE  # nothing to verify: no verdict either way
 
 
 def load_mechanism_file(path: Path, function: str | None = None):
@@ -33,7 +35,11 @@ def load_mechanism_file(path: Path, function: str | None = None):
         raise click.BadParameter(f"{path}: not a Python file", param_hint="TARGET")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file is broken, not rdpsym: a usage error naming it
+        raise click.BadParameter(f"{path}: importing it raised {type(exc).__name__}: {exc}",
+                                 param_hint="TARGET") from exc
 
     def build(obj, what):
         if callable(obj) and not isinstance(obj, Mechanism):
@@ -85,9 +91,10 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     (0,1), alpha up to 1000 and infinity, exceptional orders, finiteness edges, tiny and huge scales).
 
     Exit code: 0 verified, 1 mismatch (the closed form is wrong somewhere), 3 inconclusive (some numerics
-    did not converge), 4 nothing to verify (no closed form), 2 bad usage.
+    did not converge, or nothing to verify: no closed form), 2 bad usage, 4 internal error.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
@@ -109,19 +116,19 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="TARGET") from None
 
-    with console.status(f"deriving {mech.name}"):
+    with console.status(f"deriving {escape(mech.name)}"):
         result = rdp(mech, cache=not no_cache)
-    console.print(str(result))
+    console.print(str(result), markup=False)
     if result.expr is None:
-        console.print(f"[red]nothing to verify[/red]: status {result.status}: {result.reason}")
+        console.print(f"[red]nothing to verify[/red]: status {escape(str(result.status))}: {escape(str(result.reason))}")
         sys.exit(EXIT_NO_CLOSED_FORM)
 
     with Progress(TextColumn("verifying {task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console, transient=True) as bar:
-        task = bar.add_task(mech.name, total=None, last="")
+        task = bar.add_task(escape(mech.name), total=None, last="")
 
         def progress(done, total, check):
-            bar.update(task, completed=done, total=total, last=f"{check.point.regime}: {check.status}")
+            bar.update(task, completed=done, total=total, last=escape(f"{check.point.regime}: {check.status}"))
 
         report = verify(result, mechanism=mech, dps=dps, digits=digits, seed=seed, level=level, progress=progress,
                         executor=executor)
@@ -132,18 +139,18 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     if not all_points and len(checks) > 12:
         order = {"mismatch": 0, "inconclusive": 1, "agree": 2}
         checks = sorted(checks, key=lambda c: (order[c.status], c.digits))[:12]
-    table = Table(title=f"{mech.name}: {len(report.checks)} points, dps {dps}, seed {seed}"
+    table = Table(title=f"{escape(mech.name)}: {len(report.checks)} points, dps {dps}, seed {seed}"
                   + ("" if len(checks) == len(report.checks) else " (worst 12 shown; --all-points for all)"))
     for col in ("regime", "point", "closed form", "numeric", "rel. diff", "error est.", "digits", "status"):
         table.add_column(col, justify="right" if col in ("rel. diff", "error est.", "digits") else "left")
     colour = {"agree": "green", "mismatch": "red", "inconclusive": "yellow"}
     for c in checks:
-        table.add_row(c.point.regime, c.point.describe(), "n/a" if c.closed is None else mpmath.nstr(c.closed, 12),
+        table.add_row(escape(str(c.point.regime)), escape(c.point.describe()), "n/a" if c.closed is None else mpmath.nstr(c.closed, 12),
                       mpmath.nstr(c.numeric, 12), mpmath.nstr(c.rel_diff, 2), mpmath.nstr(c.error, 2),
                       "all" if c.digits == float("inf") else f"{c.digits:.1f}",
                       f"[{colour[c.status]}]{c.status}[/{colour[c.status]}]")
     console.print(table)
     st = str(report.status)
     stcol = {"verified": "green", "mismatch": "red", "inconclusive": "yellow"}[st]
-    console.print(f"[bold {stcol}]{report}[/]")
+    console.print(f"[bold {stcol}]{escape(str(report))}[/]")
     sys.exit({"verified": EXIT_VERIFIED, "mismatch": EXIT_MISMATCH, "inconclusive": EXIT_INCONCLUSIVE}[st])
