@@ -295,3 +295,111 @@ def test_finiteness_conditions_do_not_apply_to_the_kl_and_max_divergence():
     with mpmath.workdps(30):
         exact = r.evaluate(1, dps=30, l1=1, l2=3)
         assert np.isfinite(kl) and abs(mpmath.mpf(float(kl)) - exact) <= 1e-14 * exact
+
+
+# -- orders where the closed form is singular and that depend on the parameters (issue 13) --------
+def _laplace_quadrature(a, b1, b2, m):
+    """D_a(Lap(0, b1) || Lap(m, b2)) from its definition, 1/(a-1) log int P^a Q^(1-a), by mpmath
+    quadrature split at the kinks 0 and m (call inside an mpmath.workdps block); the inputs are the
+    floats' exact values."""
+    a, b1, b2, m = (mpmath.mpf(float(v)) for v in (a, b1, b2, m))
+    g = lambda t: mpmath.exp(-a * abs(t) / b1 - (1 - a) * abs(t - m) / b2)  # noqa: E731
+    integral = mpmath.quad(g, [-mpmath.inf, 0, m, mpmath.inf]) / ((2 * b1) ** a * (2 * b2) ** (1 - a))
+    return mpmath.log(integral) / (a - 1)
+
+
+@pytest.fixture(scope="module")
+def two_laplace_scales():
+    x = sp.Symbol("x", real=True)
+    b1, b2, m = sp.symbols("b1 b2 m", positive=True)
+    r = rdpsym.renyi_divergence(sp.exp(-sp.Abs(x) / b1) / (2 * b1), sp.exp(-sp.Abs(x - m) / b2) / (2 * b2), x, sp.S.Reals)
+    assert r.is_closed_form
+    return r, r.to_numpy()
+
+
+def _accurate_or_flagged(f, alphas, reference, **params):
+    """Each value is within 1e-12 relative of the reference, or NaN with a RuntimeWarning (fail closed)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = f(np.asarray(alphas), **params)
+    nan = np.isnan(got)
+    if nan.any():
+        assert any(issubclass(w.category, RuntimeWarning) and f"{int(nan.sum())} point" in str(w.message) for w in caught)
+    with mpmath.workdps(50):
+        for a, g in zip(alphas, got):
+            if not np.isnan(g):
+                exact = reference(a)
+                assert abs(mpmath.mpf(float(g)) - exact) <= 1e-12 * abs(exact), (a, g, exact)
+    return got
+
+
+def test_parameter_dependent_removable_order(two_laplace_scales):
+    """alpha = b1/(b1 + b2) = 1/4 at b1 = 1, b2 = 3 is 0/0 in the closed form (a factor
+    alpha (b1 + b2) - b1 of its denominator cancels with its numerator); the float code gave 1.22466
+    there, and the definition's value is 0.300463 (quadrature below)."""
+    _, f = two_laplace_scales
+    got = f(0.25, b1=1.0, b2=3.0, m=2.0)
+    with mpmath.workdps(50):
+        exact = _laplace_quadrature(0.25, 1.0, 3.0, 2.0)
+        assert mpmath.almosteq(exact, mpmath.mpf("0.300462570443963"), rel_eps=1e-14)
+        assert np.isfinite(got) and abs(mpmath.mpf(float(got)) - exact) <= 1e-12 * exact, (got, exact)
+
+
+@pytest.mark.parametrize("b1, b2, m", [(1.0, 3.0, 2.0), (0.3, 0.7, 1.0), (2.0, 0.5, 5.0), (1.0, 3.0, 50.0)])
+def test_neighbourhood_of_a_parameter_dependent_order(two_laplace_scales, b1, b2, m):
+    _, f = two_laplace_scales
+    a0 = b1 / (b1 + b2)
+    alphas = [a0] + [a0 + s * d for d in (1e-2, 1e-4, 1e-6, 1e-8, 1e-9, 1e-10, 1e-12) for s in (1, -1)]
+    got = _accurate_or_flagged(f, alphas, lambda a: _laplace_quadrature(a, b1, b2, m), b1=b1, b2=b2, m=m)
+    assert np.isfinite(got).all()  # here a series around the order serves every point
+    # scalars and a grid of parameter values take the same path
+    assert f(alphas[3], b1=b1, b2=b2, m=m) == pytest.approx(got[3], rel=1e-13)
+    # the divergence is invariant under scaling b1, b2 and m together (x -> 2x maps the pair onto itself)
+    grid = f(np.array(alphas)[:, None], b1=np.array([b1, 2 * b1]), b2=np.array([b2, 2 * b2]), m=np.array([m, 2 * m]))
+    np.testing.assert_allclose(grid[:, 0], got, rtol=1e-13)
+    np.testing.assert_allclose(grid[:, 1], got, rtol=1e-12)
+
+
+def test_two_gaussian_scales_at_the_edge_of_finiteness():
+    """N(0, s1^2) against N(m, s2^2) is finite only where alpha s2^2 + (1 - alpha) s1^2 > 0; at s1 = 1.3,
+    s2 = 0.7 the edge is alpha = s1^2/(s1^2 - s2^2). That factor, computed in floats next to its root, is
+    mostly rounding: 1e-12 below the edge the code was 3e-5 off. Beyond the edge the value is +inf."""
+    x = sp.Symbol("x", real=True)
+    s1, s2, m = sp.symbols("s1 s2 m", positive=True)
+    P = sp.exp(-x**2 / (2 * s1**2)) / sp.sqrt(2 * sp.pi * s1**2)
+    Q = sp.exp(-(x - m) ** 2 / (2 * s2**2)) / sp.sqrt(2 * sp.pi * s2**2)
+    r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals)
+    f = r.to_numpy()
+    with mpmath.workdps(50):
+        edge = mpmath.mpf(1.3) ** 2 / (mpmath.mpf(1.3) ** 2 - mpmath.mpf(0.7) ** 2)
+        below = [float(edge - d) for d in (1e-2, 1e-4, 1e-6, 1e-9, 1e-12, 1e-14)]
+        above = [float(edge + d) for d in (1e-14, 1e-9, 1e-2)]
+    _accurate_or_flagged(f, below, lambda a: r.evaluate(_x(a), dps=50, s1=_x(1.3), s2=_x(0.7), m=1), s1=1.3, s2=0.7, m=1.0)
+    assert np.all(f(np.array(above), s1=1.3, s2=0.7, m=1.0) == np.inf)
+    # where the factor cannot vanish (s1 < s2) nothing changes: the Gaussian's closed form is exact here
+    with mpmath.workdps(50):
+        for a in (0.5, 2.0, 30.0):
+            exact = r.evaluate(_x(a), dps=50, s1=_x(0.7), s2=_x(1.3), m=1)
+            assert abs(mpmath.mpf(float(f(a, s1=0.7, s2=1.3, m=1.0))) - exact) <= 1e-13 * exact
+
+
+def test_no_cancelling_point_is_left_to_the_closed_form_when_no_series_is_built(two_laplace_scales):
+    """With the series around the order switched off, points next to it are NaN with a warning or
+    accurate, never a wrong finite number (the closed form's cancellation estimate decides)."""
+    r, _ = two_laplace_scales
+    source = r.to_source()
+    assert "_series_0_m0" in source
+    namespace: dict = {}
+    exec(compile(source.replace("(_rel_0_0, _series_0_m0, _cfe_0_0)", "(_rel_0_0, None, _cfe_0_0)"), "<test>", "exec"), namespace)
+    g = namespace["renyi_divergence"]
+    alphas = [0.25] + [0.25 + s * d for d in (1e-2, 1e-4, 1e-6, 1e-9, 1e-12) for s in (1, -1)]
+    got = _accurate_or_flagged(g, alphas, lambda a: _laplace_quadrature(a, 1.0, 3.0, 2.0), b1=1.0, b2=3.0, m=2.0)
+    assert np.isnan(got).sum() >= 5  # the closest points have no accurate float value here
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_built_ins_have_no_parameter_dependent_orders(compiled, name):
+    r, f = compiled[name]
+    assert "_dd_f" not in f.source and "import warnings" not in f.source

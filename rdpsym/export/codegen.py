@@ -21,7 +21,15 @@ Nothing here is written per mechanism. The generator walks the expression tree:
   (the truncation error is then far below a unit in the last place); elsewhere the closed form is used.
 * alpha = 1 routes to ``result.kl``, alpha = oo to ``result.max_divergence``, exceptional orders to their
   limits, and the value is +inf wherever ``result.conditions`` fail. Parameters outside their domains and
-  NaN raise ``ValueError`` naming the argument; NaN is never returned.
+  NaN raise ``ValueError`` naming the argument.
+* Orders where the closed form is singular and that depend on the parameters (a factor of degree 1 in
+  alpha such as alpha (b1 + b2) - b1 for two Laplace scales, see :class:`_Factor`) are found in the
+  closed form itself; the factor is evaluated in double-double arithmetic (next to its root its float
+  value would be rounding error). Where the singularity is removable, a Taylor series around the
+  parameter-dependent root (Taylor-mode arithmetic, the vanishing sums deflated) serves the points
+  next to it; where neither the series nor the closed form (by its estimated cancellation error) is
+  accurate, the value is NaN and a ``RuntimeWarning`` gives the count: never a wrong finite number.
+  Only then is NaN returned.
 
 Accuracy and speed are measured by ``benchmarks/numerics.py``.
 """
@@ -52,7 +60,7 @@ __all__ = ["Series", "generate_source", "to_numpy", "series_expansions", "Codege
 SERIES_TOLERANCE = 1e-15
 #: Number of Taylor terms kept (orders 0 .. SERIES_TERMS-1).
 SERIES_TERMS = 12
-_FORMAT = 14
+_FORMAT = 15
 
 
 class CodegenError(ValueError):
@@ -289,8 +297,11 @@ class _TaylorEmitter:
         self.seen: dict[str, str] = {}
         #: leading coefficients dropped by divisions by (alpha - a0)**m: the top ones are padding
         self.lost = 0
+        #: series name -> the coefficient of log|alpha - a0| it leaves out (see _vanishes); they must
+        #: cancel in the whole expression (a removable singularity), else no series is emitted
+        self.ltau: dict[str, sp.Expr] = {}
 
-    def _new(self, code: str) -> str:
+    def _new(self, code: str, ltau: sp.Expr = sp.Integer(0)) -> str:
         # every step is a pure function of earlier ones: a repeated subexpression is computed once
         if code in self.seen:
             return self.seen[code]
@@ -298,7 +309,16 @@ class _TaylorEmitter:
         name = f"_s{self.count}"
         self.lines.append(f"    {name} = {code}")
         self.seen[code] = name
+        if ltau != 0:
+            self.ltau[name] = ltau
         return name
+
+    def _lt(self, name: str) -> sp.Expr:
+        return self.ltau.get(name, sp.Integer(0))
+
+    def _vanishes(self, e: sp.Expr) -> bool:
+        """Whether the sum ``e`` is zero at the centre (only parameter-dependent centres look)."""
+        return False
 
     def const(self, e: sp.Expr) -> str:
         return self._new(f"_t_const({self.em.value(e)} + _z(alpha), _one)")
@@ -307,13 +327,13 @@ class _TaylorEmitter:
         if not e.has(ALPHA):
             return self.const(e)
         if e == ALPHA:
-            return self._new(f"_t_const({self.em.number(self.a0)} + _z(alpha), _one) + _unit")
+            return self._new(f"_t_const({self.em.value(self.a0)} + _z(alpha), _one) + _unit")
         if e.is_Add:
             parts = [self.series(t) for t in e.args]
-            return self._new(" + ".join(parts))
+            return self._new(" + ".join(parts), sp.Add(*[self._lt(p) for p in parts]))
         if e.is_Mul:
             shifts = 0
-            factors = []
+            factors, logged = [], []
             # factors free of alpha scale the series as plain values (one multiply, not a series product)
             scale = sp.Mul(*[f for f in e.args if not f.has(ALPHA)])
             for f in (f for f in e.args if f.has(ALPHA)):
@@ -325,13 +345,20 @@ class _TaylorEmitter:
                     factors.append(self.const(sp.Integer(-1) ** int(-ex)))
                 else:
                     factors.append(self._factor(f))
+                    logged += [(factors[-1], f)] if self._lt(factors[-1]) != 0 else []
             if not factors:
                 factors.append(self.const(sp.Integer(1)))
+            ltau = sp.Integer(0)
+            if logged:
+                # (L log|alpha - a0|) times the other factors: only one factor may carry it
+                if len(logged) > 1 or shifts:
+                    raise CodegenError("a product of logarithms that vanish at the expansion point")
+                ltau = self._lt(logged[0][0]) * e / logged[0][1]
             out = factors[0]
             for f in factors[1:]:
-                out = self._new(f"_t_mul({out}, {f})")
+                out = self._new(f"_t_mul({out}, {f})", ltau)
             if scale != 1:
-                out = self._new(f"({self.em.value(scale)}) * {out}")
+                out = self._new(f"({self.em.value(scale)}) * {out}", ltau)
             if shifts:
                 # divide by (alpha - a0)**shifts: drop the leading (zero) coefficients
                 pad = f"numpy.zeros(({shifts},) + {out}.shape[1:])"
@@ -341,11 +368,18 @@ class _TaylorEmitter:
         if e.is_Pow:
             base, ex = e.base, e.exp
             if not ex.has(ALPHA) and ex.is_number:
+                if not (ex.is_Integer and ex > 0) and base.is_Add and self._vanishes(base):
+                    raise CodegenError("a power of a sum that vanishes at the expansion point")
                 b = self.series(base)
+                if self._lt(b) != 0:
+                    raise CodegenError("a power of a logarithm that vanishes at the expansion point")
                 if ex == -1:
                     return self._new(f"_t_div(_t_const(1.0, _one), {b})")
                 return self._new(f"_t_pow({b}, {self.em.number(ex)})")
-            return self._new(f"_t_exp(_t_mul({self.series(ex)}, {self.logabs(base)}))")
+            lb = self.logabs(base)
+            if self._lt(lb) != 0:
+                raise CodegenError("a power of a sum that vanishes at the expansion point")
+            return self._new(f"_t_exp(_t_mul({self.series(ex)}, {lb}))")
         if isinstance(e, sp.exp):
             return self._new(f"_t_exp({self.series(e.args[0])})")
         if isinstance(e, sp.log):
@@ -354,21 +388,42 @@ class _TaylorEmitter:
 
     def _factor(self, f: sp.Expr) -> str:
         if f.is_Pow and f.exp.is_Integer and f.exp < 0:
-            return self._new(f"_t_div(_t_const(1.0, _one), {self.series(f.base ** -f.exp)})")
+            if f.base.is_Add and self._vanishes(f.base):
+                raise CodegenError("a quotient by a sum that vanishes at the expansion point")
+            b = self.series(f.base ** -f.exp)
+            if self._lt(b) != 0:
+                raise CodegenError("a quotient by a logarithm that vanishes at the expansion point")
+            return self._new(f"_t_div(_t_const(1.0, _one), {b})")
         return self.series(f)
 
     def logabs(self, e: sp.Expr) -> str:
-        """Series of log|e| (e nonzero at a0)."""
+        """Series of log|e| (e nonzero at a0), or of log|e / (alpha - a0)| for a sum e that vanishes
+        there (a parameter-dependent centre): the left-out log|alpha - a0| is recorded in ``ltau``."""
         if not e.has(ALPHA):
             return self._new(f"_t_const({self.em.logabs(e)[0]} + _z(alpha), _one)")
         if isinstance(e, sp.exp):
             return self.series(e.args[0])
         if e.is_Pow:
             if e.exp.has(ALPHA) or not e.exp.is_number:
-                return self._new(f"_t_mul({self.series(e.exp)}, {self.logabs(e.base)})")
-            return self._new(f"{self.em.number(e.exp)} * {self.logabs(e.base)}")
+                lb = self.logabs(e.base)
+                if self._lt(lb) != 0:
+                    raise CodegenError("a power of a sum that vanishes at the expansion point")
+                return self._new(f"_t_mul({self.series(e.exp)}, {lb})")
+            lb = self.logabs(e.base)
+            return self._new(f"{self.em.number(e.exp)} * {lb}", e.exp * self._lt(lb))
         if e.is_Mul:
-            return self._new(" + ".join(self.logabs(f) for f in e.args))
+            parts = [self.logabs(f) for f in e.args]
+            return self._new(" + ".join(parts), sp.Add(*[self._lt(p) for p in parts]))
+        if e.is_Add and self._vanishes(e):
+            # e = (alpha - a0) * (e / (alpha - a0)): the plain series of e with its leading (zero)
+            # coefficient dropped is the series of e / (alpha - a0); its top coefficient is padding
+            parts = [self.series(t) for t in e.args]
+            if any(self._lt(p) != 0 for p in parts):
+                raise CodegenError("a logarithm inside a sum that vanishes at the expansion point")
+            total = self._new(" + ".join(parts))
+            self.lost = max(self.lost, 1)
+            deflated = self._new(f"numpy.concatenate([{total}[1:], numpy.zeros((1,) + {total}.shape[1:])])")
+            return self._new(f"_t_log({deflated})", sp.Integer(1))
         if e.is_Add:
             logs, plain = [], []
             for t in e.args:
@@ -602,6 +657,229 @@ def _boundary_series(result, branch, parameters, terms, seconds) -> list[Series]
 
 
 # ------------------------------------------------------------------------------------------------
+# Singular orders that depend on the parameters
+# ------------------------------------------------------------------------------------------------
+#: Next to a parameter-dependent singular factor D (|D| / sum|terms of D| below this) the closed form
+#: is checked: a series around the root is used where it converges, else the closed form where its
+#: estimated cancellation error is below MOVING_TRUST of its value, else NaN (with a RuntimeWarning).
+MOVING_WINDOW = 0.1
+MOVING_TRUST = 1e-13
+
+
+@dataclass(frozen=True)
+class _Factor:
+    """A factor D of the closed form, of degree 1 in alpha, whose root a0 depends on the parameters.
+
+    Laplace(0, b1) against Laplace(m, b2) has D = alpha (b1 + b2) - b1: at alpha = b1/(b1 + b2) the
+    closed form is 0/0 (``removable``), and the divergence is analytic there. A non-removable factor is an
+    edge of the finiteness conditions or a pole (two Gaussian scales: alpha s2^2 + (1 - alpha) s1^2).
+    Either way D is evaluated in double-double arithmetic (``symbol`` stands for it in the float code):
+    its float value next to its root would be mostly rounding error.
+    """
+
+    poly: sp.Expr
+    symbol: sp.Symbol
+    root: sp.Expr
+    removable: bool
+    probes: tuple  # typical parameter values at which the root is an order in (0, oo) other than 1
+
+
+def _degree_one_factors(expr: sp.Expr, syms: set) -> list[sp.Expr]:
+    cands: set = set()
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.log) and node.has(ALPHA):
+            cands.update(sp.fraction(sp.together(node.args[0])))
+        elif node.is_Add and node.has(ALPHA):
+            cands.add(node)
+        elif node.is_Pow and node.base.has(ALPHA) and node.exp.is_number and node.exp.is_negative:
+            cands.add(node.base)
+    out = []
+    for c in cands:
+        if not c.has(ALPHA):
+            continue
+        parts = sp.Mul.make_args(sp.factor(c) if c.is_polynomial(*syms) else c)
+        for f in parts:
+            f = f.as_base_exp()[0]
+            if not f.has(ALPHA) or not f.is_polynomial(*syms) or not f.free_symbols <= syms:
+                continue
+            f = sp.expand(f)
+            if sp.degree(f, ALPHA) == 1 and len(f.free_symbols) > 1:
+                out.append(f)
+    return out
+
+
+def _probe_points(params, root) -> list[dict]:
+    import itertools
+
+    grids = [p.typical_values(3) for p in params]
+    points = []
+    # combinations with distinct values first: b1 = b2 would hide a root that depends on b1/b2
+    combos = sorted(itertools.islice(itertools.product(*grids), 81), key=lambda v: -len(set(v)))
+    for values in combos:
+        point = {p.symbol: v for p, v in zip(params, values)}
+        a0 = sp.nsimplify(root.subs(point))
+        if a0.is_real and a0.is_finite and a0 > 0 and abs(a0 - 1) > sp.Rational(1, 100):
+            points.append(point)
+        if len(points) >= 3:
+            break
+    return points
+
+
+def _removable_at(branch: sp.Expr, root: sp.Expr, points: list[dict]) -> bool:
+    """Numeric probe (80 digits): the branch takes one finite value on both sides of the root, at
+    distances 1e-30 and 1e-22 (a logarithmic pole or an edge gives different or complex values)."""
+    if not points:
+        return False
+    for point in points:
+        a0 = root.subs(point)
+        f = branch.subs(point)
+        vals = []
+        for h in (sp.Rational(1, 10**30), -sp.Rational(1, 10**30), sp.Rational(1, 10**22)):
+            v = f.subs(ALPHA, a0 + h).evalf(80)
+            if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or abs(sp.im(v)) > sp.Float(10, 80) ** -60:
+                return False
+            vals.append(sp.re(v))
+        scale = max(abs(v) for v in vals)
+        if scale == 0 or any(abs(v - vals[0]) > sp.Float(10, 80) ** -15 * scale for v in vals):
+            return False
+    return True
+
+
+def singular_factors(result: DivergenceResult, branches: Sequence[sp.Expr], params, seconds: float = 30.0) -> list[_Factor]:
+    """The degree-1 factors of the branches whose roots are parameter-dependent orders (see _Factor).
+
+    Factors come from the Add nodes, the denominators and the logarithms' arguments (over a common
+    denominator, factored), within ``seconds``; a factor whose root is never a positive order at the
+    typical parameter values is left out.
+    """
+    from ..derive.timeout import StepTimeout, run_with_time_limit
+
+    syms = {ALPHA, *(p.symbol for p in params)}
+
+    def work():
+        found: list[sp.Expr] = []
+        for br in branches:
+            for f in _degree_one_factors(br, syms):
+                if not any(sp.expand(f - g) == 0 or sp.expand(f + g) == 0 for g in found):
+                    found.append(f)
+        out = []
+        for j, f in enumerate(found):
+            root = sp.cancel(-f.coeff(ALPHA, 0) / f.coeff(ALPHA, 1))
+            if root.is_number or root.is_nonpositive or root.has(ALPHA):
+                continue
+            points = _probe_points(params, root)
+            if not points:
+                continue
+            removable = all(_removable_at(br, root, points) for br in branches if f.has(ALPHA))
+            out.append(_Factor(f, sp.Symbol(f"_f{j}", real=True), root, removable, tuple(points)))
+        return out
+
+    try:
+        return run_with_time_limit(work, seconds=seconds)
+    except Exception:  # noqa: BLE001 - no factor found in time: the code is generated as before
+        return []
+
+
+def _substitute_factors(expr: sp.Expr, factors: Sequence[_Factor]) -> sp.Expr:
+    """``expr`` with each sum equal to a constant multiple of a factor replaced by its symbol."""
+    if not factors:
+        return expr
+    memo: dict = {}
+
+    def match(e):
+        if e in memo:
+            return memo[e]
+        out = None
+        if e.is_Add and e.has(ALPHA) and not e.has(sp.exp, sp.log):
+            for f in factors:
+                if e.free_symbols <= f.poly.free_symbols | {ALPHA}:
+                    q = sp.cancel(sp.expand(e) / f.poly)
+                    if q.is_number and q != 0:
+                        out = q * f.symbol
+                        break
+        memo[e] = out
+        return out
+
+    return expr.replace(lambda e: match(e) is not None, match)
+
+
+class _CentredTaylor(_TaylorEmitter):
+    """Taylor-mode series around the parameter-dependent root a0 of a removable factor: sums that
+    vanish there (the factor itself, the numerator it cancels with) are deflated inside logarithms."""
+
+    def __init__(self, emitter: _Emitter, factor: _Factor, terms: int):
+        super().__init__(emitter, factor.root, terms)
+        self.factor = factor
+        self._memo: dict = {}
+
+    def _vanishes(self, e: sp.Expr) -> bool:
+        if e in self._memo:
+            return self._memo[e]
+        out = True
+        try:
+            for point in self.factor.probes:
+                a0 = self.factor.root.subs(point)
+                terms = [t.subs(point).subs(ALPHA, a0).evalf(60) for t in e.args]
+                total = abs(sp.Add(*terms).evalf(60))
+                if not bool(total <= sp.Float(10, 60) ** -40 * sum(abs(t) for t in terms)):
+                    out = False
+                    break
+        except (TypeError, ValueError, ArithmeticError):
+            out = False
+        self._memo[e] = out
+        return out
+
+
+def _dd_code(poly: sp.Expr, em: _Emitter) -> str:
+    """Code of the polynomial ``poly`` in double-double arithmetic (its value rounded once)."""
+    out = None
+    for term in sp.Add.make_args(sp.expand(poly)):
+        c, rest = term.as_coeff_Mul()
+        hi = float(c)
+        lo = float(sp.Rational(c) - sp.Rational(hi)) if c.is_Rational else 0.0
+        code = f"({hi!r}, {lo!r})"
+        for f in sp.Mul.make_args(rest):
+            if f == 1:
+                continue
+            base, ex = f.as_base_exp()
+            if not (base.is_Symbol and ex.is_Integer and ex > 0):
+                raise CodegenError(f"no double-double code for {f}")
+            for _ in range(int(ex)):
+                code = f"_dd_mul({code}, _dd({em.names[base]}))"
+        out = code if out is None else f"_dd_add({out}, {code})"
+    return f"_dd_value({out})"
+
+
+def _abs_scale_code(poly: sp.Expr, em: _Emitter) -> str:
+    """Code of sum_i |t_i| over the terms of ``poly`` (the size its cancellation is measured against)."""
+    return " + ".join(f"numpy.abs({em.value(t)})" for t in sp.Add.make_args(sp.expand(poly)))
+
+
+def _cancellation_code(direct: sp.Expr, factor: _Factor, em: _Emitter, vanishes) -> str | None:
+    """Code of an estimate of the closed form's absolute error from the sums in its logarithms that
+    vanish at the factor's root: eps * (8 + 4 max_i |l_i|) * sum_i |t_i| / |sum_i t_i| times the
+    coefficient of that logarithm, with l_i = log|t_i| (rounding in the exponents is eps |l_i|)."""
+    logs = [n for n in direct.atoms(sp.log) if n.args[0].is_Add and n.args[0].has(ALPHA) and vanishes(n.args[0])]
+    if not logs:
+        return None
+    parts = []
+    for n in logs:
+        lam = sp.Dummy("lam")
+        coeff = sp.diff(direct.subs(n, lam), lam)
+        if coeff.has(lam):
+            return None
+        terms = [em.logabs(t)[0] for t in n.args[0].args]
+        signed = em.logabs(n.args[0])[0]
+        plain = f"_lse_abs([{', '.join(terms)}], [{', '.join('1.0' for _ in terms)}])"
+        lmax = f"numpy.abs({terms[0]})"
+        for t in terms[1:]:
+            lmax = f"numpy.maximum({lmax}, numpy.abs({t}))"
+        parts.append(f"numpy.abs({em.value(coeff)}) * 2.220446049250313e-16 * (8.0 + 4.0 * ({lmax}))"
+                     f" * numpy.exp(({plain}) - ({signed}))")
+    return " + ".join(parts)
+
+
+# ------------------------------------------------------------------------------------------------
 # The generated module
 # ------------------------------------------------------------------------------------------------
 _HELPERS = '''
@@ -686,6 +964,42 @@ def _lse_abs(logs, signs):
 def _lse_sign(logs, signs):
     """The sign of sum_i s_i exp(l_i)."""
     return numpy.sign(_scaled_sum(logs, signs)[1])
+
+
+# -- double-double arithmetic (pairs hi + lo, Dekker 1971): a singular factor's exact float value ------
+def _dd(a):
+    return (a, 0.0 * a)
+
+
+def _dd_split(a):
+    c = 134217729.0 * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _dd_two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _dd_mul(x, y):
+    p = x[0] * y[0]
+    ah, al = _dd_split(x[0])
+    bh, bl = _dd_split(y[0])
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return _dd_two_sum(p, e + (x[0] * y[1] + x[1] * y[0]))
+
+
+def _dd_add(x, y):
+    s, e = _dd_two_sum(x[0], y[0])
+    return _dd_two_sum(s, e + (x[1] + y[1]))
+
+
+def _dd_value(x):
+    """hi + lo rounded; where the splitting overflowed (|a| > 1e300) the plain sum hi."""
+    v = x[0] + x[1]
+    return numpy.where(numpy.isfinite(v), v, x[0]) if numpy.ndim(v) else (v if numpy.isfinite(v) else x[0])
 
 
 def _series(coeffs, v):
@@ -877,10 +1191,16 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     lines = ['"""Generated by rdpsym from a derived closed form; only numpy is needed."""', "", "import numpy", _HELPERS]
 
     # one function per piece, called on the subset of points it serves
+    factor_symbols: dict = {}  # placeholder -> its double-double function (see _Factor)
+
+    def prelude(expr) -> list[str]:
+        return [f"    {em.names[f]} = {factor_symbols[f]}({arglist})" for f in sorted(expr.free_symbols & set(factor_symbols), key=str)]
+
     def fn(fname: str, expr: sp.Expr) -> str:
         lines.append(f"def {fname}({arglist}):")
         # an expression in alpha broadcasts by itself; a constant needs alpha's shape
-        pad = "" if ALPHA in expr.free_symbols else " + _z(alpha)"
+        pad = "" if ALPHA in expr.free_symbols or expr.free_symbols & set(factor_symbols) else " + _z(alpha)"
+        lines.extend(prelude(expr))
         lines.append(f"    return {em.value(expr)}{pad}")
         lines.append("")
         return fname
@@ -930,9 +1250,50 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     checks = _check_points(params)
     originals = branches
     branches = [evaluation_form(br, checks) for br in branches]
+    # singular orders that depend on the parameters (see _Factor): each factor in double-double
+    factors = singular_factors(result, originals, params)
+    for j, f in enumerate(factors):
+        em.names[f.symbol] = f"_f{j}"
+        factor_symbols[f.symbol] = f"_dd_f{j}"
+        lines.append(f"def _dd_f{j}({arglist}):")
+        lines.append(f"    # {_doc_text(sp.sstr(f.poly))} (zero at alpha = {_doc_text(sp.sstr(f.root))}), in double-double")
+        lines.append(f"    return {_dd_code(f.poly, em)}")
+        lines.append("")
     branch_code = []
     for i, br in enumerate(branches):
-        direct = fn(f"_direct_{i}", evaluation_form(originals[i], checks, shift=False))
+        direct_form = evaluation_form(originals[i], checks, shift=False)
+        direct = fn(f"_direct_{i}", _substitute_factors(direct_form, factors))
+        moving = []
+        for j, f in enumerate(factors):
+            if not f.removable:
+                continue
+            lines.append(f"def _rel_{i}_{j}({arglist}):")
+            lines.append(f"    return numpy.abs(_dd_f{j}({arglist})) / ({_abs_scale_code(f.poly, em)})")
+            lines.append("")
+            series_name = "None"
+            try:
+                te = _CentredTaylor(em, f, SERIES_TERMS)
+                top = te.series(br)
+                keep = SERIES_TERMS - te.lost
+                if keep < 4 or sp.simplify(te._lt(top)) != 0:
+                    raise CodegenError("no series around the parameter-dependent order")
+                series_name = f"_series_{i}_m{j}"
+                lines.append(f"def {series_name}({arglist}):")
+                lines.append(f"    # Taylor series around alpha = {_doc_text(sp.sstr(f.root))} by Taylor-mode arithmetic")
+                lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
+                lines.append("    _unit = numpy.zeros_like(_one)")
+                lines.append("    _unit[1] = 1.0")
+                lines.extend(te.lines)
+                lines.append(f"    return _series(list({top}[:{keep}]), alpha - ({em.value(f.root)}))")
+                lines.append("")
+            except CodegenError:
+                te = _CentredTaylor(em, f, SERIES_TERMS)
+            cfe = _cancellation_code(direct_form, f, em, te._vanishes)
+            lines.append(f"def _cfe_{i}_{j}({arglist}):")
+            lines.append("    # estimated absolute error of the closed form (cancellation next to the order)")
+            lines.append(f"    return {cfe if cfe is not None else 'numpy.inf'} + _z(alpha)")
+            lines.append("")
+            moving.append(f"(_rel_{i}_{j}, {series_name}, _cfe_{i}_{j})")
         bounds, points = series_expansions(result, br, params)
         boundary_names = [f"({emit_series(f'_series_{i}_b{j}', s)}, None)" for j, s in enumerate(bounds)]
         point_names = [f"({emit_series(f'_series_{i}_e{j}', s)}, {em.number(ALPHA - s.variable)})"
@@ -971,17 +1332,17 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
             at_a0 = f"_exceptional_{k}" if len(branches) == 1 else "None"
             centres.append(f"({a0!r}, {at_a0}, {served})")
         # cancellation-free boundary series first, then the expansions in alpha
-        branch_code.append((direct, boundary_names + near_one + point_names, boundary_names, centres))
+        branch_code.append((direct, boundary_names + near_one + point_names, boundary_names, centres, moving))
 
     # The branch evaluator: series where accurate, the closed form elsewhere. Inputs keep their own
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
     # local name starts with "_": parameter names never do (see _identifier), so none is captured.
-    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=()):")
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None):")
     lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
-    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres)[0]")
-    lines.append("    if not _expansions and not _centres:")
+    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes)[0]")
+    lines.append("    if not _expansions and not _centres and not _moving:")
     lines.append(f"        return numpy.broadcast_to(_direct({arglist}), _shape)")
     # The closed form everywhere first (lazy broadcasting, no gathers), then series values overwrite
     # it where they are accurate: the series serve few points, so gathering the rest would cost more.
@@ -1039,6 +1400,31 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     lines.append("        if not numpy.all(numpy.abs(_out[_close] - _ref) <= 1e-2 * numpy.abs(_ref) + 1e-300):")
     lines.append("            raise ArithmeticError(f'the float code cancels next to alpha = {_c} and no series converged '")
     lines.append("                                  'there; use the exact result instead')")
+    lines.append("    for _rel, _s, _cfe in _moving:")
+    lines.append("        # next to an order that depends on the parameters (a root of a factor of the closed form):")
+    lines.append("        # the series around it where it converges, else the closed form where its estimated")
+    lines.append("        # cancellation error is small, else NaN (counted in _notes: fail closed, never a wrong number)")
+    lines.append(f"        _near = _todo & (_rel({arglist}) < {MOVING_WINDOW!r})")
+    lines.append("        if not _near.any():")
+    lines.append("            continue")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
+    lines.append("        _idx = numpy.flatnonzero(_near)")
+    lines.append("        _d = _out.flat[_idx]")
+    lines.append("        _err = _cfe(*_sub)")
+    lines.append("        _good = numpy.zeros(_d.shape, dtype=bool)")
+    lines.append("        if _s is not None:")
+    lines.append("            _value, _tail = _s(*_sub)")
+    lines.append(f"            _good = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
+    lines.append("            # rounding-noise coefficients can pass the truncation test: the series must also agree")
+    lines.append("            # with the closed form within the closed form's own error (where that is a number)")
+    lines.append("            _good &= ~numpy.isfinite(_d) | (numpy.abs(_value - _d) <= 1e-3 * numpy.abs(_d) + 10.0 * _err)")
+    lines.append("            _out.flat[_idx[_good]] = _value[_good]")
+    lines.append(f"        _bad = ~_good & ~(numpy.isfinite(_d) & (_err <= {MOVING_TRUST!r} * numpy.abs(_d)))")
+    lines.append("        if _bad.any():")
+    lines.append("            _out.flat[_idx[_bad]] = numpy.nan")
+    lines.append("            if _notes is not None:")
+    lines.append("                _notes.append(int(_bad.sum()))")
+    lines.append("        _todo.flat[_idx] = False")
     lines.append("    return _out")
     lines.append("")
 
@@ -1053,8 +1439,10 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     special("_order_one", result.kl)
     special("_order_inf", result.max_divergence)
     exceptional = [(float(p.alpha), fn(f"_exceptional_{k}", p.value)) for k, p in enumerate(result.exceptional_points)]
+    conditions = _substitute_factors(result.conditions, factors) if factors else result.conditions
     lines.append(f"def _conditions({arglist}):")
-    lines.append(f"    return numpy.asarray({em.condition(result.conditions)})")
+    lines.extend(prelude(conditions))
+    lines.append(f"    return numpy.asarray({em.condition(conditions)})")
     lines.append("")
 
     # parameter validation
@@ -1069,16 +1457,16 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     doc_params = "\n".join(f"    {a}: {_doc_text(p.meaning or p.name)}, in {_doc_text(sp.sstr(p.domain))}"
                            for p, a in zip(params, args))
     def combined(kind):
-        parts = [kind(d, s, b, c) for d, s, b, c in branch_code]
+        parts = [kind(d, s, b, c, mv) for d, s, b, c, mv in branch_code]
         value = parts[0]
         for p in parts[1:]:
             value = f"{combine}({value}, {p})"
         return value
 
     # the general orders of every branch, combined; evaluated block by block
-    lines.append(f"def _general({arglist}):")
+    lines.append(f"def _general({arglist}, _notes=None):")
     lines.append(f"    _sub = ({arglist},)")
-    lines.append(f"    return {combined(lambda d, s, b, c: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}])')}")
+    lines.append(f"    return {combined(lambda d, s, b, c, mv: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}], [{chr(44).join(mv)}], _notes)')}")
     lines.append("")
     lines.append(f"def {name}({arglist}):")
     lines.append(f'    """{_doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
@@ -1111,14 +1499,21 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     lines.append("        _rest = numpy.broadcast_to(_rest, _shape)")
     # Blocks pay off when a point costs many array operations (series screens, log-sum-exp); a
     # one-line formula such as the Gaussian's is fastest on the whole grid at once.
-    heavy = any(series for _, series, _, _ in branch_code) or any("_lse_" in line for line in lines[4:])
+    heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
     blockwise = "_blockwise" if heavy else "_whole"
+    guarded = any(mv for *_, mv in branch_code)
+    general = "_general"
+    if guarded:
+        # points next to a parameter-dependent singular order where nothing is accurate are NaN
+        lines.append("        _notes = []")
+        lines.append("        _gen = lambda *_a: _general(*_a, _notes=_notes)  # noqa: E731")
+        general = "_gen"
     lines.append("        if _rest.all():")
     lines.append("            # every order is a general one: no copies, lazy broadcasting")
-    lines.append(f"            {blockwise}(_general, ({arglist},), _out)")
+    lines.append(f"            {blockwise}({general}, ({arglist},), _out)")
     lines.append("        elif _rest.any():")
     lines.append("            _sub = _full(_rest)")
-    lines.append(f"            _out[_rest] = {blockwise}(_general, _sub, numpy.empty(_sub[0].shape))")
+    lines.append(f"            _out[_rest] = {blockwise}({general}, _sub, numpy.empty(_sub[0].shape))")
     # alpha = 1, oo and exceptional orders: their own closed forms, or a boundary series where that
     # closed form cancels (KL of Laplace at large b)
     one = ("_branch(*_sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1
@@ -1142,13 +1537,24 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         # they apply to general and exceptional orders, not to the KL (alpha = 1) or D_oo
         lines.append("        _general_orders = numpy.broadcast_to(numpy.isfinite(alpha) & (alpha != 1.0), _shape)")
         lines.append(f"        _out[_general_orders & ~numpy.broadcast_to(_conditions({arglist}), _shape)] = numpy.inf")
-    lines.append("    if numpy.isnan(_out).any():")
-    lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
+    if guarded:
+        lines.append("    _failed = int(numpy.isnan(_out).sum())")
+        lines.append("    if _failed > sum(_notes):")
+        lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
+        lines.append("    if _failed:")
+        lines.append("        warnings.warn(f'" + name + ": {_failed} point(s) next to an order where the closed form is 0/0 '")
+        lines.append("                      'and no series converged are NaN (fail closed); use the exact result there',")
+        lines.append("                      RuntimeWarning, stacklevel=2)")
+    else:
+        lines.append("    if numpy.isnan(_out).any():")
+        lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
     lines.append("    if (_out < 0).any():")
     lines.append("        # a Renyi divergence is >= 0 (Mironov 2017, Sect. III): a negative float is lost digits")
     lines.append(f"        raise ArithmeticError('{name}: the float code produced a negative value; use the exact result instead')")
     lines.append("    return _out[()] if _out.ndim == 0 else _out")
     lines.append("")
+    if guarded:
+        lines.insert(3, "import warnings")
     return "\n".join(lines)
 
 
