@@ -7,7 +7,7 @@ events of one mechanism derive its curve and generate its code once. Every curve
 batch at once — ``values(alpha, params)`` takes an array of orders and one array per parameter (one
 entry per distinct event) and returns the (orders x events) matrix.
 
-Three kinds, named in ``MechanismCurve.provenance``:
+Three kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
 
 * ``"closed form"`` — the engine's derivation (:func:`rdpsym.rdp`) turned into stable numpy code by
   :func:`rdpsym.export.codegen.to_numpy` (log-sum-exp, series at alpha = 1 and at the parameter
@@ -15,15 +15,17 @@ Three kinds, named in ``MechanismCurve.provenance``:
   finiteness conditions.
 * ``"bound"`` — group privacy (``group > 1``) of a mechanism that is not a location family: Mironov
   2017 (arXiv:1702.07476 v3), Prop. 2, via :func:`rdpsym.accounting.group_privacy` (or the same
-  bound applied to the float curve for numeric and subsampled curves, see :func:`prop2_bound`).
+  bound applied to the float curve for numeric curves and mechanisms' own curves, see :func:`prop2_bound`).
 * ``"numeric"`` — no closed form: :func:`rdpsym.numeric_divergence` (independent mpmath quadrature)
   at a fixed grid of orders ``NUMERIC_GRID``, both directions of every adjacent pair (Mironov 2017,
   Def. 4), each value plus its error estimate. Between grid orders the curve is the value at the next
   grid order *above* — an upper bound because D_alpha is non-decreasing in alpha (Mironov 2017,
   Prop. 9; van Erven and Harremoës 2014, Thm. 3) — and above the grid it is D_inf. A grid order
   whose quadrature did not converge is +inf (no claim). Grid values are cached per parameter values.
-* ``"subsampled"`` — the Poisson-subsampled Gaussian (registry name ``subsampled_gaussian``) from
-  :func:`rdpsym.accounting.subsampled.subsampled_gaussian_rdp` (imported when first needed).
+* anything else — a curve the mechanism supplies itself: ``Mechanism.curve_provider`` (asked first
+  under ``method="auto"``; ``None`` from it means the kinds above). The provider builds its curve with
+  :func:`float_curve`. The built-in Poisson-subsampled Gaussian supplies ``"subsampled"``
+  (:mod:`rdpsym.mechanisms.subsampled_gaussian`). Nothing here looks at a mechanism's name.
 
 Fail closed everywhere: NaN becomes +inf (a NaN order never wins a minimum); a float evaluation that
 raises falls back to the exact value (:meth:`DivergenceResult.evaluate`), and to +inf if that fails
@@ -46,19 +48,14 @@ import sympy as sp
 from ..derive.result import DivergenceResult, Status
 from ..specify.mechanism import Mechanism
 
-__all__ = ["MechanismCurve", "mechanism_curve", "resolve_mechanism", "prop2_bound", "NUMERIC_GRID",
-           "SUBSAMPLED_NAME", "clear_cache"]
+__all__ = ["MechanismCurve", "mechanism_curve", "resolve_mechanism", "prop2_bound", "float_curve", "NUMERIC_GRID",
+           "clear_cache"]
 
 #: Orders at which numeric curves are computed (alpha = 1 is the KL divergence).
 NUMERIC_GRID = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 20.0, 24.0, 32.0,
                 48.0, 64.0, 96.0, 128.0, 256.0, 512.0, 1024.0)
 #: Rounding below 0 up to this size is raised to 0; anything more negative is an error.
 NEGATIVE_TOLERANCE = 1e-9
-#: Registry name of the Poisson-subsampled Gaussian, whose curve comes from rdpsym.accounting.subsampled.
-SUBSAMPLED_NAME = "subsampled_gaussian"
-#: Above this order the subsampled Gaussian's curve is bounded by the Gaussian's (its quadrature gets slow).
-SUBSAMPLED_ALPHA_MAX = 512.0
-SUBSAMPLED_MEMO = 200_000
 
 PROP2 = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 2"
 PROP9 = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 9"
@@ -84,10 +81,6 @@ def resolve_mechanism(mechanism) -> Mechanism:
             if mechanism not in _REGISTRY:
                 from .. import mechanisms
 
-                if mechanism == SUBSAMPLED_NAME and SUBSAMPLED_NAME not in mechanisms.names():
-                    raise NotImplementedError(
-                        f"mechanism {mechanism!r} is not in the registry yet "
-                        "(rdpsym.mechanisms.subsampled_gaussian has not landed)")
                 _REGISTRY[mechanism] = mechanisms.get(mechanism)  # ValueError names the registered ones
             return _REGISTRY[mechanism]
     raise TypeError(f"mechanism: expected an rdpsym Mechanism or a registry name, got {type(mechanism).__name__}")
@@ -138,8 +131,9 @@ def prop2_bound(fn: Callable[[np.ndarray], np.ndarray], k: int) -> Callable[[np.
 class MechanismCurve:
     """The float RDP curve of one mechanism (for groups of ``group``), for any parameter values.
 
-    ``provenance`` is ``"closed form"``, ``"bound"``, ``"numeric"`` or ``"subsampled"`` (module
-    docstring); ``detail`` says how it was obtained; ``result`` is the derivation behind it, if any.
+    ``provenance`` is ``"closed form"``, ``"bound"``, ``"numeric"`` or what a mechanism's own curve
+    provider names (``"subsampled"``; module docstring); ``detail`` says how it was obtained;
+    ``result`` is the derivation behind it, if any.
     """
 
     mechanism: Mechanism
@@ -268,51 +262,14 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     from ..export.codegen import CodegenError, _identifier  # noqa: PLC2701 - the generated argument names
     from .group import group_privacy
 
-    if mechanism.name == SUBSAMPLED_NAME and method == "auto":
-        try:
-            from .subsampled import sampled_component, subsampled_gaussian_rdp
-        except ImportError as exc:
-            raise NotImplementedError(
-                "the subsampled Gaussian's float curve (rdpsym.accounting.subsampled.subsampled_gaussian_rdp) "
-                f"is not available: {exc}") from None
-
-        memo: dict = {}
-
-        def base(a, q, sigma):
-            a, q, sigma = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, q, sigma)))
-            out = np.empty(a.shape)
-            flat, todo = out.reshape(-1), []
-            for i, key in enumerate(zip(a.ravel().tolist(), q.ravel().tolist(), sigma.ravel().tolist())):
-                v = memo.get(key)
-                if v is None:
-                    todo.append((i, key))
-                else:
-                    flat[i] = v
-            if todo:
-                keys = np.array([k for _, k in todo])
-                ka, kq, ks = keys[:, 0], keys[:, 1], keys[:, 2]
-                high = np.isfinite(ka) & (ka > SUBSAMPLED_ALPHA_MAX) & (kq > 0)
-                vals = np.empty(len(todo))
-                # above the cap: the sampled component's D_alpha(P_1||Q), derived by the engine, bounds
-                # the subsampled curve (the mixture (1-q) Q + q P_1 against Q: joint quasi-convexity, van
-                # Erven and Harremoes 2014, Thm. 13)
-                vals[high] = sampled_component()[1](ka[high], ks[high])
-                if (~high).any():
-                    vals[~high] = np.asarray(subsampled_gaussian_rdp(ka[~high], kq[~high], ks[~high]), dtype=float)
-                if len(memo) > SUBSAMPLED_MEMO:
-                    memo.clear()
-                for (i, key), v in zip(todo, vals):
-                    memo[key] = flat[i] = v
-            return out
-
-        detail = ("Poisson-subsampled Gaussian: rdpsym.accounting.subsampled.subsampled_gaussian_rdp "
-                  "(exact binomial expansion at integer orders, quadrature of A_alpha - 1 elsewhere); above "
-                  f"alpha = {SUBSAMPLED_ALPHA_MAX:g} the bound D_alpha(P_1||Q) of the sampled component, "
-                  "derived by the engine (quasi-convexity, van Erven and Harremoes 2014, Thm. 13)")
-        if group == 1:
-            return MechanismCurve(mechanism, 1, "subsampled", detail, None, lambda a, **p: base(a, p["q"], p["sigma"]))
-        return _group_wrapped(mechanism, group, "subsampled", detail,
-                              lambda a, p: base(a, p["q"], p["sigma"]))
+    provider = mechanism.curve_provider
+    if provider is not None and method == "auto":
+        curve = provider(mechanism, group)  # the mechanism's own curve, or None: the generic one
+        if curve is not None:
+            if not isinstance(curve, MechanismCurve) or curve.mechanism != mechanism or curve.group != group:
+                raise TypeError(f"curve_provider of {mechanism.name!r}: expected a MechanismCurve of this "
+                                f"mechanism for groups of {group} (see float_curve), got {curve!r}")
+            return curve
 
     result = None
     if method == "auto":
@@ -345,6 +302,20 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     return _group_wrapped(mechanism, group, "numeric", detail,
                           lambda a, p: base_curve._numeric_base(np.asarray(a, dtype=float), p),
                           inner=base_curve)
+
+
+def float_curve(mechanism: Mechanism, group: int, provenance: str, detail: str,
+                base: Callable[[np.ndarray, dict], np.ndarray]) -> MechanismCurve:
+    """A :class:`MechanismCurve` from a float function ``base(alpha, params)`` (for curve providers).
+
+    ``base`` takes an array of orders and a dict parameter name -> array (numpy broadcasting between
+    them) and returns eps(alpha) for groups of 1 (+inf where it makes no claim). For ``group > 1`` the
+    curve is the Prop. 2 bound around it (:func:`prop2_bound`, provenance ``"bound"``), ``k eps(oo)``
+    at alpha = oo. Either way the result fails closed like every curve (:meth:`MechanismCurve.values`).
+    """
+    if group == 1:
+        return MechanismCurve(mechanism, 1, provenance, detail, None, lambda a, **p: base(a, p))
+    return _group_wrapped(mechanism, group, provenance, detail, base)
 
 
 def _group_wrapped(mechanism, group, kind, detail, base, inner=None) -> MechanismCurve:
@@ -384,8 +355,8 @@ def _group_wrapped(mechanism, group, kind, detail, base, inner=None) -> Mechanis
 def mechanism_curve(mechanism, group: int = 1, method: str = "auto") -> MechanismCurve:
     """The float curve of ``mechanism`` (a Mechanism or registry name) for groups of ``group``.
 
-    ``method="auto"`` uses the closed form when the engine derives one (or the subsampled Gaussian's
-    own function), else the numeric curve; ``method="numeric"`` forces the numeric curve (to check
+    ``method="auto"`` uses the mechanism's own curve when it has a ``curve_provider`` (the subsampled
+    Gaussian), else the closed form when the engine derives one, else the numeric curve; ``method="numeric"`` forces the numeric curve (to check
     the closed form against it). Prepared once per (mechanism, group, method) and cached.
     """
     m = resolve_mechanism(mechanism)

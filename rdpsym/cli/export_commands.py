@@ -127,7 +127,7 @@ def plot_conversion(name: str, output: str, params: tuple[str, ...]):
     """(epsilon, delta) curves from each RDP conversion against the exact privacy profile of NAME."""
     from ..export.plots import conversion_plot
 
-    _mechanism(name)
+    mech = _mechanism(name)
     values = {}
     for item in params:
         key, sep, value = item.partition("=")
@@ -137,8 +137,8 @@ def plot_conversion(name: str, output: str, params: tuple[str, ...]):
             raise click.BadParameter(f"expected NAME=VALUE with a number; got {item!r}", param_hint="--param") from None
         if not sep:
             raise click.BadParameter(f"expected NAME=VALUE; got {item!r}", param_hint="--param")
-    if name == "gaussian":
-        values.setdefault("sigma", 1.0)
+    for key, value in mech.defaults:  # the mechanism's example values (Gaussian: sigma = 1), never its name
+        values.setdefault(key, float(value))
     try:
         fig = conversion_plot(name, **values)
     except ValueError as exc:

@@ -22,10 +22,11 @@ import numpy as np
 
 __all__ = ["figure1", "figure2", "conversion_plot", "save", "FIGURE1_PANELS"]
 
-#: (mechanism, parameter, values, label) of the three panels of Figure 1.
+#: (mechanism, parameter, values, label) of the three panels of Figure 1. The label formats a value unless
+#: the mechanism says how its parameter is shown (``Mechanism.display``: Laplace's b as 1/λ).
 FIGURE1_PANELS = (
     ("randomized_response", "p", (0.55, 0.6, 0.75), "p = {}"),
-    ("laplace", "b", (4.0, 2.0, 1.0), "1/λ = {:g}"),
+    ("laplace", "b", (4.0, 2.0, 1.0), "b = {:g}"),
     ("gaussian", "sigma", (4.0, 3.0, 2.0), "σ = {:g}"),
 )
 
@@ -39,13 +40,14 @@ def _pyplot():
     return plt
 
 
-def _curve(name: str):
-    """The stable float RDP curve of the registered mechanism ``name`` (sensitivity defaults to 1)."""
+def _curve(name):
+    """The stable float RDP curve of a mechanism or registered name ``name`` (sensitivity defaults to 1)."""
     from .. import mechanisms
     from ..derive.mechanism_rdp import rdp
+    from ..specify.mechanism import Mechanism
     from .codegen import to_numpy
 
-    mech = mechanisms.get(name)
+    mech = name if isinstance(name, Mechanism) else mechanisms.get(name)
     result = rdp(mech)
     f = to_numpy(result)
 
@@ -67,24 +69,30 @@ def save(fig, out: str | Path) -> Path:
     return out
 
 
-def figure1(alpha_max: float = 10.0, points: int = 400):
-    """Figure 1: RDP budget curves of randomized response, Laplace and Gaussian (sensitivity 1)."""
+def figure1(alpha_max: float = 10.0, points: int = 400, panels=FIGURE1_PANELS):
+    """Figure 1: RDP budget curves of randomized response, Laplace and Gaussian (sensitivity 1).
+
+    ``panels``: ``(mechanism, parameter, values, label)`` per panel (default :data:`FIGURE1_PANELS`); a
+    mechanism is a :class:`~rdpsym.Mechanism` or a registered name. Each curve is labelled by the
+    mechanism's own rule for showing the parameter (``Mechanism.display``), else by ``label`` formatted
+    with the value. The panel title is the mechanism's title.
+    """
     plt = _pyplot()
     alphas = np.linspace(1.0, alpha_max, points)
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharey=True)
-    titles = ("Randomized response", "Laplace mechanism", "Gaussian mechanism")
-    for ax, (name, param, values, label), title in zip(axes, FIGURE1_PANELS, titles):
-        _, _, curve = _curve(name)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), sharey=True, squeeze=False)
+    for ax, (name, param, values, label) in zip(axes[0], panels):
+        mech, _, curve = _curve(name)
         for v in values:
-            shown = 1 / v if name == "laplace" else v
-            ax.plot(alphas, curve(alphas, **{param: v}), label=label.format(shown))
-        ax.set_title(title)
+            shown, shown_label = mech.shown(param, v)
+            text = label.format(v) if shown_label is None else f"{shown_label} = {shown:g}"
+            ax.plot(alphas, curve(alphas, **{param: v}), label=text)
+        ax.set_title(mech.title or mech.name)
         ax.set_xlabel("α")
         ax.set_xlim(1, alpha_max)
         ax.set_ylim(0, 2.5)
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left")
-    axes[0].set_ylabel("ε(α)")
+    axes[0][0].set_ylabel("ε(α)")
     fig.tight_layout()
     return fig
 

@@ -31,4 +31,5 @@ def gaussian() -> Mechanism:
         parameters=(sigma, d),
         description="Adds N(0, sigma^2) noise to a real-valued query.",
         references=("Mironov 2017 (arXiv:1702.07476 v3), Prop. 7 and Table II",),
+        defaults=(("sigma", 1),),  # e.g. rdpsym plot conversion without --param
     )

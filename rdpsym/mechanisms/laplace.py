@@ -26,4 +26,5 @@ def laplace() -> Mechanism:
         parameters=(b, d),
         description="Adds Laplace(0, b) noise to a real-valued query.",
         references=("Mironov 2017 (arXiv:1702.07476 v3), Prop. 6 and Table II",),
+        display=(("b", 1 / bs, "1/λ"),),  # plots show 1/lambda, as Mironov 2017, Fig. 1
     )

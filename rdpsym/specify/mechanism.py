@@ -11,6 +11,7 @@ only when it establishes a symmetry mechanically, see :func:`rdpsym.derive.engin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import sympy as sp
 
@@ -56,6 +57,20 @@ class Mechanism:
     pairs: the adjacent pairs whose divergences bound the mechanism's RDP.
     parameters: the mechanism's parameters, with domains and typical ranges.
     title, description, references: for reports; references cite down to the proposition.
+    defaults: ``(name, value)`` pairs, example values a command uses for parameters the user gave no
+        value for (``rdpsym plot conversion``); validated like any value.
+    display: ``(name, expression, label)`` triples, how plots show a parameter: the value of
+        ``expression`` (in that parameter's symbol) under ``label``. The Laplace mechanism's scale b is
+        shown as 1/λ (Mironov 2017, Fig. 1): ``("b", 1/b, "1/λ")``.
+    curve_provider: ``None`` or a callable ``provider(mechanism, group)`` returning the accountant's
+        float curve (a :class:`rdpsym.accounting.MechanismCurve`) for groups of ``group``, or ``None``
+        to use the generic one (derived closed form, else numeric). It is asked by
+        :func:`rdpsym.accounting.mechanism_curve` (``method="auto"``) instead of any name. Use a
+        module-level function: it pickles by reference (process pools, Dask) and compares by identity,
+        so a mechanism with a provider is never equal to (never shares a cached curve with) one without.
+
+    Behaviour is chosen by these attributes, never by ``name``: a user's mechanism that happens to share
+    a built-in's name gets its own curve.
     """
 
     name: str
@@ -66,6 +81,9 @@ class Mechanism:
     title: str = ""
     description: str = ""
     references: tuple[str, ...] = field(default_factory=tuple)
+    defaults: tuple[tuple[str, Any], ...] = ()
+    display: tuple[tuple[str, sp.Expr, str], ...] = ()
+    curve_provider: Callable[..., Any] | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if not isinstance(self.support, sp.Set):
@@ -82,6 +100,28 @@ class Mechanism:
                 raise ValueError(
                     f"pairs: densities use symbols {sorted(map(str, stray))} that are not declared parameters"
                 )
+        by_name = {p.name: p for p in self.parameters}
+        object.__setattr__(self, "defaults", tuple((str(k), v) for k, v in self.defaults))
+        for key, value in self.defaults:
+            if key not in by_name:
+                raise ValueError(f"defaults: {key!r} is not a parameter; the parameters are {sorted(by_name)}")
+            by_name[key].validate(value)
+        display = []
+        for entry in self.display:
+            try:
+                key, expr, label = entry
+            except (TypeError, ValueError):
+                raise ValueError(f"display: expected (name, expression, label) triples; got {entry!r}") from None
+            if key not in by_name:
+                raise ValueError(f"display: {key!r} is not a parameter; the parameters are {sorted(by_name)}")
+            if not isinstance(expr, sp.Expr):
+                raise TypeError(f"display: the expression for {key!r} must be a sympy expression, got {type(expr).__name__}")
+            if not expr.free_symbols <= {by_name[key].symbol}:
+                raise ValueError(f"display: the expression for {key!r} may use only its symbol; got {sp.sstr(expr)}")
+            display.append((key, expr, str(label)))
+        object.__setattr__(self, "display", tuple(display))
+        if self.curve_provider is not None and not callable(self.curve_provider):
+            raise TypeError(f"curve_provider: must be callable or None, got {type(self.curve_provider).__name__}")
 
     @property
     def params(self) -> dict[str, sp.Symbol]:
@@ -91,6 +131,20 @@ class Mechanism:
     @property
     def parameter_by_name(self) -> dict[str, Parameter]:
         return {p.name: p for p in self.parameters}
+
+    @property
+    def default_values(self) -> dict[str, Any]:
+        """The example parameter values of ``defaults`` as a dict (name -> value)."""
+        return dict(self.defaults)
+
+    def shown(self, name: str, value) -> tuple[float, str | None]:
+        """How plots show parameter ``name`` at ``value``: ``(shown value, label)``; label ``None`` when
+        the mechanism gives no display rule for it (the value is shown as it is)."""
+        for key, expr, label in self.display:
+            if key == name:
+                symbol = self.parameter_by_name[name].symbol
+                return float(expr.subs(symbol, value)), label
+        return value, None
 
     @property
     def discrete(self) -> bool:

@@ -1,0 +1,267 @@
+"""Behaviour is chosen by what a mechanism is, never by its name (issue 13, part 5).
+
+A mechanism's own accountant curve is attached to it (``Mechanism.curve_provider``), plotting and CLI
+defaults are attributes of the mechanism (``display``, ``defaults``), and no module under ``rdpsym/``
+compares a mechanism's name to a literal.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import rdpsym
+from rdpsym import mechanisms as M
+from rdpsym.accounting.curves import mechanism_curve
+from rdpsym.mechanisms._densities import normal_pdf
+from rdpsym.specify.mechanism import AdjacentPair, Mechanism
+from rdpsym.specify.params import parameter
+
+ORDERS = np.array([1.5, 2.0, 3.0, 8.0, 32.0])
+
+
+def _subsampled_provider():
+    import importlib
+
+    # the module, not the package attribute of the same name (that is the registered factory)
+    return importlib.import_module("rdpsym.mechanisms.subsampled_gaussian").subsampled_curve
+
+
+def user_gaussian(name: str) -> Mechanism:
+    """A plain Gaussian pair N(0, sigma^2) vs N(q, sigma^2), built as a user would, called ``name``.
+
+    Its parameters are even called q and sigma, like the subsampled Gaussian's; its RDP is
+    alpha q^2 / (2 sigma^2) (Mironov 2017, Prop. 7).
+    """
+    x = sp.Symbol("x", real=True)
+    q = parameter("q", sp.Interval.open(0, sp.oo), typical=(0.5, 2.0), latex="q", meaning="shift")
+    sigma = parameter("sigma", typical=(0.5, 10.0), latex=r"\sigma", meaning="noise")
+    return Mechanism(name=name, variable=x, support=sp.S.Reals,
+                     pairs=(AdjacentPair(normal_pdf(x, 0, sigma.symbol), normal_pdf(x, q.symbol, sigma.symbol)),),
+                     parameters=(q, sigma))
+
+
+def gaussian_closed_form(alpha, q, sigma):
+    return alpha * q**2 / (2 * sigma**2)
+
+
+# -- the accountant's curve ------------------------------------------------------------------------
+def test_a_user_mechanism_named_subsampled_gaussian_gets_its_own_curve():
+    mine = user_gaussian("subsampled_gaussian")
+    curve = mechanism_curve(mine)
+    assert curve.provenance == "closed form", curve.detail
+    got = curve(ORDERS, q=0.5, sigma=1.5)
+    np.testing.assert_allclose(got, gaussian_closed_form(ORDERS, 0.5, 1.5), rtol=1e-12)
+    # and through the accountant, next to the built-in of the same name
+    acc = rdpsym.Accountant().add(mine, count=3, q=0.5, sigma=1.5)
+    np.testing.assert_allclose(acc.curve(ORDERS), 3 * gaussian_closed_form(ORDERS, 0.5, 1.5), rtol=1e-12)
+    assert acc.events[0].provenance == "closed form"
+    assert mine.curve_provider is None
+
+
+def test_the_built_in_subsampled_gaussian_keeps_its_curve_and_so_does_a_renamed_copy():
+    builtin = M.get("subsampled_gaussian")
+    curve = mechanism_curve("subsampled_gaussian")
+    assert curve.provenance == "subsampled"
+    assert mechanism_curve(M.subsampled_gaussian()) is curve  # rebuilt mechanisms are equal: one cache entry
+    renamed = dataclasses.replace(builtin, name="my_sampled_gaussian", title="mine")
+    assert mechanism_curve(renamed).provenance == "subsampled"  # the same densities: the same curve
+    np.testing.assert_array_equal(mechanism_curve(renamed)(ORDERS, q=0.01, sigma=1.1),
+                                  curve(ORDERS, q=0.01, sigma=1.1))
+    assert mechanism_curve(builtin, group=2).provenance == "bound"
+    assert mechanism_curve(builtin, method="numeric").provenance == "numeric"
+    assert builtin.curve_provider is _subsampled_provider()
+
+
+def test_a_copy_with_other_densities_does_not_inherit_the_subsampled_curve():
+    builtin = M.get("subsampled_gaussian")
+    x, (q, sigma) = builtin.variable, (p.symbol for p in builtin.parameters)
+    other = dataclasses.replace(builtin, pairs=(AdjacentPair(normal_pdf(x, 0, sigma), normal_pdf(x, q, sigma)),))
+    curve = mechanism_curve(other)
+    assert curve.provenance == "closed form", curve.detail
+    np.testing.assert_allclose(curve(ORDERS, q=0.5, sigma=2.0), gaussian_closed_form(ORDERS, 0.5, 2.0), rtol=1e-12)
+    # replace() kept the provider, which declines a different structure
+    assert other.curve_provider is builtin.curve_provider
+
+
+def test_the_provider_takes_part_in_equality_so_caches_keep_them_apart():
+    builtin = M.get("subsampled_gaussian")
+    bare = dataclasses.replace(builtin, curve_provider=None)
+    assert bare != builtin and builtin == M.subsampled_gaussian()
+    assert hash(builtin) == hash(M.subsampled_gaussian())
+    assert mechanism_curve(bare).provenance != "subsampled"
+    assert mechanism_curve(builtin).provenance == "subsampled"
+
+
+def test_a_provider_that_returns_a_wrong_object_is_refused():
+    mine = dataclasses.replace(user_gaussian("g"), curve_provider=lambda m, group: "not a curve")
+    with pytest.raises(TypeError, match="curve_provider"):
+        mechanism_curve(mine)
+    with pytest.raises(TypeError, match="curve_provider"):
+        dataclasses.replace(user_gaussian("g"), curve_provider=3)
+
+
+def _provenance_in_worker(mechanism):
+    return mechanism_curve(mechanism).provenance, mechanism.curve_provider is _subsampled_provider()
+
+
+def test_mechanisms_with_a_provider_pickle_and_keep_a_stable_repr(tmp_path):
+    builtin = M.get("subsampled_gaussian")
+    back = pickle.loads(pickle.dumps(builtin))
+    assert back == builtin and hash(back) == hash(builtin) and back.curve_provider is builtin.curve_provider
+    assert " at 0x" not in repr(builtin)  # results files key tasks by repr
+    from rdpsym.execution import run_tasks
+
+    report = run_tasks(_provenance_in_worker, [builtin, user_gaussian("subsampled_gaussian")], executor=1,
+                       mp_context="spawn", progress=False, results_file=str(tmp_path / "r.jsonl"))
+    assert report.results() == [("subsampled", True), ("closed form", False)]
+
+
+# -- plots and the CLI -----------------------------------------------------------------------------
+def _lines(fig):
+    return [(ax.get_title(), [(l.get_label(), tuple(np.asarray(l.get_ydata()))) for l in ax.lines]) for ax in fig.axes]
+
+
+def test_a_user_laplace_named_differently_plots_like_the_built_in():
+    pytest.importorskip("matplotlib")
+    from rdpsym.export import plots
+
+    builtin = M.laplace()
+    renamed = dataclasses.replace(builtin, name="my_laplace")
+    x = sp.Symbol("x", real=True)
+    b = parameter("b", typical=(0.1, 10.0), latex=r"\lambda", meaning="scale", log_scale=True)
+    d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="sensitivity")
+    bs, ds = b.symbol, d.symbol
+    constructed = Mechanism(name="lap", title=builtin.title, variable=x, support=sp.S.Reals,
+                            pairs=(AdjacentPair(sp.exp(-sp.Abs(x) / bs) / (2 * bs), sp.exp(-sp.Abs(x - ds) / bs) / (2 * bs),
+                                                builtin.pairs[0].label),),  # the same label: one cached derivation
+                            parameters=(b, d), display=(("b", 1 / bs, "1/λ"),))
+    values = (4.0, 2.0, 1.0)
+    want = _lines(plots.figure1(points=20, panels=[("laplace", "b", values, "b = {:g}")]))
+    assert [label for label, _ in want[0][1]] == ["1/λ = 0.25", "1/λ = 0.5", "1/λ = 1"]
+    for mech in (renamed, constructed):
+        assert _lines(plots.figure1(points=20, panels=[(mech, "b", values, "b = {:g}")])) == want
+    # the default figure is unchanged: Laplace shown as 1/lambda
+    default = _lines(plots.figure1(points=20))
+    assert [label for label, _ in default[1][1]] == ["1/λ = 0.25", "1/λ = 0.5", "1/λ = 1"]
+
+
+def test_a_gaussian_named_laplace_is_not_shown_as_one_over_its_parameter():
+    pytest.importorskip("matplotlib")
+    from rdpsym.export import plots
+
+    impostor = dataclasses.replace(M.gaussian(), name="laplace")
+    fig = plots.figure1(points=10, panels=[(impostor, "sigma", (2.0, 4.0), "σ = {:g}")])
+    assert [l.get_label() for l in fig.axes[0].lines] == ["σ = 2", "σ = 4"]
+
+
+def test_cli_conversion_plot_takes_default_values_from_the_mechanism(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from click.testing import CliRunner
+
+    from rdpsym.cli import main
+
+    monkeypatch.setitem(M._REGISTRY, "my_gaussian", lambda: dataclasses.replace(M.gaussian(), name="my_gaussian"))
+    out = tmp_path / "conv.png"
+    res = CliRunner().invoke(main, ["plot", "conversion", "my_gaussian", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.stat().st_size > 1000
+    assert M.gaussian().default_values == {"sigma": 1}
+
+
+def test_mechanism_attributes_are_validated():
+    g = M.gaussian()
+    with pytest.raises(ValueError, match="defaults: 'tau' is not a parameter"):
+        dataclasses.replace(g, defaults=(("tau", 1),))
+    with pytest.raises(ValueError, match="sigma"):
+        dataclasses.replace(g, defaults=(("sigma", -1),))
+    with pytest.raises(ValueError, match="display: 'tau' is not a parameter"):
+        dataclasses.replace(g, display=(("tau", sp.S(1), "t"),))
+    with pytest.raises(ValueError, match="only its symbol"):
+        dataclasses.replace(g, display=(("sigma", g.params["sensitivity"], "s"),))
+    with pytest.raises(TypeError, match="sympy expression"):
+        dataclasses.replace(g, display=(("sigma", "1/sigma", "s"),))
+    assert M.laplace().shown("b", 4.0) == (0.25, "1/λ") and g.shown("sigma", 2.0) == (2.0, None)
+
+
+# -- no dispatch by name anywhere ------------------------------------------------------------------
+ROOT = Path(rdpsym.__file__).parent
+
+#: (file, literal): comparisons that do not select a mechanism's behaviour, each with its reason.
+ALLOWED = {
+    # a provenance step called "symmetry" (rdpsym.derive), not a mechanism
+    ("accounting/compose.py", "symmetry"),
+    # the audit table of autodp's own functions: autodp's RDP_gaussian is audited at general orders only.
+    # It picks a case of an external library's table, not an rdpsym mechanism's curve (rdpsym.claims).
+    ("claims/audit.py", "gaussian"),
+}
+
+
+def _string_values(node, constants):
+    """The string literals a comparison operand stands for (module-level string constants resolved)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name) and node.id in constants:
+        return [constants[node.id]]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [v for elt in node.elts for v in _string_values(elt, constants)]
+    return []
+
+
+def _is_name_attribute(node):
+    return isinstance(node, ast.Attribute) and node.attr == "name"
+
+
+def name_comparisons(source: str) -> list[tuple[int, str]]:
+    """(line, literal) of comparisons that select behaviour by a mechanism's name.
+
+    Flags ``X == lit``, ``X != lit``, ``X in (lit, ...)`` and ``match`` cases where ``lit`` (a string or a
+    module-level string constant) is a registered mechanism's name, whatever ``X`` is, and any ``.name``
+    compared to a string that is not a parameter name of a registered mechanism.
+    """
+    tree = ast.parse(source)
+    constants = {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                 for t in node.targets if isinstance(t, ast.Name)}
+    mechanism_names = set(M.names())
+    parameter_names = {p.name for m in M.all_mechanisms() for p in m.parameters}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            named = any(_is_name_attribute(o) for o in operands)
+            for o in operands:
+                for value in _string_values(o, constants):
+                    if value in mechanism_names or (named and value not in parameter_names):
+                        found.append((node.lineno, value))
+        elif isinstance(node, ast.MatchValue):
+            for value in _string_values(node.value, constants):
+                if value in mechanism_names:
+                    found.append((node.lineno, value))
+    return found
+
+
+def test_the_name_check_finds_what_it_should():
+    assert name_comparisons('SUB = "subsampled_gaussian"\nif mechanism.name == SUB and m == "auto": pass') == [
+        (2, "subsampled_gaussian")]
+    assert name_comparisons('shown = 1 / v if name == "laplace" else v') == [(1, "laplace")]
+    assert name_comparisons('if "gaussian" in (a, name): pass\nif m.name != "my_mech": pass') == [
+        (1, "gaussian"), (2, "my_mech")]
+    assert name_comparisons('match name:\n    case "laplace":\n        pass') == [(2, "laplace")]
+    assert name_comparisons('if p.name == "sensitivity": pass\nfor name in ("laplace", "gaussian"): pass') == []
+
+
+def test_no_module_selects_behaviour_by_a_mechanism_name():
+    offenders = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for line, value in name_comparisons(path.read_text(encoding="utf-8")):
+            if (rel, value) not in ALLOWED:
+                offenders.append(f"rdpsym/{rel}:{line}: compares with {value!r}")
+    assert not offenders, "behaviour chosen by a name; attach it to the mechanism instead:\n" + "\n".join(offenders)
