@@ -694,7 +694,7 @@ def _degree_one_factors(expr: sp.Expr, syms: set) -> list[sp.Expr]:
         elif node.is_Pow and node.base.has(ALPHA) and node.exp.is_number and node.exp.is_negative:
             cands.add(node.base)
     out = []
-    for c in cands:
+    for c in sorted(cands, key=sp.default_sort_key):  # deterministic: the generated text is cached
         if not c.has(ALPHA):
             continue
         parts = sp.Mul.make_args(sp.factor(c) if c.is_polynomial(*syms) else c)
