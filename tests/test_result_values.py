@@ -114,3 +114,157 @@ def test_an_exact_zero_evaluates_to_zero():
     with mpmath.workdps(30):
         tiny = r.evaluate(1, l1=sp.Rational(3, 2), l2=sp.Rational(3, 2) + sp.Rational(1, 10**30))
         assert abs(tiny - mpmath.mpf(2) / 9 * mpmath.mpf(10) ** -60) <= mpmath.mpf(10) ** -28 * tiny
+
+
+# --------------------------------------------------------------------------------------------------
+# ties and boundaries of Max / Min / Piecewise / Abs: the value there (issue 13), never an error or a
+# guessed branch. A mechanism with two scales has RDP Max(D(P||Q), D(Q||P)); at equal scales P = Q,
+# the two directions tie at 0, and evalf used to raise "The argument '0.e-173' is not comparable".
+# --------------------------------------------------------------------------------------------------
+X = sp.Symbol("x", real=True)
+
+
+def _two_scales(kind):
+    """The RDP of a two-scale pair, written as a user would: P with scale s1, Q with scale s2."""
+    names = {"gaussian": ("sigma1", "sigma2"), "laplace": ("b1", "b2")}[kind]
+    p1, p2 = (rdpsym.parameter(n, typical=(0.5, 5.0), log_scale=True) for n in names)
+    a, b = p1.symbol, p2.symbol
+    if kind == "gaussian":
+        P = sp.exp(-X**2 / (2 * a**2)) / sp.sqrt(2 * sp.pi * a**2)
+        Q = sp.exp(-X**2 / (2 * b**2)) / sp.sqrt(2 * sp.pi * b**2)
+    else:
+        P, Q = sp.exp(-sp.Abs(X) / a) / (2 * a), sp.exp(-sp.Abs(X) / b) / (2 * b)
+    mech = rdpsym.Mechanism(f"two_{kind}_scales", X, sp.S.Reals, (rdpsym.AdjacentPair(P, Q),), (p1, p2))
+    return names, rdpsym.rdp(mech)
+
+
+def _rr_unit_interval():
+    """Randomized response with p in (0, 1): D_oo = Max(log(p/(1-p)), log((1-p)/p)), a tie at p = 1/2."""
+    xi = sp.Symbol("x", integer=True, nonnegative=True)
+    p = rdpsym.parameter("p", sp.Interval.open(0, 1), typical=(0.1, 0.9))
+    s = p.symbol
+    pair = rdpsym.AdjacentPair(s**xi * (1 - s) ** (1 - xi), (1 - s) ** xi * s ** (1 - xi))
+    return rdpsym.rdp(rdpsym.Mechanism("rr_unit_interval", xi, sp.FiniteSet(0, 1), (pair,), (p,)))
+
+
+@pytest.fixture(scope="module")
+def tie_results():
+    return {"gaussian": _two_scales("gaussian"), "laplace": _two_scales("laplace"), "rr": _rr_unit_interval()}
+
+
+def _mp_two_scales(kind, alpha, s1, s2):
+    """max of both directions, by the textbook formulas (independent of rdpsym), at the caller's dps."""
+    def one(a, b):
+        if kind == "gaussian":
+            if alpha == 1:
+                return mpmath.log(b / a) + a**2 / (2 * b**2) - mpmath.mpf(1) / 2
+            v = alpha * b**2 + (1 - alpha) * a**2
+            return mpmath.inf if v <= 0 else (mpmath.log(a ** (1 - alpha) * b**alpha / mpmath.sqrt(v))) / (alpha - 1)
+        if alpha == 1:
+            return mpmath.log(b / a) + a / b - 1
+        v = alpha / a - (alpha - 1) / b
+        return mpmath.inf if v <= 0 else mpmath.log(a ** (-alpha) * b ** (alpha - 1) / v) / (alpha - 1)
+    return max(one(s1, s2), one(s2, s1))
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "laplace"])
+def test_evaluate_at_a_tie_of_two_scales(tie_results, kind):
+    (n1, n2), r = tie_results[kind]
+    assert r.status is rdpsym.Status.CLOSED_FORM and r.kl.has(sp.Max)
+    s = sp.Rational(3, 2)
+    # at s1 = s2, P = Q: every order gives 0 (the KL's Max used to raise at this tie)
+    for a in (1, 2, sp.Rational(1, 4), sp.Rational(1, 2), 1 + sp.Rational(1, 10**6), 1000, sp.oo):
+        assert r.evaluate(a, **{n1: s, n2: s}) == 0, a
+        assert r.at(a, **{n1: s, n2: s}) == 0, a
+    # next to the tie the Max is decided numerically: 28 digits of an O(eps^2) value
+    for eps in (sp.Rational(1, 10**12), sp.Rational(1, 10**40)):
+        s2 = s * (1 + eps)
+        for a in (sp.Integer(1), sp.Integer(2), sp.Rational(1, 4)):
+            with mpmath.workdps(200):
+                ref = _mp_two_scales(kind, mpmath.mpf(a.p) / a.q if a != 1 else 1, mpmath.mpf(3) / 2,
+                                     mpmath.mpf(3) / 2 * (1 + mpmath.mpf(eps.p) / eps.q))
+                got = r.evaluate(a, dps=30, **{n1: s, n2: s2})
+                assert ref > 0 and abs(got - ref) <= mpmath.mpf(10) ** -28 * ref, (kind, a, eps, got, ref)
+
+
+def test_evaluate_randomized_response_max_at_p_one_half(tie_results):
+    r = tie_results["rr"]
+    assert r.max_divergence.has(sp.Max)
+    half = sp.Rational(1, 2)
+    for a in (sp.oo, 1, 2, sp.Rational(1, 4)):
+        assert r.evaluate(a, p=half) == 0, a
+    assert r.at(sp.oo, p=half) == 0
+    # just off the tie: D_oo = |log(p/(1-p))| (Mironov 2017, Table II), ~4e-40
+    p = half + sp.Rational(1, 10**40)
+    with mpmath.workdps(120):
+        pm = mpmath.mpf(1) / 2 + mpmath.mpf(10) ** -40
+        ref = abs(mpmath.log(pm / (1 - pm)))
+        got = r.evaluate(sp.oo, dps=30, p=p)
+        assert abs(got - ref) <= mpmath.mpf(10) ** -28 * ref
+        got = r.evaluate(sp.oo, dps=30, p=1 - p)  # the other argument of the Max wins
+        assert abs(got - ref) <= mpmath.mpf(10) ** -28 * ref
+
+
+def test_evaluate_laplace_with_abs_and_max_at_ties():
+    """A Laplace location pair written with Abs and Max: P = Lap(0, b), Q = Lap(mu, b), mu real.
+    D_alpha is Laplace's (Mironov 2017, Table II) in |mu|; the KL and D_oo are the Max over both
+    directions, each direction in the form its own derivation gave. At mu = 0 every order is 0 (the
+    Max of the two forms, which cancel to 0 only numerically, used to raise)."""
+    b = sp.Symbol("b", positive=True)
+    mu = sp.Symbol("mu", real=True)
+    A = rdpsym.alpha
+    d = sp.Abs(mu)
+    expr = sp.log(A / (2 * A - 1) * sp.exp((A - 1) * d / b) + (A - 1) / (2 * A - 1) * sp.exp(-A * d / b)) / (A - 1)
+    r = rdpsym.DivergenceResult(
+        expr=expr, status=rdpsym.Status.CLOSED_FORM, symbols=(b, mu),
+        kl=sp.Max(d / b - 1 + sp.exp(-d / b), (sp.Abs(-mu) - b + b * sp.exp(-sp.Abs(-mu) / b)) / b),
+        max_divergence=sp.Max(sp.log(b * sp.exp(d / b)) - sp.log(b), mu / b, -mu / b),
+        exceptional_points=(rdpsym.derive.result.ExceptionalPoint(sp.Rational(1, 2), -sp.log((2 * b + d) ** 2 * sp.exp(-d / b) / (4 * b**2))),))
+    for a in (2, 1, sp.oo, sp.Rational(1, 2), sp.Rational(1, 4)):
+        assert r.evaluate(a, b=sp.Rational(3, 2), mu=0) == 0, a
+    with mpmath.workdps(150):
+        for m in (sp.Rational(-7, 10), sp.Rational(1, 10**30)):
+            mm, bb = mpmath.mpf(m.p) / m.q, mpmath.mpf(3) / 2
+            ref_kl = abs(mm) / bb - 1 + mpmath.exp(-abs(mm) / bb)
+            got = r.evaluate(1, dps=30, b=sp.Rational(3, 2), mu=m)
+            assert abs(got - ref_kl) <= mpmath.mpf(10) ** -28 * ref_kl
+            assert abs(r.evaluate(sp.oo, dps=30, b=sp.Rational(3, 2), mu=m) - abs(mm) / bb) <= mpmath.mpf(10) ** -28 * abs(mm) / bb
+    # exact values: the branch, not an unevaluated Max of two equal numbers
+    assert r.at(sp.oo, b=sp.Rational(3, 2), mu=sp.Rational(-7, 10)) == sp.Rational(7, 15)
+    assert r.at(1, b=sp.Rational(3, 2), mu=0) == 0
+
+
+def test_ties_and_boundaries_of_hand_written_branches(monkeypatch):
+    """Max/Min ties with nonzero values, a Piecewise condition at its boundary (decided exactly: the
+    reflection formula makes gamma(s) gamma(1-s) sin(pi s) - pi exactly 0), and at() returning the
+    branch instead of an unevaluated Max."""
+    s, t = sp.symbols("s t", positive=True)
+    A = rdpsym.alpha
+    refl = sp.gamma(s) * sp.gamma(1 - s) * sp.sin(sp.pi * s) - sp.pi
+
+    def R(e):
+        return rdpsym.DivergenceResult(expr=A * 0 + e, status=rdpsym.Status.CLOSED_FORM, symbols=(s, t),
+                                       kl=e, max_divergence=e)
+
+    third = sp.Rational(1, 3)
+    with mpmath.workdps(50):
+        log3 = mpmath.log(3)
+        # Min of two equal arguments (log(s) - log(t) = log(s/t) = 0 at s = t) plus a nonzero part
+        r = R(sp.Min(sp.log(s) - sp.log(t), sp.log(t / s)) + sp.log(1 / s))
+        assert abs(r.evaluate(2, s=third, t=third) - log3) <= mpmath.mpf(10) ** -28 * log3
+        assert abs(r.evaluate(1, s=third, t=third) - log3) <= mpmath.mpf(10) ** -28 * log3
+    # at the boundary of a Piecewise condition: refl > 0 is false (refl = 0 exactly)
+    r = R(sp.Piecewise((1, refl > 0), (2, True)))
+    assert r.evaluate(2, s=third, t=third) == 2
+    # at(): the tie of Max(2 log s, log s**2) is 2 log s, not an unevaluated Max
+    r = R(sp.Max(2 * sp.log(s), sp.log(s**2)))
+    v = r.at(2, s=third, t=1)
+    assert not v.has(sp.Max) and sp.simplify(v - 2 * sp.log(third)) == 0
+    # a boundary that cannot be decided raises, never a number from a guessed branch
+    import rdpsym.derive.result as res
+
+    monkeypatch.setattr(res, "_exactly_zero", lambda d, subs: False)
+    with pytest.raises(ArithmeticError, match="cannot decide"):
+        R(sp.Piecewise((1, refl > 0), (2, True))).evaluate(2, s=third, t=third)
+    # ... while a continuous node (Max) at the same undecidable tie still has its value
+    assert R(sp.Max(refl, -refl) + 1).evaluate(2, s=third, t=third) == 1

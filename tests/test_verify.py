@@ -433,3 +433,121 @@ def test_cli_table_shows_verification():
     assert len(rows) == 3 and all("verified (digits: α>1 " in r for r in rows), out.output
     out = CliRunner().invoke(main, ["table", "--no-verify"])
     assert out.exit_code == 0 and "not run" in out.output
+
+
+# --------------------------------------------------------------------------------------------------
+# honest points (issue 13): generic values, P = Q is no evidence, every regime covered, --param
+# --------------------------------------------------------------------------------------------------
+TWO_SCALES_FILE = '''
+import sympy as sp
+import rdpsym
+
+def two_scales() -> rdpsym.Mechanism:
+    x = sp.Symbol("x", real=True)
+    s1 = rdpsym.parameter("sigma1", typical=(0.5, 5.0), log_scale=True)
+    s2 = rdpsym.parameter("sigma2", typical=(0.5, 5.0), log_scale=True)
+    a, b = s1.symbol, s2.symbol
+    P = sp.exp(-x**2 / (2 * a**2)) / sp.sqrt(2 * sp.pi * a**2)
+    Q = sp.exp(-x**2 / (2 * b**2)) / sp.sqrt(2 * sp.pi * b**2)
+    return rdpsym.Mechanism("two_scales", x, sp.S.Reals, (rdpsym.AdjacentPair(P, Q),), (s1, s2))
+'''
+
+
+def _two_scales():
+    namespace: dict = {}
+    exec(TWO_SCALES_FILE, namespace)  # the user's code, as the CLI test below runs it from a file
+    return namespace["two_scales"]()
+
+
+def _rr_unit_interval():
+    xi = sp.Symbol("x", integer=True, nonnegative=True)
+    p = rdpsym.parameter("p", sp.Interval.open(0, 1), typical=(0.1, 0.9))  # centred on 1/2, where P = Q
+    s = p.symbol
+    pair = rdpsym.AdjacentPair(s**xi * (1 - s) ** (1 - xi), (1 - s) ** xi * s ** (1 - xi))
+    return rdpsym.Mechanism("rr_unit_interval", xi, sp.FiniteSet(0, 1), (pair,), (p,))
+
+
+ORDER_REGIMES = {"typical", "alpha = 1 (KL)", "alpha = oo", "alpha -> 1", "alpha in (0,1)", "large alpha"}
+
+
+def test_two_scale_gaussian_verifies_at_points_with_p_not_q():
+    """Formerly every order regime sat at sigma1 = sigma2 (P = Q, every value 0), and the KL's Max
+    could not be evaluated at that tie: a mismatch that verified nothing."""
+    report = verify(_two_scales(), level="quick")
+    assert report.status is VERIFIED, report.describe()
+    for c in report.checks:
+        v = c.point.value_dict
+        assert v["sigma1"] != v["sigma2"], c.describe()
+        assert not c.p_equals_q and c.is_evidence
+    assert not report.p_equals_q and len(report.evidence) == len(report.checks)
+    assert ORDER_REGIMES <= set(report.regimes) and not report.regimes_without_evidence
+    assert "regimes covered: typical" in str(report) and "P = Q" not in str(report)
+    # some finite values (not only +oo against +oo): real evidence
+    assert any(c.numeric != mpmath.inf and c.numeric > mpmath.mpf(10) ** -3 for c in report.checks)
+
+
+def test_same_kind_parameters_get_distinct_values_in_every_regime():
+    s1, s2, s3 = (rdpsym.parameter(n, typical=(0.5, 5.0), log_scale=True) for n in ("sigma1", "sigma2", "sigma3"))
+    for level in ("quick", "standard", "thorough"):
+        points = verification_points([s1, s2, s3], level=level, exceptional=[sp.Rational(1, 2)])
+        for p in points:
+            vals = [v for _, v in p.values]
+            assert len(set(vals)) == 3, p.describe()
+            assert all(s1.domain.contains(v) is sp.true for v in vals)
+        regimes = {p.regime for p in points}
+        assert ORDER_REGIMES | {"exceptional point"} <= regimes, (level, regimes)
+        if level != "quick":
+            assert {"tiny scale (sigma1)", "huge scale (sigma2)", "tiny scale (sigma3)"} <= regimes
+    # a free parameter moves away from a fixed one of its kind; values the caller gives are kept
+    centre = s1.typical_values(1)[0]
+    for p in verification_points([s1, s2], fixed={"sigma1": centre}, level="quick"):
+        assert p.value_dict["sigma1"] == centre != p.value_dict["sigma2"]
+    for p in verification_points([s1, s2], parameter_points=[{"sigma1": 1, "sigma2": 1}], level="quick"):
+        assert p.value_dict["sigma1"] == p.value_dict["sigma2"] == 1
+
+
+def test_points_where_p_equals_q_are_not_evidence():
+    rr = _rr_unit_interval()
+    # the typical range is centred on p = 1/2: the order regimes move off it, each keeps a point
+    report = verify(rr, level="quick")
+    assert report.status is VERIFIED, report.describe()
+    assert all(c.point.value_dict["p"] != sp.Rational(1, 2) and not c.p_equals_q for c in report.checks)
+    assert ORDER_REGIMES <= set(report.regimes)
+    # asked for p = 1/2: every point has P = Q, so nothing is verified (formerly: a mismatch, since
+    # D_oo's Max could not be evaluated at the tie)
+    asked = verify(rr, level="quick", fixed={"p": "1/2"})
+    assert asked.status is INCONCLUSIVE, asked.describe()
+    assert asked.checks and all(c.p_equals_q and c.status == "agree" for c in asked.checks)
+    assert asked.regimes == () and not asked.evidence and "nothing was verified" in str(asked)
+    assert "P = Q" in asked.checks[0].describe()
+
+
+def test_fixed_values_are_exact_and_checked(table_ii):
+    mech, result = table_ii["gaussian"]
+    for fixed, match in (({"bogus": 1}, "unknown parameter 'bogus'"), ({"sigma": -1}, "'sigma' must lie in"),
+                         ({"sigma": "abc"}, "'sigma' must be a number"), ({"sigma": float("nan")}, "'sigma' must be a number"),
+                         ({"sigma": "oo"}, "'sigma' must be finite")):
+        with pytest.raises(ValueError, match=match):
+            verify(result, mechanism=mech, fixed=fixed, level="quick")
+    report = verify(result, mechanism=mech, fixed={"sigma": "1/3", "sensitivity": 2}, level="quick")
+    assert report.status is VERIFIED, report.describe()
+    assert all(c.point.value_dict == {"sigma": sp.Rational(1, 3), "sensitivity": 2} for c in report.checks)
+
+
+def test_cli_verify_param(tmp_path: Path):
+    runner = CliRunner()
+    wide = {"COLUMNS": "400"}
+    out = runner.invoke(main, ["verify", "gaussian", "--level", "quick", "--all-points",
+                               "--param", "sigma=1/3", "--param", "sensitivity=2"], env=wide)
+    assert out.exit_code == 0, out.output
+    assert "sigma=1/3" in out.output and "sensitivity=2" in out.output and "verified" in out.output
+    for bad, name in (("bogus=1", "bogus"), ("sigma=-1", "sigma"), ("sigma=abc", "sigma"), ("sigma", "NAME=VALUE"),
+                      ("sigma=nan", "sigma"), ("sigma=__import__('os')", "sigma")):
+        out = runner.invoke(main, ["verify", "gaussian", "--level", "quick", "--param", bad], env=wide)
+        assert out.exit_code == 2 and "--param" in out.output and name in out.output, (bad, out.output)
+    # a user's two-scale mechanism, one scale held: the other never equals it
+    f = tmp_path / "two.py"
+    f.write_text(TWO_SCALES_FILE)
+    out = runner.invoke(main, ["verify", str(f), "--level", "quick", "--all-points", "--param", "sigma1=3/2"], env=wide)
+    assert out.exit_code == 0, out.output
+    assert "sigma1=3/2" in out.output and "sigma2=3/2" not in out.output and "P = Q" not in out.output

@@ -78,8 +78,10 @@ def load_mechanism_file(path: Path, function: str | None = None):
               help="How many points: quick (~8), standard (~25), thorough (every edge at every edge order).")
 @click.option("--all-points", is_flag=True, help="List every point in the summary (default: the worst 12).")
 @click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Hold parameter NAME at VALUE (an exact number such as 1, 1/3, 2.5) at every point; repeatable.")
 @execution_options
-def verify_command(target, function, dps, digits, seed, level, all_points, no_cache, executor):
+def verify_command(target, function, dps, digits, seed, level, all_points, no_cache, params, executor):
     """Verify the derived RDP curve of TARGET against independent high-precision numerics.
 
     TARGET is a registered mechanism name (see `rdpsym list`) or a path to a Python file defining one
@@ -115,6 +117,12 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
             mech = mechanisms.get(target)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="TARGET") from None
+    from ..verify.verify import parse_param_options
+
+    try:
+        fixed = parse_param_options(mech.parameters, params)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--param") from None
 
     with console.status(f"deriving {escape(mech.name)}"):
         result = rdp(mech, cache=not no_cache)
@@ -131,7 +139,7 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
             bar.update(task, completed=done, total=total, last=escape(f"{check.point.regime}: {check.status}"))
 
         report = verify(result, mechanism=mech, dps=dps, digits=digits, seed=seed, level=level, progress=progress,
-                        executor=executor)
+                        executor=executor, fixed=fixed or None)
 
     import mpmath
 

@@ -16,6 +16,12 @@ A closed form for D_alpha(P||Q) (Mironov 2017, arXiv:1702.07476 v3, Def. 3) is c
 * ``tiny scale`` / ``huge scale`` / ``domain edge``: each parameter pushed 100 times closer to the
   ends of its domain than its typical range, at alpha = 2, 1 + 1e-6 and 1000.
 
+Points are generic: parameters of the same kind (the same domain) never share a value at a point
+(:func:`distinct_values` staggers a repeated value deterministically, the second of two scales at
+1.7 times the first, within the typical range), so no point has P = Q because two scales or two
+locations happen to coincide. Only values the caller pins (``fixed``, ``parameter_points``) are kept
+as given, even when they coincide.
+
 Everything is exact (sympy Rationals): the closed form and the numerics then see the same numbers.
 """
 
@@ -24,15 +30,15 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 
-__all__ = ["Point", "edge_values", "central_values", "infer_parameters", "verification_points",
-           "TYPICAL_ORDERS", "NEAR_ONE", "SMALL_ORDERS", "LARGE_ORDERS"]
+__all__ = ["Point", "edge_values", "central_values", "distinct_values", "infer_parameters", "verification_points",
+           "TYPICAL_ORDERS", "NEAR_ONE", "SMALL_ORDERS", "LARGE_ORDERS", "STAGGER"]
 
 NEAR_ONE = (1 + sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6))
 TYPICAL_ORDERS = (sp.Rational(3, 2), sp.Integer(2), sp.Integer(3), sp.Integer(5), sp.Integer(10), sp.Integer(32))
@@ -40,6 +46,8 @@ SMALL_ORDERS = (sp.Rational(1, 1000), sp.Rational(1, 4), sp.Rational(3, 4))
 LARGE_ORDERS = (sp.Integer(100), sp.Integer(1000))
 #: relative distance of the "just inside / just outside" orders from a finiteness boundary
 EDGE_OFFSET = sp.Rational(1, 10)
+#: factor between repeated values of same-kind log-scale (or positive) parameters at one point
+STAGGER = sp.Rational(17, 10)
 
 
 @dataclass(frozen=True)
@@ -68,14 +76,95 @@ def _short(v: sp.Expr) -> str:
     return sp.sstr(v)
 
 
-def _exact(v) -> sp.Expr:
-    if isinstance(v, sp.Basic):
+def _exact(v, name: str = "parameter value") -> sp.Expr:
+    """An exact number (the project's safe parser: never sympify user text); finite."""
+    from ..specify.parse import as_number
+
+    if isinstance(v, sp.Basic) and not v.is_number:
         return v
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            raise ValueError(f"parameter values must be finite numbers; got {v!r}")
-        return sp.Rational(v)
-    return sp.sympify(v) if isinstance(v, int) else sp.Rational(str(v))
+    out = as_number(v, name)
+    if out.is_finite is False:
+        raise ValueError(f"{name} must be a finite number; got {v!r}")
+    return out
+
+
+def _kind(param: Parameter):
+    """Parameters of one kind can make P = Q when they coincide (two scales, two locations)."""
+    return sp.srepr(param.domain)
+
+
+def _stagger_candidates(param: Parameter, v: sp.Expr):
+    """Deterministic alternatives to the value ``v`` of ``param``: v * 1.7**k, v / 1.7**k on a log
+    scale (or for a positive parameter), v +- k w (w a sixth of the typical range) otherwise,
+    v +- k for integers."""
+    lo, hi = param.typical
+    if param.symbol.is_integer:
+        for k in range(1, 25):
+            yield v + k
+            yield v - k
+        return
+    if (param.log_scale or (param.domain.inf == 0 and v > 0)) and v > 0:
+        for k in range(1, 13):
+            yield v * STAGGER**k
+            yield v / STAGGER**k
+    w = _nice((hi - lo) / 6, False) or sp.Rational(1, 10)
+    for k in range(1, 13):
+        yield v + k * w
+        yield v - k * w
+
+
+def _close(param: Parameter, v: sp.Expr, u: sp.Expr) -> bool:
+    """``v`` and ``u`` as good as equal for ``param``: within 5% of each other for a scale, within
+    1/50 of the typical range otherwise (a point there is nearly P = Q and verifies little)."""
+    if v == u:
+        return True
+    lo, hi = param.typical
+    if (param.log_scale or param.domain.inf == 0) and v > 0 and u > 0:
+        return abs(v - u) <= max(v, u) / 20
+    return abs(float(v - u)) <= (hi - lo) / 50
+
+
+def distinct_values(params: Sequence[Parameter], values: Mapping[str, sp.Expr],
+                    keep: Iterable[str] = ()) -> dict[str, sp.Expr]:
+    """``values`` with no two parameters of the same kind (domain) at the same value.
+
+    Parameters named in ``keep`` (pinned by the caller, or the one a regime pushes to an edge) keep
+    their value; any other parameter whose value is already taken (:func:`_close`: within 5% for a
+    scale) by one of its kind moves to the
+    first of :func:`_stagger_candidates` that is free, inside its typical range if possible, else
+    inside its domain. Deterministic: the same values give the same result."""
+    out = dict(values)
+    keep = set(keep)
+    groups: dict[str, list[Parameter]] = {}
+    for p in params:
+        if p.name in out:
+            groups.setdefault(_kind(p), []).append(p)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        used = [out[p.name] for p in members if p.name in keep]
+        for p in members:
+            if p.name in keep:
+                continue
+            v = out[p.name]
+            if any(_close(p, v, u) for u in used):
+                lo, hi = p.typical
+                inside = None
+                for c in _stagger_candidates(p, v):
+                    if any(_close(p, c, u) for u in used) or p.domain.contains(c) is not sp.true:
+                        continue
+                    if lo <= float(c) <= hi:
+                        inside = c
+                        break
+                    if inside is None:
+                        inside = ("domain", c)
+                if isinstance(inside, tuple):
+                    inside = inside[1]
+                if inside is not None:
+                    v = inside
+                out[p.name] = v
+            used.append(v)
+    return out
 
 
 def _nice(v: float, integer: bool) -> sp.Expr:
@@ -147,6 +236,25 @@ def infer_parameters(symbols: Iterable[sp.Symbol]) -> list[Parameter]:
     return out
 
 
+def _avoiding(params: Sequence[Parameter], values: dict[str, sp.Expr], keep: set[str],
+              avoid: Callable[[Mapping[str, sp.Expr]], bool] | None) -> dict[str, sp.Expr]:
+    """``values``, or the first deterministic variation of its free (not ``keep``) parameters for
+    which ``avoid`` (e.g. "P = Q here") is false; ``values`` itself if none is found."""
+    if avoid is None or not avoid(values):
+        return values
+    for p in params:
+        if p.name in keep or p.name not in values:
+            continue
+        lo, hi = p.typical
+        for c in _stagger_candidates(p, values[p.name]):
+            if p.domain.contains(c) is not sp.true or not lo <= float(c) <= hi:
+                continue
+            trial = distinct_values(params, {**values, p.name: c}, keep=keep | {p.name})
+            if not avoid(trial):
+                return trial
+    return values
+
+
 def _finiteness_edges(conditions: sp.Basic, values: Mapping[str, sp.Expr]) -> list[tuple[str, sp.Expr]]:
     """Orders just inside and just outside the boundary of the finiteness conditions at ``values``."""
     if conditions in (sp.true, sp.false) or not conditions.has(ALPHA):
@@ -181,6 +289,7 @@ def verification_points(
     seed: int = 0,
     n_typical: int = 6,
     level: str = "standard",
+    avoid: Callable[[Mapping[str, sp.Expr]], bool] | None = None,
 ) -> list[Point]:
     """The deterministic list of points at which a closed form is checked (see the module docstring).
 
@@ -188,23 +297,33 @@ def verification_points(
     parameter values by explicit ones (each must give every non-fixed parameter). ``level`` is
     ``"quick"`` (one point per order regime, no scale edges), ``"standard"`` or ``"thorough"`` (every
     edge value at every edge order). The same ``seed`` always gives the same points.
+
+    ``avoid(values) -> bool`` marks parameter values to stay away from (``verify`` passes "P = Q
+    there"): a drawn point (never a pinned value) where it is true moves to the first deterministic
+    variation of its free parameters where it is false, so every regime keeps a point that can
+    verify something (a single p in (0, 1) with typical range centred on 1/2 would otherwise put every
+    order regime at p = 1/2, where randomized response has P = Q).
     """
     if level not in ("quick", "standard", "thorough"):
         raise ValueError(f"level must be 'quick', 'standard' or 'thorough'; got {level!r}")
     if not isinstance(seed, int):
         raise ValueError(f"seed must be an int; got {seed!r}")
     rng = random.Random(seed)
-    fixed = {k: _exact(v) for k, v in (fixed or {}).items()}
     names = {p.name for p in params}
-    unknown = set(fixed) - names
+    unknown = set(fixed or {}) - names
     if unknown:
         raise ValueError(f"fixed values for unknown parameters {sorted(unknown)}; parameters are {sorted(names)}")
+    fixed = {k: _exact(v, k) for k, v in (fixed or {}).items()}
     free = [p for p in params if p.name not in fixed]
     points: list[Point] = []
+    pinned = set(fixed) | (set().union(*(set(pp) for pp in parameter_points)) if parameter_points else set())
 
-    def add(a, vals, regime):
-        full = {**vals, **fixed}
-        pt = Point(sp.S(a), tuple(sorted((k, _exact(v)) for k, v in full.items())), regime)
+    def add(a, vals, regime, moved=()):
+        full = {k: _exact(v, k) for k, v in {**vals, **fixed}.items()}
+        # generic: no two same-kind parameters share a value unless the caller pinned both
+        full = distinct_values(params, full, keep=pinned | set(moved))
+        full = _avoiding(params, full, pinned | set(moved), avoid)
+        pt = Point(sp.S(a), tuple(sorted(full.items())), regime)
         if pt not in points:
             points.append(pt)
 
@@ -214,7 +333,7 @@ def verification_points(
             missing = {p.name for p in free} - set(pp)
             if missing:
                 raise ValueError(f"values[{i}] does not give parameter(s) {sorted(missing)}")
-            bases.append({k: _exact(v) for k, v in pp.items()})
+            bases.append({k: _exact(v, k) for k, v in pp.items()})
         if not bases:
             raise ValueError("values: an empty list of parameter points")
     else:
@@ -223,6 +342,9 @@ def verification_points(
         bases = [centre]
         for _ in range(n_typical - 1 if level != "quick" else 1):
             bases.append({n: rng.choice(g) for n, g in grids.items()})
+    # the centre is used for every order regime: make it generic once, here
+    bases = [_avoiding(params, distinct_values(params, {**b, **fixed}, keep=pinned), pinned, avoid) for b in bases]
+    bases = [{k: v for k, v in b.items() if k not in fixed} for b in bases]
     centre = bases[0]
 
     # typical: ordinary orders at every base point (orders rotate, seeded)
@@ -258,8 +380,8 @@ def verification_points(
             for regime, v in edge_values(p):
                 vals = {**centre, p.name: v}
                 for a in edge_orders:
-                    add(a, vals, f"{regime} ({p.name})")
+                    add(a, vals, f"{regime} ({p.name})", moved=(p.name,))
                 if level == "standard":
                     # one extreme order per edge value, alternating, keeps the count small
-                    add(rng.choice((NEAR_ONE[0], sp.Integer(1000))), vals, f"{regime} ({p.name})")
+                    add(rng.choice((NEAR_ONE[0], sp.Integer(1000))), vals, f"{regime} ({p.name})", moved=(p.name,))
     return points

@@ -23,10 +23,16 @@ convergence rule does):
                    ``c < n - tolerance`` is a mismatch;
 * ``inconclusive`` the numerics did not converge (their error estimate is too large to decide).
 
+A point where P = Q (every adjacent pair's densities coincide with the point's values substituted:
+exactly, or by ``simplify`` within a time limit, and at no sampled x do they differ) has divergence 0
+whatever the closed form's shape; it verifies nothing, so it is flagged (``PointCheck.p_equals_q``)
+and never counted as evidence.
+
 ``digits`` defaults to ``0.6 dps`` (30 digits at ``dps = 50``), the accuracy the numeric path
 certifies when it reports convergence. The report's status is ``mismatch`` if any point mismatches
-(the worst point is reported), else ``inconclusive`` if any point is inconclusive, else
-``verified``: "verified" is earned by every point, never assumed.
+(the worst point is reported), else ``inconclusive`` if any point is inconclusive or no point with
+P != Q agrees, else ``verified``: "verified" is earned by every point, never assumed. The report
+lists the regimes its evidence covers.
 """
 
 from __future__ import annotations
@@ -44,10 +50,12 @@ import sympy as sp
 from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
-from ..specify.params import Parameter
+from ..specify.params import Parameter, check_assumptions
+from ..specify.parse import as_number
 from .points import Point, infer_parameters, verification_points
 
-__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "table_verification"]
+__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "table_verification",
+           "fixed_values", "parse_param_options"]
 
 
 class VerificationStatus(str, enum.Enum):
@@ -68,7 +76,9 @@ class PointCheck:
     ``closed`` and ``numeric`` are mpmath numbers (``+inf`` allowed; ``closed`` is None when the
     closed form could not be evaluated); ``error`` the numeric error estimate; ``rel_diff`` the
     difference relative to ``scale`` (see the module docstring); ``digits`` the digits of agreement
-    (``inf`` when both are ``+oo``); ``status`` ``agree`` / ``mismatch`` / ``inconclusive``.
+    (``inf`` when both are ``+oo``); ``status`` ``agree`` / ``mismatch`` / ``inconclusive``;
+    ``p_equals_q``: P = Q at this point (for every adjacent pair), so the divergence is 0 whatever
+    the closed form: an agreement there is no evidence.
     """
 
     point: Point
@@ -80,10 +90,17 @@ class PointCheck:
     status: str
     note: str = ""
     seconds: float = 0.0
+    p_equals_q: bool = False
+
+    @property
+    def is_evidence(self) -> bool:
+        """An agreement at a point where P != Q."""
+        return self.status == "agree" and not self.p_equals_q
 
     def describe(self) -> str:
         c = "n/a" if self.closed is None else mpmath.nstr(self.closed, 15)
-        return (f"[{self.status}] {self.point.regime}: {self.point.describe()}: closed {c}, numeric "
+        tag = self.status + (", P = Q" if self.p_equals_q else "")
+        return (f"[{tag}] {self.point.regime}: {self.point.describe()}: closed {c}, numeric "
                 f"{mpmath.nstr(self.numeric, 15)} ± {mpmath.nstr(self.error, 2)}, rel. diff "
                 f"{mpmath.nstr(self.rel_diff, 3)} ({_digits_str(self.digits)} digits)"
                 + (f"; {self.note}" if self.note else ""))
@@ -124,9 +141,39 @@ class VerificationReport:
 
     @property
     def min_digits(self) -> float:
-        """Fewest digits of agreement over the points that agree (``inf`` if all were +oo)."""
-        agree = [c.digits for c in self.checks if c.status == "agree"]
+        """Fewest digits of agreement over the points that are evidence (agree, P != Q; ``inf`` if
+        all were +oo)."""
+        agree = [c.digits for c in self.checks if c.is_evidence]
         return min(agree) if agree else 0.0
+
+    @property
+    def evidence(self) -> tuple[PointCheck, ...]:
+        """The checks that count: agreement at a point where P != Q."""
+        return tuple(c for c in self.checks if c.is_evidence)
+
+    @property
+    def p_equals_q(self) -> tuple[PointCheck, ...]:
+        """The checks at points where P = Q (no evidence whatever their status)."""
+        return tuple(c for c in self.checks if c.p_equals_q)
+
+    @property
+    def regimes(self) -> tuple[str, ...]:
+        """The regimes (``typical``, ``alpha -> 1``, ...) with at least one point of evidence, in order."""
+        out: list[str] = []
+        for c in self.evidence:
+            if c.point.regime not in out:
+                out.append(c.point.regime)
+        return tuple(out)
+
+    @property
+    def regimes_without_evidence(self) -> tuple[str, ...]:
+        """Regimes that were checked but have no point of evidence (only P = Q, or not agreeing)."""
+        covered = set(self.regimes)
+        out: list[str] = []
+        for c in self.checks:
+            if c.point.regime not in covered and c.point.regime not in out:
+                out.append(c.point.regime)
+        return tuple(out)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -140,10 +187,17 @@ class VerificationReport:
 
     def __str__(self) -> str:
         n = self.counts
+        same = len(self.p_equals_q)
         s = (f"{self.status} ({self.target}): {n['agree']} of {len(self.checks)} points agree"
-             f" (min {_digits_str(self.min_digits)} digits, required {self.digits:g}) at dps {self.dps},"
+             + (f", {same} of them at P = Q (not evidence)" if same else "")
+             + f" (min {_digits_str(self.min_digits)} digits, required {self.digits:g}) at dps {self.dps},"
              f" seed {self.seed}, level {self.level}, {self.seconds:.1f} s")
-        if self.status is not VerificationStatus.VERIFIED and self.worst is not None:
+        s += "; regimes covered: " + (", ".join(self.regimes) if self.regimes else "none")
+        if self.regimes_without_evidence:
+            s += "; no evidence for: " + ", ".join(self.regimes_without_evidence)
+        if self.checks and not self.evidence and not n["mismatch"] and not n["inconclusive"]:
+            s += "; every point has P = Q: nothing was verified"
+        elif self.status is not VerificationStatus.VERIFIED and self.worst is not None:
             s += f"; worst: {self.worst.describe()}"
         return s
 
@@ -236,16 +290,143 @@ def _closed_value(result: DivergenceResult, alpha: sp.Expr, wp: int, values: dic
     return result.evaluate(alpha, dps=wp, **values)
 
 
+#: x values (exact) at which two densities are compared; those inside the support are used
+_X_SAMPLES = tuple(sp.Rational(n, 10) for n in (2, -4, 7, -13, 19, -31, 43)) + tuple(sp.Integer(k) for k in range(-3, 7))
+#: seconds for ``simplify(P - Q) == 0`` when the sampled values do not tell P from Q
+SAME_SECONDS = 3.0
+
+
+def _sample_x(support: sp.Set) -> list[sp.Expr]:
+    if isinstance(support, sp.FiniteSet):
+        cands = list(support.args)[:12]
+    else:
+        cands = []
+        if isinstance(support, sp.Interval):
+            a, b = support.start, support.end
+            if a.is_finite and b.is_finite:
+                cands = [a + (b - a) * sp.Rational(k, 7) for k in (1, 3, 4, 6)]
+            elif a.is_finite:
+                cands = [a + t for t in (sp.Rational(1, 5), sp.Rational(7, 10), sp.Rational(19, 10), sp.Rational(43, 10))]
+            elif b.is_finite:
+                cands = [b - t for t in (sp.Rational(1, 5), sp.Rational(7, 10), sp.Rational(19, 10), sp.Rational(43, 10))]
+        cands += list(_X_SAMPLES)
+    out = []
+    for c in cands:
+        try:
+            inside = support.contains(c)
+        except (TypeError, ValueError):
+            continue
+        if inside is sp.true and c not in out:
+            out.append(c)
+        if len(out) >= 8:
+            break
+    return out
+
+
+def _simplifies_to_zero(d: sp.Expr) -> bool:
+    return sp.simplify(d) == 0
+
+
+def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, values: Mapping, dps: int,
+                       quick: bool = False):
+    """Whether P = Q with the parameter ``values`` substituted: True (exactly the same expression, or
+    ``simplify(P - Q) == 0`` within :data:`SAME_SECONDS`), False (they differ at a sampled x in the
+    support), None (undecided). ``quick`` (for choosing points): no simplify; True also when no
+    sampled x tells them apart."""
+    from ..derive.timeout import StepTimeout, run_with_time_limit
+
+    free = (P.free_symbols | Q.free_symbols | support.free_symbols) - {x}
+    subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
+    Ps, Qs = P.xreplace(subs), Q.xreplace(subs)
+    if Ps == Qs:
+        return True
+    try:
+        sup = support.xreplace(subs)
+    except (TypeError, ValueError):
+        sup = None
+    compared = 0
+    for xv in (_sample_x(sup) if isinstance(sup, sp.Set) else []):
+        try:
+            pv, qv = sp.N(Ps.xreplace({x: xv}), dps), sp.N(Qs.xreplace({x: xv}), dps)
+        except Exception:  # noqa: BLE001 - a density that cannot be evaluated at this x: try the next
+            continue
+        if not (pv.is_number and qv.is_number) or pv.has(sp.nan, sp.zoo) or qv.has(sp.nan, sp.zoo):
+            continue
+        if pv.is_infinite or qv.is_infinite:
+            if pv != qv:
+                return False
+            continue
+        scale = max(abs(pv), abs(qv))
+        if scale != 0 and abs(pv - qv) > sp.Float(10, dps) ** (-(dps // 2)) * scale:
+            return False
+        compared += 1
+    if quick:
+        return compared > 0
+    try:
+        if run_with_time_limit(_simplifies_to_zero, Ps - Qs, seconds=SAME_SECONDS) is True:
+            return True
+    except StepTimeout:
+        from ..derive import timeout
+
+        passed = getattr(timeout, "deadline_passed", None)
+        if passed is not None and passed():
+            raise
+    except Exception:  # noqa: BLE001 - simplify fails in many ways: undecided
+        pass
+    return None
+
+
+def _p_equals_q_somewhere(target: _Target, dps: int):
+    """``avoid`` for :func:`verification_points`: parameter values where every pair has P = Q (by the
+    quick test of :func:`_same_distribution`), cached."""
+    pairs = []
+    for P, Q, _ in target.directions:
+        if not any({P, Q} == {u, v} for u, v in pairs):
+            pairs.append((P, Q))
+    seen: dict = {}
+
+    def avoid(values: Mapping[str, sp.Expr]) -> bool:
+        key = tuple(sorted(values.items()))
+        if key not in seen:
+            seen[key] = all(_same_distribution(P, Q, target.x, target.support, values, dps, quick=True)
+                            for P, Q in pairs)
+        return seen[key]
+
+    return avoid
+
+
+def _p_equals_q(target: _Target, point: Point, dps: int, num, err) -> tuple[bool, str]:
+    """P = Q at ``point`` for every adjacent pair of the target: (flag, how it was found)."""
+    values = point.value_dict
+    pairs = []
+    for P, Q, _ in target.directions:
+        if not any({P, Q} == {u, v} for u, v in pairs):
+            pairs.append((P, Q))
+    found = [_same_distribution(P, Q, target.x, target.support, values, dps) for P, Q in pairs]
+    if any(f is False for f in found):
+        return False, ""
+    if all(f is True for f in found):
+        return True, "P = Q at this point: it verifies nothing"
+    # undecided symbolically and not told apart at the sampled x: the numeric divergence decides
+    with mpmath.workdps(dps + 10):
+        zero = num != mpmath.inf and abs(num) <= max(4 * err, mpmath.mpf(10) ** (-0.6 * dps))
+    return (True, "P = Q at this point (the densities agree where sampled and D = 0): it verifies nothing") \
+        if zero else (False, "")
+
+
 def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, digits: float) -> PointCheck:
     start = time.perf_counter()
     num, err, conv, note = _numeric_max(target, point, dps)
+    same, why = _p_equals_q(target, point, dps, num, err)
+    if same:
+        note = why + (f"; {note}" if note else "")
     wp = dps + 10
     try:
         closed = _closed_value(result, point.alpha, wp, point.value_dict)
     except (ArithmeticError, ValueError, TypeError) as exc:
         return PointCheck(point, None, num, err, mpmath.inf, 0.0, "mismatch" if conv else "inconclusive",
                           f"the closed form cannot be evaluated here: {exc}" + (f"; {note}" if note else ""),
-                          time.perf_counter() - start)
+                          time.perf_counter() - start, same)
     bound = result.status is Status.BOUND
     with mpmath.workdps(wp):
         if closed == mpmath.inf or num == mpmath.inf:
@@ -265,7 +446,7 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
             status = "inconclusive"
         else:
             status = "agree" if ok else "mismatch"
-        return PointCheck(point, +closed, +num, +err, +rel, dig, status, note, time.perf_counter() - start)
+        return PointCheck(point, +closed, +num, +err, +rel, dig, status, note, time.perf_counter() - start, same)
 
 
 def _check_points(result: DivergenceResult, target: _Target, points: list[Point], dps: int, digits: float,
@@ -322,6 +503,41 @@ def _registered_mechanism(result: DivergenceResult) -> Mechanism | None:
         return None
 
 
+def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
+    """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
+    (:func:`rdpsym.specify.parse.as_number`, never ``sympify``), finite, inside its parameter's domain
+    and assumptions. Unknown names and bad or out-of-domain values raise ``ValueError`` naming the
+    parameter."""
+    by_name = {p.name: p for p in params}
+    out = {}
+    for name, value in fixed.items():
+        if name not in by_name:
+            raise ValueError(f"unknown parameter {name!r}; parameters are {sorted(by_name)}")
+        param = by_name[name]
+        v = as_number(value, f"parameter {name!r}")
+        if v.is_finite is False:
+            raise ValueError(f"parameter {name!r} must be finite; got {value!r}")
+        param.validate(v)
+        check_assumptions(param.symbol, v, f"parameter {name!r}")
+        out[name] = v
+    return out
+
+
+def parse_param_options(params: Sequence[Parameter], items: Sequence[str]) -> dict[str, sp.Expr]:
+    """``NAME=VALUE`` texts (``rdpsym verify --param``) as checked fixed values (:func:`fixed_values`);
+    a malformed item, a repeated name, an unknown name or a bad value raises ``ValueError`` naming it."""
+    raw: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise ValueError(f"{item!r}: expected NAME=VALUE")
+        if name in raw:
+            raise ValueError(f"parameter {name!r} given twice")
+        raw[name] = value
+    return fixed_values(params, raw)
+
+
 def verify(
     target: DivergenceResult | Mechanism,
     *,
@@ -331,6 +547,7 @@ def verify(
     support: sp.Set | None = None,
     mechanism: Mechanism | None = None,
     values: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
+    fixed: Mapping[str, object] | None = None,
     params: Sequence[Parameter] | None = None,
     points: Sequence[Point] | None = None,
     dps: int = 30,
@@ -361,7 +578,12 @@ def verify(
     finiteness conditions, tiny and huge scales). Parameters come from the mechanism, from ``params``,
     or are inferred from the symbols' assumptions (positive -> typical 0.5..5). ``values`` is either
     a dict fixing some parameters (``{"sensitivity": 1}``) or a list of dicts giving the parameter
-    points explicitly; ``points`` overrides everything with explicit :class:`Point` objects.
+    points explicitly; ``fixed`` (a dict) holds parameters at those values at every point (with a
+    list of ``values`` too); fixed values are exact numbers checked against their parameters' domains
+    (``ValueError`` naming the parameter). ``points`` overrides everything with explicit
+    :class:`Point` objects. Drawn values are generic: parameters of the same kind never share a value
+    at a point, so P != Q unless the caller asked for it; points where P = Q anyway are flagged and
+    not counted as evidence (only such points: ``inconclusive``).
     ``level``: ``quick`` (about 8 points), ``standard`` (about 25) or ``thorough``. Deterministic:
     the same ``seed`` gives the same points.
 
@@ -399,6 +621,13 @@ def verify(
         raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
     if result.expr is None or result.status not in (Status.CLOSED_FORM, Status.BOUND):
         raise ValueError(f"target has no closed form to verify (status {result.status}: {result.reason})")
+    if fixed is not None and not isinstance(fixed, Mapping):
+        raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")
+    pinned = dict(values) if isinstance(values, Mapping) else {}
+    for name, v in (fixed or {}).items():
+        if name in pinned and as_number(pinned[name], name) != as_number(v, name):
+            raise ValueError(f"parameter {name!r}: values= and fixed= give different values")
+        pinned[name] = v
 
     dens = [P, Q, x, support]
     if any(d is not None for d in dens):
@@ -409,11 +638,9 @@ def verify(
         free = (P.free_symbols | Q.free_symbols | support.free_symbols) - {x}
         if params is None:
             known = {s.name: s for s in free}
-            params = tuple(infer_parameters(s for n, s in known.items()
-                                            if not (isinstance(values, Mapping) and n in values)))
+            params = tuple(infer_parameters(s for n, s in known.items() if n not in pinned))
             # fixed parameters still need a Parameter entry for the point generator
-            params += tuple(Parameter(n, s, sp.S.Reals, (0.0, 1.0), n) for n, s in known.items()
-                            if isinstance(values, Mapping) and n in values)
+            params += tuple(Parameter(n, s, sp.S.Reals, (0.0, 1.0), n) for n, s in known.items() if n in pinned)
         tgt = _Target(((P, Q, result.label),), x, support, tuple(params), result.label)
     else:
         if mechanism is None:
@@ -425,19 +652,21 @@ def verify(
             tgt = replace(tgt, params=tuple(params))
 
     if points is None:
-        fixed = values if isinstance(values, Mapping) else None
+        pinned = fixed_values(tgt.params, pinned)
         pp = None if (values is None or isinstance(values, Mapping)) else list(values)
         points = verification_points(
-            tgt.params, fixed=fixed, parameter_points=pp, conditions=result.conditions,
-            exceptional=[p.alpha for p in result.exceptional_points], seed=seed, n_typical=n_typical, level=level)
+            tgt.params, fixed=pinned or None, parameter_points=pp, conditions=result.conditions,
+            exceptional=[p.alpha for p in result.exceptional_points], seed=seed, n_typical=n_typical, level=level,
+            avoid=_p_equals_q_somewhere(tgt, dps))
         # orders whose value the result does not hold (kl / max_divergence not derived) are skipped
         points = [p for p in points if not ((p.alpha == 1 and result.kl is None)
                                             or (p.alpha == sp.oo and result.max_divergence is None))]
     start = time.perf_counter()
     checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)
     statuses = {c.status for c in checks}
+    # a point where P = Q verifies nothing: with no agreement at P != Q there is no evidence at all
     status = (VerificationStatus.MISMATCH if "mismatch" in statuses else
-              VerificationStatus.INCONCLUSIVE if "inconclusive" in statuses or not checks else
+              VerificationStatus.INCONCLUSIVE if "inconclusive" in statuses or not any(c.is_evidence for c in checks) else
               VerificationStatus.VERIFIED)
     report = VerificationReport(status, tuple(checks), dps, float(digits), seed, level,
                                 time.perf_counter() - start, tgt.name)
