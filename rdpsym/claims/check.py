@@ -40,6 +40,7 @@ from __future__ import annotations
 import enum
 import inspect
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -47,12 +48,13 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult
+from ..derive.timeout import StepTimeout, run_with_time_limit
 from ..specify.params import Parameter
 from ..specify.parse import as_number, parse
 from ..symbols import alpha as ALPHA
 from .fasteval import compile_mp, real_value
 from .mapping import SymbolMap, build_symbol_map, default_fixed
-from .search import alpha_grid, guided_search, parameter_grid, shrink, simple_candidates
+from .search import alpha_grid, guided_search, parameter_grid, shrink
 from .target import Target, make_target, usable
 
 __all__ = ["Verdict", "Counterexample", "ClaimVerdict", "check_claim", "RELATIONS"]
@@ -238,6 +240,8 @@ def check_claim(
     search: int = 100,
     prove: bool = True,
     prove_seconds: float = 10.0,
+    certify: bool = True,
+    certify_seconds: float = 10.0,
     independent: bool = True,
     cache: bool = True,
     executor: Any = "serial",
@@ -265,6 +269,9 @@ def check_claim(
     dps: working precision of the reported values.
     search: number of hypothesis-guided points (0: grid only; also 0 if hypothesis is not installed).
     prove: try a symbolic proof (each attempt limited to ``prove_seconds``).
+    certify, certify_seconds: run the certified pass (ball arithmetic with bisection over the alpha
+        regimes and the parameter box, :mod:`rdpsym.claims.certify`) for formula claims, within
+        ``certify_seconds`` in all; it proves a relation on the whole box or finds a violating point.
     independent: check reported points against the mpmath numerics when the densities are known.
     executor: where the grid is evaluated, as in :func:`rdpsym.execution.run_tasks`: ``"serial"``
         (default: a grid point costs about a millisecond, so for the usual few hundred points worker
@@ -276,8 +283,15 @@ def check_claim(
         worker died, or the evaluation raised) is named in the evidence, and without a refutation the
         verdict is then ``inconclusive``: points that were not checked are never counted as agreeing.
 
-    ``confirmed`` (and ``proved``) need at least one point where both sides were compared: if the
-    claim raised, or was undefined, at every point, the verdict is ``inconclusive``.
+    The verdict fails closed: ``confirmed`` needs agreement at every compared point, at least
+    :data:`MIN_POINTS_PER_REGIME` compared points in each alpha regime the range reaches (alpha in (0,1),
+    near 1, moderate, large), and no point dropped. A point where a side has no value by the fast path is
+    recomputed exactly (at ``dps`` and ``2 dps`` digits, then by ball arithmetic); if it still has none it
+    counts against the claim (``inconclusive``, with the reason). A candidate violation that cannot be
+    recomputed, or at which P and Q cannot be shown to be distributions, is ``inconclusive`` too; one
+    where they are not distributions is excluded (the parameters are outside the mechanism). The
+    evidence states the alpha range, the compared points per regime, the parameter box and every point
+    dropped or excluded, with the reason.
     """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}; got {relation!r}")
@@ -338,117 +352,393 @@ def check_claim(
 
     evaluator = _Evaluator(tgt, c, order, fixed_vals, dps)
     evaluator.names = smap.names
-    evidence: list[str] = []
+    if c.kind == "callable":
+        # a callable that returns something other than a number is an error, named, before any sweep
+        probe_alphas = [None] if order is not None else alpha_grid(lo, hi)[:1]
+        for probe_alpha in probe_alphas:
+            evaluator.values(probe_alpha, {p.name: p.typical_values(1)[0] for p in free})
+    run = _ClaimRun(evaluator, relation, order, (lo, hi), tol, digits, dps, free, independent)
+    for verdict in run.stages(executor, search, prove, prove_seconds, certify_seconds if certify else 0):
+        if verdict is not None:
+            return ClaimVerdict(**{**base, **verdict})
+    raise AssertionError("unreachable: the last stage always decides")  # pragma: no cover
 
-    def violation(a, values, exact=False):
-        t, cl = evaluator.values(a, values, exact=exact)
-        return _violation(relation, t, cl, dps), t, cl
 
-    # --- grid ----------------------------------------------------------------------------------------
-    alphas = [None] if order is not None else alpha_grid(lo, hi)
-    grids = [parameter_grid(p) for p in free]
-    points = _product(alphas, free, grids, limit=3000)
-    worst = (None, -mpmath.inf)
-    undefined: list = []
-    outside = 0
-    min_digits = mpmath.inf
-    n_checked = 0
-    n_compared = 0  # points where both sides had a value (a verdict needs at least one)
-    lost: list[str] = []  # grid tasks that did not finish: their points were not checked
-    for (block_start, block), entry in _grid_sweep(evaluator, relation, dps, points, executor):
-        if not entry.ok:
-            lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: {entry.status}: {entry.error}")
-            continue
-        for (a, values), (v, finite_t, was_outside, was_undefined) in zip(block, entry.result):
-            n_checked += 1
-            if v is None:
-                # a claim written with a removable singularity (Laplace's 2 alpha - 1) is undefined there
-                if was_undefined:
-                    undefined.append((a, values))
-                outside += was_outside
+# ---------------------------------------------------------------------------------------------------
+# the stages of a check, with a tally of every point
+# ---------------------------------------------------------------------------------------------------
+#: alpha regimes a check covers (each one the claim's alpha range reaches needs compared points)
+REGIMES = ("alpha in (0,1)", "alpha near 1", "moderate alpha", "large alpha")
+#: compared points needed in each regime the alpha range reaches before "confirmed"
+MIN_POINTS_PER_REGIME = 2
+#: candidate violations resolved exactly (largest first) before giving up on a refutation
+MAX_CANDIDATES = 6
+#: points whose fast evaluation failed that are retried exactly, and the time for all of them
+MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
+
+
+_OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^32)"
+
+
+def _regime(a) -> str:
+    if a is None:
+        return "the special order"
+    if a < 1:
+        return REGIMES[0]
+    if a <= sp.Rational(101, 100):
+        return REGIMES[1]
+    if a < 100:
+        return REGIMES[2]
+    return REGIMES[3]
+
+
+def _required_regimes(lo, hi) -> list[str]:
+    req = []
+    if (lo < 1) is sp.true:
+        req.append(REGIMES[0])
+    if (hi > 1) is sp.true and (lo < sp.Rational(101, 100)) is sp.true:
+        req.append(REGIMES[1])
+    if (hi > sp.Rational(101, 100)) is sp.true and (lo < 100) is sp.true:
+        req.append(REGIMES[2])
+    if (hi > 100) is sp.true:
+        req.append(REGIMES[3])
+    return req
+
+
+class _ClaimRun:
+    """One check: grid, guided search, exact resolution of candidates, proof, certified pass, verdict.
+
+    Every point asked about ends in exactly one bucket: compared (both sides have values), dropped (a side
+    could not be computed, by any method tried: counts against confirmation), not a distribution (the
+    parameters make P or Q no probability distribution: outside the claim's subject), or exempt (the
+    claim, written with the closed form's removable singularity, is undefined at that order, or undefined
+    where the divergence is +oo).
+    """
+
+    def __init__(self, evaluator, relation, order, alpha_range, tol, digits, dps, free, independent):
+        self.ev, self.relation, self.order = evaluator, relation, order
+        self.lo, self.hi = alpha_range
+        self.tol, self.digits, self.dps, self.free, self.independent = tol, digits, dps, free, independent
+        self.tgt = evaluator.tgt
+        self.compared_by_regime: dict[str, int] = {}
+        self.compared = 0
+        self.checked = {"grid": 0, "guided": 0, "retried": 0}
+        self.dropped: list[tuple[tuple, str]] = []
+        self.exempt: dict[str, int] = {}
+        self.not_distributions: list[dict] = []
+        self.lost: list[str] = []
+        self.candidates: list[tuple] = []  # (violation, point)
+        self.unresolved: list[tuple[tuple, str]] = []
+        self.vanished = 0
+        self.min_digits = mpmath.inf
+        self.param_span: dict[str, list] = {}
+        self.evidence_head: list[str] = []
+        self.certification = None
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+    def _compared(self, point, v, finite_t):
+        a, values = point
+        self.compared += 1
+        regime = _regime(a)
+        self.compared_by_regime[regime] = self.compared_by_regime.get(regime, 0) + 1
+        for k, val in values.items():
+            span = self.param_span.setdefault(k, [val, val])
+            span[0], span[1] = min(span[0], val), max(span[1], val)
+        if self.relation == "==" and finite_t:
+            self.min_digits = min(self.min_digits, _digits(v))
+        if v > self.tol:
+            self.candidates.append((v, point))
+
+    def record(self, point, v, t_state, c_state):
+        """One evaluated point: ``t_state`` in finite/inf/missing, ``c_state`` in value/outside/undefined."""
+        if v is not None:
+            self._compared(point, v, t_state == "finite")
+            return None
+        a = point[0]
+        if t_state == "missing":
+            return "the divergence could not be evaluated"
+        if c_state == "outside":
+            return "the callable raised"
+        if c_state == "overflow":
+            return _OVERFLOW_REASON
+        if self.ev.c.kind == "expr" and self.order is None and a in self.tgt.exceptional:
+            self.exempt["the claim is undefined at a removable order of the closed form"] = \
+                self.exempt.get("the claim is undefined at a removable order of the closed form", 0) + 1
+            return None
+        if t_state == "inf" and self.ev.c.kind == "expr":
+            key = "the divergence is +oo and the formula undefined (its finiteness conditions stated apart)"
+            self.exempt[key] = self.exempt.get(key, 0) + 1
+            return None
+        return "the claim is undefined (NaN, complex, not a number or out of range)"
+
+    # -- stages -------------------------------------------------------------------------------------
+    def stages(self, executor, search, prove, prove_seconds, certify_seconds):
+        retry: list[tuple[tuple, str]] = []
+        self._grid(executor, retry)
+        yield None
+        self._guided(search, retry)
+        yield None
+        self._retry_exactly(retry)
+        yield self._refute_candidates()
+        yield self._inconclusive_if_dropped()
+        if prove and self.ev.c.kind == "expr":
+            yield self._prove(prove_seconds)
+        if certify_seconds > 0:
+            yield self._certify(certify_seconds)
+        yield self._final()
+
+    def _grid(self, executor, retry):
+        alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
+        grids = [parameter_grid(p) for p in self.free]
+        points = _product(alphas, self.free, grids, limit=3000)
+        for (block_start, block), entry in _grid_sweep(self.ev, self.relation, self.dps, points, executor):
+            if not entry.ok:
+                self.lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: "
+                                 f"{entry.status}: {entry.error}")
                 continue
-            n_compared += 1
-            if v > worst[1]:
-                worst = ((a, values), v)
-            if relation == "==" and finite_t:
-                min_digits = min(min_digits, _digits(v))
-    n_grid = n_checked
+            for point, (v, t_state, c_state) in zip(block, entry.result):
+                self.checked["grid"] += 1
+                self._defer(point, self.record(point, v, t_state, c_state), retry)
 
-    # --- guided search, then refutation: confirm exactly, shrink, confirm again ------------------
-    n_guided = 0
-    vanished = False
-    for stage in ("grid", "guided"):
-        if stage == "guided":
-            if search <= 0:
-                break
+    def _guided(self, search, retry):
+        if search <= 0:
+            return
+
+        def fast_violation(a, values):
+            t, cl = self.ev.values(a, values)
+            v = _violation(self.relation, t, cl, self.dps)
+            if v is not None and v > self.tol and self.tgt.distributions_ok(self.ev.all_values(values)) is False:
+                self.not_distributions.append(values)
+                return None
+            self._defer((a, values), self.record((a, values), v, _t_state(t), _c_state(cl)), retry)
+            return v
+
+        _, _, n = guided_search(self.free, None if self.order is not None else (self.lo, self.hi),
+                                fast_violation, search)
+        self.checked["guided"] += n
+
+    def _defer(self, point, why, retry):
+        """A point without a value: excluded where P or Q is no distribution, else retried later."""
+        if not why:
+            return
+        if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+            self.not_distributions.append(point[1])
+            return
+        retry.append((point, why))
+
+    def _retry_exactly(self, retry):
+        """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
+        precision, then ball arithmetic); what still has no value is dropped, with the reason."""
+        deadline = time.monotonic() + RETRY_SECONDS
+        for point, why in retry:
+            if why in ("the callable raised", _OVERFLOW_REASON):
+                # a callable has no other way to be evaluated; sympy would take forever on the overflow
+                self.dropped.append((point, why))
+                continue
+            if self.checked["retried"] >= MAX_RETRIES or time.monotonic() > deadline:
+                self.dropped.append((point, why + " (not retried: retry budget spent)"))
+                continue
+            self.checked["retried"] += 1
+            v, t, cl, how = self._exact_violation(point)
+            if v is None:
+                self.dropped.append((point, f"{why}; {how}"))
+                continue
+            self._compared(point, v, t is not None and not mpmath.isinf(t))
+
+    def _exact_violation(self, point):
+        """(violation, divergence, claim, how) at ``point`` by the exact path at dps and 2 dps, then by
+        ball arithmetic; violation None when no method gave both values."""
+        a, values = point
+        notes = []
+        for dps in (self.dps, 2 * self.dps):
             try:
-                import hypothesis  # noqa: F401
-            except ImportError:
-                evidence.append("guided search skipped: hypothesis is not installed")
+                t, cl = run_with_time_limit(self.ev.values, a, values, True, dps, seconds=POINT_SECONDS)
+            except StepTimeout:
+                notes.append(f"exact evaluation at {dps} digits exceeded {POINT_SECONDS:g} s")
                 break
+            except Exception as exc:  # noqa: BLE001 - a failed evaluation is no value, never agreement
+                notes.append(f"exact evaluation failed: {type(exc).__name__}: {exc}")
+                continue
+            v = _violation(self.relation, t, cl, self.dps)
+            if v is not None:
+                return v, t, cl, ""
+            notes.append(f"exact evaluation at {dps} digits gave no value for the "
+                         + ("divergence" if t is None else "claim"))
+        balls = self.ev.balls(a, values)
+        if balls is not None:
+            t, cl = balls
+            v = _violation(self.relation, t, cl, self.dps)
+            if v is not None:
+                return v, t, cl, ""
+        notes.append("ball arithmetic gave no value" if self.ev.c.kind == "expr" else "no other method for a callable")
+        return None, None, None, "; ".join(notes)
 
-            guided_compared = [0]
-
-            def fast_violation(a, values):
-                v = violation(a, values)[0]
-                guided_compared[0] += v is not None
-                return v
-
-            pt, best_v, n_guided = guided_search(free, None if order is not None else (lo, hi), fast_violation, search)
-            n_checked += n_guided
-            n_compared += guided_compared[0]
-            if pt is None:
+    def _refute_candidates(self, extra=()):
+        """Resolve the largest candidate violations exactly; a refutation, or None."""
+        seen, tried = set(), 0
+        for v, point in list(extra) + sorted(self.candidates, key=lambda c: -c[0]):
+            key = (point[0], tuple(sorted(point[1].items())))
+            if key in seen:
+                continue
+            seen.add(key)
+            if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+                self.not_distributions.append(point[1])
+                continue
+            if tried >= MAX_CANDIDATES:
+                self.unresolved.append((point, f"not resolved: only the {MAX_CANDIDATES} largest candidate "
+                                               "violations are resolved exactly"))
                 break
-            worst = (pt, mpmath.mpf(best_v))
-            if relation == "==" and best_v > -math.inf:
-                min_digits = min(min_digits, _digits(mpmath.mpf(best_v)))
-        if worst[0] is not None and worst[1] > tol:
-            cex = _confirm_refutation(worst[0], violation, tol, free, lo, hi, order, tgt, evaluator, relation, dps,
-                                      independent)
-            if cex is not None:
-                evidence.insert(0, f"checked {n_checked} points ({n_grid} on the grid, {n_guided} guided); "
-                                   f"the relation fails by more than 1e-{digits} (relative)")
-                return ClaimVerdict(**{**base, "verdict": Verdict.REFUTED}, evidence=tuple(evidence),
-                                    counterexample=cex, points_checked=n_checked)
-            vanished = True
-    if vanished:
-        evidence.append("candidate violations of the fast search vanished when recomputed exactly "
-                        "(precision loss of the fast evaluator, not of the claim)")
+            tried += 1
+            outcome = self._resolve(point)
+            if isinstance(outcome, Counterexample):
+                self.evidence_head.insert(0, f"{self._summary()}; the relation fails by more than "
+                                             f"1e-{self.digits} (relative)")
+                return dict(verdict=Verdict.REFUTED, evidence=tuple(self.evidence_head + self._coverage()),
+                            counterexample=outcome, points_checked=self._n_checked())
+            if outcome == "agrees":
+                self.vanished += 1
+            elif outcome == "invalid":
+                self.not_distributions.append(point[1])
+            else:
+                self.unresolved.append((point, outcome))
+        return None
 
-    summary = f"no counterexample at {n_checked} points ({n_grid} on a grid over typical ranges and edge regimes, " \
-              f"{n_guided} guided by hypothesis.target)"
-    if relation == "==" and min_digits != mpmath.inf:
-        summary += f"; agreement >= {float(min(min_digits, dps)):.1f} digits"
-    evidence.append(summary)
-    if outside:
-        evidence.append(f"the callable raised (outside its domain) at {outside} grid points; those were skipped")
-    if lost:
-        evidence.append(f"{len(lost)} grid task(s) did not finish, their points were not checked: "
-                        + "; ".join(lost[:3]) + (f"; ... ({len(lost)} in all)" if len(lost) > 3 else ""))
-        return ClaimVerdict(**base, evidence=tuple(evidence), points_checked=n_checked,
-                            digits=_float_or_none(min_digits))
-    if undefined:
-        a, values = undefined[0]
-        evidence.append(f"the claim is undefined (NaN or complex) at {len(undefined)} points where the divergence "
-                        f"is finite, e.g. alpha = {_fmt(a)}, {values}")
-        return ClaimVerdict(**base, evidence=tuple(evidence), points_checked=n_checked,
-                            digits=_float_or_none(min_digits))
-    if n_compared == 0:
-        evidence.append(f"no point could be compared: at all {n_checked} points the claim raised or was undefined, "
-                        "or the divergence could not be evaluated; nothing supports the claim")
-        return ClaimVerdict(**base, evidence=tuple(evidence), points_checked=n_checked)
+    def _resolve(self, point):
+        """A Counterexample, "agrees" (the exact values satisfy the relation), "invalid" (P or Q is no
+        distribution there) or the reason the candidate could not be decided."""
+        a, values = point
+        valid = self.tgt.distributions_ok(self.ev.all_values(values))
+        if valid is False:
+            return "invalid"
+        if valid is None:
+            return "could not check that P and Q are probability distributions at this point"
+        v, t, cl, how = self._exact_violation(point)
+        if v is None:
+            return f"the violation of the fast search could not be recomputed: {how}"
+        if v <= self.tol:
+            return "agrees"
+        cex = _confirm_refutation(point, self, t, cl)
+        return cex if cex is not None else "the violation could not be confirmed at a shrunk or the original point"
 
-    # --- proof ---------------------------------------------------------------------------------------
-    if prove and c.kind == "expr":
-        proof = _prove(c.expr, truth_expr, relation, order, fixed_vals, params, tgt.result.conditions,
-                       (lo, hi), prove_seconds)
-        if proof:
-            evidence.insert(0, proof)
-            return ClaimVerdict(**{**base, "verdict": Verdict.PROVED}, evidence=tuple(evidence),
-                                points_checked=n_checked, digits=_float_or_none(min_digits))
-        evidence.append("no symbolic proof found")
-    return ClaimVerdict(**{**base, "verdict": Verdict.CONFIRMED}, evidence=tuple(evidence),
-                        points_checked=n_checked, digits=_float_or_none(min_digits))
+    def _inconclusive_if_dropped(self):
+        reasons = []
+        if self.lost:
+            reasons.append(f"{len(self.lost)} grid task(s) did not finish, their points were not checked: "
+                           + "; ".join(self.lost[:3]) + (f"; ... ({len(self.lost)} in all)" if len(self.lost) > 3 else ""))
+        if self.dropped:
+            counts: dict[str, int] = {}
+            for _, why in self.dropped:
+                counts[why] = counts.get(why, 0) + 1
+            (a, values), _ = self.dropped[0]
+            detail = "; ".join(f"{n} x {why}" for why, n in counts.items())
+            reasons.append(f"{len(self.dropped)} point(s) could not be compared and count against the claim "
+                           f"({detail}), e.g. alpha = {_fmt(a)}, {_fmt_values(values)}")
+        if self.unresolved:
+            (a, values), why = self.unresolved[0]
+            reasons.append(f"{len(self.unresolved)} candidate violation(s) could not be decided, e.g. at "
+                           f"alpha = {_fmt(a)}, {_fmt_values(values)}: {why}")
+        if self.compared == 0:
+            reasons.append("no point could be compared: nothing supports the claim")
+        elif self.order is None:
+            missing = [r for r in _required_regimes(self.lo, self.hi)
+                       if self.compared_by_regime.get(r, 0) < MIN_POINTS_PER_REGIME]
+            if missing:
+                reasons.append(f"fewer than {MIN_POINTS_PER_REGIME} compared points in: {', '.join(missing)}")
+        if not reasons:
+            return None
+        return dict(verdict=Verdict.INCONCLUSIVE, evidence=tuple([self._summary()] + reasons + self._coverage()),
+                    points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+
+    def _prove(self, seconds):
+        ev = self.ev
+        proof = _prove(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
+                       self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi), seconds)
+        if not proof:
+            self.evidence_head.append("no symbolic proof found")
+            return None
+        return dict(verdict=Verdict.PROVED, evidence=tuple([proof, self._summary()] + self._coverage()),
+                    points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+
+    def _certify(self, seconds):
+        ev = self.ev
+        if ev.c.kind != "expr":
+            self.certification = None
+            self.evidence_head.append("no certified pass: the claim is a callable (a black box to ball arithmetic)")
+            return None
+        from .certify import certify
+
+        truth = self.tgt.truth_expr(self.order)
+        try:
+            difference = run_with_time_limit(lambda: sp.cancel(sp.expand(ev.c.expr - truth)), seconds=2.0)
+        except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
+            difference = None
+        cert = certify(self.tgt, ev.c.expr, self.order, self.relation, ev.fixed, self.free, (self.lo, self.hi),
+                       tol=float(self.tol), dps=self.dps, seconds=seconds, difference=difference)
+        self.certification = cert
+        bad = cert.refutation
+        if bad is not None:
+            a = bad.point.get(ALPHA) if self.order is None else None
+            by_symbol = {p.symbol: p.name for p in self.tgt.parameters}
+            values = {by_symbol[s]: v for s, v in bad.point.items() if s in by_symbol and by_symbol[s] not in ev.fixed}
+            verdict = self._refute_candidates(extra=[(mpmath.inf, (a, values))])
+            if verdict is not None:
+                verdict["evidence"] = tuple(list(verdict["evidence"]) + cert.describe())
+                return verdict
+            # a certified violation of the closed form that the exact path cannot confirm: undecided
+            (pa, pvals), why = self.unresolved[-1] if self.unresolved else ((a, values), "")
+            return dict(verdict=Verdict.INCONCLUSIVE,
+                        evidence=tuple([self._summary(), f"ball arithmetic found a violating point (alpha = {_fmt(pa)}, "
+                                        f"{_fmt_values(pvals)}) that could not be confirmed: {why or 'see above'}"]
+                                       + cert.describe() + self._coverage()),
+                        points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+        if cert.proved:
+            return dict(verdict=Verdict.PROVED,
+                        evidence=tuple([f"proved by interval arithmetic on the box below (ball arithmetic, Arb)",
+                                        self._summary()] + cert.describe() + self._coverage()),
+                        points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+        return None
+
+    def _final(self):
+        evidence = [self._summary()] + self.evidence_head
+        if self.certification is not None:
+            evidence += self.certification.describe()
+        return dict(verdict=Verdict.CONFIRMED, evidence=tuple(evidence + self._coverage()),
+                    points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+
+    # -- reporting ----------------------------------------------------------------------------------
+    def _n_checked(self):
+        return self.checked["grid"] + self.checked["guided"]
+
+    def _summary(self):
+        text = (f"checked {self._n_checked()} points ({self.checked['grid']} on a grid over typical ranges and edge "
+                f"regimes, {self.checked['guided']} guided by hypothesis.target), compared {self.compared}")
+        if self.relation == "==" and self.min_digits != mpmath.inf and self.compared:
+            text += f"; agreement >= {float(min(self.min_digits, self.dps)):.1f} digits"
+        return text
+
+    def _coverage(self):
+        lines = []
+        if self.order is None:
+            regimes = ", ".join(f"{r}: {self.compared_by_regime.get(r, 0)}" for r in REGIMES
+                                if r in _required_regimes(self.lo, self.hi))
+            lines.append(f"alpha range ({_fmt(self.lo)}, {_fmt(self.hi)}); compared points per regime: {regimes}")
+        if self.param_span:
+            lines.append("parameter box compared: " + ", ".join(
+                f"{k} in [{_fmt(sp.Float(v[0], 6))}, {_fmt(sp.Float(v[1], 6))}]" for k, v in self.param_span.items()))
+        if self.dropped:
+            lines.append(f"points dropped: {len(self.dropped)}")
+        for why, n in self.exempt.items():
+            lines.append(f"not compared at {n} point(s): {why}")
+        if self.not_distributions:
+            lines.append(f"{len(self.not_distributions)} point(s) excluded where P or Q is not a probability "
+                         f"distribution (e.g. {_fmt_values(self.not_distributions[0])}): the parameters' inferred "
+                         "domain is wider than the distributions'")
+        if self.vanished:
+            lines.append(f"{self.vanished} candidate violation(s) of the fast search vanished when recomputed "
+                         "exactly (precision loss of the fast evaluator, not of the claim)")
+        if self.ev.c.kind == "callable":
+            lines.append("the claim is a callable: checked at points only (no proof, no certified pass)")
+        return lines
 
 
 #: grid points per task of the grid sweep: a point costs about a millisecond, so a task of 32 points is
@@ -456,17 +746,30 @@ def check_claim(
 GRID_BLOCK = 32
 
 
+def _t_state(t) -> str:
+    return "missing" if t is None else ("inf" if mpmath.isinf(t) else "finite")
+
+
+def _c_state(cl) -> str:
+    if cl is _OUTSIDE:
+        return "outside"
+    if cl is _OVERFLOW:
+        return "overflow"
+    return "undefined" if cl is None else "value"
+
+
 def _grid_block(evaluator: "_Evaluator", relation: str, dps: int, block: list) -> list[tuple]:
-    """One task of the grid sweep: per point ``(violation, divergence finite?, claim raised?, claim
-    undefined where the divergence is finite?)``, all picklable (``_OUTSIDE`` is a per-process marker)."""
+    """One task of the grid sweep: per point ``(violation, divergence state, claim state)`` (see
+    :meth:`_ClaimRun.record`), all picklable (``_OUTSIDE`` is a per-process marker)."""
     out = []
     for a, values in block:
         t, cl = evaluator.values(a, values)
-        v = _violation(relation, t, cl, dps)
-        finite_t = t is not None and not mpmath.isinf(t)
-        undefined = v is None and finite_t and cl is None and a not in evaluator.tgt.exceptional
-        out.append((v, finite_t, cl is _OUTSIDE, undefined))
+        out.append((_violation(relation, t, cl, dps), _t_state(t), _c_state(cl)))
     return out
+
+
+def _fmt_values(values: Mapping) -> str:
+    return ", ".join(f"{k} = {_fmt(v)}" for k, v in values.items()) or "no free parameters"
 
 
 def _grid_sweep(evaluator, relation, dps, points, executor):
@@ -505,7 +808,7 @@ def _product(alphas, free, grids, limit):
 
 def _violation(relation, t, c, dps):
     """How much ``t REL c`` (divergence REL claim) fails, relative to the values' size (> 0: it fails); None if undefined."""
-    if t is None or c is None or c is _OUTSIDE:
+    if t is None or c is None or c is _OUTSIDE or c is _OVERFLOW:
         return None
     if mpmath.isinf(t) or mpmath.isinf(c):
         if t == c:
@@ -560,8 +863,9 @@ class _Evaluator:
     def all_values(self, values):
         return {**values, **self.fixed}
 
-    def values(self, a, values, exact=False):
-        wp = self.dps + 20
+    def values(self, a, values, exact=False, dps=None):
+        """(divergence, claim) at the point as mpf (or None / ``_OUTSIDE``), fast or exactly at ``dps``."""
+        wp = (dps or self.dps) + 20
         with mpmath.workdps(wp):
             env = self.env(a, values)
             if exact:
@@ -571,7 +875,7 @@ class _Evaluator:
             if exact or (self.order is None and a in self.tgt.exceptional):
                 try:
                     t = self.tgt.exact(self.order, a, self.all_values(values), wp)
-                except (ArithmeticError, ValueError):
+                except (ArithmeticError, ValueError, TypeError):
                     t = None
             else:
                 t = self.truth(env)
@@ -589,14 +893,19 @@ class _Evaluator:
                     e = e.subs(ALPHA, av)
                 if e in (sp.oo, sp.S.NegativeInfinity):
                     return mpmath.inf if e == sp.oo else -mpmath.inf
-                val = e.evalf(mpmath.mp.dps)
+                try:
+                    val = e.evalf(mpmath.mp.dps)
+                except (ArithmeticError, ValueError, TypeError, RecursionError):
+                    return None
                 if val.has(sp.nan, sp.zoo) or not val.is_number:
                     return None
                 re, im = val.as_real_imag()
                 return real_value(mpmath.mpc(sp.Float(re, mpmath.mp.dps), sp.Float(im, mpmath.mp.dps)))
             try:
                 return real_value(self.claim_fast(env))
-            except (ArithmeticError, ValueError, ZeroDivisionError, TypeError, OverflowError):
+            except OverflowError:
+                return _OVERFLOW
+            except (ArithmeticError, ValueError, ZeroDivisionError, TypeError):
                 return None
         return self._call(env)
 
@@ -614,16 +923,77 @@ class _Evaluator:
                 out = c.fn(dict(zip(c.arg_names, args)), af)
         except Exception:  # noqa: BLE001 - a callable outside its domain: not a value
             return _OUTSIDE
-        try:
-            out = complex(out) if not isinstance(out, (int, float)) else out
-            if isinstance(out, complex):
-                if out.imag != 0:
-                    return None
-                out = out.real
-            v = mpmath.mpf(float(out))
-        except (TypeError, ValueError):
+        return _callable_number(out, c.fn)
+
+    def balls(self, a, values):
+        """(divergence, claim) as mpf midpoints of Arb balls accurate to the check's digits, or None:
+        the certified fallback when sympy's exact evaluation fails (a tie of Max, a huge power)."""
+        if self.c.kind != "expr":
             return None
-        return None if mpmath.isnan(v) else v
+        from .interval import Unsupported, _arb_rational, compile_arb  # noqa: PLC2701 - same package
+
+        import flint
+
+        truth = self.tgt.truth_expr(self.order)
+        if self.order is None and self.tgt.result.conditions is not sp.true:
+            truth = sp.Piecewise((truth, self.tgt.result.conditions), (sp.oo, True))
+        syms = (ALPHA,) + self.tgt.symbols
+        try:
+            f_truth, f_claim = compile_arb(truth, syms), compile_arb(self.c.expr, syms)
+        except Unsupported:
+            return None
+        av = self.point_alpha(a)
+        old = flint.ctx.prec
+        try:
+            for bits in (int(3.33 * self.dps) + 64, int(6.7 * self.dps) + 128):
+                flint.ctx.prec = bits
+                env = {self.by_name[k]: _arb_rational(sp.Rational(v)) for k, v in self.all_values(values).items()}
+                env[ALPHA] = flint.arb.pos_inf() if av == sp.oo else _arb_rational(sp.Rational(av))
+                out = [f(env) for f in (f_truth, f_claim)]
+                if all(_ball_accurate(b, self.dps) for b in out):
+                    with mpmath.workdps(self.dps + 20):
+                        return tuple(_ball_mpf(b) for b in out)
+        finally:
+            flint.ctx.prec = old
+        return None
+
+
+def _ball_accurate(ball, dps) -> bool:
+    if ball.is_nan():
+        return False
+    if not ball.is_finite():
+        return ball.is_exact() or False
+    return ball.rad() <= ball.abs_lower() * 10.0 ** (-dps) or (ball.is_exact())
+
+
+def _ball_mpf(ball):
+    if not ball.is_finite():
+        return mpmath.inf if ball > 0 else -mpmath.inf
+    return mpmath.mpf(ball.mid().str(mpmath.mp.dps, radius=False))
+
+
+def _callable_number(out, fn):
+    """A callable claim's return value as an mpf, None when NaN or complex; anything that is not a
+    number is an error naming the callable (a string "0.5" is not a value to compare)."""
+    if isinstance(out, bool) or not (isinstance(out, (int, float, complex, mpmath.mpf, mpmath.mpc))
+                                     or _is_numeric_scalar(out)):
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        raise TypeError(f"claim: the callable {name} must return a real number; it returned "
+                        f"{type(out).__name__} {out!r:.60}")
+    out = complex(out)
+    if out.imag != 0 or math.isnan(out.real):
+        return None
+    return mpmath.mpf(out.real)
+
+
+def _is_numeric_scalar(out) -> bool:
+    """numpy scalars and 0-d arrays, mpmath numbers: numbers that are not Python's built-in types."""
+    import numbers
+
+    if isinstance(out, numbers.Number):
+        return True
+    shape = getattr(out, "shape", None)
+    return shape == () and hasattr(out, "dtype") and getattr(out.dtype, "kind", "") in "iufc"
 
 
 def _rebuild_evaluator(tgt, c, order, fixed, dps, names) -> "_Evaluator":
@@ -635,6 +1005,8 @@ def _rebuild_evaluator(tgt, c, order, fixed, dps, names) -> "_Evaluator":
 
 #: Marker: the callable raised at this point (outside its domain; neither a value nor a refutation).
 _OUTSIDE = object()
+#: Marker: the claim's value is beyond the fast path's magnitude cap (fasteval.EXPONENT_CAP).
+_OVERFLOW = object()
 
 
 def _as_float_if_complex(v, wp):
@@ -649,39 +1021,39 @@ def _point_alpha_ok(lo, hi):
     return lambda v: (v > lo) is sp.true and (v < hi) is sp.true
 
 
-def _confirm_refutation(point, violation, tol, free, lo, hi, order, tgt, evaluator, relation, dps, independent):
-    a, values = point
+def _confirm_refutation(point, run: "_ClaimRun", t, cl) -> Counterexample | None:
+    """A counterexample at ``point`` (whose exact violation is known: divergence ``t``, claim ``cl``),
+    shrunk to a simpler point when the violation survives there (exactly, and with P, Q distributions)."""
+    ev, tol = run.ev, run.tol
 
     def refutes(a2, v2):
-        v, _, _ = violation(a2, v2)
-        return v is not None and v > tol * 10
+        t2, c2 = ev.values(a2, v2)
+        v = _violation(run.relation, t2, c2, run.dps)
+        return v is not None and v > tol * 10 and run.tgt.distributions_ok(ev.all_values(v2)) is True
 
-    start = (a, values)
-    shrunk = shrink(start, free, None if order is not None else _point_alpha_ok(lo, hi), refutes)
-    for cand in (shrunk, start):
-        v, t, cl = violation(*cand, exact=True)
-        if v is not None and v > tol:
-            ca, cvals = cand
-            allv = evaluator.all_values(cvals)
-            with mpmath.workdps(dps):
-                gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)
-                t_out, c_out, gap_out = +t, +cl, +gap
-            numeric = None
-            if independent:
-                numeric = tgt.independent(order, ca, allv, dps=30)
-            args = {}
-            with mpmath.workdps(dps):
-                env = evaluator.env(ca, cvals)
-                for name in evaluator.c.used:
-                    if name in ("alpha", "order"):
-                        continue
-                    e = _name_expr(evaluator, name)
-                    if e is not None:
-                        args[name] = e.subs({evaluator.by_name[k]: v2 for k, v2 in allv.items()})
-            return Counterexample(alpha=evaluator.point_alpha(ca), values=allv, claim_arguments=args,
-                                  claim_value=c_out, divergence=t_out, gap=gap_out, relation=relation, dps=dps,
-                                  numeric=numeric, shrunk_from=None if cand is start else start)
-    return None
+    shrunk = shrink(point, run.free, None if run.order is not None else _point_alpha_ok(run.lo, run.hi), refutes)
+    chosen, values_at = point, (t, cl)
+    if shrunk != point:
+        v2, t2, c2, _ = run._exact_violation(shrunk)
+        if v2 is not None and v2 > tol:
+            chosen, values_at = shrunk, (t2, c2)
+    ca, cvals = chosen
+    t, cl = values_at
+    allv = ev.all_values(cvals)
+    with mpmath.workdps(run.dps):
+        gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)
+        t_out, c_out, gap_out = +t, +cl, +gap
+    numeric = run.tgt.independent(run.order, ca, allv, dps=30) if run.independent else None
+    args = {}
+    for name in ev.c.used:
+        if name in ("alpha", "order"):
+            continue
+        e = _name_expr(ev, name)
+        if e is not None:
+            args[name] = e.subs({ev.by_name[k]: v2 for k, v2 in allv.items()})
+    return Counterexample(alpha=ev.point_alpha(ca), values=allv, claim_arguments=args, claim_value=c_out,
+                          divergence=t_out, gap=gap_out, relation=run.relation, dps=run.dps, numeric=numeric,
+                          shrunk_from=None if chosen is point else point)
 
 
 def _name_expr(evaluator, name):
@@ -693,8 +1065,6 @@ def _name_expr(evaluator, name):
 
 def _prove(claim, truth, relation, order, fixed, params, conditions, alpha_range, seconds) -> str | None:
     """A symbolic proof of the relation, or None. Each sympy attempt is time-limited."""
-    from ..derive.timeout import StepTimeout, run_with_time_limit
-
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
     # Give sympy the parameters' domains as assumptions: p in (a, b) becomes a + (b - a)/(1 + s) with
     # s > 0, p in (a, oo) becomes a + s (bijections, so an identity in s is one in p).

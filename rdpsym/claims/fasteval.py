@@ -26,19 +26,49 @@ __all__ = ["compile_mp", "compile_condition", "real_value"]
 
 _Fn = Callable[[dict], object]
 
+#: Magnitude cap of the fast path: an exponent (of e, or of a power's base) beyond it raises
+#: OverflowError instead of asking mpmath for a number with billions of digits (exp(exp(exp(exp(3))))
+#: would never return). The value is then unknown to the fast path, never a made-up one.
+EXPONENT_CAP = mpmath.mpf(2) ** 32
+
+
+def _check_exponent(v) -> None:
+    re_v = v.real if isinstance(v, mpmath.mpc) else v
+    if isinstance(re_v, (mpmath.mpf, int, float)) and not mpmath.isnan(re_v) and abs(re_v) > EXPONENT_CAP:
+        raise OverflowError(f"exponent {mpmath.nstr(re_v, 5)} beyond the fast path's range")
+
+
+def _exp(v):
+    _check_exponent(v)
+    return mpmath.exp(v)
+
+
+def _power(base, ex):
+    if base != 0 and not mpmath.isinf(base):
+        _check_exponent(ex * mpmath.log(abs(base)) if not isinstance(ex, mpmath.mpc) else abs(ex) * mpmath.log(abs(base)))
+    return mpmath.power(base, ex)
+
+
+def _big_argument(f):
+    def run(v):
+        _check_exponent(v)
+        return f(v)
+
+    return run
+
 _UNARY = {
-    sp.exp: mpmath.exp,
+    sp.exp: _exp,
     sp.sin: mpmath.sin,
     sp.cos: mpmath.cos,
     sp.tan: mpmath.tan,
-    sp.sinh: mpmath.sinh,
-    sp.cosh: mpmath.cosh,
     sp.tanh: mpmath.tanh,
     sp.erf: mpmath.erf,
     sp.erfc: mpmath.erfc,
-    sp.gamma: mpmath.gamma,
-    sp.loggamma: mpmath.loggamma,
-    sp.factorial: mpmath.factorial,
+    sp.gamma: _big_argument(mpmath.gamma),
+    sp.loggamma: _big_argument(mpmath.loggamma),
+    sp.factorial: _big_argument(mpmath.factorial),
+    sp.sinh: _big_argument(mpmath.sinh),
+    sp.cosh: _big_argument(mpmath.cosh),
     sp.floor: mpmath.floor,
     sp.ceiling: mpmath.ceil,
     sp.Abs: lambda v: abs(v),
@@ -101,11 +131,11 @@ def _compile(e: sp.Basic) -> _Fn:
         base, expo = _compile(e.args[0]), e.args[1]
         if expo.is_Integer:
             n = int(expo)
-            return lambda env: base(env) ** n
+            return lambda env: _power(base(env), n) if abs(n) > 64 else base(env) ** n
         if expo == sp.S.Half:
             return lambda env: mpmath.sqrt(base(env))
         ex = _compile(expo)
-        return lambda env: mpmath.power(base(env), ex(env))
+        return lambda env: _power(base(env), ex(env))
     if isinstance(e, sp.log):
         arg = _compile(e.args[0])
         if len(e.args) == 2:

@@ -22,7 +22,8 @@ from ..specify.params import Parameter
 
 __all__ = ["alpha_grid", "parameter_grid", "guided_search", "shrink", "simple_candidates"]
 
-_ABOVE = ["1.000001", "1.001", "1.01", "1.1", "3/2", "2", "3", "5", "10", "32", "100", "1000"]
+_ABOVE = ["1.000000001", "1.0000001", "1.000001", "1.001", "1.01", "1.1", "3/2", "2", "3", "5", "10", "32",
+          "100", "1000", "10000", "1000000"]
 _BELOW = ["1/1000", "1/10", "1/4", "1/2", "3/4", "9/10", "0.999999"]
 
 
@@ -31,9 +32,14 @@ def _rat(text: str) -> sp.Rational:
 
 
 def alpha_grid(lo, hi) -> list[sp.Rational]:
-    """Grid orders inside the open interval (lo, hi)."""
+    """Grid orders inside the open interval (lo, hi): the fixed orders of every regime, and for a narrow
+    range (fewer than four of them inside) its quarter points too, so every range gets compared points."""
     pts = [_rat(t) for t in _BELOW + _ABOVE]
-    return [a for a in pts if (a > lo) is sp.true and (a < hi) is sp.true]
+    out = [a for a in pts if (a > lo) is sp.true and (a < hi) is sp.true]
+    if len(out) < 4 and hi != sp.oo:
+        lo_r, hi_r = sp.Rational(lo), sp.Rational(hi)
+        out = sorted(set(out) | {lo_r + (hi_r - lo_r) * sp.Rational(k, 8) for k in range(1, 8)})
+    return out
 
 
 def _inside(param: Parameter, v) -> bool:
@@ -105,8 +111,9 @@ def _alpha_strategy(lo, hi):
 
     parts = []
     if (hi > 1) is sp.true:
-        top = min(float(hi), 1e4) if hi != sp.oo else 1e3
-        parts.append(st.floats(-6, math.log10(top - 1)).map(lambda u: 1 + 10.0**u))
+        top = min(float(hi), 1e6) if hi != sp.oo else 1e6
+        bottom = math.log10(float(lo) - 1) if float(lo) > 1 else -9.0
+        parts.append(st.floats(bottom, max(bottom, math.log10(top - 1))).map(lambda u: 1 + 10.0**u))
     if (lo < 1) is sp.true:
         bottom = max(float(lo), 1e-4)
         parts.append(st.floats(math.log10(bottom), -1e-9).map(lambda u: 10.0**u))
@@ -146,7 +153,8 @@ def guided_search(
         best["n"] += 1
         if v is None:
             return
-        fv = float(v) if v < 1e300 else 1e300
+        # hypothesis.target needs a finite observation: a claim of +oo as an upper bound has violation -oo
+        fv = min(max(float(v), -1e300), 1e300)
         target(fv, label="violation")
         if fv > best["v"]:
             best["point"], best["v"] = (a, values), fv

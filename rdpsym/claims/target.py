@@ -20,12 +20,64 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult, Status
+from ..derive.timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .fasteval import compile_condition, compile_mp, real_value
 
 __all__ = ["Target", "make_target", "parameters_from_symbols"]
+
+#: a density counts as negative below this (rounding of an exact zero at 30 digits stays above it)
+_NEGATIVE = mpmath.mpf(10) ** -25
+#: |log total mass| above this: not normalised (the numeric path's mass is good to far better)
+_MASS_TOLERANCE = mpmath.mpf(10) ** -8
+
+
+def _sample_points(support: sp.Set, discrete: bool) -> list[sp.Expr]:
+    """Points of the support at which a density is checked for being non-negative and defined."""
+    if isinstance(support, sp.FiniteSet):
+        return list(support)[:200]
+    if discrete:
+        lo = support.inf if support.inf.is_finite else sp.Integer(-20)
+        pts = [lo + k for k in range(41)]
+        return [p for p in pts if support.contains(p) is sp.true]
+    lo, hi = support.inf, support.sup
+    if lo.is_infinite and hi.is_infinite:
+        return [sp.Rational(k, 2) for k in range(-20, 21)]
+    if lo.is_infinite:
+        return [hi - sp.Rational(k, 2) for k in range(1, 41)]
+    if hi.is_infinite:
+        return [lo + sp.Rational(k, 2) for k in range(1, 41)]
+    return [lo + (hi - lo) * sp.Rational(k, 40) for k in range(1, 40)]
+
+
+def _is_distribution(dens, x, support, values, params) -> bool | None:
+    from ..numeric import numeric_divergence
+    from ..specify.mechanism import is_discrete_support
+
+    by_name = {p.name: p.symbol for p in params}
+    subs = {by_name[k]: v for k, v in values.items() if k in by_name}
+    dens = dens.subs(subs)
+    if dens == 0:
+        return False  # no mass at all (a geometric pmf with ratio 1)
+    fn = compile_mp(dens, (x,))
+    with mpmath.workdps(30):
+        for point in _sample_points(support, is_discrete_support(support)):
+            try:
+                v = real_value(fn({x: mpmath.mpf(int(point.p)) / int(point.q) if point.is_Rational else mpmath.mpf(point)}))
+            except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+                v = None
+            if v is None or v < -_NEGATIVE:
+                return False
+    try:
+        # D_2(P||P) = log of P's total mass: 0 exactly for a distribution
+        nv = numeric_divergence(dens, dens, x, support, 2, dict(values), dps=20)
+    except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return None
+    if not nv.converged:
+        return None
+    return bool(abs(nv.value) <= _MASS_TOLERANCE)
 
 
 def parameters_from_symbols(symbols: Sequence[sp.Symbol]) -> tuple[Parameter, ...]:
@@ -51,7 +103,10 @@ class Target:
     parameters: tuple[Parameter, ...]
     directions: tuple[tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Set], ...] = ()
     label: str = ""
+    #: ``(density, x, support)`` of every distribution involved, for :meth:`distributions_ok`
+    distributions: tuple[tuple[sp.Expr, sp.Symbol, sp.Set], ...] = ()
     _compiled: dict = field(default_factory=dict)
+    _valid: dict = field(default_factory=dict)
 
     @property
     def exceptional(self) -> set:
@@ -117,8 +172,46 @@ class Target:
                 best = nv
         return (best.value, best.error, best.converged, best.detail)
 
+    def distributions_ok(self, values: Mapping[str, sp.Expr]) -> bool | None:
+        """Whether P and Q of every direction are probability distributions at these parameter values.
+
+        True: non-negative at sample points of the support and of total mass 1 (to 1e-8, by the
+        numeric path); False: negative, undefined or of another mass somewhere; None: undecided (the
+        mass did not converge, or the check timed out). Without densities there is nothing to check
+        (True). Parameters inferred from bare symbols have domains wider than the distributions'
+        (a geometric ratio g in (0, oo)): a counterexample must never come from such a point.
+        """
+        if not self.distributions:
+            return True
+        key = tuple(sorted(values.items()))
+        if key not in self._valid:
+            try:
+                self._valid[key] = run_with_time_limit(self._distributions_ok, dict(values), seconds=15)
+            except StepTimeout:
+                self._valid[key] = None
+        return self._valid[key]
+
+    def _distributions_ok(self, values) -> bool | None:
+        verdict: bool | None = True
+        for dens, x, support in self.distributions:
+            ok = _is_distribution(dens, x, support, values, self.parameters)
+            if ok is False:
+                return False
+            if ok is None:
+                verdict = None
+        return verdict
+
 
 _RDP_MEMO: dict = {}
+
+
+def _distinct_distributions(directions) -> tuple:
+    out = []
+    for P, Q, x, support in directions:
+        for dens in (P, Q):
+            if (dens, x, support) not in out:
+                out.append((dens, x, support))
+    return tuple(out)
 
 
 def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache: bool = True) -> Target:
@@ -138,7 +231,8 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
         for pair in target.pairs:
             directions.append((pair.P, pair.Q, target.variable, target.support))
             directions.append((pair.Q, pair.P, target.variable, target.support))
-        return Target(result, tuple(target.parameters), tuple(directions), label=target.name)
+        return Target(result, tuple(target.parameters), tuple(directions), label=target.name,
+                      distributions=_distinct_distributions(directions))
     if isinstance(target, DivergenceResult):
         if parameters is None:
             params = parameters_from_symbols(target.symbols)
@@ -147,7 +241,10 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
             missing = set(target.symbols) - {p.symbol for p in params}
             if missing:
                 raise ValueError(f"parameters: no Parameter for the result's symbols {sorted(map(str, missing))}")
-        return Target(target, params, (), label=target.label)
+        # a result is one direction, D(P||Q): the independent check evaluates exactly that one
+        directions = (tuple(target.pair),) if target.pair is not None else ()
+        return Target(target, params, directions, label=target.label,
+                      distributions=_distinct_distributions(directions))
     raise TypeError(f"target: expected a Mechanism or a DivergenceResult, got {type(target).__name__}")
 
 

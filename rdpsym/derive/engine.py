@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 import mpmath
@@ -647,8 +647,10 @@ def renyi_divergence(
     if cache:
         from .cache import cached_derivation
 
-        return cached_derivation(P, Q, x, support, params, seconds, check_density, label)
-    return _derive(P, Q, x, support, params, seconds, check_density, label)
+        result = cached_derivation(P, Q, x, support, params, seconds, check_density, label)
+    else:
+        result = _derive(P, Q, x, support, params, seconds, check_density, label)
+    return replace(result, pair=(P, Q, x, support)) if result.pair is None else result
 
 
 def _derive(P, Q, x, support, params, seconds, check_density, label) -> DivergenceResult:
