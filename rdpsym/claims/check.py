@@ -48,7 +48,7 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from ..derive.timeout import StepTimeout, run_with_time_limit, time_limit
 from ..specify.params import Parameter
 from ..specify.parse import as_number, parse
 from ..symbols import alpha as ALPHA
@@ -377,7 +377,8 @@ MAX_CANDIDATES = 6
 MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
 
 
-_OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^32)"
+_SLOW_REASON = "the callable did not return within its time limit"
+_OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^60)"
 
 
 def _regime(a) -> str:
@@ -461,6 +462,8 @@ class _ClaimRun:
             return "the callable raised"
         if c_state == "overflow":
             return _OVERFLOW_REASON
+        if c_state == "slow":
+            return _SLOW_REASON
         if self.ev.c.kind == "expr" and self.order is None and a in self.tgt.exceptional:
             self.exempt["the claim is undefined at a removable order of the closed form"] = \
                 self.exempt.get("the claim is undefined at a removable order of the closed form", 0) + 1
@@ -531,7 +534,7 @@ class _ClaimRun:
         precision, then ball arithmetic); what still has no value is dropped, with the reason."""
         deadline = time.monotonic() + RETRY_SECONDS
         for point, why in retry:
-            if why in ("the callable raised", _OVERFLOW_REASON):
+            if why in ("the callable raised", _OVERFLOW_REASON, _SLOW_REASON):
                 # a callable has no other way to be evaluated; sympy would take forever on the overflow
                 self.dropped.append((point, why))
                 continue
@@ -755,6 +758,8 @@ def _c_state(cl) -> str:
         return "outside"
     if cl is _OVERFLOW:
         return "overflow"
+    if cl is _SLOW:
+        return "slow"
     return "undefined" if cl is None else "value"
 
 
@@ -808,7 +813,7 @@ def _product(alphas, free, grids, limit):
 
 def _violation(relation, t, c, dps):
     """How much ``t REL c`` (divergence REL claim) fails, relative to the values' size (> 0: it fails); None if undefined."""
-    if t is None or c is None or c is _OUTSIDE or c is _OVERFLOW:
+    if t is None or c is None or c is _OUTSIDE or c is _OVERFLOW or c is _SLOW:
         return None
     if mpmath.isinf(t) or mpmath.isinf(c):
         if t == c:
@@ -914,13 +919,19 @@ class _Evaluator:
         a = env[ALPHA]
         af = math.inf if mpmath.isinf(a) else float(a)
         args = [float(f(env)) for f in self.arg_fast]
+        limit = time_limit(CALL_SECONDS)
         try:
-            if c.call == "keywords":
-                out = c.fn(af, **dict(zip(c.arg_names, args)))
-            elif c.call == "positional":
-                out = c.fn(af, *args)
-            else:
-                out = c.fn(dict(zip(c.arg_names, args)), af)
+            with limit:
+                if c.call == "keywords":
+                    out = c.fn(af, **dict(zip(c.arg_names, args)))
+                elif c.call == "positional":
+                    out = c.fn(af, *args)
+                else:
+                    out = c.fn(dict(zip(c.arg_names, args)), af)
+        except StepTimeout as exc:
+            if exc.limit_id != limit.id:
+                raise  # an enclosing limit: not this call's to handle
+            return _SLOW
         except Exception:  # noqa: BLE001 - a callable outside its domain: not a value
             return _OUTSIDE
         return _callable_number(out, c.fn)
@@ -1007,6 +1018,10 @@ def _rebuild_evaluator(tgt, c, order, fixed, dps, names) -> "_Evaluator":
 _OUTSIDE = object()
 #: Marker: the claim's value is beyond the fast path's magnitude cap (fasteval.EXPONENT_CAP).
 _OVERFLOW = object()
+#: Marker: the callable did not return within CALL_SECONDS.
+_SLOW = object()
+#: seconds a callable claim may take at one point
+CALL_SECONDS = 10.0
 
 
 def _as_float_if_complex(v, wp):

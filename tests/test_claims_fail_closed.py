@@ -1,0 +1,206 @@
+"""check_claim fails closed: the reproductions of the verdicts that were wrong, each checked against a
+truth computed here independently (by hand, in one mpmath.workdps block).
+
+A wrong claim must never be confirmed or proved. When a point cannot be computed, it counts against the
+claim (inconclusive), never for it.
+"""
+
+import math
+import time
+
+import mpmath
+import pytest
+import sympy as sp
+
+import rdpsym
+from rdpsym import mechanisms
+from rdpsym.claims import Verdict, check_claim
+from rdpsym.specify.mechanism import AdjacentPair, Mechanism
+from rdpsym.specify.params import parameter
+
+
+@pytest.fixture(scope="module")
+def user_rr():
+    """Randomized response as a user declares it: p in (0, 1), a typical range around 1/2 (P = Q there)."""
+    k = sp.Symbol("k", integer=True)
+    p = parameter("p", domain=sp.Interval.open(0, 1), typical=(0.1, 0.9))
+    ps = p.symbol
+    P = sp.Piecewise((ps, sp.Eq(k, 1)), (1 - ps, True))
+    Q = sp.Piecewise((1 - ps, sp.Eq(k, 1)), (ps, True))
+    return Mechanism("my_rr", k, sp.FiniteSet(0, 1), (AdjacentPair(P, Q),), (p,))
+
+
+@pytest.fixture(scope="module")
+def gaussian():
+    return mechanisms.get("gaussian")
+
+
+def _rr_max_divergence(p):
+    # D_oo of the pair (p, 1-p) against (1-p, p), in both directions: |log(p/(1-p))|
+    return abs(mpmath.log(p / (1 - p)))
+
+
+def _violated(relation, divergence, claim):
+    if relation == "==":
+        return divergence != claim
+    return divergence > claim if relation == "<=" else divergence < claim
+
+
+@pytest.mark.parametrize("claim", ["7", "p/(1-p)", "1/2 + log(p/(1-p))**2", "Abs(log(p/(1-p))) + 1/1000"])
+def test_user_randomized_response_wrong_max_divergence_is_refuted(user_rr, claim):
+    """Confirmed before: the search found p = 1/2 (P = Q), the exact re-evaluation raised on sympy's Max
+    tie there, and the refutation 'vanished'."""
+    v = check_claim(user_rr, claim, "==", order=sp.oo, search=30)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    p = sp.Rational(cex.values["p"])
+    with mpmath.workdps(40):
+        pm = mpmath.mpf(p.p) / p.q
+        truth = _rr_max_divergence(pm)
+        claimed = mpmath.mpf(sp.N(_claim_at(claim, p), 40))
+        assert abs(truth - cex.divergence) < mpmath.mpf(10) ** -30
+        assert abs(claimed - truth) > mpmath.mpf(10) ** -6
+
+
+def _claim_at(claim, p):
+    from rdpsym.specify.parse import parse_formula as parse
+
+    return parse(claim, {"p": sp.Symbol("p")}).subs(sp.Symbol("p"), p)
+
+
+def test_user_randomized_response_true_max_divergence_is_not_refuted(user_rr):
+    v = check_claim(user_rr, "Abs(log(p/(1-p)))", "==", order=sp.oo, search=30)
+    assert v.ok, str(v)
+
+
+@pytest.mark.parametrize("inferred", [False, True])
+def test_kl_of_two_exponential_rates_plus_a_thousandth_is_refuted(inferred):
+    x = sp.Symbol("x", real=True)
+    if inferred:
+        a, b = sp.symbols("lambda1 lambda2", positive=True)
+        params = None
+    else:
+        l1 = parameter("lambda1", typical=(0.5, 5.0), log_scale=True)
+        l2 = parameter("lambda2", typical=(0.5, 5.0), log_scale=True)
+        a, b, params = l1.symbol, l2.symbol, (l1, l2)
+    result = rdpsym.renyi_divergence(a * sp.exp(-a * x), b * sp.exp(-b * x), x, sp.Interval(0, sp.oo))
+    v = check_claim(result, sp.log(a / b) + b / a - 1 + sp.Rational(1, 1000), "==", order=1, parameters=params,
+                    search=20)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    with mpmath.workdps(40):
+        l1v, l2v = (mpmath.mpf(sp.Rational(cex.values[n]).p) / sp.Rational(cex.values[n]).q
+                    for n in ("lambda1", "lambda2"))
+        kl = mpmath.log(l1v / l2v) + l2v / l1v - 1  # KL(Exp(l1) || Exp(l2)), by hand
+        assert abs(kl - cex.divergence) < mpmath.mpf(10) ** -30
+
+
+def test_callable_answering_at_one_order_only_is_not_confirmed(gaussian):
+    def only_at_two(alpha, sigma):
+        if alpha != 2:
+            raise ValueError("only alpha = 2")
+        return alpha / (2 * sigma**2)
+
+    v = check_claim(gaussian, only_at_two, search=20)
+    assert v.verdict is Verdict.INCONCLUSIVE, str(v)
+    text = "\n".join(v.evidence)
+    assert "the callable raised" in text and "count against the claim" in text
+    assert "alpha near 1: 0" in text  # the coverage per regime is stated
+
+
+@pytest.mark.parametrize("claim, where", [
+    # a bump of height 1e-3 and width 0.01 at alpha = 2.5 below the Gaussian curve
+    ("alpha/(2*sigma**2) - exp(-((alpha - 5/2)/(1/100))**2)/1000", (2.4, 2.6)),
+    # right up to alpha = 5000, then flat
+    ("Min(alpha, 5000)/(2*sigma**2)", (5000, math.inf)),
+    # wrong only near alpha = 1 + 1e-7
+    ("alpha/(2*sigma**2) - exp(-(log(alpha - 1) + 7*log(10))**2)/1000", (1, 1.01)),
+])
+def test_bounds_wrong_in_a_narrow_regime_are_refuted(gaussian, claim, where):
+    v = check_claim(gaussian, claim, "<=", search=20)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    a = sp.Rational(cex.alpha)
+    assert where[0] < a < where[1]
+    sigma = sp.Rational(cex.values["sigma"])
+    with mpmath.workdps(60):
+        truth = mpmath.mpf(a.p) / a.q / (2 * (mpmath.mpf(sigma.p) / sigma.q) ** 2)  # alpha/(2 sigma^2)
+        claimed = mpmath.mpf(sp.N(_gauss_claim(claim, a, sigma), 60))
+        assert truth > claimed  # the bound really fails there
+
+
+def _gauss_claim(claim, a, sigma):
+    from rdpsym.specify.parse import parse_formula as parse
+
+    al, si = sp.Symbol("alpha"), sp.Symbol("sigma")
+    return parse(claim, {"alpha": al, "sigma": si}).subs({al: a, si: sigma})
+
+
+def test_narrow_regime_errors_are_found_by_the_certified_pass_alone(gaussian):
+    # no grid point and no guided point near alpha = 2.5 +- 0.01: only bisection finds it
+    v = check_claim(gaussian, "alpha/(2*sigma**2) - exp(-((alpha - 5/2)/(1/100))**2)/1000", "<=", search=0)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    assert any("interval arithmetic" in line for line in v.evidence)
+
+
+@pytest.fixture(scope="module")
+def geometric():
+    """Two geometric pmfs (1 - g) g^k on k >= 0, written with bare positive symbols: the inferred domain
+    g in (0, oo) is wider than the distributions' (0, 1)."""
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    g1, g2 = sp.symbols("g1 g2", positive=True)
+    return rdpsym.renyi_divergence((1 - g1) * g1**k, (1 - g2) * g2**k, k, sp.Range(0, sp.oo)), g1, g2
+
+
+def test_geometric_right_divergence_is_not_refuted_where_the_pmfs_are_not_distributions(geometric):
+    result, g1, g2 = geometric
+    v = check_claim(result, result.expr, search=20)
+    assert v.ok, str(v)
+
+
+def test_geometric_wrong_divergence_is_refuted_at_distributions_only(geometric):
+    result, g1, g2 = geometric
+    v = check_claim(result, result.expr * sp.Rational(101, 100), search=20)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    values = v.counterexample.values
+    assert 0 < values["g1"] < 1 and 0 < values["g2"] < 1
+    # the truth there, by the sum of the definition
+    a = sp.Rational(v.counterexample.alpha)
+    with mpmath.workdps(40):
+        u1, u2 = (mpmath.mpf(sp.Rational(values[n]).p) / sp.Rational(values[n]).q for n in ("g1", "g2"))
+        am = mpmath.mpf(a.p) / a.q
+        s = mpmath.nsum(lambda j: ((1 - u1) * u1**j) ** am * ((1 - u2) * u2**j) ** (1 - am), [0, mpmath.inf])
+        assert abs(mpmath.log(s) / (am - 1) - v.counterexample.divergence) < mpmath.mpf(10) ** -25
+
+
+def test_infinite_bound_is_proved_and_towering_claim_returns(gaussian):
+    assert check_claim(gaussian, "oo", "<=", search=20).verdict is Verdict.PROVED
+    started = time.monotonic()
+    v = check_claim(gaussian, "exp(exp(exp(exp(alpha))))", "<=", search=20)
+    assert time.monotonic() - started < 60
+    assert v.verdict is not Verdict.REFUTED, str(v)
+
+
+def test_callable_returning_text_is_an_error_naming_it(gaussian):
+    def stringly(alpha, sigma):
+        return "0.5"
+
+    with pytest.raises(TypeError, match="stringly"):
+        check_claim(gaussian, stringly)
+
+
+def test_callable_that_hangs_is_bounded_and_counts_against(gaussian, monkeypatch):
+    from rdpsym.claims import check as check_module
+
+    monkeypatch.setattr(check_module, "CALL_SECONDS", 0.2)
+
+    def hangs_above_ten(alpha, sigma):
+        while alpha > 10:
+            pass
+        return alpha / (2 * sigma**2)
+
+    started = time.monotonic()
+    v = check_claim(gaussian, hangs_above_ten, search=5)
+    assert time.monotonic() - started < 120
+    assert v.verdict is Verdict.INCONCLUSIVE, str(v)
+    assert any("did not return within its time limit" in line for line in v.evidence)
