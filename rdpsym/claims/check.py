@@ -670,9 +670,10 @@ class _ClaimRun:
             return None
         from .certify import certify
 
-        truth = self.tgt.truth_expr(self.order)
+        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
+        gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
         try:
-            difference = run_with_time_limit(lambda: sp.cancel(sp.expand(ev.c.expr - truth)), seconds=2.0)
+            difference = run_with_time_limit(lambda: sp.cancel(sp.expand(gap)), seconds=2.0)
         except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
             difference = None
         cert = certify(self.tgt, ev.c.expr, self.order, self.relation, ev.fixed, self.free, (self.lo, self.hi),

@@ -505,7 +505,8 @@ class _Bisection:
         boxes, undecided, unsplittable = 1, 0, 0
         while heap:
             if boxes >= max_boxes or time.monotonic() - started > seconds:
-                return outcome("partial", reason=f"budget spent ({boxes} boxes, {time.monotonic() - started:.1f} s)")
+                why = "box budget" if boxes >= max_boxes else "time budget"
+                return outcome("partial", reason=f"{why} spent after {boxes} boxes")
             _, _, _, box = heapq.heappop(heap)
             point, fails, d, c = self.point_check(box)
             if fails:
