@@ -5,25 +5,38 @@ arXiv:1702.07476 v3, Def. 3; for a mechanism the RDP curve of Def. 4, the maximu
 and both directions), or one special order of it (``order=1``: the KL divergence; ``order=oo``: the max
 divergence), and ``REL`` is ``==``, ``<=`` (the claim is an upper bound: D <= claim) or ``>=`` (a lower bound).
 
-The verdict, always with evidence:
+The verdict, always with evidence (the alpha range, the compared points per regime, the parameter box,
+and every point dropped or excluded with the reason):
 
 ``refuted``
     A point (alpha and parameter values) where the relation fails by more than ``10^-digits``
-    (relative). Found on a grid over typical ranges and edge regimes, then by a hypothesis search that
-    maximises the violation (``hypothesis.target``), then shrunk to a simple point (small integers,
-    simple fractions). Both values are recomputed exactly (sympy ``evalf`` at ``dps`` digits) and,
-    when the densities are known, the divergence is also checked against the independent mpmath path.
+    (relative). Found on a grid over typical ranges and edge regimes, by a hypothesis search that
+    maximises the violation (``hypothesis.target``), or by the certified pass (ball arithmetic with
+    bisection, :mod:`rdpsym.claims.certify`), then shrunk to a simple point (small integers, simple
+    fractions). Both values are recomputed exactly (sympy ``evalf`` at ``dps`` digits, then ``2 dps``, then
+    Arb balls), P and Q are checked to be distributions there (non-negative, mass 1), and, when the
+    densities are known, the divergence is also checked against the independent mpmath path.
 ``proved``
-    No counterexample, and sympy establishes the relation symbolically: ``claim - D`` simplifies to 0
-    (or ``exp((alpha-1) claim) - exp((alpha-1) D)`` does, which implies equality of real values for
-    alpha != 1), resp. is non-negative (``<=``) or non-positive (``>=``) by the symbols' assumptions,
-    with alpha = 1 + t, t > 0 in the RDP regime.
+    No counterexample, and either sympy establishes the relation symbolically (``claim - D`` simplifies
+    to 0, or ``exp((alpha-1) claim) - exp((alpha-1) D)`` does, which implies equality of real values
+    for alpha != 1; resp. it is non-negative (``<=``) or non-positive (``>=``) by the symbols'
+    assumptions, with alpha = 1 + t, t > 0 in the RDP regime), or interval arithmetic certifies an
+    inequality on the whole box (named in the evidence: alpha in [1 + 1e-9, 1e6] and the parameters'
+    ranges).
 ``confirmed``
-    No counterexample and no proof: the relation holds at every point checked to ``digits`` digits,
-    and there was at least one point where both sides could be compared.
+    No counterexample and no proof: the relation holds to ``digits`` digits at every compared point,
+    at least :data:`MIN_POINTS_PER_REGIME` points were compared in every alpha regime the range
+    reaches, no point was dropped, and every candidate violation was recomputed and found to agree.
 ``inconclusive``
-    The target has no closed form, or the claim could not be evaluated where the divergence is finite,
-    or at no point at all (a callable that raises everywhere), or part of the grid was not checked.
+    The target has no closed form for the order; or a point could not be compared by any method (the
+    claim raised, was undefined, overflowed or timed out where the divergence is finite, or the
+    divergence could not be evaluated); or a candidate violation could not be decided; or a regime has
+    too few compared points; or part of the grid was not checked. What cannot be computed counts
+    against the claim, never for it.
+
+Points where P or Q is not a probability distribution (parameters inferred from bare symbols have
+domains wider than the distributions', e.g. a geometric ratio g in (0, oo)) are excluded: they are outside
+the mechanism, and no counterexample comes from them.
 
 Calling convention for callables (checked numerically, with Python floats): ``fn(alpha, **kwargs)`` by
 default (``call="keywords"``), where the keyword names are the function's own argument names, each
@@ -32,7 +45,9 @@ signatures: ``call="positional"`` calls ``fn(alpha, v1, v2, ...)`` in the order 
 ``call="params_dict"`` calls ``fn({name: value, ...}, alpha)``, autodp's convention
 (``autodp.rdp_bank.RDP_gaussian({'sigma': s}, alpha)``). For ``order=1``/``order=oo`` the callable
 gets ``alpha = 1.0`` / ``math.inf``. A callable that raises is outside its domain there (counted, not a
-refutation); NaN or a complex result where the divergence is finite makes the verdict inconclusive.
+refutation, but a point it cannot answer counts against the claim: inconclusive); NaN or a complex result
+where the divergence is finite makes the verdict inconclusive; a result that is not a number (a string) is
+a ``TypeError`` naming the callable. Each call has a time limit (:data:`CALL_SECONDS`).
 """
 
 from __future__ import annotations
