@@ -204,3 +204,25 @@ def test_callable_that_hangs_is_bounded_and_counts_against(gaussian, monkeypatch
     assert time.monotonic() - started < 120
     assert v.verdict is Verdict.INCONCLUSIVE, str(v)
     assert any("did not return within its time limit" in line for line in v.evidence)
+
+
+def test_bounds_wrong_only_beyond_the_certified_range_are_refuted_by_the_limit(gaussian):
+    # flat above alpha = 1e8: sympy cannot take the limit of Min, so the orders beyond are probed
+    v = check_claim(gaussian, "Min(alpha, 10**8)/(2*sigma**2)", "<=", search=10)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    a, sigma = sp.Rational(v.counterexample.alpha), sp.Rational(v.counterexample.values["sigma"])
+    assert a > 10**8 and a / (2 * sigma**2) > sp.Min(a, 10**8) / (2 * sigma**2)
+    # the Laplace curve increases to D_oo = 1/b (Mironov 2017, Prop. 9 and Table II): a constant below 1/b
+    # fails at some order, here beyond 1e6 (D_alpha = 1/b - log(2)/(alpha - 1) + ... for large alpha)
+    laplace = mechanisms.get("laplace")
+    v = check_claim(laplace, "1/b - 1/(10**9*b)", "<=", search=10)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    a, b = sp.Rational(cex.alpha), sp.Rational(cex.values["b"])
+    with mpmath.workdps(60):
+        am, bm = mpmath.mpf(a.p) / a.q, mpmath.mpf(b.p) / b.q
+        d = mpmath.log(am / (2 * am - 1) * mpmath.exp((am - 1) / bm)
+                       + (am - 1) / (2 * am - 1) * mpmath.exp(-am / bm)) / (am - 1)
+        assert d > 1 / bm - 1 / (10**9 * bm)
+    # a true bound with the same limit is not refuted
+    assert check_claim(laplace, "1/b + 1/(alpha*b)", "<=", search=10).ok

@@ -392,6 +392,8 @@ MAX_CANDIDATES = 6
 MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
 
 
+#: orders 10^k probed beyond the certified range when the claim's limit at alpha -> oo is not decided
+_PROBE_EXPONENTS = (7, 9, 12, 15, 20, 30)
 _SLOW_REASON = "the callable did not return within its time limit"
 _OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^60)"
 
@@ -450,6 +452,7 @@ class _ClaimRun:
         self.param_span: dict[str, list] = {}
         self.evidence_head: list[str] = []
         self.certification = None
+        self.limit_note = ""
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _compared(self, point, v, finite_t):
@@ -496,6 +499,7 @@ class _ClaimRun:
         yield None
         self._guided(search, retry)
         yield None
+        self._limit_at_infinity()
         self._retry_exactly(retry)
         yield self._refute_candidates()
         yield self._inconclusive_if_dropped()
@@ -543,6 +547,68 @@ class _ClaimRun:
             self.not_distributions.append(point[1])
             return
         retry.append((point, why))
+
+    def _limit_at_infinity(self):
+        """alpha -> oo by the limit: D_alpha increases to D_oo (Mironov 2017, Prop. 9; van Erven and
+        Harremoës 2014, Thm. 4), so a claim whose limit is on the wrong side of D_oo fails at some finite
+        order, however large. Such orders (10^7 ... 10^300) become candidate violations."""
+        ev = self.ev
+        if self.order is not None or self.hi != sp.oo or ev.c.kind != "expr":
+            return
+        d_inf = self.tgt.result.max_divergence
+        if d_inf is None:
+            self.limit_note = "alpha -> oo: D_oo was not derived, so the claim's limit was not compared"
+            return
+        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
+        try:
+            limit = run_with_time_limit(lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo), seconds=5.0)
+        except (StepTimeout, Exception):  # noqa: BLE001 - an undecided limit is stated, not guessed
+            limit = None
+        grids = [parameter_grid(p) for p in self.free]
+        combos = _product([None], self.free, grids, limit=25)
+        if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo):
+            # no limit: probe the orders beyond the certified range directly
+            found = 0
+            for _, values in combos:
+                for k in _PROBE_EXPONENTS:
+                    a = sp.Integer(10) ** k
+                    t, cl = ev.values(a, values)
+                    va = _violation(self.relation, t, cl, self.dps)
+                    if va is not None and va > self.tol:
+                        self.candidates.append((va, (a, values)))
+                        found += 1
+                        break
+            self.limit_note = (f"alpha -> oo: the claim's limit was not decided; probed at alpha = 10^k, k in "
+                               f"{list(_PROBE_EXPONENTS)}, at {len(combos)} parameter points"
+                               + (f" (violations at {found})" if found else ""))
+            return
+        wrong_side = 0
+        for _, values in combos:
+            subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
+            try:
+                lv = run_with_time_limit(lambda: limit.xreplace(subs).evalf(self.dps), seconds=POINT_SECONDS)
+                dv = run_with_time_limit(lambda: d_inf.xreplace(subs).evalf(self.dps), seconds=POINT_SECONDS)
+            except (StepTimeout, Exception):  # noqa: BLE001 - counted below as undecided
+                continue
+            if not (lv.is_extended_real and dv.is_extended_real):
+                continue
+            v = _violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
+                           mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
+            if v is None or v <= self.tol:
+                continue
+            wrong_side += 1
+            for k in _PROBE_EXPONENTS + (50, 100, 300):
+                a = sp.Integer(10) ** k
+                t, cl = ev.values(a, values)
+                va = _violation(self.relation, t, cl, self.dps)
+                if va is not None and va > self.tol:
+                    self.candidates.append((va, (a, values)))
+                    break
+            else:
+                self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo is on the wrong side "
+                                        "of D_oo, but no order up to 1e300 showed the violation"))
+        self.limit_note = (f"alpha -> oo: the claim's limit {sp.sstr(limit)[:60]} compared with D_oo at "
+                           f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else ""))
 
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
@@ -741,6 +807,8 @@ class _ClaimRun:
             regimes = ", ".join(f"{r}: {self.compared_by_regime.get(r, 0)}" for r in REGIMES
                                 if r in _required_regimes(self.lo, self.hi))
             lines.append(f"alpha range ({_fmt(self.lo)}, {_fmt(self.hi)}); compared points per regime: {regimes}")
+            if self.limit_note:
+                lines.append(self.limit_note)
         if self.param_span:
             lines.append("parameter box compared: " + ", ".join(
                 f"{k} in [{_fmt(sp.Float(v[0], 6))}, {_fmt(sp.Float(v[1], 6))}]" for k, v in self.param_span.items()))
