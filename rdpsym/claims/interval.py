@@ -312,6 +312,11 @@ class Axis:
         return self.to_u(self.lo), self.to_u(self.hi)
 
     def describe(self) -> str:
+        if self.scale == "log_above_one":
+            lo = f"1 + {self.lo - 1:.3g}" if self.lo - 1 < 1e-3 else f"{self.lo:.6g}"
+            return f"{self.name} in [{lo}, {self.hi:.6g}]"
+        if self.scale == "logit" and self.hi > self.bounds[1] - 1e-3:
+            return f"{self.name} in [{self.lo:.6g}, {self.bounds[1]:g} - {self.bounds[1] - self.hi:.3g}]"
         return f"{self.name} in [{self.lo:.6g}, {self.hi:.6g}]"
 
 
