@@ -488,7 +488,12 @@ class _Bisection:
 
     # -- the search ----------------------------------------------------------------------------------
     def run(self, max_boxes, seconds, started) -> IntervalOutcome:
-        heap: list = []
+        # Two orders over the open boxes: the largest possible violation first (where a counterexample
+        # hides), and the largest box first (so the certified part grows even when the worst region,
+        # a bound tight as alpha -> oo, would absorb every split). The search alternates between them.
+        by_potential: list = []
+        by_volume: list = []
+        done: set = set()
         tally = {"exact": 0.0, "within": 0.0}
         counter = [0]
 
@@ -499,7 +504,18 @@ class _Bisection:
                 tally[state] += vol
                 return
             counter[0] += 1
-            heapq.heappush(heap, (-potential, -vol, counter[0], box))
+            heapq.heappush(by_potential, (-potential, -vol, counter[0], box))
+            heapq.heappush(by_volume, (-vol, -potential, counter[0], box))
+
+        def pop(turn):
+            first, second = (by_potential, by_volume) if turn % 2 == 0 else (by_volume, by_potential)
+            for heap in (first, second):
+                while heap:
+                    entry = heapq.heappop(heap)
+                    if entry[2] not in done:
+                        done.add(entry[2])
+                        return entry[3]
+            return None
 
         def outcome(status, **kw):
             return IntervalOutcome(status, self.axes, boxes, tally["exact"] + tally["within"],
@@ -507,12 +523,15 @@ class _Bisection:
                                    extra={"exact_fraction": tally["exact"]}, **kw)
 
         push(tuple(self.spans))
-        boxes, undecided, unsplittable = 1, 0, 0
-        while heap:
+        boxes, undecided, unsplittable, turn = 1, 0, 0, 0
+        while len(done) < counter[0]:
             if boxes >= max_boxes or time.monotonic() - started > seconds:
                 why = "box budget" if boxes >= max_boxes else "time budget"
                 return outcome("partial", reason=f"{why} spent after {boxes} boxes")
-            _, _, _, box = heapq.heappop(heap)
+            box = pop(turn)
+            turn += 1
+            if box is None:
+                break
             point, fails, d, c = self.point_check(box)
             if fails:
                 return outcome("refuted", point=point, claim_ball=c, divergence_ball=d)
