@@ -76,7 +76,7 @@ def test_unknown_nodes_are_unsupported():
 
 
 def _decide(claim, relation, truth=a / (2 * s**2), **kw):
-    axes = [Axis("alpha", a, 1 + 1e-9, 1e6, "log_above_one"), Axis("sigma", s, 0.01, 100, "log")]
+    axes = [Axis("alpha", a, 1e-12, 1e8, "offset", sp.Integer(1), +1), Axis("sigma", s, 0.01, 100, "offset")]
     diff = sp.cancel(sp.expand(claim - truth))
     return bisect_relation(compile_arb(claim, (a, s)), compile_arb(truth, (a, s)), relation, axes, alpha=a,
                            fixed={}, tol=1e-30, floor=1e-20, difference=compile_arb(diff, (a, s)), **kw)

@@ -3,16 +3,20 @@ r"""The certified pass of a claim check: ball arithmetic with bisection over the
 For a formula claim and a target with a closed form, :func:`certify` runs
 :func:`rdpsym.claims.interval.bisect_relation` on one box per alpha regime:
 
-* alpha in ``[1 + 1e-9, 1e6]`` (clipped to the claim's ``alpha_range``), bisected in ``log(alpha - 1)``:
+* alpha - 1 in ``[1e-20, 1e12]`` (clipped to the claim's ``alpha_range``), bisected in ``log(alpha - 1)``:
   the orders next to 1, moderate and large orders in one box;
-* alpha in ``[1e-6, 1 - 1e-9]`` when the range reaches below 1, bisected in ``logit(alpha)``;
+* when the range reaches below 1, alpha in ``[1e-20, 1/2]`` and 1 - alpha in ``[1e-20, 1/2]``;
 * no alpha axis for a claim about one special order (``order=1`` or ``oo``);
 
-and, for each free parameter, its typical range widened to the edge values the grid uses (100 times
-closer to the ends of the domain), on a log scale for positive parameters and a logit scale for bounded
-ones. Integer parameters are held at each of their grid values in turn. Each box either is certified
-(the relation holds on all of it), or yields a violating point certified by ball arithmetic, or is left
-partly undecided when its budget is spent; the outcome says which, with the box.
+and, for each free parameter, the grid's range (100 times closer to the ends of the domain than the
+typical range) widened a million times more on a log scale, or for a bounded domain both halves down to
+1e-15 of its width from each end. Integer parameters are held at each of their grid values in turn.
+Each box either is certified (the relation holds on all of it), or yields a violating point certified by
+ball arithmetic, or is left partly undecided when its budget is spent; the outcome says which, with the box.
+
+A certified box is evidence, not a proof of the claim: the claim speaks of every order and every
+parameter value, and the box is finite (a bound can be wrong at alpha = 1 + 1e-25 only). So a box that
+holds everywhere makes a ``confirmed`` verdict with the box named, never ``proved``.
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ from ..symbols import alpha as ALPHA
 from .interval import Axis, IntervalOutcome, Unsupported, bisect_relation, compile_arb
 from .search import parameter_grid
 
-__all__ = ["Certification", "certify", "ALPHA_NEAR_ONE", "ALPHA_MAX", "ALPHA_MIN"]
+__all__ = ["Certification", "certify", "ALPHA_NEAR_ONE", "ALPHA_MAX"]
 
-#: the certified box reaches these orders (the issue's regimes: alpha near 1 down to 1 + 1e-9, large
-#: alpha to 1e6, and small orders in (0, 1))
-ALPHA_NEAR_ONE = 1e-9
-ALPHA_MAX = 1e6
-ALPHA_MIN = 1e-6
+#: the certified box reaches orders this close to 1 (and to 0), and orders up to 1 + ALPHA_MAX
+ALPHA_NEAR_ONE = 1e-20
+ALPHA_MAX = 1e12
+#: parameters: the grid's range (100 times closer to the domain's ends than the typical range) widened
+#: this many times more on a log scale, and bounded domains down to this fraction of their width from an end
+PARAMETER_WIDENING = 1e6
+PARAMETER_NEAR_END = 1e-15
 
 
 @dataclass
@@ -83,23 +89,30 @@ class Certification:
 
 
 def _alpha_axes(lo, hi) -> list[Axis]:
-    flo = float(lo)
-    fhi = math.inf if hi == sp.oo else float(hi)
+    """Segments of the alpha range: above 1 (distance to 1), and below 1 split at 1/2 (distance to 0,
+    distance to 1), each reaching ALPHA_NEAR_ONE from its anchor and at most ALPHA_MAX."""
+    lo_r = sp.Rational(lo)
+    hi_r = sp.oo if hi == sp.oo else sp.Rational(hi)
     out = []
-    if fhi > 1:
-        a0 = max(flo, 1 + ALPHA_NEAR_ONE)
-        a1 = min(fhi, ALPHA_MAX)
-        if a0 < a1:
-            out.append(Axis("alpha", ALPHA, a0, a1, "log_above_one"))
-    if flo < 1:
-        a0 = max(flo, ALPHA_MIN)
-        a1 = min(fhi, 1 - ALPHA_NEAR_ONE)
-        if a0 < a1:
-            out.append(Axis("alpha", ALPHA, a0, a1, "logit", (0.0, 1.0)))
+
+    def add(name_anchor, sign, d_lo, d_hi):
+        d_lo, d_hi = max(float(d_lo), ALPHA_NEAR_ONE), min(float(d_hi), ALPHA_MAX)
+        if d_lo < d_hi:
+            out.append(Axis("alpha", ALPHA, d_lo, d_hi, "offset", sp.Integer(name_anchor), sign))
+
+    if hi_r > 1:
+        add(1, +1, max(lo_r - 1, 0), hi_r - 1 if hi_r != sp.oo else ALPHA_MAX)
+    if lo_r < 1:
+        half = sp.Rational(1, 2)
+        add(0, +1, lo_r, min(hi_r, half))            # alpha in (0, 1/2]: distance to 0
+        if hi_r > half:
+            add(1, -1, 1 - min(hi_r, 1), 1 - max(lo_r, half))  # alpha in [1/2, 1): distance to 1
     return out
 
 
-def _parameter_axis(p) -> Axis | None:
+def _parameter_axes(p) -> list[Axis] | None:
+    """Segments for one parameter: its grid range widened PARAMETER_WIDENING times on a log scale towards
+    the ends of its domain (a bounded domain in two halves, each in the distance to its end)."""
     values = [float(v) for v in parameter_grid(p)]
     if not values:
         return None
@@ -108,10 +121,20 @@ def _parameter_axis(p) -> Axis | None:
         return None
     inf, sup = p.domain.inf, p.domain.sup
     if inf.is_finite and sup.is_finite:
-        return Axis(p.name, p.symbol, lo, hi, "logit", (float(inf), float(sup)))
-    if lo > 0:
-        return Axis(p.name, p.symbol, lo, hi, "log")
-    return Axis(p.name, p.symbol, lo, hi, "linear")
+        width = float(sup - inf)
+        d_min = width * PARAMETER_NEAR_END
+        return [Axis(p.name, p.symbol, d_min, width / 2, "offset", sp.Rational(inf), +1),
+                Axis(p.name, p.symbol, d_min, width / 2, "offset", sp.Rational(sup), -1)]
+    if inf.is_finite:
+        base = float(inf)
+        return [Axis(p.name, p.symbol, max((lo - base) / PARAMETER_WIDENING, PARAMETER_NEAR_END),
+                     (hi - base) * PARAMETER_WIDENING, "offset", sp.Rational(inf), +1)]
+    if sup.is_finite:
+        base = float(sup)
+        return [Axis(p.name, p.symbol, max((base - hi) / PARAMETER_WIDENING, PARAMETER_NEAR_END),
+                     (base - lo) * PARAMETER_WIDENING, "offset", sp.Rational(sup), -1)]
+    span = hi - lo
+    return [Axis(p.name, p.symbol, lo - 10 * span, hi + 10 * span, "linear")]
 
 
 def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_range, *, tol: float,
@@ -134,32 +157,32 @@ def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_
 
     fixed_balls = {by_name[k]: _arb_rational(sp.Rational(v)) for k, v in fixed.items()}
     integer = [p for p in free if p.symbol.is_integer]
-    axes = []
+    segments = []
     for p in free:
         if p in integer:
             continue
-        axis = _parameter_axis(p)
-        if axis is None:
+        axes = _parameter_axes(p)
+        if axes is None:
             integer.append(p)  # a single grid value: held fixed like an integer parameter
         else:
-            axes.append(axis)
+            segments.append(axes)
     alpha_axes = _alpha_axes(*alpha_range) if order is None else [None]
     combos = list(itertools.product(*[parameter_grid(p) for p in integer])) if integer else [()]
-    runs = [(a, combo) for a in alpha_axes for combo in combos]
+    runs = [(a, boxes, combo) for a in alpha_axes for boxes in itertools.product(*segments) for combo in combos]
     if not runs:
         return Certification(reason="the alpha range has no part the certified pass covers")
     floor = 10.0 ** (-int(0.4 * dps))
     cert = Certification()
     budget = seconds / len(runs)
-    for alpha_axis, combo in runs:
+    for alpha_axis, param_axes, combo in runs:
         held = dict(fixed_balls)
         held.update({p.symbol: _arb_rational(sp.Rational(v)) for p, v in zip(integer, combo)})
-        box = ([alpha_axis] if alpha_axis is not None else []) + axes
+        box = ([alpha_axis] if alpha_axis is not None else []) + list(param_axes)
         outcome = bisect_relation(f_claim, f_truth, relation, box, alpha=ALPHA if alpha_axis is not None else None,
                                   fixed=held, tol=tol, floor=floor, difference=f_diff, seconds=budget,
                                   prec=max(128, int(3.33 * dps) + 64))
         cert.outcomes.append(outcome)
-        cert.fixed_note.append(", ".join(f"{p.name} = {sp.sstr(v)}" for p, v in zip(integer, combo)))
+        cert.fixed_note.append(", ".join(f"{p.name} held at {sp.sstr(v)}" for p, v in zip(integer, combo)))
         if outcome.status == "refuted":
             outcome.point = {**outcome.point, **{p.symbol: sp.Rational(v) for p, v in zip(integer, combo)}}
             break

@@ -17,9 +17,10 @@ non-decreasing in alpha (Mironov 2017, arXiv:1702.07476 v3, Prop. 9; van Erven a
 Thm. 3), so on ``[a0, a1] x Theta`` it lies between ``D(a0, Theta)`` and ``D(a1, Theta)``, point
 evaluations in alpha that avoid the cancellation of ``1/(alpha-1) log(...)`` over a wide alpha ball.
 
-Coordinates: orders above 1 are bisected in ``log(alpha - 1)`` (down to ``1 + 1e-9``, up to ``1e6``),
-orders in (0, 1) in ``logit(alpha)``, positive parameters on a log scale, bounded ones in ``logit`` of
-their position, others linearly; so the box reaches every regime at a cost logarithmic in its extent.
+Coordinates: orders above 1 are bisected in ``log(alpha - 1)``,
+orders in (0, 1) in the log of their distance to 0 or to 1, positive parameters on a log scale, bounded
+ones in the log of their distance to the nearer end, others linearly (:class:`Axis`); so the box reaches
+every regime at a cost logarithmic in its extent.
 """
 
 from __future__ import annotations
@@ -274,55 +275,55 @@ def compile_arb_condition(c) -> Callable[[Mapping], bool | None]:
 # ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Axis:
-    """One coordinate of the box: ``symbol`` ranges over ``[lo, hi]`` (floats) in the ``scale`` given.
+    """One coordinate of the box.
 
-    ``scale``: ``"log_above_one"`` (u = log(v - 1), orders above 1), ``"logit"`` (u = log((v - lo0)/(hi0 - v))
-    for a bounded domain ``(lo0, hi0)``), ``"log"`` (u = log v, v > 0) or ``"linear"``.
+    ``scale="offset"``: the value is ``anchor + sign * d`` with the distance ``d`` in ``[lo, hi]``, bisected in
+    ``log d`` and added to the anchor in exact arithmetic, so orders reach ``1 + 1e-20`` and scales
+    ``1e-12`` without floating-point rounding eating them (``alpha - 1``, ``1 - alpha``, ``sigma - 0``,
+    ``1 - p``). ``scale="linear"``: the value itself in ``[lo, hi]``.
     """
 
     name: str
     symbol: sp.Symbol
     lo: float
     hi: float
-    scale: str = "linear"
-    bounds: tuple[float, float] = (0.0, 1.0)  # (lo0, hi0) of a logit axis
-
-    def to_u(self, v: float) -> float:
-        if self.scale == "log_above_one":
-            return math.log(v - 1)
-        if self.scale == "log":
-            return math.log(v)
-        if self.scale == "logit":
-            a, b = self.bounds
-            return math.log((v - a) / (b - v))
-        return v
-
-    def from_u(self, u: float) -> float:
-        if self.scale == "log_above_one":
-            return 1 + math.exp(u)
-        if self.scale == "log":
-            return math.exp(u)
-        if self.scale == "logit":
-            a, b = self.bounds
-            return a + (b - a) / (1 + math.exp(-u))
-        return u
+    scale: str = "offset"
+    anchor: sp.Rational = sp.Integer(0)
+    sign: int = 1
 
     @property
     def u_range(self) -> tuple[float, float]:
-        return self.to_u(self.lo), self.to_u(self.hi)
+        if self.scale == "offset":
+            return math.log(self.lo), math.log(self.hi)
+        return self.lo, self.hi
+
+    def _distance(self, u: float) -> float:
+        return math.exp(u) if self.scale == "offset" else u
+
+    def ball(self, u0: float, u1: float):
+        """(ball of the values, ball at the lower value end, ball at the upper value end)."""
+        flint = _flint()
+        d0, d1 = self._distance(u0), self._distance(u1)
+        if self.scale != "offset":
+            return flint.arb(d0).union(flint.arb(d1)), flint.arb(d0), flint.arb(d1)
+        anchor = _arb_rational(sp.Rational(self.anchor))
+        e0, e1 = anchor + self.sign * flint.arb(d0), anchor + self.sign * flint.arb(d1)
+        lower, upper = (e0, e1) if self.sign > 0 else (e1, e0)
+        return lower.union(upper), lower, upper
+
+    def point(self, u: float) -> sp.Rational:
+        """The exact number at coordinate ``u`` (12 significant digits of the distance: readable, exact)."""
+        d = self._distance(u)
+        d_exact = sp.Rational(sp.Float(d, 12)) if d != 0 else sp.Integer(0)
+        return sp.Rational(self.anchor) + self.sign * d_exact if self.scale == "offset" else d_exact
 
     def describe(self) -> str:
-        if self.scale == "log_above_one":
-            lo = f"1 + {self.lo - 1:.3g}" if self.lo - 1 < 1e-3 else f"{self.lo:.6g}"
-            return f"{self.name} in [{lo}, {self.hi:.6g}]"
-        if self.scale == "logit" and self.hi > self.bounds[1] - 1e-3:
-            return f"{self.name} in [{self.lo:.6g}, {self.bounds[1]:g} - {self.bounds[1] - self.hi:.3g}]"
-        return f"{self.name} in [{self.lo:.6g}, {self.hi:.6g}]"
-
-
-def _point_rational(v: float) -> sp.Rational:
-    # 12 significant digits: simple enough to read, exact thereafter (the point is an exact number)
-    return sp.Rational(sp.Float(v, 12)) if v != 0 else sp.Integer(0)
+        if self.scale != "offset":
+            return f"{self.name} in [{self.lo:.6g}, {self.hi:.6g}]"
+        if self.anchor == 0 and self.sign > 0:
+            return f"{self.name} in [{self.lo:.3g}, {self.hi:.3g}]"
+        what = f"{self.name} - {sp.sstr(self.anchor)}" if self.sign > 0 else f"{sp.sstr(self.anchor)} - {self.name}"
+        return f"{what} in [{self.lo:.3g}, {self.hi:.3g}]"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -352,13 +353,6 @@ class IntervalOutcome:
 
     def describe_box(self) -> str:
         return ", ".join(a.describe() for a in self.axes)
-
-
-def _ball_of(axis: Axis, u0: float, u1: float):
-    flint = _flint()
-    v0, v1 = axis.from_u(u0), axis.from_u(u1)
-    lo, hi = (v0, v1) if v0 <= v1 else (v1, v0)
-    return flint.arb(lo).union(flint.arb(hi)), flint.arb(lo), flint.arb(hi)
 
 
 def bisect_relation(
@@ -404,7 +398,7 @@ class _Bisection:
     def env(self, box, thin_alpha=None):
         env = dict(self.fixed)
         for i, (axis, (u0, u1)) in enumerate(zip(self.axes, box)):
-            ball, lo, hi = _ball_of(axis, u0, u1)
+            ball, lo, hi = axis.ball(u0, u1)
             env[axis.symbol] = ball if (i != self.alpha_index or thin_alpha is None) else (lo if thin_alpha == "lo" else hi)
         return env
 
@@ -444,9 +438,9 @@ class _Bisection:
             worst = lo.abs_upper().max(hi.abs_upper())
             best = self.flint.arb(0) if (lo <= 0 and hi >= 0) or lo.is_nan() else lo.abs_lower().min(hi.abs_lower())
             lo, hi = -worst, -best
-        scale = dl.abs_lower().max(cl.abs_lower()).max(self.floor) if (dl.is_finite() and cl.is_finite()) else self.floor
-        if not (dl <= 0 and du >= 0):
-            scale = scale.max(dl.abs_lower().min(du.abs_lower()))
+        # the smallest |value| anywhere on the box (0 when the range straddles 0): relative violations
+        # are measured against it, so a wide box never looks better than its worst point
+        scale = self.floor.max(_smallest_magnitude(dl, du)).max(_smallest_magnitude(cl, cu))
         return lo, hi, scale
 
     # -- one box -------------------------------------------------------------------------------------
@@ -465,7 +459,7 @@ class _Bisection:
 
     def point_check(self, box):
         """The box midpoint as exact numbers, and whether the relation certainly fails there (None: undecided)."""
-        point = {axis.symbol: _point_rational(axis.from_u((u0 + u1) / 2)) for axis, (u0, u1) in zip(self.axes, box)}
+        point = {axis.symbol: axis.point((u0 + u1) / 2) for axis, (u0, u1) in zip(self.axes, box)}
         env = dict(self.fixed)
         env.update({s: _arb_rational(v) for s, v in point.items()})
         d, c = self.divergence(env), self.claim(env)
@@ -549,6 +543,18 @@ class _Bisection:
         if unsplittable:
             return outcome("partial", reason=f"{unsplittable} box(es) too small to split further stayed undecided")
         return outcome("proved" if tally["within"] == 0 else "certified")
+
+
+def _smallest_magnitude(lo, hi):
+    """A lower bound of |v| for v in [lo, hi] (exact arb endpoints; infinite or NaN ones give 0)."""
+    flint = _flint()
+    if lo.is_nan() or hi.is_nan():
+        return flint.arb(0)
+    if bool(lo > 0) and lo.is_finite():
+        return lo
+    if bool(hi < 0) and hi.is_finite():
+        return -hi
+    return flint.arb(0)
 
 
 def _infinite_fails(relation, d, c) -> bool | None:
