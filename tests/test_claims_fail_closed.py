@@ -226,3 +226,70 @@ def test_bounds_wrong_only_beyond_the_certified_range_are_refuted_by_the_limit(g
         assert d > 1 / bm - 1 / (10**9 * bm)
     # a true bound with the same limit is not refuted
     assert check_claim(laplace, "1/b + 1/(alpha*b)", "<=", search=10).ok
+
+
+# --- found by an adversarial review: each was a wrong verdict ---------------------------------------------
+RR_T = "log(p**alpha*(1-p)**(1-alpha) + (1-p)**alpha*p**(1-alpha))/(alpha-1)"
+
+
+@pytest.mark.parametrize("target, claim, kwargs", [
+    # wrong only next to alpha = 1 (1 + 1e-11), next to alpha = 0, above 2e6 on a finite range, next to p = 1
+    ("randomized_response", RR_T + " - Max(0, 1 - 10**10*(alpha - 1))", {}),
+    ("randomized_response", RR_T + " - Max(0, 1 - 10**7*alpha)", {"alpha_range": (0, sp.oo)}),
+    ("randomized_response", RR_T + " - Max(0, alpha - 2000000)", {"alpha_range": (1, 10**7)}),
+    ("randomized_response", RR_T + " - Max(0, p - (1 - 1/10**7))", {}),
+    # wrong only for sigma < 1e-5, and on a narrow band above 1e6 whose limit is right
+    ("gaussian", "alpha*sensitivity**2/(2*sigma**2)*(1 - Max(0, 1 - 10**5*sigma))", {"fixed": {}}),
+    ("gaussian", "alpha/(2*sigma**2) - Max(0, 1 - Abs(alpha - 5000000)/100000)", {}),
+    # D_oo wrong only for b < 1e-6
+    ("laplace", "1/b - Max(0, 1 - 10**6*b)", {"order": sp.oo}),
+    # narrow bands at alpha = 1234.5
+    ("laplace", "1/(alpha-1)*log(alpha/(2*alpha-1)*exp((alpha-1)/b) + (alpha-1)/(2*alpha-1)*exp(-alpha/b))"
+                " - Max(0, 1 - 200*Abs(alpha - 1234.5))", {}),
+    ("randomized_response", RR_T + " - exp(-(10**4)*(alpha - 1234.5)**2)", {}),
+])
+def test_bounds_wrong_outside_the_grid_are_never_proved_or_confirmed(target, claim, kwargs):
+    v = check_claim(mechanisms.get(target), claim, "<=", search=20, **kwargs)
+    assert v.verdict is Verdict.REFUTED, str(v)
+
+
+def test_bound_wrong_at_one_integer_is_refuted():
+    """N(0, sigma^2) against N(n, sigma^2), n an integer: a bound wrong only at n = 517."""
+    x = sp.Symbol("x", real=True)
+    sigma = parameter("sigma", typical=(0.5, 5.0), log_scale=True)
+    n = parameter("n", domain=sp.Interval(1, sp.oo), typical=(1, 1000), integer=True)
+    s, k = sigma.symbol, n.symbol
+    result = rdpsym.renyi_divergence(sp.exp(-x**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2),
+                                     sp.exp(-(x - k)**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2), x, sp.S.Reals,
+                                     params=(sigma, n))
+    v = check_claim(result, "alpha*n**2/(2*sigma**2) - Max(0, 1 - Abs(n - 517))", "<=", parameters=(sigma, n),
+                    search=20)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    assert v.counterexample.values["n"] == 517
+
+
+def test_a_right_claim_whose_exact_value_cancels_is_not_refuted(gaussian):
+    # (cosh a - sinh a) e^a = 1: evalf of substituted Floats cancels it to 0 at alpha = 29000
+    v = check_claim(gaussian, "alpha/(2*sigma**2) + (cosh(alpha) - sinh(alpha))*exp(alpha) - 1", search=20)
+    assert v.verdict is not Verdict.REFUTED, str(v)
+
+
+def test_low_working_precision_does_not_refute_a_right_claim():
+    rr = mechanisms.get("randomized_response")
+    v = check_claim(rr, RR_T, dps=10, search=10)
+    assert v.verdict is not Verdict.REFUTED, str(v)
+
+
+@pytest.mark.parametrize("alpha_range", [(0, sp.Rational(1, 10**5)), (2 * 10**6, sp.oo), (2 * 10**6, 3 * 10**6),
+                                         (1, 1 + sp.Rational(1, 10**10))])
+def test_narrow_and_remote_alpha_ranges_are_checked(alpha_range):
+    v = check_claim(mechanisms.get("randomized_response"), RR_T, alpha_range=alpha_range, search=10)
+    assert v.ok, str(v)
+
+
+def test_a_claim_complex_on_a_sliver_is_not_proved_by_the_exponential_route():
+    # g = 999999/1000000 - p changes sign at p = 0.999999: there 2 log(sqrt(S) g/|g|) = D + 2 pi i/(alpha - 1)
+    S = "(p**alpha*(1-p)**(1-alpha) + (1-p)**alpha*p**(1-alpha))"
+    g = "(999999/1000000 - p)"
+    v = check_claim(mechanisms.get("randomized_response"), f"2*log(sqrt({S})*{g}/Abs({g}))/(alpha-1)", search=20)
+    assert v.verdict is not Verdict.PROVED, str(v)

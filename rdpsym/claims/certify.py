@@ -10,7 +10,7 @@ For a formula claim and a target with a closed form, :func:`certify` runs
 
 and, for each free parameter, the grid's range (100 times closer to the ends of the domain than the
 typical range) widened a million times more on a log scale, or for a bounded domain both halves down to
-1e-15 of its width from each end. Integer parameters are held at each of their grid values in turn.
+1e-15 of its width from each end. An integer parameter's boxes stand for the integers in them.
 Each box either is certified (the relation holds on all of it), or yields a violating point certified by
 ball arithmetic, or is left partly undecided when its budget is spent; the outcome says which, with the box.
 
@@ -120,6 +120,14 @@ def _parameter_axes(p) -> list[Axis] | None:
     if not lo < hi:
         return None
     inf, sup = p.domain.inf, p.domain.sup
+    if p.symbol.is_integer:
+        # integers: the box holds the integers in it; the distance starts at 1 from the integer just
+        # below the domain, so the first integer is in the box
+        if not inf.is_finite:
+            return [Axis(p.name, p.symbol, lo - 10 * (hi - lo), hi + 10 * (hi - lo), "linear", integer=True)]
+        below = sp.ceiling(inf) - 1 if p.domain.contains(sp.ceiling(inf)) is sp.true else sp.ceiling(inf)
+        top = float(sup - below) if sup.is_finite else min((hi - float(below)) * PARAMETER_WIDENING, 1e12)
+        return [Axis(p.name, p.symbol, 1.0, max(top, 1.0 + 1e-9), "offset", sp.Integer(below), +1, integer=True)]
     if inf.is_finite and sup.is_finite:
         width = float(sup - inf)
         d_min = width * PARAMETER_NEAR_END
@@ -156,11 +164,9 @@ def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_
     from .interval import _arb_rational  # noqa: PLC2701 - same package
 
     fixed_balls = {by_name[k]: _arb_rational(sp.Rational(v)) for k, v in fixed.items()}
-    integer = [p for p in free if p.symbol.is_integer]
+    integer = []  # parameters held at their grid values (a single value: no axis)
     segments = []
     for p in free:
-        if p in integer:
-            continue
         axes = _parameter_axes(p)
         if axes is None:
             integer.append(p)  # a single grid value: held fixed like an integer parameter

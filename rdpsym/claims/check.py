@@ -355,7 +355,9 @@ def check_claim(
     inferred = tuple(smap.inferred(c.used)) + tuple(
         f"{k} = {sp.sstr(v)} ({smap.fixed_notes[k]})" for k, v in fixed_vals.items() if smap.fixed_notes.get(k) != "explicit")
     if digits is None:
-        digits = 30 if c.kind == "expr" else 8
+        # 30 digits (8 for float code) at the default dps = 50; never more than 60% of the working
+        # precision, or rounding at dps digits would count as disagreement
+        digits = max(1, min(30 if c.kind == "expr" else 8, int(0.6 * dps)))
     tol = mpmath.mpf(10) ** (-digits)
 
     ok, why = usable(tgt.result, order)
@@ -395,7 +397,7 @@ MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
 #: orders 10^k probed beyond the certified range when the claim's limit at alpha -> oo is not decided
 _PROBE_EXPONENTS = (7, 9, 12, 15, 20, 30)
 _SLOW_REASON = "the callable did not return within its time limit"
-_OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^60)"
+_OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^100)"
 
 
 def _regime(a) -> str:
@@ -756,10 +758,16 @@ class _ClaimRun:
 
         held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
         gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
-        try:
-            difference = run_with_time_limit(lambda: sp.cancel(sp.expand(gap)), seconds=2.0)
-        except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
-            difference = None
+        # A claim that is the truth written another way plus a perturbation simplifies to the perturbation:
+        # its enclosure is then tight, and the bisection goes straight to where it is large. The shortest
+        # form found within the time limits is used (each is identical to the difference).
+        forms = []
+        for simplifier, seconds in ((lambda: sp.cancel(sp.expand(gap)), 2.0), (lambda: sp.simplify(gap), 5.0)):
+            try:
+                forms.append(run_with_time_limit(simplifier, seconds=seconds))
+            except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
+                continue
+        difference = min(forms, key=sp.count_ops) if forms else None
         cert = certify(self.tgt, ev.c.expr, self.order, self.relation, ev.fixed, self.free, (self.lo, self.hi),
                        tol=float(self.tol), dps=self.dps, seconds=seconds, difference=difference)
         self.certification = cert
@@ -957,10 +965,6 @@ class _Evaluator:
         wp = (dps or self.dps) + 20
         with mpmath.workdps(wp):
             env = self.env(a, values)
-            if exact:
-                # Rationals with large denominators make sympy's exact powers very slow.
-                a = _as_float_if_complex(a, wp)
-                values = {k: _as_float_if_complex(v, wp) for k, v in values.items()}
             if exact or (self.order is None and a in self.tgt.exceptional):
                 try:
                     t = self.tgt.exact(self.order, a, self.all_values(values), wp)
@@ -977,13 +981,19 @@ class _Evaluator:
             if exact:
                 subs = {self.by_name[k]: v for k, v in self.all_values(values).items()}
                 av = self.point_alpha(a)
-                e = c.expr.subs(subs)
-                if ALPHA in e.free_symbols:
-                    e = e.subs(ALPHA, av)
+                e = c.expr
+                if av == sp.oo and ALPHA in e.free_symbols:
+                    e = e.subs(ALPHA, sp.oo)
+                else:
+                    subs[ALPHA] = av
                 if e in (sp.oo, sp.S.NegativeInfinity):
                     return mpmath.inf if e == sp.oo else -mpmath.inf
                 try:
-                    val = e.evalf(mpmath.mp.dps)
+                    # The numbers go in through evalf's subs, never by substitution: substituted Floats
+                    # make sympy evaluate cosh(x) - sinh(x) at their precision (0 for x = 29000, silently),
+                    # and substituted Rationals make it seek exact roots of huge denominators. strict:
+                    # evalf raises rather than return digits it does not have.
+                    val = e.evalf(mpmath.mp.dps, subs=subs, strict=True)
                 except (ArithmeticError, ValueError, TypeError, RecursionError):
                     return None
                 if val.has(sp.nan, sp.zoo) or not val.is_number:
@@ -1108,14 +1118,6 @@ _SLOW = object()
 CALL_SECONDS = 10.0
 
 
-def _as_float_if_complex(v, wp):
-    # (1001/2000)**(500001/500000) makes sympy look for exact 500000th roots (minutes); a Float of wp
-    # digits is exact for binary floats and within 10^-wp otherwise, far below the reported digits.
-    if v is not None and isinstance(v, sp.Rational) and v.q > 1000:
-        return sp.Float(v, wp)
-    return v
-
-
 def _point_alpha_ok(lo, hi):
     return lambda v: (v > lo) is sp.true and (v < hi) is sp.true
 
@@ -1219,11 +1221,15 @@ def _prove(claim, truth, relation, order, fixed, params, conditions, alpha_range
     if relation == "==":
         if d is not None and d == 0:
             return f"proved: simplify(claim - divergence) = 0 ({regime}){where}"
-        if alpha_expr is not None:
+        # exp((alpha-1) x) is injective on the reals only: the route needs both sides real for every value
+        # of the symbols (by their assumptions), not only at the checked points (a claim can be complex on a
+        # sliver of the domain no point reached)
+        both_real = attempt(lambda: c.is_extended_real is True and t.is_extended_real is True)
+        if alpha_expr is not None and both_real:
             d2 = attempt(lambda: sp.simplify(sp.expand(sp.exp((alpha_expr - 1) * c)) - sp.expand(sp.exp((alpha_expr - 1) * t))))
             if d2 is not None and d2 == 0:
                 return (f"proved: exp((alpha-1)*claim) - exp((alpha-1)*divergence) simplifies to 0 ({regime}), "
-                        f"and both are real (checked at every point), so claim = divergence{where}")
+                        f"and both are real by the symbols' assumptions, so claim = divergence{where}")
         d3 = attempt(lambda: sp.simplify(sp.expand_log(sp.expand(c - t))))
         if d3 is not None and d3 == 0:
             return f"proved: expand_log(claim - divergence) simplifies to 0 ({regime}){where}"

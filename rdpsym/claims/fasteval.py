@@ -29,7 +29,7 @@ _Fn = Callable[[dict], object]
 #: Magnitude cap of the fast path: an exponent (of e, or of a power's base) beyond it raises
 #: OverflowError instead of asking mpmath for a number with billions of digits (exp(exp(exp(exp(3))))
 #: would never return). The value is then unknown to the fast path, never a made-up one.
-EXPONENT_CAP = mpmath.mpf(2) ** 60
+EXPONENT_CAP = mpmath.mpf(2) ** 100
 
 
 def _check_exponent(v) -> None:

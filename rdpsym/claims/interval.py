@@ -79,9 +79,31 @@ _UNARY = {
     sp.sinh: _unary("sinh"), sp.cosh: _unary("cosh"), sp.tanh: _unary("tanh"), sp.atan: _unary("atan"),
     sp.asin: _unary("asin"), sp.acos: _unary("acos"), sp.asinh: _unary("asinh"),
     sp.erf: _unary("erf"), sp.erfc: _unary("erfc"), sp.gamma: _unary("gamma"), sp.loggamma: _unary("lgamma"),
-    sp.digamma: _unary("digamma"), sp.Abs: abs, sp.sign: _unary("sgn"), sp.floor: _unary("floor"),
+    sp.digamma: _unary("digamma"), sp.Abs: lambda v: _magnitude(v), sp.sign: _unary("sgn"), sp.floor: _unary("floor"),
     sp.ceiling: _unary("ceil"),
 }
+
+
+def _magnitude(v):
+    """|v| for a ball: [0, max |end|] when it straddles 0 (a midpoint-radius abs would reach below 0)."""
+    flint = _flint()
+    if v.is_nan() or not (v.lower() < 0 < v.upper()):
+        return abs(v)
+    return flint.arb(0).union(v.abs_upper())
+
+
+def _even_power(v, n: int):
+    """v**n for even n >= 2: non-negative, and tight when the ball straddles 0 ((0.5 +- 1.5)**2 is [0, 4],
+    not the midpoint-radius [-3.5, 4], which after exp(-2500 x) would reach e^8750)."""
+    if v.is_nan() or v.is_exact():
+        return v ** n
+    flint = _flint()
+    lo, hi = v.lower(), v.upper()  # exact ends: each power is then a thin ball
+    if lo >= 0:
+        return (lo ** n).union(hi ** n)
+    if hi <= 0:
+        return (hi ** n).union(lo ** n)
+    return flint.arb(0).union(lo.abs_upper().max(hi.abs_upper()) ** n)
 
 
 def compile_arb(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> Callable[[Mapping], object]:
@@ -142,6 +164,8 @@ def _compile(e):
         base, expo = _compile(e.args[0]), e.args[1]
         if expo.is_Integer:
             n = int(expo)
+            if n % 2 == 0 and n > 0:
+                return _safe(lambda env: _even_power(base(env), n))
             return _safe(lambda env: base(env) ** n)
         if expo == sp.S.Half:
             return _safe(lambda env: base(env).sqrt())
@@ -290,6 +314,8 @@ class Axis:
     scale: str = "offset"
     anchor: sp.Rational = sp.Integer(0)
     sign: int = 1
+    #: an integer parameter: a box stands for the integers in it (none: nothing to check there)
+    integer: bool = False
 
     @property
     def u_range(self) -> tuple[float, float]:
@@ -300,9 +326,23 @@ class Axis:
     def _distance(self, u: float) -> float:
         return math.exp(u) if self.scale == "offset" else u
 
+    def _integers(self, u0: float, u1: float):
+        """The first and last integer value in the box, or None when it holds none."""
+        v0, v1 = (sp.Rational(self.anchor) + self.sign * sp.Rational(self._distance(u)) if self.scale == "offset"
+                  else sp.Rational(u) for u in (u0, u1))
+        first, last = sp.ceiling(min(v0, v1)), sp.floor(max(v0, v1))
+        return (first, last) if first <= last else None
+
     def ball(self, u0: float, u1: float):
-        """(ball of the values, ball at the lower value end, ball at the upper value end)."""
+        """(ball of the values, ball at the lower value end, ball at the upper value end); None for an
+        integer axis whose box holds no integer."""
         flint = _flint()
+        if self.integer:
+            ends = self._integers(u0, u1)
+            if ends is None:
+                return None
+            first, last = (_arb_rational(sp.Rational(e)) for e in ends)
+            return first.union(last), first, last
         d0, d1 = self._distance(u0), self._distance(u1)
         if self.scale != "offset":
             return flint.arb(d0).union(flint.arb(d1)), flint.arb(d0), flint.arb(d1)
@@ -310,6 +350,16 @@ class Axis:
         e0, e1 = anchor + self.sign * flint.arb(d0), anchor + self.sign * flint.arb(d1)
         lower, upper = (e0, e1) if self.sign > 0 else (e1, e0)
         return lower.union(upper), lower, upper
+
+    def point_in(self, u0: float, u1: float) -> sp.Rational | None:
+        """The box's midpoint as an exact number (for an integer axis the integer nearest to it)."""
+        mid = self.point((u0 + u1) / 2)
+        if not self.integer:
+            return mid
+        ends = self._integers(u0, u1)
+        if ends is None:
+            return None
+        return min(max(sp.Integer(sp.floor(mid + sp.Rational(1, 2))), ends[0]), ends[1])
 
     def point(self, u: float) -> sp.Rational:
         """The exact number at coordinate ``u`` (12 significant digits of the distance: readable, exact)."""
@@ -398,7 +448,10 @@ class _Bisection:
     def env(self, box, thin_alpha=None):
         env = dict(self.fixed)
         for i, (axis, (u0, u1)) in enumerate(zip(self.axes, box)):
-            ball, lo, hi = axis.ball(u0, u1)
+            balls = axis.ball(u0, u1)
+            if balls is None:
+                return None  # an integer coordinate with no integer in the box
+            ball, lo, hi = balls
             env[axis.symbol] = ball if (i != self.alpha_index or thin_alpha is None) else (lo if thin_alpha == "lo" else hi)
         return env
 
@@ -425,12 +478,11 @@ class _Bisection:
         dl, du = self.divergence_bounds(box)
         cl, cu = self._bounds(self.claim(self.env(box)))
         lo, hi = cl - du, cu - dl  # claim - D
+        lo, hi = (-inf if lo.is_nan() else lo), (inf if hi.is_nan() else hi)
         if self.difference is not None:
             diff = self.difference(self.env(box))
             if not diff.is_nan():
                 lo, hi = lo.max(diff.lower()), hi.min(diff.upper())
-        if lo.is_nan() or hi.is_nan():
-            lo, hi = -inf, inf
         if self.relation == ">=":
             lo, hi = -hi, -lo
         elif self.relation == "==":
@@ -446,6 +498,8 @@ class _Bisection:
     # -- one box -------------------------------------------------------------------------------------
     def classify(self, box):
         """(state, potential): state "exact" | "within" | "open"; potential = worst relative violation."""
+        if self.env(box) is None:
+            return "exact", 0.0  # no point of the parameter space in this box (no integer)
         lo, hi, scale = self.margin_bounds(box)
         if self.relation != "==" and bool(lo >= 0):
             return "exact", 0.0
@@ -459,7 +513,9 @@ class _Bisection:
 
     def point_check(self, box):
         """The box midpoint as exact numbers, and whether the relation certainly fails there (None: undecided)."""
-        point = {axis.symbol: axis.point((u0 + u1) / 2) for axis, (u0, u1) in zip(self.axes, box)}
+        point = {axis.symbol: axis.point_in(u0, u1) for axis, (u0, u1) in zip(self.axes, box)}
+        if any(v is None for v in point.values()):
+            return point, False, None, None
         env = dict(self.fixed)
         env.update({s: _arb_rational(v) for s, v in point.items()})
         d, c = self.divergence(env), self.claim(env)
@@ -480,6 +536,28 @@ class _Bisection:
             return point, False, d, c
         return point, None, d, c
 
+    def _best_split(self, box):
+        """The two halves of ``box`` along the coordinate whose split settles the most of it (certified
+        volume, then the smaller worst potential, then the relatively widest coordinate), classified; None
+        when no coordinate can be split in floats. Splitting a coordinate the enclosures do not depend on
+        would only double the boxes: a band of width 1e-5 in alpha needs alpha split, not the scale."""
+        best, best_key = None, None
+        for k in range(len(box)):
+            u0, u1 = box[k]
+            mid = (u0 + u1) / 2
+            if not (u0 < mid < u1):
+                continue
+            children = [box[:k] + (half,) + box[k + 1:] for half in ((u0, mid), (mid, u1))]
+            classified = [self.classify(c) for c in children]
+            settled = sum(1 for state, _ in classified if state != "open")
+            worst = max(potential for _, potential in classified)
+            key = (settled, -worst, (u1 - u0) / self.widths0[k])
+            if best_key is None or key > best_key:
+                best, best_key = list(zip(children, classified)), key
+            if len(box) == 1:
+                break
+        return best
+
     # -- the search ----------------------------------------------------------------------------------
     def run(self, max_boxes, seconds, started) -> IntervalOutcome:
         # Two orders over the open boxes: the largest possible violation first (where a counterexample
@@ -491,24 +569,28 @@ class _Bisection:
         tally = {"exact": 0.0, "within": 0.0}
         counter = [0]
 
-        def push(box):
-            state, potential = self.classify(box)
+        def push(box, classified=None):
+            state, potential = classified or self.classify(box)
             vol = math.prod((u1 - u0) / w for (u0, u1), w in zip(box, self.widths0))
             if state != "open":
                 tally[state] += vol
                 return
             counter[0] += 1
-            heapq.heappush(by_potential, (-potential, -vol, counter[0], box))
-            heapq.heappush(by_volume, (-vol, -potential, counter[0], box))
+            # a box whose enclosures bound a large violation is a better lead than one about which
+            # nothing is known (NaN enclosures: overflow, a log of a ball reaching 0); those still come
+            # up in the volume order
+            known = 0 if math.isfinite(potential) else 1
+            heapq.heappush(by_potential, (known, -potential, -vol, counter[0], box))
+            heapq.heappush(by_volume, (-vol, known, -potential, counter[0], box))
 
         def pop(turn):
             first, second = (by_potential, by_volume) if turn % 2 == 0 else (by_volume, by_potential)
             for heap in (first, second):
                 while heap:
                     entry = heapq.heappop(heap)
-                    if entry[2] not in done:
-                        done.add(entry[2])
-                        return entry[3]
+                    if entry[-2] not in done:
+                        done.add(entry[-2])
+                        return entry[-1]
             return None
 
         def outcome(status, **kw):
@@ -530,15 +612,12 @@ class _Bisection:
             if fails:
                 return outcome("refuted", point=point, claim_ball=c, divergence_ball=d)
             undecided += fails is None
-            # split the widest coordinate (relative to its initial extent) at its middle
-            k = max(range(len(box)), key=lambda i: (box[i][1] - box[i][0]) / self.widths0[i])
-            u0, u1 = box[k]
-            mid = (u0 + u1) / 2
-            if not (u0 < mid < u1):
+            split = self._best_split(box)
+            if split is None:
                 unsplittable += 1  # too small to split in floats: this box stays undecided
                 continue
-            for half in ((u0, mid), (mid, u1)):
-                push(box[:k] + (half,) + box[k + 1:])
+            for child, classified in split:
+                push(child, classified)
                 boxes += 1
         if unsplittable:
             return outcome("partial", reason=f"{unsplittable} box(es) too small to split further stayed undecided")

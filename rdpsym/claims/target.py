@@ -68,8 +68,10 @@ def _is_distribution(dens, x, support, values, params) -> bool | None:
                 v = real_value(fn({x: mpmath.mpf(int(point.p)) / int(point.q) if point.is_Rational else mpmath.mpf(point)}))
             except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
                 v = None
-            if v is None or v < -_NEGATIVE:
-                return False
+            if v is None:
+                return None  # undefined at a sample point: cannot tell (0/0 at a corner)
+            if v < -_NEGATIVE:
+                return False  # certainly negative: not a distribution
     try:
         # D_2(P||P) = log of P's total mass: 0 exactly for a distribution
         nv = numeric_divergence(dens, dens, x, support, 2, dict(values), dps=20)
@@ -77,7 +79,9 @@ def _is_distribution(dens, x, support, values, params) -> bool | None:
         return None
     if not nv.converged:
         return None
-    return bool(abs(nv.value) <= _MASS_TOLERANCE)
+    # a mass that is not 1 only makes the point undecided: excluding a point is failing open, so only a
+    # density that is certainly negative (or identically 0) excludes it
+    return True if abs(nv.value) <= _MASS_TOLERANCE else None
 
 
 def parameters_from_symbols(symbols: Sequence[sp.Symbol]) -> tuple[Parameter, ...]:
@@ -176,8 +180,9 @@ class Target:
         """Whether P and Q of every direction are probability distributions at these parameter values.
 
         True: non-negative at sample points of the support and of total mass 1 (to 1e-8, by the
-        numeric path); False: negative, undefined or of another mass somewhere; None: undecided (the
-        mass did not converge, or the check timed out). Without densities there is nothing to check
+        numeric path); False: certainly not (negative at a sample point, or identically 0); None:
+        undecided (undefined somewhere, another mass, the mass did not converge, the check timed out).
+        Excluding a point fails open, so only a certain False excludes it. Without densities there is nothing to check
         (True). Parameters inferred from bare symbols have domains wider than the distributions'
         (a geometric ratio g in (0, oo)): a counterexample must never come from such a point.
         """
