@@ -24,7 +24,8 @@ and every point dropped or excluded with the reason):
     parameter value counts: a box certified by interval arithmetic is evidence for ``confirmed``.
 ``confirmed``
     No counterexample and no proof: the relation holds to ``digits`` digits at every compared point
-    (and, where the certified pass finished, everywhere on its box, named in the evidence),
+    and, for a formula claim, everywhere on the certified pass's box (named in the evidence; a box the
+    pass did not finish leaves the verdict inconclusive, since a violation can lie between sampled points),
     at least :data:`MIN_POINTS_PER_REGIME` points were compared in every alpha regime the range
     reaches, no point was dropped, and every candidate violation was recomputed and found to agree.
 ``inconclusive``
@@ -793,9 +794,19 @@ class _ClaimRun:
 
     def _final(self):
         evidence = [self._summary()] + self.evidence_head
-        if self.certification is not None:
-            evidence += self.certification.describe()
-        return dict(verdict=Verdict.CONFIRMED, evidence=tuple(evidence + self._coverage()),
+        cert = self.certification
+        verdict = Verdict.CONFIRMED
+        if cert is not None:
+            evidence += cert.describe()
+            if cert.available and not cert.certified:
+                # A formula has a method that decides every point of the box; where it did not finish,
+                # the points in between were not asked about by anything that could have failed, so
+                # agreement at sampled points does not earn "confirmed" (a band of width 1e-2 at
+                # alpha = 400 lies between them).
+                verdict = Verdict.INCONCLUSIVE
+                evidence.append("not confirmed: the certified pass did not cover the whole box, and sampled points "
+                                "alone do not rule out a violation between them (raise certify_seconds)")
+        return dict(verdict=verdict, evidence=tuple(evidence + self._coverage()),
                     points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
 
     # -- reporting ----------------------------------------------------------------------------------
