@@ -59,10 +59,6 @@ class Certification:
         return next((o for o in self.outcomes if o.status == "refuted"), None)
 
     @property
-    def proved(self) -> bool:
-        return self.available and all(o.status == "proved" for o in self.outcomes)
-
-    @property
     def certified(self) -> bool:
         """Every box certified, exactly or within the tolerance."""
         return self.available and all(o.status in ("proved", "certified") for o in self.outcomes)
@@ -148,11 +144,9 @@ def _parameter_axes(p) -> list[Axis] | None:
 def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_range, *, tol: float,
             dps: int, seconds: float, difference: sp.Expr | None = None) -> Certification:
     """Run the certified pass (module docstring). ``fixed``: name -> exact value; ``free``: Parameters."""
-    truth = tgt.truth_expr(order)
+    truth = tgt.full_truth(order)
     if truth is None:
         return Certification(reason="the target has no closed form for this order")
-    if order is None and tgt.result.conditions is not sp.true:
-        truth = sp.Piecewise((truth, tgt.result.conditions), (sp.oo, True))
     symbols = (ALPHA,) + tgt.symbols
     try:
         f_truth = compile_arb(truth, symbols)

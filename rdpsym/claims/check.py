@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+from collections import Counter
 import math
 import time
 from dataclasses import dataclass, field
@@ -445,7 +446,7 @@ class _ClaimRun:
         self.compared = 0
         self.checked = {"grid": 0, "guided": 0, "retried": 0}
         self.dropped: list[tuple[tuple, str]] = []
-        self.exempt: dict[str, int] = {}
+        self.exempt: Counter = Counter()
         self.not_distributions: list[dict] = []
         self.lost: list[str] = []
         self.candidates: list[tuple] = []  # (violation, point)
@@ -486,12 +487,11 @@ class _ClaimRun:
         if c_state == "slow":
             return _SLOW_REASON
         if self.ev.c.kind == "expr" and self.order is None and a in self.tgt.exceptional:
-            self.exempt["the claim is undefined at a removable order of the closed form"] = \
-                self.exempt.get("the claim is undefined at a removable order of the closed form", 0) + 1
+            self.exempt["the claim is undefined at a removable order of the closed form"] += 1
             return None
         if t_state == "inf" and self.ev.c.kind == "expr":
             key = "the divergence is +oo and the formula undefined (its finiteness conditions stated apart)"
-            self.exempt[key] = self.exempt.get(key, 0) + 1
+            self.exempt[key] += 1
             return None
         return "the claim is undefined (NaN, complex, not a number or out of range)"
 
@@ -716,9 +716,7 @@ class _ClaimRun:
             reasons.append(f"{len(self.lost)} grid task(s) did not finish, their points were not checked: "
                            + "; ".join(self.lost[:3]) + (f"; ... ({len(self.lost)} in all)" if len(self.lost) > 3 else ""))
         if self.dropped:
-            counts: dict[str, int] = {}
-            for _, why in self.dropped:
-                counts[why] = counts.get(why, 0) + 1
+            counts = Counter(why for _, why in self.dropped)
             (a, values), _ = self.dropped[0]
             detail = "; ".join(f"{n} x {why}" for why, n in counts.items())
             reasons.append(f"{len(self.dropped)} point(s) could not be compared and count against the claim "
@@ -1050,14 +1048,16 @@ class _Evaluator:
 
         import flint
 
-        truth = self.tgt.truth_expr(self.order)
-        if self.order is None and self.tgt.result.conditions is not sp.true:
-            truth = sp.Piecewise((truth, self.tgt.result.conditions), (sp.oo, True))
-        syms = (ALPHA,) + self.tgt.symbols
-        try:
-            f_truth, f_claim = compile_arb(truth, syms), compile_arb(self.c.expr, syms)
-        except Unsupported:
+        if not hasattr(self, "_arb"):
+            # compiled once per check (retries and candidates call this at many points)
+            syms = (ALPHA,) + self.tgt.symbols
+            try:
+                self._arb = (compile_arb(self.tgt.full_truth(self.order), syms), compile_arb(self.c.expr, syms))
+            except Unsupported:
+                self._arb = None
+        if self._arb is None:
             return None
+        f_truth, f_claim = self._arb
         av = self.point_alpha(a)
         old = flint.ctx.prec
         try:
@@ -1077,9 +1077,9 @@ class _Evaluator:
 def _ball_accurate(ball, dps) -> bool:
     if ball.is_nan():
         return False
-    if not ball.is_finite():
-        return ball.is_exact() or False
-    return ball.rad() <= ball.abs_lower() * 10.0 ** (-dps) or (ball.is_exact())
+    if ball.is_exact():
+        return True
+    return ball.is_finite() and ball.rad() <= ball.abs_lower() * 10.0 ** (-dps)
 
 
 def _ball_mpf(ball):

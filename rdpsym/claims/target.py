@@ -127,6 +127,13 @@ class Target:
             return r.expr
         return r.kl if order == 1 else r.max_divergence
 
+    def full_truth(self, order) -> sp.Expr | None:
+        """The truth for ``order`` with +oo outside the finiteness conditions (those hold for the curve)."""
+        expr = self.truth_expr(order)
+        if expr is not None and order is None and self.result.conditions is not sp.true:
+            expr = sp.Piecewise((expr, self.result.conditions), (sp.oo, True))
+        return expr
+
     def fast(self, order):
         """A function (alpha mpf, {symbol: mpf}) -> real mpf or None, or None if there is no closed form."""
         key = order
