@@ -44,6 +44,9 @@ import threading
 import time
 from typing import Any, Callable
 
+from . import _config
+from ._config import check_seconds
+
 __all__ = ["StepTimeout", "time_limit", "run_with_time_limit", "check_seconds", "default_step_seconds",
            "timeout_count", "deadline_passed", "REFIRE_SECONDS"]
 
@@ -64,20 +67,9 @@ class StepTimeout(BaseException):
     limit_id: int | None = None
 
 
-def check_seconds(seconds, name: str = "step_seconds") -> float:
-    """A time limit: a finite number > 0 (0 would switch setitimer's alarm off: no limit at all)."""
-    try:
-        value = float(seconds)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number of seconds > 0; got {seconds!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number of seconds > 0; got {seconds!r}")
-    return value
-
-
 def default_step_seconds() -> float:
     """Per-step limit in seconds: ``RDPSYM_STEP_SECONDS`` or 20."""
-    return check_seconds(os.environ.get("RDPSYM_STEP_SECONDS", "20"), "RDPSYM_STEP_SECONDS")
+    return _config.settings().step_seconds
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,0 +1,90 @@
+"""Settings read from the environment, in one place.
+
+============================  ==========================================================  ===========
+variable                      meaning                                                      default
+============================  ==========================================================  ===========
+``RDPSYM_STEP_SECONDS``       time limit of one symbolic step of a derivation              20
+``RDPSYM_EVAL_SECONDS``       time limit of one exact evaluation of a result               60
+``RDPSYM_CACHE_DIR``          the on-disk cache (derivations, generated code)              see below
+``RDPSYM_NO_CACHE``           ``1``/``true``/``yes`` turns the on-disk cache off           off
+``RDPSYM_NUMERIC_BACKEND``    ``auto`` (Arb where it applies, else mpmath), ``mpmath``,     auto
+                              or the name of another registered numeric backend
+``RDPSYM_DEBUG``              ``1``: the CLI shows tracebacks                              off
+============================  ==========================================================  ===========
+
+The cache directory defaults to ``$XDG_CACHE_HOME/rdpsym`` (``~/.cache/rdpsym``). Values are validated
+when read: a time limit must be a finite number of seconds > 0 (0 would switch the alarm off), and a bad
+value raises :class:`~rdpsym._numbers.ArgumentError` naming the variable. :func:`settings` parses the
+environment once per distinct value of these variables, so a process (or a test) that changes them sees
+the change at the next call.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._numbers import ArgumentError
+
+__all__ = ["Settings", "settings", "check_seconds", "VARIABLES"]
+
+VARIABLES = ("RDPSYM_STEP_SECONDS", "RDPSYM_EVAL_SECONDS", "RDPSYM_CACHE_DIR", "RDPSYM_NO_CACHE",
+             "RDPSYM_NUMERIC_BACKEND", "RDPSYM_DEBUG", "XDG_CACHE_HOME")
+_TRUE = ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The environment's settings, parsed and validated (see the module docstring)."""
+
+    step_seconds: float = 20.0
+    eval_seconds: float = 60.0
+    cache_dir: Path = Path("~/.cache/rdpsym").expanduser()
+    cache_enabled: bool = True
+    numeric_backend: str = "auto"
+    debug: bool = False
+
+
+def check_seconds(seconds, name: str = "step_seconds") -> float:
+    """A time limit: a finite number > 0 (0 would switch setitimer's alarm off: no limit at all)."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise ArgumentError(name, "a number of seconds > 0", seconds) from None
+    if not (math.isfinite(value) and value > 0):
+        raise ArgumentError(name, "a finite number of seconds > 0", seconds)
+    return value
+
+
+def _parse(env: dict[str, str | None]) -> Settings:
+    cache_root = env["RDPSYM_CACHE_DIR"] or os.path.join(
+        env["XDG_CACHE_HOME"] or os.path.expanduser("~/.cache"), "rdpsym")
+    backend = (env["RDPSYM_NUMERIC_BACKEND"] or "auto").strip().lower()
+    return Settings(
+        step_seconds=check_seconds(env["RDPSYM_STEP_SECONDS"] or "20", "RDPSYM_STEP_SECONDS"),
+        eval_seconds=check_seconds(env["RDPSYM_EVAL_SECONDS"] or "60", "RDPSYM_EVAL_SECONDS"),
+        cache_dir=Path(cache_root),
+        cache_enabled=(env["RDPSYM_NO_CACHE"] or "").strip().lower() not in _TRUE,
+        numeric_backend=backend,
+        debug=(env["RDPSYM_DEBUG"] or "").strip().lower() in _TRUE,
+    )
+
+
+_lock = threading.Lock()
+_parsed: dict[tuple, Settings] = {}
+
+
+def settings() -> Settings:
+    """The current settings (parsed once per distinct environment)."""
+    key = tuple(os.environ.get(v) for v in VARIABLES)
+    found = _parsed.get(key)
+    if found is None:
+        found = _parse(dict(zip(VARIABLES, key)))
+        with _lock:
+            if len(_parsed) > 64:
+                _parsed.clear()
+            _parsed[key] = found
+    return found
