@@ -47,6 +47,37 @@ class Parameter:
     meaning: str = ""
     log_scale: bool = False
 
+    @classmethod
+    def from_symbol(cls, symbol: sp.Symbol, *, strict: bool = True) -> "Parameter":
+        """A parameter for a bare sympy symbol, from its assumptions (the one place this is inferred).
+
+        positive -> (0, oo), typical 0.5..5 on a log scale; nonnegative -> [0, oo), typical 0.5..5;
+        real -> the real line, typical -2..2; ``integer`` narrows each to the integers (a positive
+        integer: 1, 2, ..., typical 1..5). A symbol with no sign or reality assumption cannot be
+        sampled: with ``strict`` that is an :class:`~rdpsym._numbers.ArgumentError` asking for values or
+        parameters; without, it is taken as real.
+        """
+        from .._numbers import ArgumentError
+
+        if not isinstance(symbol, sp.Symbol):
+            raise ArgumentError("symbol", "a sympy Symbol", symbol)
+        integer = bool(symbol.is_integer)
+        if symbol.is_positive:
+            if integer:
+                dom, typ, log = sp.Range(1, sp.oo), (1.0, 5.0), False
+            else:
+                dom, typ, log = sp.Interval.open(0, sp.oo), (0.5, 5.0), True
+        elif symbol.is_nonnegative:
+            dom, typ, log = (sp.Range(0, sp.oo) if integer else sp.Interval(0, sp.oo)), (0.5, 5.0), False
+        elif symbol.is_real or not strict:
+            dom, typ, log = (sp.S.Integers if integer else sp.S.Reals), (-2.0, 2.0), False
+        else:
+            raise ArgumentError(
+                f"parameter {symbol.name!r}", "declared with assumptions (real, positive, ...)",
+                message=f"parameter {symbol.name!r} has no assumptions (real, positive, ...): cannot choose "
+                        "values to check; pass values={...} or params=[rdpsym.parameter(...), ...]")
+        return cls(symbol.name, symbol, dom, typ, sp.latex(symbol), "inferred from the symbol's assumptions", log)
+
     def validate(self, value) -> None:
         """Raise ``ValueError`` naming this parameter if ``value`` is outside its domain."""
         if isinstance(value, (str, bytes)) or not isinstance(value, (Real, sp.Expr)):
