@@ -19,8 +19,9 @@ __all__ = ["breakpoints", "kink_arguments", "kinks", "polynomial_kinks", "scan_p
 
 
 def kink_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
-    """Expressions in x whose sign changes make ``expr`` non-smooth (in the order of a preorder
-    traversal; repeats kept)."""
+    """Expressions in x whose sign changes make ``expr`` non-smooth: arguments of ``Abs``, ``sign``,
+    ``Heaviside``, differences of ``Max``/``Min`` arguments, ``lhs - rhs`` of the relations in
+    ``Piecewise`` conditions; each once, in the order of a preorder traversal."""
     args = []
     for node in sp.preorder_traversal(expr):
         if not node.has(x):
@@ -37,7 +38,7 @@ def kink_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
                 for rel in sp.preorder_traversal(cond) if isinstance(cond, sp.Basic) else []:
                     if isinstance(rel, sp.core.relational.Relational) and rel.has(x):
                         args.append(rel.lhs - rel.rhs)
-    return [a for a in args if a.has(x)]
+    return list(dict.fromkeys(a for a in args if a.has(x)))
 
 
 @functools.lru_cache(maxsize=512)

@@ -25,8 +25,8 @@ __all__ = ["Points", "Progression", "Span", "Support"]
 
 
 class Span(NamedTuple):
-    """An interval ``(lo, hi)`` of the reals; its ends as the set gives them (``S.Reals`` gives
-    ``(-mpmath.inf, mpmath.inf)``, as the numeric path has always read it)."""
+    """An interval ``(lo, hi)`` of the reals; its ends as the set gives them (sympy numbers,
+    expressions in the parameters, or ``±oo``)."""
 
     lo: object
     hi: object
@@ -52,7 +52,7 @@ _KINDS = "Reals, Interval, Integers, Naturals0, Naturals, Range, FiniteSet or a 
 
 def _classify(s: sp.Set) -> list[Piece]:
     if s == sp.S.Reals:
-        return [Span(-mpmath.inf, mpmath.inf)]
+        return [Span(sp.S.NegativeInfinity, sp.S.Infinity)]
     if isinstance(s, sp.Interval):
         return [Span(s.start, s.end)]
     if s == sp.S.Integers:
@@ -144,8 +144,10 @@ class Support:
     def flattened(self) -> tuple[str, list]:
         """The tagged form ``(kind, pieces)`` of the numeric path before :class:`Support` existed:
         ``("continuous", [(lo, hi), ...])`` or ``("discrete", [("prog", start, step) | ("finite",
-        [points]), ...])``; kept for code that reads pieces that way."""
+        [points]), ...])``, where ``S.Reals`` reads ``(-mpmath.inf, mpmath.inf)``; kept for code that
+        reads pieces that way."""
         if self.is_continuous:
-            return "continuous", [(p.lo, p.hi) for p in self.pieces]
+            return "continuous", [(-mpmath.inf, mpmath.inf) if (p.lo, p.hi) == (-sp.oo, sp.oo) else (p.lo, p.hi)
+                                  for p in self.pieces]
         return "discrete", [("prog", p.start, p.step) if isinstance(p, Progression) else ("finite", list(p.points))
                             for p in self.pieces]
