@@ -692,3 +692,35 @@ def test_peak_at_a_jump_converges(alpha):
     assert r.converged, r.detail
     with mp.workdps(30):
         assert abs(r.value - 1) <= mp.mpf(10) ** -25
+
+
+def test_divergence_module_is_a_deprecated_shim():
+    """rdpsym.numeric.divergence (the module before the split) re-exports the public names for one
+    release and warns on import."""
+    import importlib
+    import sys
+
+    sys.modules.pop("rdpsym.numeric.divergence", None)
+    with pytest.warns(DeprecationWarning, match="rdpsym.numeric.divergence"):
+        mod = importlib.import_module("rdpsym.numeric.divergence")
+    assert mod.numeric_divergence is numeric_divergence and mod.NumericValue is NumericValue
+
+
+def test_tail_checks_are_typed_values():
+    """A tail check says 'diverges' or 'doubt' as a value, not as a string prefix to parse."""
+    from rdpsym.numeric.tails import Infinite, TailCheck, check_end
+
+    with mp.workdps(30):
+        # 1/|x| decay at +oo: the integral diverges
+        r = check_end(lambda t: -mp.log(abs(t)), mp.mpf(1), 1, mp.mpf(1), True, mp.mpf(0))
+        assert isinstance(r, TailCheck) and r.diverges and "diverges" in r.reason
+        with pytest.raises(Infinite):
+            r.apply([])
+        # |x|^-1.02 at +oo: converges, but too slowly to trust the quadrature
+        r = check_end(lambda t: -mp.mpf("1.02") * mp.log(abs(t)), mp.mpf(1), 1, mp.mpf(1), True, mp.mpf(0))
+        doubts = []
+        assert isinstance(r, TailCheck) and not r.diverges
+        r.apply(doubts)
+        assert doubts == [r.reason]
+        # Gaussian decay: fine
+        assert check_end(lambda t: -t * t, mp.mpf(1), 1, mp.mpf(1), True, mp.mpf(0)) is None
