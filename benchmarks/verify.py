@@ -23,7 +23,7 @@ at 30 digits for the 1-D continuous pairs on one core: verify() runs with ``exec
 Printed per pair and precision: points per second (wall clock; the machine is shared, so also)
 points per CPU-second, and the load-independent work per point: log-density / integrand
 evaluations (``arb`` outside the quadrature, ``quad`` Arb Gauss-Legendre nodes, ``mpmath``
-evaluations through mpmath; rdpsym.numeric.fast.STATS).
+evaluations through mpmath; ``NumericValue.evaluations`` of every numeric_divergence call).
 
 ``--backend mpmath`` measures the pure-mpmath path (RDPSYM_NUMERIC_BACKEND=mpmath, no Arb).
 ``--compare-backends`` re-runs the measurement in subprocesses with mpmath's pure-Python backend
@@ -33,6 +33,7 @@ evaluations through mpmath; rdpsym.numeric.fast.STATS).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import subprocess
 import sys
@@ -45,8 +46,10 @@ import rdpsym
 from rdpsym import alpha as A
 from rdpsym.derive.result import DivergenceResult, Status
 from rdpsym.numeric import fast
-from rdpsym.numeric.fast import STATS
 from rdpsym.verify import Point, verify
+
+# the module (its function ``verify`` shadows the package name): numeric_divergence is counted there
+verify_module = importlib.import_module("rdpsym.verify.verify")
 
 TARGET = 50.0  # points per second at 30 digits, 1-D continuous pairs
 
@@ -80,12 +83,23 @@ def bench(case, dps, n):
     # warm-up (not timed): one compilation per pair and mpmath's/Arb's quadrature node caches,
     # as in any sweep of more than a few points
     verify(result, P=P, Q=Q, x=var, support=sup, points=points[:1], dps=dps, executor="serial")
-    for key in STATS:
-        STATS[key] = 0
-    t0, c0 = time.perf_counter(), time.process_time()
-    report = verify(result, P=P, Q=Q, x=var, support=sup, points=points, dps=dps, executor="serial")
-    dt, dc = time.perf_counter() - t0, time.process_time() - c0
-    evals = {key: v / len(points) for key, v in STATS.items()}
+    totals = {"arb": 0, "mpmath": 0, "quad_nodes": 0}
+    numeric = verify_module.numeric_divergence
+
+    def counted(*args, **kwargs):  # the evaluation counts are per call: add them up here
+        r = numeric(*args, **kwargs)
+        for key, v in r.evaluations.items():
+            totals[key] = totals.get(key, 0) + v
+        return r
+
+    verify_module.numeric_divergence = counted
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = verify(result, P=P, Q=Q, x=var, support=sup, points=points, dps=dps, executor="serial")
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+    finally:
+        verify_module.numeric_divergence = numeric
+    evals = {key: v / len(points) for key, v in totals.items()}
     return len(points) / dt, len(points) / dc, evals, report
 
 

@@ -178,9 +178,9 @@ def _exact_number(value) -> sp.Expr:
 
 def _golden_min(f, a, b, iters):
     """Golden-section search for the minimum of f on [a, b]: the numeric path's maximiser on -f."""
-    from ..numeric.divergence import _golden_max
+    from .._optimize import golden_max
 
-    x, neg = _golden_max(lambda t: -f(t), a, b, iters)
+    x, neg = golden_max(lambda t: -f(t), a, b, iters)
     return x, -neg
 
 

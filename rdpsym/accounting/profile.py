@@ -35,8 +35,9 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-from ..numeric.divergence import _flatten_support, _substitute  # noqa: PLC2701 - shared on purpose
+from ..numeric.driver import substitute_values
 from ..specify.mechanism import Mechanism
+from ..specify.support import Support
 
 __all__ = ["ProfileValue", "pair_profile", "privacy_profile"]
 
@@ -94,15 +95,15 @@ class NumericPair:
     Shared by the privacy profile and the composition check: ``logP``/``logQ`` evaluate at the current
     mpmath precision (``-inf`` where a density vanishes), ``kinks`` are the breakpoints of the
     densities, ``kind`` is ``"continuous"`` or ``"discrete"`` and ``pieces`` the support in the form of
-    :func:`rdpsym.numeric.divergence._flatten_support`.
+    :meth:`rdpsym.specify.support.Support.flattened`.
     """
 
     def __init__(self, P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, values: dict | None, dps: int):
         if not isinstance(x, sp.Symbol):
             raise ValueError(f"x must be a sympy Symbol; got {type(x).__name__}")
-        P, Q, support = _substitute(P, Q, x, support, dict(values or {}))
+        P, Q, support = substitute_values(P, Q, x, support, dict(values or {}))
         self.P, self.Q, self.x = P, Q, x
-        self.kind, self.pieces = _flatten_support(support)
+        self.kind, self.pieces = Support.of(support, numbers=True).flattened()
         self._p = sp.lambdify(x, P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P, "mpmath")
         self._q = sp.lambdify(x, Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q, "mpmath")
         if self.kind == "continuous":

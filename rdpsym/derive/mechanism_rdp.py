@@ -16,7 +16,7 @@ import sympy as sp
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from .engine import renyi_divergence
-from .pieces import _kinks, finite_points  # noqa: PLC2701 - shared with the splitter on purpose
+from .pieces import finite_points, symbolic_kinks
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
 
 __all__ = ["rdp", "reflection_symmetry", "simplify_with_domains"]
@@ -28,7 +28,7 @@ def _reflection_candidates(P, Q, x, support) -> list[sp.Expr]:
         return [min(atoms) + max(atoms)] if all(a.is_number for a in atoms) else []
     cands = []
     try:
-        kp, kq = _kinks(P, 0 * x, x), _kinks(Q, 0 * x, x)
+        kp, kq = symbolic_kinks(P, 0 * x, x), symbolic_kinks(Q, 0 * x, x)
         cands += [a + b for a in kp for b in kq]
     except Exception:  # noqa: BLE001
         pass

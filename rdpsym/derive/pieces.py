@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import is_discrete_support
+from ..specify.support import Support
 
-__all__ = ["Piece", "DerivationError", "split_support", "finite_points"]
+__all__ = ["Piece", "DerivationError", "split_support", "finite_points", "symbolic_kinks"]
 
 
 class DerivationError(Exception):
@@ -74,28 +76,12 @@ def _sign_at(expr: sp.Expr) -> int:
     raise DerivationError(f"cannot decide the sign of {expr}; declare assumptions on the parameters")
 
 
-def _switch_arguments(expr: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
-    """Expressions in x whose sign changes make ``expr`` non-smooth."""
-    found: list[sp.Expr] = []
-    for node in sp.preorder_traversal(expr):
-        if not node.has(x):
-            continue
-        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
-            found.append(node.args[0])
-        elif isinstance(node, (sp.Max, sp.Min)):
-            args = [a for a in node.args]
-            found += [a - b for i, a in enumerate(args) for b in args[i + 1 :]]
-        elif isinstance(node, sp.Piecewise):
-            for _, cond in node.args:
-                for rel in cond.atoms(sp.core.relational.Relational):
-                    if rel.has(x):
-                        found.append(rel.lhs - rel.rhs)
-    return [g for g in found if g.has(x)]
-
-
-def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+def symbolic_kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    """The kinks of P and Q as sympy expressions: the real zeros (``solveset``) of the arguments that
+    :func:`rdpsym.numeric.kinks.kink_arguments` finds. Raises DerivationError when a zero set is not
+    a finite set."""
     points: list[sp.Expr] = []
-    for g in _switch_arguments(P, x) + _switch_arguments(Q, x):
+    for g in kink_arguments(P, x) + kink_arguments(Q, x):
         roots = sp.solveset(g, x, sp.S.Reals)
         if isinstance(roots, sp.FiniteSet):
             points += list(roots)
@@ -173,13 +159,13 @@ def _resolve(expr: sp.Expr, x: sp.Symbol, test: sp.Expr) -> sp.Expr:
 
 
 def _intervals(support: sp.Set) -> list[tuple[sp.Expr, sp.Expr]]:
-    if support == sp.S.Reals:
-        return [(-sp.oo, sp.oo)]
-    if isinstance(support, sp.Interval):
-        return [(support.start, support.end)]
-    if isinstance(support, sp.Union):
-        return [iv for a in support.args for iv in _intervals(a)]
-    raise DerivationError(f"unsupported continuous support {support}")
+    try:
+        classified = Support.of(support)
+    except ValueError:
+        classified = None
+    if classified is None or not classified.is_continuous:
+        raise DerivationError(f"unsupported continuous support {support}")
+    return [(lo, hi) for lo, hi in classified.spans]
 
 
 def _integer_ranges(support: sp.Set) -> list[tuple[sp.Expr, sp.Expr]]:
@@ -215,7 +201,7 @@ def split_support(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> list
     atoms = finite_points(support) if discrete else None
     if atoms is not None:
         return [Piece(a, a, _point_value(P, x, a), _point_value(Q, x, a), True) for a in atoms]
-    kinks = _kinks(P, Q, x)
+    kinks = symbolic_kinks(P, Q, x)
     regions = _integer_ranges(support) if discrete else _intervals(support)
     pieces: list[Piece] = []
     for lo, hi in regions:

@@ -1,5 +1,9 @@
-"""Independent numeric path: mpmath quadrature and sums that check the symbolic closed forms."""
+"""Independent numeric path: mpmath quadrature and sums that check the symbolic closed forms.
 
-from .divergence import NumericValue, numeric_divergence
+:func:`numeric_divergence` (:mod:`.driver`) is the entry point; a numeric backend is one file in
+:mod:`.backends` registered with :func:`~rdpsym.numeric.backends.register_backend`.
+"""
+
+from .driver import NumericValue, numeric_divergence
 
 __all__ = ["NumericValue", "numeric_divergence"]

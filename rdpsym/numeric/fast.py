@@ -30,11 +30,12 @@ precision of flint and mpmath is never changed.
 from __future__ import annotations
 
 import functools
-import os
 from typing import Callable
 
 import mpmath
 import sympy as sp
+
+from .._config import settings
 
 try:  # optional: without python-flint the numeric path uses mpmath alone
     import flint
@@ -43,19 +44,12 @@ except ImportError:  # pragma: no cover - exercised only where python-flint is m
     flint = None
     arb = None
 
-__all__ = ["available", "Unsupported", "Compiled", "compile_log_pair", "gauss_legendre", "to_arb", "to_mpf",
-           "STATS"]
-
-#: evaluation counters, a load-independent work measure (benchmarks/verify.py). Keys: ``arb``
-#: (log-density pairs evaluated with Arb outside the quadrature: scans, peak, tails), ``mpmath``
-#: (log-density pairs or integrand values evaluated with mpmath), ``quad_nodes`` (Arb
-#: Gauss-Legendre integrand evaluations). Not thread-safe; only counts.
-STATS = {"arb": 0, "mpmath": 0, "quad_nodes": 0}
-
+__all__ = ["available", "Unsupported", "Compiled", "compile_log_pair", "gauss_legendre", "to_arb", "to_mpf"]
 
 def available() -> bool:
-    """True when python-flint is importable and not disabled by ``RDPSYM_NUMERIC_BACKEND=mpmath``."""
-    return flint is not None and os.environ.get("RDPSYM_NUMERIC_BACKEND", "").lower() != "mpmath"
+    """True when python-flint is importable and the setting lets the Arb backend run
+    (``RDPSYM_NUMERIC_BACKEND`` is ``auto`` or ``arb``)."""
+    return flint is not None and settings().numeric_backend in ("auto", "arb")
 
 
 class Unsupported(Exception):
@@ -362,7 +356,7 @@ def _build_cond(c, x, vals, probe):
 @functools.lru_cache(maxsize=64)
 def compile_log_pair(lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Symbol, ...]) -> Compiled | None:
     """Compiled log-densities, or None when python-flint is missing or a function is unsupported."""
-    if not available():
+    if flint is None:
         return None
     try:
         return Compiled(lp, lq, x, params)
@@ -409,28 +403,30 @@ def _gl_nodes(n: int, prec: int):
     return tuple(out)
 
 
-def _gl_sum(g, c, h, n, prec):
+def _gl_sum(g, c, h, n, prec, counts):
     s = arb(0)
     for xk, wk in _gl_nodes(n, prec):
         s += wk * g(c + h * xk)
-    STATS["quad_nodes"] += n
+    if counts is not None:
+        counts["quad_nodes"] += n
     return s * h
 
 
-def gauss_legendre(g, pieces, prec: int, rel_tol, n0: int, n_max: int):
+def gauss_legendre(g, pieces, prec: int, rel_tol, n0: int, n_max: int, counts=None):
     """∫ g over finite pieces [(lo, hi), ...] (arb ends) at ``prec`` bits.
 
     Each piece is integrated with n0 and 2 n0 nodes; pieces whose two values differ by more than
     ``rel_tol * |total| / len(pieces)`` are redone with doubled degrees (previous 2n becomes n) up
     to ``n_max``. Returns (total, error, converged): the sum of the higher-degree values, the sum
     of the per-piece differences (plus the balls' radii), and whether every piece met the
-    tolerance. ``g`` maps an arb to an arb (finite); it may raise to abort."""
+    tolerance. ``g`` maps an arb to an arb (finite); it may raise to abort. ``counts`` (a dict, optional)
+    has its ``"quad_nodes"`` entry increased by the number of integrand evaluations."""
     with flint.ctx.workprec(prec):
         state = []
         for lo, hi in pieces:
             c, h = (lo + hi) / 2, (hi - lo) / 2
-            a = _gl_sum(g, c, h, n0, prec)
-            b = _gl_sum(g, c, h, 2 * n0, prec)
+            a = _gl_sum(g, c, h, n0, prec, counts)
+            b = _gl_sum(g, c, h, 2 * n0, prec, counts)
             state.append([c, h, 2 * n0, b, abs(a - b)])
         converged = True
         while True:
@@ -446,7 +442,7 @@ def gauss_legendre(g, pieces, prec: int, rel_tol, n0: int, n_max: int):
                 break
             for st in todo:
                 c, h, n, b, _ = st
-                b2 = _gl_sum(g, c, h, 2 * n, prec)
+                b2 = _gl_sum(g, c, h, 2 * n, prec, counts)
                 st[2], st[3], st[4] = 2 * n, b2, abs(b - b2)
         err = arb(0)
         for st in state:

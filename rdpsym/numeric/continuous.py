@@ -1,0 +1,374 @@
+r"""Continuous supports: quadrature of the log-space integrand between breakpoints.
+
+Breakpoints are the support's ends, the kinks (:mod:`rdpsym.numeric.kinks`), the peak of ``L`` and the
+points ``peak ± w 8^k`` (``k = 0..3``, ``w`` = distance at which ``L`` drops by 1), so a narrow peak
+sitting on a kink (Laplace with alpha = 1e4, b = 0.01) is resolved. Exponentially decaying tails are
+truncated where ``L < L_max - (wp ln 10 + 40)`` (checked to keep falling: ``L(1e8 w)`` or ``L(1e16 w) <
+L_max - 1e6``). Other infinite pieces ``[c, oo)`` are integrated in ``u`` with ``x = c + w' u``, which
+mpmath maps to ``[0, 1]`` by ``u = 1/t - 1``: a polynomial tail ``|x|^-s`` becomes ``t^(s-2)``, an
+algebraic endpoint behaviour that tanh-sinh integrates to full precision (Takahasi and Mori 1974), so
+Cauchy, Pareto and Lévy tails need no special case. Divergence is detected by :mod:`.tails`.
+D_inf is found by a logarithmic scan, golden-section refinement of the best local maxima, one-sided
+limits at kinks and finite ends, and values at ``|x| = 1e8 .. 1e64``.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from .._optimize import golden_max
+from .kinks import breakpoints, scan_points
+from .quantities import KL, FiniteOrder, Form, NearOne, Sup
+from .tails import Failed, Infinite, check_end, far
+from .densities import make_L
+
+__all__ = ["continuous_once", "continuous_prepare", "drop_width", "find_peak", "integrate_pieces",
+           "sup_continuous"]
+
+
+def find_peak(L, intervals, kinks, refine_iters=60):
+    """Global max of L over the continuous intervals: scan + golden refinement. Returns (x, L)."""
+    best = (None, -mpmath.inf)
+    samples = []
+    for a, b in intervals:
+        pts = scan_points(a, b, kinks)
+        vals = [L(t) for t in pts]
+        samples.append((pts, vals))
+        for i, v in enumerate(vals):
+            if v > best[1]:
+                best = (pts[i], v, pts, vals, i, a, b)
+    if best[0] is None:
+        return None, -mpmath.inf, samples
+    t0, v0, pts, vals, i, a, b = best
+    if v0 == mpmath.inf:
+        return t0, v0, samples
+    lo = pts[i - 1] if i > 0 else (a if not mpmath.isinf(a) else t0)
+    hi = pts[i + 1] if i + 1 < len(pts) else (b if not mpmath.isinf(b) else t0)
+    if hi > lo:
+        t1, v1 = golden_max(L, lo, hi, refine_iters)
+        if v1 > v0:
+            t0, v0 = t1, v1
+    return t0, v0, samples
+
+
+def drop_width(L, x0, Lref, lo, hi, kinks=()):
+    """Distance from x0 at which L falls by 1 below Lref (smaller of the two sides).
+
+    A side that reaches the end of the support before L drops counts only when no side drops. So
+    does a side whose drop happens across a kink: next to a jump (a density cut off by a Heaviside
+    factor, with the peak at the cut) that distance is the distance to the jump, ~1e-19, not a
+    width, and used as one it stretched every later rule until their error estimates failed."""
+    widths, fallback = [], []
+    for sgn, lim in ((1, hi), (-1, lo)):
+        room = abs(lim - x0) if not mpmath.isinf(lim) else mpmath.inf
+        if room == 0:
+            continue
+        d = mpmath.mpf(1) if mpmath.isinf(room) else min(room / 2, mpmath.mpf(1))
+        dropped = False
+        if L(x0 + sgn * d) > Lref - 1:
+            for _ in range(200):
+                if d * 2 >= room:
+                    break
+                d *= 2
+                if L(x0 + sgn * d) <= Lref - 1:
+                    dropped = True
+                    break
+        else:
+            dropped = True
+            for _ in range(200):
+                d /= 2
+                if L(x0 + sgn * d) > Lref - 1:
+                    d *= 2
+                    break
+        # strictly inside: a peak *at* a kink (Laplace's cusp) has a genuine width on each side
+        tiny = mpmath.mpf(10) ** (-30) * (1 + abs(x0))
+        across = any(min(x0, x0 + sgn * d) < k < max(x0, x0 + sgn * d) and abs(k - x0) > tiny for k in kinks)
+        (widths if dropped and not across else fallback).append(d)
+    if widths:
+        return min(widths)
+    return max(fallback) if fallback else mpmath.mpf(1)
+
+
+
+def integrate_pieces(g, intervals, kinks, peak, w, cuts, rule, garb=None, info=None):
+    """∫ g over the intervals, splitting at kinks and the peak.
+
+    An infinite end with a cutoff in ``cuts`` (exponentially decaying integrand, see
+    :func:`_continuous_prepare`) is truncated there and integrated with ``rule``; other infinite pieces
+    use tanh-sinh in ``u`` with ``x = c ± w u``. Finite pieces use ``rule``; with ``garb`` (the same
+    integrand as a backend's integrand object, e.g. on Arb balls) and ``rule == "gauss-legendre"`` they
+    are integrated by ``garb.integrate`` (Arb: degrees n and 2n compared, doubled until they agree to
+    the working precision). ``info`` (a dict) counts the pieces done by mpmath and by the backend
+    (key ``"arb"``, the name the driver reads)."""
+    total, err = mpmath.mpf(0), mpmath.mpf(0)
+    info = {} if info is None else info
+    finite_pieces = []
+    for k, (a, b) in enumerate(intervals):
+        a = cuts.get((k, -1), a) if mpmath.isinf(a) else a
+        b = cuts.get((k, 1), b) if mpmath.isinf(b) else b
+        bp = breakpoints(a, b, kinks, peak, w)
+        for lo, hi in zip(bp[:-1], bp[1:]):
+            if lo == hi:
+                continue
+            if mpmath.isinf(hi) and not mpmath.isinf(lo):
+                wt = max(w, abs(lo - peak)) if peak is not None else w
+                v, e = mpmath.quad(lambda u, lo=lo: g(lo + wt * u), [0, mpmath.inf], error=True)
+                v, e = v * wt, e * wt
+            elif mpmath.isinf(lo) and not mpmath.isinf(hi):
+                wt = max(w, abs(hi - peak)) if peak is not None else w
+                v, e = mpmath.quad(lambda u, hi=hi: g(hi - wt * u), [0, mpmath.inf], error=True)
+                v, e = v * wt, e * wt
+            elif mpmath.isinf(lo) and mpmath.isinf(hi):
+                v, e = mpmath.quad(lambda u: g(w * u), [0, mpmath.inf], error=True)
+                v2, e2 = mpmath.quad(lambda u: g(-w * u), [0, mpmath.inf], error=True)
+                v, e = (v + v2) * w, (e + e2) * w
+            elif garb is not None and rule == "gauss-legendre":
+                finite_pieces.append((lo, hi))
+                continue
+            else:
+                # Gauss-Legendre is capped at 3*2^6 = 192 nodes: if it has not converged by then
+                # the piece is not analytic enough (endpoint singularity, missed kink) and the
+                # driver falls back to tanh-sinh.
+                opts = {"maxdegree": 7} if rule == "gauss-legendre" else {}
+                v, e = mpmath.quad(g, [lo, hi], error=True, method=rule, **opts)
+            total += v
+            err += e
+            info["mpmath"] = info.get("mpmath", 0) + 1
+    if finite_pieces:
+        info["arb"] = info.get("arb", 0) + len(finite_pieces)
+        info["arb_converged"] = info.get("arb_converged", True)
+        v, e, ok = garb.integrate(finite_pieces)
+        if v is None or e is None:
+            raise Failed("the Arb Gauss-Legendre sum is not finite")
+        total += v
+        err += e if ok else max(e, abs(v))  # not converged: no digits are claimed
+        info["arb_converged"] = info["arb_converged"] and ok
+    return total, err
+
+
+def continuous_prepare(dens, intervals, kinks, q, a):
+    """Peak, shift L_max, width w and divergence checks (done once, at the first precision), for the
+    quantity ``q`` (not :class:`Sup`) at the order ``a`` (an mpf, or None).
+
+    Returns (peak, Lmax, w, doubts, cuts); raises Infinite when the divergence is infinite."""
+    near1, kl = isinstance(q, NearOne), isinstance(q, KL)
+    Lint = make_L(dens, Form.FINITE if isinstance(q, FiniteOrder) else Form.WEIGHT, a)
+    # the function whose tails and singular points decide divergence
+    Lchk = make_L(dens, Form.KLABS, a) if kl else Lint
+    Lw = make_L(dens, Form.WEIGHT, a) if (near1 or kl) else Lint
+    # points where P > 0 = Q make alpha >= 1 infinite
+    peak, Lmax, samples = find_peak(Lint, intervals, kinks)
+    if Lmax == mpmath.inf and isinstance(q, FiniteOrder) and a > 1:
+        raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(peak, 10)}), alpha > 1")
+    if kl or near1:
+        for pts, _ in samples:
+            for t in pts:
+                lp, lq = dens.logpq(t)
+                if lp > -mpmath.inf and lq == -mpmath.inf and (kl or a > 1):
+                    raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
+    if Lmax == -mpmath.inf:
+        raise Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
+    scanned = list(samples)
+    if Lw is not Lint:
+        peak, Lmax, samples_w = find_peak(Lw, intervals, kinks)
+        scanned += samples_w
+    lo_all = min(i[0] for i in intervals)
+    hi_all = max(i[1] for i in intervals)
+    w = drop_width(Lw, peak, Lmax, lo_all, hi_all, kinks)
+    # divergence checks at infinite ends and at finite breakpoints (using the alpha integrand)
+    doubts = []
+    for lo, hi in intervals:
+        bp = breakpoints(lo, hi, kinks, None)
+        for i, c in enumerate(bp):
+            if mpmath.isinf(c):
+                continue
+            for sgn in (1, -1):
+                nb = bp[i + 1] if sgn > 0 and i + 1 < len(bp) else (bp[i - 1] if sgn < 0 and i > 0 else None)
+                if nb is None:
+                    continue
+                dist = abs(nb - c) if not mpmath.isinf(nb) else w
+                r = check_end(Lchk, c, sgn, min(dist, w), False, Lmax)
+                if r is not None:
+                    r.apply(doubts)
+        for end, sgn in ((hi, 1), (lo, -1)):
+            if mpmath.isinf(end):
+                finite_ends = [t for t in bp if not mpmath.isinf(t)]
+                base = (max(finite_ends) if sgn > 0 else min(finite_ends)) if finite_ends else peak
+                r = check_end(Lchk, base, sgn, w, True, Lmax)
+                if r is not None:
+                    r.apply(doubts)
+
+    # cutoffs for exponentially decaying tails: beyond X the integrand is below
+    # exp(-(wp ln 10 + 40)) of its maximum and keeps falling (checked at 1e8 w: below L_max - 1e6)
+    cuts = {}
+    thr = Lmax - (mpmath.mp.dps * mpmath.log(10) + 40)
+    high = [t for pts, vals in scanned for t, v in zip(pts, vals) if v >= thr]  # scan points above it
+    for k, (lo, hi) in enumerate(intervals):
+        finite = [t for t in breakpoints(lo, hi, kinks, peak) if not mpmath.isinf(t)]
+        for end, sgn in ((hi, 1), (lo, -1)):
+            if not mpmath.isinf(end):
+                continue
+            base = (max(finite) if sgn > 0 else min(finite)) if finite else peak
+            # exponential decay: L has fallen by 1e6 at 1e8 w, or (a narrow peak, w tiny, on a
+            # slower exponential tail) at 1e16 w; a polynomial tail |x|^-s falls by only
+            # s ln(1e16) ~ 37 s there, so it is never truncated
+            if not any(far(Lchk, lambda k=k: base + sgn * w * mpmath.mpf(10) ** k, k + 10) < Lmax - 10**6
+                       for k in (8, 16)):
+                continue
+            d = w
+            for i in range(200):
+                X = base + sgn * d
+                if Lw(X) < thr and Lchk(X) < thr:
+                    # bisect between the last two distances (to 1/16 of the step): doubling alone
+                    # can put the cut up to twice as far out, and the wide tail piece then costs
+                    # the quadrature most of its nodes
+                    lo_d = d / 2 if i else d
+                    for _ in range(4 if i else 0):
+                        mid = (lo_d + d) / 2
+                        Xm = base + sgn * mid
+                        if Lw(Xm) < thr and Lchk(Xm) < thr:
+                            d = mid
+                        else:
+                            lo_d = mid
+                    # a cut must not hide mass further out (a second mode beyond a deep valley):
+                    # every scan sample beyond it must be below the threshold too, else the tail
+                    # stays an infinite piece (tanh-sinh and the two-evaluation estimate)
+                    X = base + sgn * d
+                    if not any(sgn * (t - X) > 0 for t in high):
+                        cuts[(k, sgn)] = (base, d)
+                    break
+                d *= 2
+    return peak, Lmax, w, doubts, cuts
+
+
+def continuous_once(dens, intervals, kinks, q, a, prep, scale_jitter, rule, info=None):
+    """One evaluation of the quantity ``q`` at the current precision. Returns (D, error, method, doubts)."""
+    if isinstance(q, Sup):
+        return sup_continuous(dens, intervals, kinks)
+    near1 = isinstance(q, NearOne)
+    peak, Lmax, w, doubts, cuts = prep
+    peak, Lmax, w = +peak, +Lmax, w * scale_jitter
+    notes = {key: base + key[1] * d * scale_jitter for key, (base, d) in cuts.items()}
+    Lint = make_L(dens, Form.FINITE if isinstance(q, FiniteOrder) else Form.WEIGHT, a)
+    if isinstance(q, KL):
+        def g(t):
+            lp, lq = dens.logpq(t)
+            if lp == -mpmath.inf:
+                return mpmath.mpf(0)
+            if lq == -mpmath.inf:
+                raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
+            return mpmath.exp(lp - Lmax) * (lp - lq)
+        garb = dens.backend_integrand(Form.KL, a, Lmax, g)
+        g = dens.integrand(Form.KL, a, Lmax, g)
+        v, e = integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
+        D = v * mpmath.exp(Lmax)
+        # + the rounding of this final arithmetic at the working precision (a single evaluation
+        # has no second precision to reveal it)
+        err = e * mpmath.exp(Lmax) + 8 * mpmath.eps * abs(D)
+        method = f"{rule} KL = E_P[log P/Q]"
+    elif near1:
+        am1 = a - 1
+        def g(t):
+            lp, lq = dens.logpq(t)
+            if lp == -mpmath.inf:
+                return mpmath.mpf(0)
+            if lq == -mpmath.inf:
+                if a > 1:
+                    raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
+                return -mpmath.exp(lp - Lmax)
+            return mpmath.exp(lp - Lmax) * mpmath.expm1(am1 * (lp - lq))
+        def gp(t):
+            lp, _ = dens.logpq(t)
+            return mpmath.exp(lp - Lmax) if lp > -mpmath.inf else mpmath.mpf(0)
+        garb, gparb = dens.backend_integrand(Form.NEAR1, a, Lmax, g), dens.backend_integrand(Form.WEIGHT, a, Lmax, gp)
+        g = dens.integrand(Form.NEAR1, a, Lmax, g)
+        gp = dens.integrand(Form.WEIGHT, a, Lmax, gp)
+        J, eJ = integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
+        M, eM = integrate_pieces(gp, intervals, kinks, peak, w, notes, rule, gparb, info)
+        scale = mpmath.exp(Lmax)
+        J, eJ, M, eM = J * scale, eJ * scale, M * scale, eM * scale
+        # log I = log(M + J) = log M + log1p(J / M)
+        logI = mpmath.log(M) + mpmath.log1p(J / M)
+        if not abs(logI) < 1:
+            # |(alpha-1) D| >= 1: I is far from 1 and M + J cancels instead; the driver retries
+            # in plain log space, which is accurate here
+            raise Failed(f"near-1 form: log I = {mpmath.nstr(logI, 5)}, |(alpha-1) D| >= 1")
+        D = logI / am1
+        rounding = 8 * mpmath.eps * (abs(mpmath.log(M)) + abs(logI) + 1)
+        err = (eJ / abs(M) + eM / abs(M) + rounding) / abs(am1)
+        method = f"{rule}, I = ∫P + ∫P expm1((alpha-1) log P/Q)"
+    else:
+        def g(t):
+            v = Lint(t)
+            if v == mpmath.inf:
+                raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)}), alpha > 1")
+            return mpmath.exp(v - Lmax) if v > -mpmath.inf else mpmath.mpf(0)
+        garb = dens.backend_integrand(Form.FINITE, a, Lmax, g)
+        g = dens.integrand(Form.FINITE, a, Lmax, g)
+        v, e = integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
+        if v <= 0:
+            raise Failed(f"the shifted integral is {mpmath.nstr(v, 8)} <= 0")
+        logI = Lmax + mpmath.log(v)
+        D = logI / (a - 1)
+        # Lmax + log v cancels when |log I| << |Lmax|: its rounding counts
+        rounding = 8 * mpmath.eps * (abs(Lmax) + abs(mpmath.log(v)) + 1)
+        err = (e / v + rounding) / abs(a - 1)
+        method = f"{rule}, log I = L_max + log ∫ exp(L - L_max)"
+    return D, err, method, doubts
+
+
+def sup_continuous(dens, intervals, kinks):
+    """D_inf = sup_{P>0} log P/Q by scan, golden refinement and limits at the ends."""
+    R = make_L(dens, Form.RATIO, None)
+    peak, Rmax, samples = find_peak(R, intervals, kinks, refine_iters=int(mpmath.mp.prec * 1.5))
+    if Rmax == mpmath.inf:
+        raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(peak, 10)})")
+    if Rmax == -mpmath.inf:
+        raise Failed("P = 0 at every sample point")
+    # refine every local maximum of the scan, and approach every kink / finite end
+    cands = [Rmax]
+    local = []
+    for pts, vals in samples:
+        for i in range(1, len(pts) - 1):
+            if vals[i] >= vals[i - 1] and vals[i] >= vals[i + 1] and vals[i] > -mpmath.inf:
+                if vals[i] > vals[i - 1] or vals[i] > vals[i + 1]:  # skip flat stretches
+                    local.append((vals[i], pts[i - 1], pts[i + 1]))
+    for v0, lo, hi in sorted(local, key=lambda u: -u[0])[:4]:  # refine the best few
+        _, v = golden_max(R, lo, hi, int(mpmath.mp.prec * 1.5))
+        cands.append(max(v, v0))
+    doubts = []
+    for a, b in intervals:
+        bp = breakpoints(a, b, kinks, None)
+        for i, c in enumerate(bp):
+            for sgn in (1, -1):
+                if mpmath.isinf(c):
+                    continue
+                if (sgn > 0 and (i + 1 >= len(bp))) or (sgn < 0 and i == 0):
+                    continue
+                ds = [mpmath.mpf(10) ** (-k) for k in (10, 20, 40)]
+                vs = [R(c + sgn * d) for d in ds]
+                vs = [v for v in vs if v > -mpmath.inf]
+                if len(vs) == 3:
+                    if vs[2] == mpmath.inf:
+                        raise Infinite(f"log P/Q is unbounded as x -> {mpmath.nstr(c, 10)}")
+                    cands.append(vs[2])
+                    if abs(vs[2] - vs[1]) > abs(vs[1] - vs[0]) * 2 and vs[2] > vs[1] + 1:
+                        raise Infinite(f"log P/Q grows without bound as x -> {mpmath.nstr(c, 10)}")
+        for end, sgn in ((b, 1), (a, -1)):
+            if not mpmath.isinf(end):
+                continue
+            vs = [far(R, lambda k=k: sgn * mpmath.mpf(10) ** k, k + 10) for k in (8, 16, 32, 64)]
+            if any(v == mpmath.inf for v in vs):
+                raise Infinite("P > 0 where Q = 0 far out")
+            if vs[3] > vs[2] > vs[1] and (vs[3] - vs[2]) > (vs[2] - vs[1]) / 4 and vs[3] - vs[2] > mpmath.mpf(10) ** -5:
+                raise Infinite(f"log P/Q grows without bound as x -> {'+' if sgn > 0 else '-'}oo")
+            if vs[3] > -mpmath.inf:
+                cands.append(vs[3])
+                if vs[3] > vs[2] and vs[3] - vs[2] > mpmath.eps * 16 * (1 + abs(vs[3])):
+                    # still increasing far out: the limit matters only if it can reach the best value
+                    lim = vs[3] + 4 * (vs[3] - vs[2])
+                    if lim >= max(cands) - mpmath.mpf(10) ** (-mpmath.mp.dps // 2):
+                        doubts.append(f"log P/Q still increases at |x| = 1e64 (by {mpmath.nstr(vs[3] - vs[2], 5)}); the supremum is a limit")
+                        cands.append(vs[3] + (vs[3] - vs[2]))
+    return max(cands), mpmath.mpf(0), "scan + golden-section sup of log P/Q", doubts
+
