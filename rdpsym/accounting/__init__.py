@@ -4,7 +4,9 @@
   against a 2-D numerical computation of the product divergence.
 * :func:`group_privacy` — exact for additive mechanisms, Prop. 2 bound otherwise.
 * :func:`epsilon`, :func:`delta` — RDP -> (epsilon, delta)-DP (Prop. 3 and the improved conversion of
-  Canonne–Kamath–Steinke 2020, Prop. 12), optimised over continuous alpha.
+  Canonne–Kamath–Steinke 2020, Prop. 12), optimised over continuous alpha; each conversion is one entry
+  of the registry :mod:`rdpsym.accounting.conversions`, its formula written once over the math namespace
+  of :mod:`rdpsym.accounting.mathns`, searched over alpha by :mod:`rdpsym.accounting.orders`.
 * :func:`privacy_profile` — the exact delta(epsilon) = ∫ max(P - e^eps Q, 0), and
   :func:`check_conversion`, which checks a conversion against it.
 """

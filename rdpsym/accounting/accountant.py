@@ -8,7 +8,8 @@ The paper's section VII use of RDP as a budget curve (Mironov 2017, arXiv:1702.0
   ``count * eps_i(alpha)``; identical events (same mechanism, same parameter values) are merged.
 * **Conversion**: at every single order alpha > 1 the curve implies (epsilon, delta)-DP by Prop. 3
   (``method="mironov"``) or by Canonne–Kamath–Steinke 2020, Prop. 12 (``"improved"``, the default);
-  the formulas are :func:`rdpsym.accounting.conversion.objective`. Any alpha gives a valid guarantee,
+  or any conversion registered in :mod:`rdpsym.accounting.conversions` (each formula written there once,
+  evaluated here with numpy). Any alpha gives a valid guarantee,
   so the answer is the minimum over continuous alpha > 1, found by a log-spaced scan of
   ``u = log(alpha - 1)`` and a golden-section refinement of the best local minima (see
   :func:`_minimise`). The pure-DP order alpha = oo (eps(oo) = sum of max divergences; Mironov 2017,
@@ -34,9 +35,12 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from .._numbers import mp_number
 from ..specify.mechanism import Mechanism
-from .conversion import METHODS, objective
+from . import conversions
 from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
+from .mathns import MPMATH, NUMPY
+from .orders import extend_at_top, refine_local_minima
 
 __all__ = ["Accountant", "AccountantConversion", "Event", "AccountantReport"]
 
@@ -116,17 +120,10 @@ def _is_expensive(curve: MechanismCurve) -> bool:
 
 # -- the optimiser ---------------------------------------------------------------------------------
 def _objective_np(method: str, kind: str, eps_rdp: np.ndarray, a: np.ndarray, target: float) -> np.ndarray:
-    """:func:`rdpsym.accounting.conversion.objective` in numpy (epsilon, or log delta), +inf stays +inf."""
+    """The registered conversion's formula in numpy (epsilon, or log delta), +inf stays +inf, NaN is +inf."""
+    rule = conversions.get(method)
     with np.errstate(all="ignore"):
-        if kind == "epsilon":
-            if method == "mironov":
-                out = eps_rdp + math.log(1 / target) / (a - 1)
-            else:
-                out = eps_rdp + np.log1p(-1 / a) - (math.log(target) + np.log(a)) / (a - 1)
-        elif method == "mironov":
-            out = (a - 1) * (eps_rdp - target)
-        else:
-            out = (a - 1) * (eps_rdp - target) + (a - 1) * np.log1p(-1 / a) - np.log(a)
+        out = rule.objective(kind, eps_rdp, a, target, NUMPY)
     out = np.where(np.isinf(eps_rdp) & (eps_rdp > 0), np.inf, out)
     return np.where(np.isnan(out), np.inf, out)
 
@@ -137,13 +134,11 @@ def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1], lower=None):
     A scan of ``SCAN_POINTS + 1`` points (as in :mod:`rdpsym.accounting.conversion`), extended up to
     alpha - 1 = 1e12 while the minimum sits at the top; then each of the three best local minima of
     the scan is refined by golden-section search on its bracket ``[u_{i-1}, u_{i+1}]``
-    (:func:`rdpsym.accounting.conversion._golden_min`, ``GOLDEN_ITERATIONS`` steps: the bracket shrinks
+    (:func:`rdpsym.accounting.orders.refine_local_minima`, ``GOLDEN_ITERATIONS`` steps: the bracket shrinks
     to ~1e-9 in u). The objective need not be unimodal. ``lower(alpha) <= f(alpha)``, when given (the
     objective of the cheap curves alone), lets the scan skip the expensive curves where they cannot win.
     Returns ``(alpha, value, at_edge, evaluations)``; ``alpha`` is None when f is +inf everywhere.
     """
-    from .conversion import _golden_min
-
     ln10 = math.log(10)
     us = np.linspace(lo_log10 * ln10, hi_log10 * ln10, SCAN_POINTS + 1)
     alphas = 1 + np.exp(us)
@@ -166,31 +161,19 @@ def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1], lower=None):
             best_seen = min(best_seen, float(vals[batch].min()))
             pos += PRUNE_BATCH
     step = us[1] - us[0]
-    while np.isfinite(vals).any() and int(np.argmin(vals)) == len(vals) - 1 and us[-1] < EXTEND_LOG10 * ln10:
-        extra = us[-1] + step * np.arange(1, 21)
-        us, vals = np.concatenate([us, extra]), np.concatenate([vals, f(1 + np.exp(extra))])
-        evals += len(extra)
-    finite = np.isfinite(vals)
-    if not finite.any():
-        return None, math.inf, False, evals
-    n = len(vals)
-    left = np.concatenate([[np.inf], vals[:-1]])
-    right = np.concatenate([vals[1:], [np.inf]])
-    local = np.flatnonzero(finite & (vals <= left) & (vals <= right))
-    local = local[np.argsort(vals[local], kind="stable")][:3] if len(local) else np.array([int(np.argmin(vals))])
-    best_u, best = float(us[local[0]]), float(vals[local[0]])
+    us, vals = list(us), list(vals)
+    evals += extend_at_top(us, vals, lambda extra: f(1 + np.exp(np.array(extra))), 20, EXTEND_LOG10 * ln10)
     count = [0]
 
     def g(u):
         count[0] += 1
         return float(f(np.array([1 + math.exp(float(u))]))[0])
 
-    for i in local:
-        a, b = float(us[max(i - 1, 0)]), float(us[min(i + 1, n - 1)])
-        u, v = _golden_min(g, a, b, GOLDEN_ITERATIONS)
-        if float(v) < best:
-            best_u, best = float(u), float(v)
+    best_u, best = refine_local_minima(g, us, vals, GOLDEN_ITERATIONS)
     evals += count[0]
+    if best_u is None:
+        return None, math.inf, False, evals
+    best_u, best = float(best_u), float(best)
     at_edge = bool(best_u <= us[0] + step or best_u >= us[-1] - step)
     return 1 + math.exp(best_u), best, at_edge, evals
 
@@ -245,8 +228,7 @@ class Accountant:
     def __init__(self, group_size: int = 1, method: str = "improved"):
         if isinstance(group_size, bool) or not isinstance(group_size, (int, np.integer)) or group_size < 1:
             raise ValueError(f"group_size must be a positive integer; got {group_size!r}")
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+        conversions.get(method)  # ValueError naming the registered methods
         self.group_size = int(group_size)
         self.method = method
         # id(mechanism) -> {values tuple -> count}; insertion order kept for the report
@@ -420,12 +402,11 @@ class Accountant:
     # -- conversions -------------------------------------------------------------------------------
     def _convert(self, target, kind: str, method: str | None) -> AccountantConversion:
         method = method or self.method
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+        rule = conversions.get(method)  # ValueError naming the registered methods
         name = "delta" if kind == "epsilon" else "epsilon"
-        if isinstance(target, bool) or not isinstance(target, Real):
+        if isinstance(target, (str, bytes)):  # the accountant takes numbers (the CLI reads its text)
             raise ValueError(f"{name} must be a real number; got {target!r}")
-        t = float(target)
+        t = float(mp_number(target, name))
         if kind == "epsilon" and not (0 < t < 1):
             raise ValueError(f"delta must lie in (0, 1); got {target!r}")
         if kind == "delta" and not (math.isfinite(t) and t >= 0):
@@ -445,13 +426,13 @@ class Accountant:
             rdp_at = float(self.curve(a_opt))
             # the final value from conversion.objective itself, in mpmath, at the chosen order
             with mpmath.workdps(30):
-                v_exact = float(objective(method, kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t)))
+                v_exact = float(rule.objective(kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t), MPMATH))
             cands.append((max(v_opt, v_exact), a_opt, "edge" if at_edge else "optimal", rdp_at))
         if math.isfinite(pure):
             v_pure = pure if kind == "epsilon" else (-math.inf if pure <= t else math.inf)
             cands.append((v_pure, math.inf, "pure_dp", pure))
         cands = [c for c in cands if c[0] < math.inf]
-        src = METHODS[method]
+        src = rule.source
         if not cands:
             value = math.inf if kind == "epsilon" else 1.0
             note = ("the composed curve is +inf (or NaN, counted as +inf) at every order searched and at "
@@ -477,7 +458,7 @@ class Accountant:
     def epsilon(self, delta: float, method: str | None = None) -> AccountantConversion:
         """The smallest epsilon such that the composed curve implies (epsilon, delta)-DP.
 
-        Minimum over continuous alpha > 1 of :func:`rdpsym.accounting.conversion.objective`
+        Minimum over continuous alpha > 1 of the registered conversion's formula
         (``method`` defaults to the accountant's) and the pure-DP order; ``delta`` in (0, 1).
         """
         return self._convert(delta, "epsilon", method)

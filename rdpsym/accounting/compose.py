@@ -21,6 +21,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import mp_number
 from ..derive.engine import renyi_divergence
 from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
@@ -371,7 +372,9 @@ def check_composition(first, second, values_first: dict | None = None, values_se
         pair1 = NumericPair(*p1, values_first, dps)
         pair2 = NumericPair(*p2, values_second, dps)
         for a in alphas:
-            a_mp = mpmath.mpf(sp.Float(sp.nsimplify(a), dps + 15)) if not isinstance(a, (int, float)) else mpmath.mpf(a)
+            if isinstance(a, (str, bytes)):  # orders are numbers; text is never read (nsimplify would sympify it)
+                raise ValueError(f"alphas must be finite orders > 0 other than 1; got {a!r}")
+            a_mp = mp_number(a, "alphas")
             if a_mp <= 0 or a_mp == 1 or not mpmath.isfinite(a_mp):
                 raise ValueError(f"alphas must be finite orders > 0 other than 1; got {a!r}")
             claim = claimed.evaluate(sp.nsimplify(a), dps=dps + 10, **renamed)

@@ -1,24 +1,14 @@
 r"""From an RDP curve to (epsilon, delta)-DP, optimised over continuous alpha > 1.
 
-Two conversions, each valid at every single order alpha > 1 (so any alpha gives a valid guarantee,
+The conversions, each valid at every single order alpha > 1 (so any alpha gives a valid guarantee,
 and the best one is the minimum over alpha):
 
-* ``"mironov"`` (Mironov 2017, arXiv:1702.07476 v3, Prop. 3): (alpha, eps_RDP)-RDP implies
-  (eps, delta)-DP with
+* ``"mironov"`` (Mironov 2017, arXiv:1702.07476 v3, Prop. 3), :mod:`rdpsym.accounting.conversions.mironov`;
+* ``"improved"`` (Canonne, Kamath, Steinke 2020, Prop. 12 = Balle et al. 2020, Thm. 21), never worse,
+  :mod:`rdpsym.accounting.conversions.improved`;
 
-  .. math:: \varepsilon = \varepsilon_{RDP}(\alpha) + \frac{\log(1/\delta)}{\alpha-1},
-            \qquad \delta = \exp\bigl((\alpha-1)(\varepsilon_{RDP}(\alpha) - \varepsilon)\bigr).
-
-* ``"improved"`` (Canonne, Kamath, Steinke 2020, "The discrete Gaussian for differential privacy",
-  Prop. 12; equal to Balle et al. 2020, "Hypothesis testing interpretations and Rényi DP", Thm. 21):
-
-  .. math:: \varepsilon = \varepsilon_{RDP}(\alpha) + \log\frac{\alpha-1}{\alpha}
-                          - \frac{\log\delta + \log\alpha}{\alpha-1},
-            \qquad \delta = \frac{\exp\bigl((\alpha-1)(\varepsilon_{RDP}(\alpha)-\varepsilon)\bigr)}{\alpha}
-                            \Bigl(1-\frac1\alpha\Bigr)^{\alpha-1}.
-
-  It is never worse than ``"mironov"``: the difference of the two epsilons at one alpha is
-  ``log(1 - 1/alpha) - log(alpha)/(alpha-1) < 0``.
+and any other conversion registered in :mod:`rdpsym.accounting.conversions` (each formula is written
+there once, over a math namespace that sympy, mpmath and numpy provide; ``METHODS`` lists them).
 
 At alpha = infinity both reduce to pure DP: eps = eps_RDP(oo) with delta = 0 (Mironov 2017, Def. 4 and
 the remark that eps-DP is (oo, eps)-RDP); that order is a candidate when the curve is a
@@ -27,7 +17,7 @@ the remark that eps-DP is (oo, eps)-RDP); that order is a candidate when the cur
 Optimisation (all in ``mpmath.workdps(dps + 10)``): the objective is written in ``u = log(alpha - 1)``
 and scanned at 241 points with ``alpha - 1`` from ``1e-6`` to ``1e6`` (extended to ``1e12`` when the
 minimum sits at the top end); the best scan points' brackets are refined by golden-section search to
-the working precision. When the curve is a sympy expression and the derivative of the objective has a
+the working precision (:mod:`rdpsym.accounting.orders`). When the curve is a sympy expression and the derivative of the objective has a
 polynomial numerator in alpha, the stationary points come from ``sympy`` in closed form (for the
 Gaussian ``c alpha`` and ``"mironov"``: ``alpha* = 1 + sqrt(log(1/delta)/c)``); the smaller of the
 closed-form and numeric candidates is returned.
@@ -46,17 +36,15 @@ from typing import Any, Callable
 import mpmath
 import sympy as sp
 
+from .._numbers import exact_number, mp_number
 from ..derive.result import DivergenceResult
 from ..symbols import alpha as ALPHA
+from . import conversions
+from .conversions import METHODS
+from .mathns import MPMATH, SYMPY
+from .orders import extend_at_top, refine_local_minima
 
 __all__ = ["Conversion", "epsilon", "delta", "METHODS", "objective", "check_conversion"]
-
-#: Conversion methods and their sources.
-METHODS = {
-    "mironov": "Mironov 2017 (arXiv:1702.07476 v3), Prop. 3",
-    "improved": "Canonne, Kamath, Steinke 2020, Prop. 12 = Balle et al. 2020, Thm. 21",
-}
-
 
 @dataclass(frozen=True)
 class Conversion:
@@ -85,31 +73,15 @@ class Conversion:
 def objective(method: str, kind: str, eps_rdp, a, target):
     """The converted epsilon (``kind="epsilon"``, target delta) or log delta (target epsilon) at order a.
 
-    Works for mpmath numbers and sympy expressions alike (``log`` is taken from the argument's library).
+    The registered conversion ``method``'s formula (:mod:`rdpsym.accounting.conversions`); works for
+    mpmath numbers, sympy expressions and numpy arrays alike (the math namespace follows the arguments).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
-    lib = sp if isinstance(a, sp.Basic) or isinstance(eps_rdp, sp.Basic) else mpmath
-    log = lib.log
-    if kind == "epsilon":
-        if method == "mironov":
-            return eps_rdp + log(1 / target) / (a - 1)
-        return eps_rdp + log((a - 1) / a) - (log(target) + log(a)) / (a - 1)
-    # log delta
-    if method == "mironov":
-        return (a - 1) * (eps_rdp - target)
-    return (a - 1) * (eps_rdp - target) + (a - 1) * log(1 - 1 / a) - log(a)
+    return conversions.get(method).objective(kind, eps_rdp, a, target)
 
 
 # -- curves ----------------------------------------------------------------------------------------
-def _number(value, name: str) -> mpmath.mpf:
-    if isinstance(value, bool) or not isinstance(value, (int, float, mpmath.mpf, sp.Expr)):
-        raise ValueError(f"{name} must be a real number; got {value!r}")
-    if isinstance(value, sp.Expr):
-        if not value.is_number or value.is_real is False:
-            raise ValueError(f"{name} must be a real number; got {value!r}")
-        return mpmath.mpf(sp.Float(value, mpmath.mp.dps + 5))
-    return mpmath.mpf(value)
+def _is_nan(v) -> bool:
+    return (isinstance(v, float) and math.isnan(v)) or (isinstance(v, mpmath.mpf) and mpmath.isnan(v)) or v is sp.nan
 
 
 class _Curve:
@@ -158,7 +130,9 @@ class _Curve:
             v = self._fast(a)  # a curve that raises is an error, not a skip
             if isinstance(v, complex) or isinstance(v, mpmath.mpc):
                 raise ValueError(f"curve returned a complex value {v!r} at alpha = {a}")
-            v = _number(v, f"curve(alpha={a})") if not (isinstance(v, float) and math.isnan(v)) else mpmath.nan
+            if isinstance(v, (str, bytes)):  # a curve returns numbers; text is a bug, never read as one
+                raise ValueError(f"curve(alpha={a}) must be a real number; got {v!r}")
+            v = mpmath.nan if _is_nan(v) else mp_number(v, f"curve(alpha={a})")
         if mpmath.isnan(v):
             return mpmath.inf  # fail closed: a NaN order never wins
         if v < -mpmath.mpf(10) ** (-(self.dps - 5)):
@@ -168,24 +142,13 @@ class _Curve:
 
 
 # -- optimisation ----------------------------------------------------------------------------------
-def _exact_number(value) -> sp.Expr:
-    if isinstance(value, sp.Basic):
-        return value
-    if isinstance(value, (int, float)):
-        return sp.Rational(value)
-    return sp.Float(value, mpmath.mp.dps)
-
-
-def _golden_min(f, a, b, iters):
-    """Golden-section search for the minimum of f on [a, b]: the numeric path's maximiser on -f."""
-    from .._optimize import golden_max
-
-    x, neg = golden_max(lambda t: -f(t), a, b, iters)
-    return x, -neg
-
-
 def _numeric_min(obj, dps):
-    """Minimise obj(alpha) over alpha > 1 via u = log(alpha - 1); returns (alpha, value) or (None, inf)."""
+    """Minimise obj(alpha) over alpha > 1 via u = log(alpha - 1); returns (alpha, value) or (None, inf).
+
+    A scan of 241 points of u, extended by 40 points at a time up to alpha - 1 = 1e12 while the minimum
+    sits at the top end, then the three best local minima refined by golden-section search to the
+    working precision (:mod:`rdpsym.accounting.orders`).
+    """
 
     def f(u):
         return obj(1 + mpmath.exp(u))
@@ -193,32 +156,17 @@ def _numeric_min(obj, dps):
     lo, hi, n = -6 * mpmath.log(10), 6 * mpmath.log(10), 240
     us = [lo + (hi - lo) * k / n for k in range(n + 1)]
     vals = [f(u) for u in us]
-    # A minimum at the top end: the curve may still improve (pure-DP-like curves); look further.
-    while min(range(len(vals)), key=lambda i: vals[i]) == len(vals) - 1 and us[-1] < 12 * mpmath.log(10):
-        step = us[1] - us[0]
-        extra = [us[-1] + step * k for k in range(1, 41)]
-        us += extra
-        vals += [f(u) for u in extra]
-    finite = [i for i, v in enumerate(vals) if mpmath.isfinite(v)]
-    if not finite:
+    extend_at_top(us, vals, lambda extra: [f(u) for u in extra], 40, 12 * mpmath.log(10))
+    best_u, best = refine_local_minima(f, us, vals, int(dps * 5))
+    if best_u is None:
         return None, mpmath.inf
-    # Refine around the three best local minima of the scan (the objective need not be unimodal).
-    local = [i for i in finite if (i == 0 or vals[i] <= vals[i - 1]) and (i == len(vals) - 1 or vals[i] <= vals[i + 1])]
-    local = sorted(local, key=lambda i: vals[i])[:3] or [min(finite, key=lambda i: vals[i])]
-    best_u, best = us[local[0]], vals[local[0]]
-    iters = int(dps * 5)
-    for i in local:
-        a, b = us[max(i - 1, 0)], us[min(i + 1, len(us) - 1)]
-        u, v = _golden_min(f, a, b, iters)
-        if v < best:
-            best_u, best = u, v
     return 1 + mpmath.exp(best_u), best
 
 
 def _closed_form_orders(expr, method, kind, target_symbol):
     """Stationary orders of the objective from sympy, when its derivative's numerator is a polynomial."""
     try:
-        obj = objective(method, kind, expr, ALPHA, target_symbol)
+        obj = conversions.get(method).objective(kind, expr, ALPHA, target_symbol, SYMPY)
         num = sp.numer(sp.together(sp.diff(obj, ALPHA)))
         if not num.is_polynomial(ALPHA) or sp.degree(num, ALPHA) > 4:
             return []
@@ -227,14 +175,22 @@ def _closed_form_orders(expr, method, kind, target_symbol):
         return []
 
 
+def _exact_target(value) -> sp.Expr:
+    """The target as an exact number for a closed-form order (an mpf at the working precision)."""
+    if isinstance(value, mpmath.mpf):
+        return sp.Float(value, mpmath.mp.dps)
+    return exact_number(value, "target")
+
+
 def _convert(curve, target, kind: str, method: str, dps: int, values: dict) -> Conversion:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+    rule = conversions.get(method)  # ValueError naming the registered methods
     if not isinstance(dps, int) or isinstance(dps, bool) or dps < 10:
         raise ValueError(f"dps must be an int >= 10; got {dps!r}")
     name = "delta" if kind == "epsilon" else "epsilon"
     with mpmath.workdps(dps + 10):
-        t = _number(target, name)
+        if isinstance(target, (str, bytes)):  # the converters take numbers, not text (as before)
+            raise ValueError(f"{name} must be a real number; got {target!r}")
+        t = mp_number(target, name)
         if kind == "epsilon" and not (0 < t < 1):
             raise ValueError(f"delta must lie in (0, 1); got {target!r}")
         if kind == "delta" and not (mpmath.isfinite(t) and t >= 0):
@@ -245,7 +201,7 @@ def _convert(curve, target, kind: str, method: str, dps: int, values: dict) -> C
             e = c(a)
             if e == mpmath.inf:
                 return mpmath.inf
-            return objective(method, kind, e, a, t)
+            return rule.objective(kind, e, a, t, MPMATH)
 
         candidates = []  # (value of the objective, alpha, closed-form alpha or None, note)
         a_num, v_num = _numeric_min(obj, dps)
@@ -254,7 +210,7 @@ def _convert(curve, target, kind: str, method: str, dps: int, values: dict) -> C
         if c.expr is not None:
             tsym = sp.Symbol("delta" if kind == "epsilon" else "epsilon", positive=True)
             for root in _closed_form_orders(c.expr, method, kind, tsym):
-                exact = root.subs(tsym, _exact_number(target))
+                exact = root.subs(tsym, _exact_target(target))
                 number = exact.evalf(dps + 10)
                 a = mpmath.mpf(number) if number.is_real and number.is_finite else None
                 if a is not None and a > 1:
@@ -280,7 +236,7 @@ def _convert(curve, target, kind: str, method: str, dps: int, values: dict) -> C
             value = max(best[0], mpmath.mpf(0))  # (eps, delta)-DP with eps < 0 is (0, delta)-DP
         else:
             value = min(mpmath.exp(best[0]), mpmath.mpf(1))  # delta is a probability
-        note = f"{METHODS[method]}; {best[3]}"
+        note = f"{rule.source}; {best[3]}"
     with mpmath.workdps(dps):
         return Conversion(+value, best[1] if best[1] == mpmath.inf else +best[1], method, note, kind, +t, best[2], obj)
 

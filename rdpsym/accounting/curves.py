@@ -257,19 +257,50 @@ class MechanismCurve:
         return self.values(np.array([np.inf]), params)[0]
 
 
+def _own_curve(mechanism: Mechanism, group: int) -> MechanismCurve | None:
+    """The mechanism's own float curve (``Mechanism.curve_provider``), or None: the generic route."""
+    provider = mechanism.curve_provider
+    if provider is None:
+        return None
+    curve = provider(mechanism, group)
+    if curve is not None:
+        if not isinstance(curve, MechanismCurve) or curve.mechanism != mechanism or curve.group != group:
+            raise TypeError(f"curve_provider of {mechanism.name!r}: expected a MechanismCurve of this "
+                            f"mechanism for groups of {group} (see float_curve), got {curve!r}")
+    return curve
+
+
+def _numeric_curve(mechanism: Mechanism, group: int, why: str, result) -> MechanismCurve:
+    """The numeric path: grid values of numeric_divergence (module docstring), Prop. 2 for groups."""
+    detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
+              f"each pair, value + error estimate; between orders the next order's value ({PROP9}: "
+              "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
+    if group == 1:
+        return MechanismCurve(mechanism, 1, "numeric", detail, result)
+    base_curve = MechanismCurve(mechanism, 1, "numeric", detail, result)
+    return _group_wrapped(mechanism, group, "numeric", detail,
+                          lambda a, p: base_curve._numeric_base(np.asarray(a, dtype=float), p),
+                          inner=base_curve)
+
+
 def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
+    """The one dispatcher, in this order (``method="numeric"`` forces the last):
+
+    1. the mechanism's own float curve (:func:`_own_curve`), asked under ``method="auto"``;
+    2. the exact form — the engine's closed form, or the group-privacy bound — as compiled float code;
+       at a point where that code fails, :meth:`MechanismCurve._point` evaluates the exact form itself;
+    3. the numeric path (:func:`_numeric_curve`).
+
+    No step looks at the mechanism's name.
+    """
     from ..derive.mechanism_rdp import rdp
     from ..export.codegen import CodegenError, _identifier  # noqa: PLC2701 - the generated argument names
     from .group import group_privacy
 
-    provider = mechanism.curve_provider
-    if provider is not None and method == "auto":
-        curve = provider(mechanism, group)  # the mechanism's own curve, or None: the generic one
-        if curve is not None:
-            if not isinstance(curve, MechanismCurve) or curve.mechanism != mechanism or curve.group != group:
-                raise TypeError(f"curve_provider of {mechanism.name!r}: expected a MechanismCurve of this "
-                                f"mechanism for groups of {group} (see float_curve), got {curve!r}")
-            return curve
+    if method == "auto":
+        own = _own_curve(mechanism, group)
+        if own is not None:
+            return own
 
     result = None
     if method == "auto":
@@ -293,15 +324,7 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     else:
         raise ValueError(f"method must be 'auto' or 'numeric'; got {method!r}")
 
-    detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
-              f"each pair, value + error estimate; between orders the next order's value ({PROP9}: "
-              "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
-    if group == 1:
-        return MechanismCurve(mechanism, 1, "numeric", detail, result)
-    base_curve = MechanismCurve(mechanism, 1, "numeric", detail, result)
-    return _group_wrapped(mechanism, group, "numeric", detail,
-                          lambda a, p: base_curve._numeric_base(np.asarray(a, dtype=float), p),
-                          inner=base_curve)
+    return _numeric_curve(mechanism, group, why, result)
 
 
 def float_curve(mechanism: Mechanism, group: int, provenance: str, detail: str,

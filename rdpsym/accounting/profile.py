@@ -57,9 +57,15 @@ class ProfileValue:
 
 
 def _check_epsilon(epsilon) -> None:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, mpmath.mpf, sp.Expr)):
+    from .._numbers import ArgumentError, mp_number
+
+    if isinstance(epsilon, (str, bytes)):  # the profile takes numbers, not text
         raise ValueError(f"epsilon must be a real number >= 0; got {epsilon!r}")
-    e = mpmath.mpf(epsilon) if not isinstance(epsilon, sp.Expr) else mpmath.mpf(sp.Float(epsilon, 60))
+    try:
+        with mpmath.workdps(55):  # the sign of a sympy number, read at more digits than any caller asks
+            e = mp_number(epsilon, "epsilon")
+    except ArgumentError:
+        raise ValueError(f"epsilon must be a real number >= 0; got {epsilon!r}") from None
     if not mpmath.isfinite(e) or e < 0:
         raise ValueError(f"epsilon must be a finite real number >= 0; got {epsilon!r}")
 

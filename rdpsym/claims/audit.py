@@ -79,10 +79,10 @@ def autodp_cases() -> list[AuditCase]:
     from autodp import rdp_bank
 
     out = []
-    for mech, fn, arg in (("gaussian", rdp_bank.RDP_gaussian, "sigma"),
-                          ("laplace", rdp_bank.RDP_laplace, "b"),
-                          ("randomized_response", rdp_bank.RDP_randresponse, "p")):
-        orders = (None,) if mech == "gaussian" else (None, 1, sp.oo)
+    # the orders each function is audited at, per case (data, not a comparison of mechanism names)
+    for mech, fn, arg, orders in (("gaussian", rdp_bank.RDP_gaussian, "sigma", (None,)),
+                                  ("laplace", rdp_bank.RDP_laplace, "b", (None, 1, sp.oo)),
+                                  ("randomized_response", rdp_bank.RDP_randresponse, "p", (None, 1, sp.oo))):
         for order in orders:
             out.append(AuditCase("autodp", f"rdp_bank.{fn.__name__}", mech, fn, order, "params_dict", (arg,)))
     return out

@@ -50,6 +50,26 @@ def parse_event(spec: str) -> tuple[str, dict[str, float]]:
     return name, values
 
 
+class _ConversionChoice(click.Choice):
+    """The registered conversions (:mod:`rdpsym.accounting.conversions`), read when the command runs, so
+    a conversion registered after this module was imported is offered too."""
+
+    name = "conversion"
+
+    def __init__(self):
+        super().__init__(())
+
+    @property
+    def choices(self):
+        from ..accounting import conversions
+
+        return tuple(conversions.names())
+
+    @choices.setter
+    def choices(self, _value):
+        pass  # always the registry's
+
+
 class _OrderedCommand(click.Command):
     """Records the order of --add and --count on the command line (each --count follows its --add)."""
 
@@ -95,8 +115,9 @@ def pair_counts(order: list[str], adds: tuple[str, ...], counts: tuple[int, ...]
 @click.option("--epsilon", type=float, default=None, help="Report the smallest delta for this epsilon >= 0.")
 @click.option("--group", type=click.IntRange(min=1), default=1, show_default=True,
               help="Group privacy: inputs differing in this many records (Mironov 2017, Prop. 2 where not exact).")
-@click.option("--method", type=click.Choice(["improved", "mironov"]), default="improved", show_default=True,
-              help="RDP -> (epsilon, delta) conversion: CKS20 Prop. 12 or Mironov 2017 Prop. 3.")
+@click.option("--method", type=_ConversionChoice(), default="improved", show_default=True,
+              help="RDP -> (epsilon, delta) conversion, one of rdpsym.accounting.conversions: improved "
+                   "(CKS20 Prop. 12), mironov (Mironov 2017 Prop. 3), or any registered one.")
 @click.option("--markdown", is_flag=True, help="Print the report as Markdown.")
 @click.pass_context
 def account(ctx, adds, counts, delta, epsilon, group, method, markdown):

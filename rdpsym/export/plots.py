@@ -145,7 +145,8 @@ def figure2(n_max: int = 250, baselines=(1e-6, 1e-3, 1e-1)):
 def conversion_plot(name: str = "gaussian", epsilons=None, methods=("mironov", "improved"), dps: int = 20, **values):
     """delta(eps) from the RDP curve of ``name`` by each conversion, against the exact privacy profile."""
     from .. import mechanisms
-    from ..accounting.conversion import METHODS, delta as rdp_delta
+    from ..accounting import conversions
+    from ..accounting.conversion import delta as rdp_delta
     from ..accounting.profile import privacy_profile
     from ..derive.mechanism_rdp import rdp
 
@@ -162,8 +163,7 @@ def conversion_plot(name: str = "gaussian", epsilons=None, methods=("mironov", "
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for method in methods:
         d = [float(rdp_delta(result, e, method=method, dps=dps, **values).value) for e in eps]
-        label = {"mironov": "RDP, Prop. 3 (Mironov 2017)", "improved": "RDP, improved (Canonne, Kamath, Steinke 2020)"}
-        ax.semilogy(eps, d, marker=".", label=label.get(method, f"RDP, {method} ({METHODS[method]})"))
+        ax.semilogy(eps, d, marker=".", label=conversions.get(method).label)
     exact = [float(privacy_profile(mech, e, dps=dps, **values)) for e in eps]
     ax.semilogy(eps, exact, "k-", lw=2, label="exact privacy profile")
     shown = ", ".join(f"{k} = {v:g}" for k, v in values.items())

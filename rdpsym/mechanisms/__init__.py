@@ -24,6 +24,13 @@ def register(factory: Callable[[], Mechanism]) -> Callable[[], Mechanism]:
     return factory
 
 
+def unregister(name: str) -> None:
+    """Remove the mechanism registered as ``name`` (a no-op when there is none): for mechanisms a test or
+    a session registers for a while. Curves already prepared for it stay until
+    :func:`rdpsym.accounting.curves.clear_cache`."""
+    _REGISTRY.pop(name, None)
+
+
 def names() -> list[str]:
     """Names of the registered mechanisms, sorted."""
     return sorted(_REGISTRY)
@@ -46,4 +53,4 @@ for _info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_info.name}")
 
 globals().update(_REGISTRY)
-__all__ = ["register", "names", "get", "all_mechanisms", *_REGISTRY]
+__all__ = ["register", "unregister", "names", "get", "all_mechanisms", *_REGISTRY]
