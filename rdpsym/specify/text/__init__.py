@@ -30,33 +30,12 @@ from collections.abc import Mapping
 import sympy as sp
 
 from ..._numbers import exact_number
-from .common import (
-    FUNCTION_NAMES,
-    MAX_COMBINATORIAL_ARG,
-    MAX_DEPTH,
-    MAX_LENGTH,
-    MAX_NUMBER_BITS,
-    MAX_POWER_BITS,
-    MAX_RADICAND_BITS,
-    FormulaError,
-)
+from . import common
+from .common import *  # noqa: F403  (the limits, FormulaError, names and FUNCTION_NAMES: common.__all__)
 from .latex import parse_latex
 from .python import parse_formula
 
-__all__ = [
-    "as_number",
-    "FormulaError",
-    "parse",
-    "parse_formula",
-    "parse_latex",
-    "FUNCTION_NAMES",
-    "MAX_LENGTH",
-    "MAX_DEPTH",
-    "MAX_NUMBER_BITS",
-    "MAX_POWER_BITS",
-    "MAX_RADICAND_BITS",
-    "MAX_COMBINATORIAL_ARG",
-]
+__all__ = ["as_number", "parse", "parse_formula", "parse_latex", *common.__all__]
 
 
 def parse(

@@ -41,7 +41,7 @@ LaTeX grammar (``parse_latex``), a hand-written tokenizer and recursive-descent 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
@@ -340,28 +340,19 @@ class _LatexParser:
             self.advance()
             return t.value
         if t.is_("sym", "{"):
-            opener = self.advance()
-            parts = []
-            while not self.at("sym", "}"):
-                u = self.tok
-                if u.kind in ("num", "letter"):
-                    parts.append(u.value)
+            def piece(u: _Tok) -> str | None:
+                if u.kind in ("num", "letter") or u.kind == "cmd" and u.value in GREEK_COMMANDS:
                     self.advance()
-                elif u.kind == "cmd" and u.value in GREEK_COMMANDS:
-                    parts.append(u.value)
+                    return u.value
+                if u.kind == "cmd" and u.value in _TEXT_COMMANDS:
                     self.advance()
-                elif u.kind == "cmd" and u.value in _TEXT_COMMANDS:
+                    return self.text_argument()
+                if u.is_("sym", ","):
                     self.advance()
-                    parts.append(self.text_argument())
-                elif u.is_("sym", ","):
-                    parts.append(",")
-                    self.advance()
-                else:
-                    raise FormulaError(f"unsupported subscript content '{u.shown()}'", u.pos)
-            self.expect_closer("}", opener)
-            if not parts:
-                raise FormulaError("empty subscript", opener.pos)
-            return "".join(parts)
+                    return ","
+                return None
+
+            return self.braced_word(self.advance(), piece, "subscript", "unsupported subscript content '{}'")
         raise FormulaError(f"expected a subscript, found '{t.shown()}'", t.pos)
 
     def text_argument(self) -> str:
@@ -372,21 +363,27 @@ class _LatexParser:
                 self.advance()
                 return opener.value
             raise FormulaError(f"expected '{{' after a text command, found '{opener.shown()}'", opener.pos)
-        self.advance()
+        def piece(u: _Tok) -> str | None:
+            if u.kind in ("letter", "num") or u.is_("sym", "_"):
+                self.advance()
+                return u.value
+            return None
+
+        return self.braced_word(self.advance(), piece, "text command", "unsupported content '{}' in a text command")
+
+    def braced_word(self, opener: _Tok, piece: Callable[[_Tok], str | None], what: str, unsupported: str) -> str:
+        """The text of a brace group whose ``{`` (``opener``) is consumed, read token by token:
+        ``piece(token)`` consumes a token it accepts and returns its text, or returns None (an error
+        ``unsupported.format(token)``); an empty group is an error naming ``what``."""
         parts = []
         while not self.at("sym", "}"):
-            u = self.tok
-            if u.kind in ("letter", "num"):
-                parts.append(u.value)
-                self.advance()
-            elif u.is_("sym", "_"):
-                parts.append("_")
-                self.advance()
-            else:
-                raise FormulaError(f"unsupported content '{u.shown()}' in a text command", u.pos)
+            part = piece(self.tok)
+            if part is None:
+                raise FormulaError(unsupported.format(self.tok.shown()), self.tok.pos)
+            parts.append(part)
         self.expect_closer("}", opener)
         if not parts:
-            raise FormulaError("empty text command", opener.pos)
+            raise FormulaError(f"empty {what}", opener.pos)
         return "".join(parts)
 
     def command(self, depth: int) -> sp.Expr:
