@@ -1,7 +1,7 @@
 """Certificates: a Markdown file per paper result with a machine-readable JSON front matter.
 
 The front matter holds what the test compares semantically: formulas as ``sympy.sstr`` strings (parsed
-back with :func:`rdpsym.specify.parse.parse_formula`, compared by ``simplify(a - b) == 0``), verdicts,
+back with :func:`rdpsym.specify.text.parse_formula`, compared by ``simplify(a - b) == 0``), verdicts,
 and numbers rounded to the digits the certificate claims. Timings and versions live in the Markdown
 body only (provenance), so they never make the comparison fail.
 """
@@ -70,7 +70,7 @@ def read_front_matter(path: Path) -> dict:
 
 def _parse(text: str) -> sp.Expr:
     """A stored formula back to sympy with the safe parser; every name is a positive symbol."""
-    from rdpsym.specify.parse import parse_formula
+    from rdpsym.specify.text import parse_formula
 
     if text in ("oo", "-oo", "nan"):
         return {"oo": sp.oo, "-oo": -sp.oo, "nan": sp.nan}[text]

@@ -4,7 +4,7 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import mechanisms
-from rdpsym.specify.parse import parse_formula
+from rdpsym.specify.text import parse_formula
 
 from ._certificate import Certificate
 

@@ -50,7 +50,7 @@ def _show(value: Any) -> str:
 
 
 def _from_string(text: str, name: str) -> sp.Expr:
-    from .specify.parse import FormulaError, parse_formula  # the safe parser (lazy: a leaf module)
+    from .specify.text import FormulaError, parse_formula  # the safe parser (lazy: a leaf module)
 
     try:
         value = parse_formula(text, {})

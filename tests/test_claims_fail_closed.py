@@ -63,7 +63,7 @@ def test_user_randomized_response_wrong_max_divergence_is_refuted(user_rr, claim
 
 
 def _claim_at(claim, p):
-    from rdpsym.specify.parse import parse_formula as parse
+    from rdpsym.specify.text import parse_formula as parse
 
     return parse(claim, {"p": sp.Symbol("p")}).subs(sp.Symbol("p"), p)
 
@@ -134,7 +134,7 @@ def test_bounds_wrong_in_a_narrow_regime_are_refuted(gaussian, claim, where):
 
 
 def _gauss_claim(claim, a, sigma):
-    from rdpsym.specify.parse import parse_formula as parse
+    from rdpsym.specify.text import parse_formula as parse
 
     al, si = sp.Symbol("alpha"), sp.Symbol("sigma")
     return parse(claim, {"alpha": al, "sigma": si}).subs({al: a, si: sigma})

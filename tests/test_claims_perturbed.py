@@ -24,7 +24,7 @@ import rdpsym
 from rdpsym import mechanisms
 from rdpsym.claims import Verdict, check_claim
 from rdpsym.specify.params import parameter
-from rdpsym.specify.parse import parse_formula
+from rdpsym.specify.text import parse_formula
 
 LAPLACE = "1/(alpha-1)*log(alpha/(2*alpha-1)*exp((alpha-1)/b) + (alpha-1)/(2*alpha-1)*exp(-alpha/b))"
 RR = "1/(alpha-1)*log(p**alpha*(1-p)**(1-alpha) + (1-p)**alpha*p**(1-alpha))"

@@ -95,3 +95,79 @@ def test_bad_parameter_values_are_rejected_by_name(derived, name):
         mech.substitutions({p.name: bad})
     with pytest.raises(ValueError, match="not a parameter"):
         mech.substitutions({"no_such_parameter": 1})
+
+
+# ---------------------------------------------------------------------------------------------------
+# The registry: a new mechanism is one factory with @register; errors name the argument
+# ---------------------------------------------------------------------------------------------------
+
+
+def _two_point() -> "mechanisms.Mechanism":
+    from rdpsym.specify.mechanism import AdjacentPair, Mechanism
+    from rdpsym.specify.params import parameter
+
+    x = sp.Symbol("x", integer=True, nonnegative=True)
+    p = parameter("p", sp.Interval.open(sp.Rational(1, 2), 1), typical=(0.6, 0.9))
+    s = p.symbol
+    return Mechanism(name="test_two_point", variable=x, support=sp.FiniteSet(0, 1), parameters=(p,),
+                     pairs=(AdjacentPair(s**x * (1 - s) ** (1 - x), (1 - s) ** x * s ** (1 - x)),),
+                     references=("test",))
+
+
+def test_register_get_unregister_a_new_mechanism():
+    from rdpsym._numbers import ArgumentError
+
+    def test_two_point():
+        return _two_point()
+
+    assert mechanisms.register(test_two_point) is test_two_point
+    try:
+        assert "test_two_point" in mechanisms.names()
+        assert mechanisms.register(test_two_point) is test_two_point  # the same factory again: a no-op
+        assert mechanisms.get("test_two_point").name == "test_two_point"
+        assert mechanisms.factory("test_two_point") is test_two_point
+        with pytest.raises(ArgumentError, match="mechanism 'test_two_point' is registered twice") as err:
+            mechanisms.register(lambda: _two_point(), name="test_two_point")
+        assert err.value.argument == "name"
+    finally:
+        assert mechanisms.unregister("test_two_point") is test_two_point
+    assert "test_two_point" not in mechanisms.names()
+    with pytest.raises(ArgumentError, match="unknown mechanism 'test_two_point'; registered: ") as err:
+        mechanisms.get("test_two_point")
+    assert err.value.argument == "name"
+    with pytest.raises(ValueError, match="unknown mechanism 'test_two_point'"):
+        mechanisms.unregister("test_two_point")
+
+
+def test_register_with_a_name_and_refusals():
+    from rdpsym._numbers import ArgumentError
+
+    decorated = mechanisms.register(name="test_named")(_two_point)
+    try:
+        assert decorated is _two_point and mechanisms.factory("test_named") is _two_point
+    finally:
+        mechanisms.unregister("test_named")
+    with pytest.raises(ArgumentError, match="factory must be a function returning a Mechanism") as err:
+        mechanisms.register(42)
+    assert err.value.argument == "factory"
+    with pytest.raises(ArgumentError, match="name must be an identifier"):
+        mechanisms.register(_two_point, name="not a name")
+    with pytest.raises(ValueError, match=r"unknown mechanism \['laplace'\]"):
+        mechanisms.get(["laplace"])  # unhashable: the same clear error, not a TypeError
+
+
+def test_a_factory_raising_key_error_is_not_reported_as_unknown():
+    def test_broken():
+        raise KeyError("inside the factory")
+
+    mechanisms.register(test_broken)
+    try:
+        with pytest.raises(KeyError, match="inside the factory"):
+            mechanisms.get("test_broken")
+    finally:
+        mechanisms.unregister("test_broken")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registered_name_is_the_mechanisms_name(name):
+    assert mechanisms.get(name).name == name

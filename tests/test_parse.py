@@ -1,4 +1,4 @@
-"""Tests of the safe formula parsers (rdpsym.specify.parse)."""
+"""Tests of the safe formula parsers (rdpsym.specify.text)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rdpsym.specify.parse import (
+from rdpsym.specify.text import (
     MAX_LENGTH,
     FormulaError,
     parse,
@@ -562,3 +562,61 @@ def test_round_trip_python_and_latex(expr):
                 assert a is not None and abs(a - w) <= mpmath.mpf("1e-20") * max(1, abs(w)), (
                     f"{expr!s} / {sp.latex(expr)} parsed as {got}"
                 )
+
+
+# ---------------------------------------------------------------------------------------------------
+# The package layout: the deprecated path, and no evaluating call anywhere in the parsers' source
+# ---------------------------------------------------------------------------------------------------
+
+
+def test_deprecated_parse_module_warns_and_reexports():
+    import importlib
+    import sys
+
+    import rdpsym.specify.text as text
+
+    sys.modules.pop("rdpsym.specify.parse", None)
+    with pytest.warns(DeprecationWarning, match="rdpsym.specify.text"):
+        old = importlib.import_module("rdpsym.specify.parse")
+    for name in ("parse", "parse_formula", "parse_latex", "FormulaError", "as_number", "FUNCTION_NAMES", "MAX_LENGTH"):
+        assert getattr(old, name) is getattr(text, name), name
+    assert set(text.__all__) <= set(old.__all__)
+
+
+_EVALUATING = frozenset({"eval", "exec", "compile", "__import__", "sympify", "parse_expr", "S",
+                         "globals", "locals", "vars"})
+#: called as ``x.name(...)``: sympy's own parsers too (``sp.parse_latex``); ``re.compile`` is allowed
+_EVALUATING_METHODS = (_EVALUATING - {"globals", "locals", "vars"}) | {"parse_latex"}
+
+
+def test_parsers_source_has_no_evaluating_call():
+    """Static guard beside the hostile inputs: no call in the parsers (or the number reading) can hand
+    text to ``eval``/``sympify``/sympy's own parsers; ``re.compile`` and ``ast.parse`` are the only
+    look-alikes and they are allowed by their module."""
+    import ast
+    import pathlib
+
+    import rdpsym._numbers
+    import rdpsym.specify.text as text
+
+    files = sorted(pathlib.Path(text.__file__).parent.glob("*.py")) + [pathlib.Path(rdpsym._numbers.__file__)]
+    assert len(files) >= 5
+    for path in files:
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("sympy.parsing"), (path, node.lineno)
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("sympy.parsing") for a in node.names), (path, node.lineno)
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "getattr":  # only fixed attribute names (of ast nodes)
+                attr = node.args[1] if len(node.args) >= 2 else None
+                choices = (attr.body, attr.orelse) if isinstance(attr, ast.IfExp) else (attr,)
+                assert all(isinstance(c, ast.Constant) for c in choices), (path, node.lineno)
+            elif isinstance(f, ast.Name):
+                assert f.id not in _EVALUATING, (path, node.lineno, f.id)
+            elif isinstance(f, ast.Attribute) and f.attr in _EVALUATING_METHODS:
+                owner = f.value.id if isinstance(f.value, ast.Name) else None
+                assert owner == "re" and f.attr == "compile", (path, node.lineno, f.attr)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import rdpsym
 from rdpsym import mechanisms
 from rdpsym.cli import main
-from rdpsym.specify.parse import as_number
+from rdpsym.specify.text import as_number
 
 PAYLOAD = "__import__('os').system('touch {marker}')"
 

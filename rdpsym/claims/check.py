@@ -67,7 +67,7 @@ import sympy as sp
 from ..derive.result import DivergenceResult
 from ..derive.timeout import StepTimeout, run_with_time_limit, time_limit
 from ..specify.params import Parameter
-from ..specify.parse import as_number, parse
+from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
 from .fasteval import compile_mp, real_value
 from .mapping import SymbolMap, build_symbol_map, default_fixed

@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 import sympy as sp
 
 from ..specify.params import Parameter
-from ..specify.parse import as_number, parse
+from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
 
 __all__ = ["SymbolMap", "COMMON_ALIASES", "build_symbol_map"]

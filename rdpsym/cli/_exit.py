@@ -54,7 +54,7 @@ _USER_INPUT = re.compile(r"^(claim|symbols|fixed|relation|order|alpha_range|para
 def is_usage_error(exc: BaseException) -> bool:
     """Whether ``exc`` (raised by a library call on the user's arguments) is bad input, not a bug:
     a formula that does not parse, or a ValueError/TypeError whose message names the argument."""
-    from ..specify.parse import FormulaError
+    from ..specify.text import FormulaError
 
     if isinstance(exc, FormulaError):
         return True

@@ -50,7 +50,7 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
 
     from .. import mechanisms
     from ..claims import Verdict, check_claim
-    from ..specify.parse import FormulaError
+    from ..specify.text import FormulaError
 
     try:
         mech = mechanisms.get(name)
@@ -59,7 +59,7 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
     fixed = _pairs(fixed_items, "--fixed")
     fixed_values = None
     if fixed or all_sensitivities:
-        from ..specify.parse import parse_formula
+        from ..specify.text import parse_formula
 
         try:
             fixed_values = {k: parse_formula(v, {}) for k, v in fixed.items()}

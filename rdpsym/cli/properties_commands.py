@@ -12,7 +12,7 @@ from ._exit import ExitCode
 
 
 def _parse_values(items):
-    from ..specify.parse import as_number
+    from ..specify.text import as_number
 
     out = {}
     for item in items:

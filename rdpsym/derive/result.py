@@ -16,7 +16,7 @@ import mpmath
 import sympy as sp
 
 from ..specify.params import check_assumptions
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from ..symbols import alpha as ALPHA
 
 __all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions"]

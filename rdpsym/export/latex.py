@@ -150,7 +150,7 @@ def parse_back(text: str, result: DivergenceResult, parameters: Sequence[Paramet
     The LaTeX symbol of each parameter maps back to its sympy symbol, so the parsed expression can be
     compared with ``result.expr`` semantically.
     """
-    from ..specify.parse import parse_latex
+    from ..specify.text import parse_latex
 
     names = symbol_names(result, parameters)
     table = {}

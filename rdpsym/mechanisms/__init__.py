@@ -1,7 +1,20 @@
-"""Built-in mechanisms, one small file each.
+"""Built-in mechanisms, one small file each, and the registry of mechanism factories.
 
-Every module in this package registers a factory with :func:`register`; the registry is what the
-conformance tests, ``rdpsym table`` and the CLI iterate over. Adding a mechanism is adding a file.
+A mechanism is a module here (or the user's own file) with one factory, a function of no arguments
+returning a :class:`~rdpsym.specify.mechanism.Mechanism`, decorated with :func:`register`::
+
+    @register
+    def my_mechanism() -> Mechanism:
+        ...
+        return Mechanism(name="my_mechanism", ...)
+
+The registry is what the conformance tests, ``rdpsym table`` and the CLI iterate over, so adding a
+mechanism is adding a file. The registry maps names to factories only: what a mechanism does (its float
+curve, its display rules) is carried by the :class:`Mechanism` it builds, never chosen by its name.
+Modules whose name starts with ``_`` are helpers (shared densities and parameters), not mechanisms.
+
+For convenience the built-in factories are also attributes of this package (``mechanisms.laplace()``);
+the modules that define them are reached with ``importlib.import_module("rdpsym.mechanisms.laplace")``.
 """
 
 from __future__ import annotations
@@ -10,25 +23,54 @@ import importlib
 import pkgutil
 from typing import Callable
 
+from .._numbers import ArgumentError
 from ..specify.mechanism import Mechanism
 
-_REGISTRY: dict[str, Callable[[], Mechanism]] = {}
+Factory = Callable[[], Mechanism]
+
+_REGISTRY: dict[str, Factory] = {}
 
 
-def register(factory: Callable[[], Mechanism]) -> Callable[[], Mechanism]:
-    """Register ``factory`` under its function name."""
-    name = factory.__name__
-    if name in _REGISTRY and _REGISTRY[name] is not factory:
-        raise ValueError(f"mechanism {name!r} is registered twice")
-    _REGISTRY[name] = factory
+def register(factory: Factory | None = None, *, name: str | None = None):
+    """Register ``factory`` under ``name`` (default: the function's name); returns ``factory``.
+
+    Use as ``@register`` or ``@register(name="...")``. Registering the same function again is a no-op;
+    another factory under a registered name is an :class:`~rdpsym._numbers.ArgumentError` (unregister
+    the old one first).
+    """
+    if factory is None:
+        return lambda f: register(f, name=name)
+    if not callable(factory):
+        raise ArgumentError("factory", "a function returning a Mechanism", factory)
+    key = getattr(factory, "__name__", None) if name is None else name
+    if not isinstance(key, str) or not key.isidentifier():
+        raise ArgumentError("name", "an identifier (the mechanism's registry name)", key)
+    if _REGISTRY.get(key, factory) is not factory:
+        raise ArgumentError("name", "a name not registered yet", key,
+                            message=f"mechanism {key!r} is registered twice; unregister({key!r}) it first")
+    _REGISTRY[key] = factory
     return factory
 
 
-def unregister(name: str) -> None:
-    """Remove the mechanism registered as ``name`` (a no-op when there is none): for mechanisms a test or
-    a session registers for a while. Curves already prepared for it stay until
-    :func:`rdpsym.accounting.curves.clear_cache`."""
-    _REGISTRY.pop(name, None)
+def _unknown(name) -> ArgumentError:
+    return ArgumentError("name", "a registered mechanism", name,
+                         message=f"unknown mechanism {name!r}; registered: {', '.join(names())}")
+
+
+def unregister(name: str) -> Factory:
+    """Remove the mechanism registered under ``name``; returns its factory."""
+    try:
+        return _REGISTRY.pop(name)
+    except (KeyError, TypeError):  # TypeError: an unhashable name
+        raise _unknown(name) from None
+
+
+def factory(name: str) -> Factory:
+    """The factory registered under ``name``."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise _unknown(name) from None
 
 
 def names() -> list[str]:
@@ -38,13 +80,11 @@ def names() -> list[str]:
 
 def get(name: str) -> Mechanism:
     """Build the registered mechanism ``name``."""
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        raise ValueError(f"unknown mechanism {name!r}; registered: {', '.join(names())}") from None
+    return factory(name)()
 
 
 def all_mechanisms() -> list[Mechanism]:
+    """Every registered mechanism, built, in the order of :func:`names`."""
     return [get(n) for n in names()]
 
 
@@ -53,4 +93,4 @@ for _info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_info.name}")
 
 globals().update(_REGISTRY)
-__all__ = ["register", "unregister", "names", "get", "all_mechanisms", *_REGISTRY]
+__all__ = ["Factory", "register", "unregister", "factory", "names", "get", "all_mechanisms", *_REGISTRY]

@@ -5,7 +5,7 @@ import sympy as sp
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import parameter
 from . import register
-from ._densities import normal_pdf
+from ._densities import gaussian_noise
 
 
 @register
@@ -14,14 +14,9 @@ def gaussian() -> Mechanism:
 
     Output densities for adjacent inputs: N(0, sigma^2) and N(sensitivity, sigma^2).
     """
-    x = sp.Symbol("x", real=True)
-    sigma = parameter("sigma", typical=(0.5, 10.0), latex=r"\sigma", meaning="standard deviation of the noise", log_scale=True)
+    x, sigma, normal = gaussian_noise("standard deviation of the noise")
     d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L2 sensitivity of the query")
-    s, ds = sigma.symbol, d.symbol
-
-    def normal(mean):
-        return normal_pdf(x, mean, s)
-
+    ds = d.symbol
     return Mechanism(
         name="gaussian",
         title="Gaussian mechanism",

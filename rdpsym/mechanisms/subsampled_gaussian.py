@@ -17,7 +17,7 @@ import sympy as sp
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import parameter
 from . import register
-from ._densities import normal_pdf
+from ._densities import gaussian_noise
 
 #: Above this order the curve is bounded by the sampled component's D_alpha(P_1||Q) (quadrature gets slow).
 ALPHA_MAX = 512.0
@@ -32,14 +32,9 @@ def subsampled_gaussian() -> Mechanism:
     Output densities for adjacent inputs (the differing record is included with probability q):
     P = (1 - q) N(0, sigma^2) + q N(1, sigma^2) and Q = N(0, sigma^2).
     """
-    x = sp.Symbol("x", real=True)
     q = parameter("q", sp.Interval(0, 1), typical=(0.001, 0.5), latex="q", meaning="Poisson sampling rate", log_scale=True)
-    sigma = parameter("sigma", typical=(0.5, 10.0), latex=r"\sigma", meaning="noise multiplier (std / sensitivity)", log_scale=True)
-    qs, s = q.symbol, sigma.symbol
-
-    def normal(mean):
-        return normal_pdf(x, mean, s)
-
+    x, sigma, normal = gaussian_noise("noise multiplier (std / sensitivity)")
+    qs = q.symbol
     return Mechanism(
         name="subsampled_gaussian",
         title="Poisson-subsampled Gaussian mechanism",

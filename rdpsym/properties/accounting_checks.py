@@ -20,7 +20,7 @@ import sympy as sp
 from ..derive.mechanism_rdp import rdp
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from .curve import as_curve
 from .report import PropertyReport, Verdict, report_from_rows
 

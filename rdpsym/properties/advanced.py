@@ -19,7 +19,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from .report import PropertyReport, report_from_rows
 
 __all__ = ["binomial_pair", "advanced_composition", "corollary_1", "rr_self_composition"]

@@ -25,7 +25,7 @@ from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult
 from ..derive.timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from ..symbols import alpha as ALPHA
 from .report import PropertyReport, Verdict, report_from_rows
 

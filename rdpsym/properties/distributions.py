@@ -16,7 +16,7 @@ import mpmath
 import sympy as sp
 
 from ..specify.mechanism import Mechanism, is_discrete_support
-from ..specify.parse import as_number
+from ..specify.text import as_number
 
 __all__ = ["NumericDensity", "Processed", "divergence_of", "pairs_of"]
 
@@ -51,7 +51,7 @@ class NumericDensity:
 
     def __init__(self, expr: sp.Expr, x: sp.Symbol, support: sp.Set, subs: dict):
         if not isinstance(expr, sp.Expr):
-            raise TypeError(f"densities must be sympy expressions (read text with rdpsym.specify.parse); got {type(expr).__name__}")
+            raise TypeError(f"densities must be sympy expressions (read text with rdpsym.specify.text); got {type(expr).__name__}")
         self.expr = expr.subs(subs)
         stray = self.expr.free_symbols - {x}
         if stray:

@@ -21,7 +21,7 @@ from ..derive.engine import renyi_divergence
 from ..derive.result import DivergenceResult
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import parameter
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from .curve import as_curve
 from .report import PropertyReport, report_from_rows
 

@@ -19,7 +19,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from .curve import as_curve
 from .distributions import pairs_of
 from .report import PropertyReport, report_from_rows

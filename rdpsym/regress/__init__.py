@@ -134,7 +134,7 @@ _NAMED_SETS = {"Reals": sp.S.Reals, "Integers": sp.S.Integers, "Naturals0": sp.S
 
 
 def _number(text, what: str) -> sp.Expr:
-    from ..specify.parse import parse_formula
+    from ..specify.text import parse_formula
 
     if isinstance(text, bool):
         raise RegistryError(f"{what}: expected a number, got {text!r}")
@@ -206,7 +206,7 @@ def _build_target(entry: Entry):
     from ..claims.target import Target
     from ..derive.engine import renyi_divergence
     from ..specify.params import parameter
-    from ..specify.parse import parse
+    from ..specify.text import parse
 
     if entry.mechanism is not None:
         from .. import mechanisms

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
+from .._numbers import exact_number
 from .params import Parameter
 
 __all__ = ["AdjacentPair", "Mechanism", "is_discrete_support"]
@@ -158,7 +159,8 @@ class Mechanism:
             if key not in by_name:
                 raise ValueError(f"{key!r} is not a parameter of {self.name!r}; its parameters are {sorted(by_name)}")
             by_name[key].validate(value)
-            subs[by_name[key].symbol] = sp.Rational(value) if isinstance(value, float) else sp.S(value)
+            # the one reading of numbers: floats and mpmath numbers at their exact binary value
+            subs[by_name[key].symbol] = exact_number(value, f"parameter {key!r}")
         return subs
 
     def _repr_markdown_(self) -> str:

@@ -8,10 +8,12 @@ choose plot ranges and to check densities numerically.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Real
 
 import sympy as sp
+
+from .._numbers import ArgumentError, exact_number
 
 __all__ = ["Parameter", "parameter"]
 
@@ -57,8 +59,6 @@ class Parameter:
         sampled: with ``strict`` that is an :class:`~rdpsym._numbers.ArgumentError` asking for values or
         parameters; without, it is taken as real.
         """
-        from .._numbers import ArgumentError
-
         if not isinstance(symbol, sp.Symbol):
             raise ArgumentError("symbol", "a sympy Symbol", symbol)
         integer = bool(symbol.is_integer)
@@ -79,21 +79,21 @@ class Parameter:
         return cls(symbol.name, symbol, dom, typ, sp.latex(symbol), "inferred from the symbol's assumptions", log)
 
     def validate(self, value) -> None:
-        """Raise ``ValueError`` naming this parameter if ``value`` is outside its domain."""
+        """Raise ``ValueError`` (an :class:`~rdpsym._numbers.ArgumentError`) naming this parameter if
+        ``value`` is not a finite number inside its domain. Strings are refused: a parameter value is a
+        number, not text (text goes through :mod:`rdpsym.specify.text` first)."""
+        arg = f"parameter {self.name!r}"
         if isinstance(value, (str, bytes)) or not isinstance(value, (Real, sp.Expr)):
-            raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
+            raise ArgumentError(arg, "a number", value, message=f"{arg}: {value!r} is not a number")
         if isinstance(value, Real) and not math.isfinite(float(value)):
-            raise ValueError(f"parameter {self.name!r}: {value!r} is not a finite number")
-        from .parse import as_number  # exact, never sympify (strings are refused above anyway)
-
-        v = as_number(value, f"parameter {self.name!r}") if not isinstance(value, sp.Expr) or value.is_number else value
+            raise ArgumentError(arg, "a finite number", value, message=f"{arg}: {value!r} is not a finite number")
+        v = exact_number(value, arg) if not isinstance(value, sp.Expr) or value.is_number else value
         if not v.is_number or v.has(sp.nan, sp.zoo):
-            raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
+            raise ArgumentError(arg, "a number", value, message=f"{arg}: {value!r} is not a number")
         inside = self.domain.contains(v)
         if inside is sp.false or inside is False:
-            raise ValueError(
-                f"parameter {self.name!r} must lie in {sp.sstr(self.domain)}; got {value!r}"
-            )
+            raise ArgumentError(arg, f"lie in {sp.sstr(self.domain)}", value,
+                                message=f"{arg} must lie in {sp.sstr(self.domain)}; got {value!r}")
 
     def typical_values(self, n: int = 5) -> list[sp.Rational]:
         """``n`` exact rational values spread over the typical range (deterministic)."""

@@ -78,7 +78,7 @@ def _short(v: sp.Expr) -> str:
 
 def _exact(v, name: str = "parameter value") -> sp.Expr:
     """An exact number (the project's safe parser: never sympify user text); finite."""
-    from ..specify.parse import as_number
+    from ..specify.text import as_number
 
     if isinstance(v, sp.Basic) and not v.is_number:
         return v

@@ -51,7 +51,7 @@ from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter, check_assumptions
-from ..specify.parse import as_number
+from ..specify.text import as_number
 from .points import Point, infer_parameters, verification_points
 
 __all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "table_verification",
