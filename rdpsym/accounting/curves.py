@@ -259,7 +259,7 @@ class MechanismCurve:
 
 def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     from ..derive.mechanism_rdp import rdp
-    from ..export.codegen import CodegenError, _identifier  # noqa: PLC2701 - the generated argument names
+    from ..compile import CodegenError, identifier as _identifier  # the generated argument names
     from .group import group_privacy
 
     provider = mechanism.curve_provider

@@ -29,7 +29,7 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None, no_verify:
 
     from .. import mechanisms
     from ..derive.mechanism_rdp import rdp
-    from ..export.table import latex_table, markdown_table, table_row
+    from ..report.table import latex_table, markdown_table, table_row
 
     err = Console(stderr=True)
     rows = []
