@@ -45,6 +45,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from .._cache import register_clearer
 from ..derive.result import DivergenceResult, Status
 from ..specify.mechanism import Mechanism
 
@@ -65,6 +66,7 @@ _CURVES: dict = {}
 _REGISTRY: dict[str, Mechanism] = {}
 
 
+@register_clearer  # rdpsym cache clear (rdpsym._cache.clear_all) forgets them too
 def clear_cache() -> None:
     """Forget every prepared curve (derivations stay in the on-disk cache)."""
     with _LOCK:
