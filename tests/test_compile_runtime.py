@@ -61,8 +61,8 @@ def test_scalars_and_infinite_logs():
 # -- double-double arithmetic -----------------------------------------------------------------------
 def test_double_double_product_and_sum_are_exact_to_106_bits():
     rng = np.random.default_rng(1)
-    x, y, z = rng.uniform(0.5, 2.0, 3)
-    # x*y - z*... computed in double-double: compare with the exact rational value
+    x, y = rng.uniform(0.5, 2.0, 2)
+    # x*y - fl(x*y) in double-double: compare with the exact rational value
     prod = rt._dd_mul(rt._dd(x), rt._dd(y))
     total = rt._dd_add(prod, rt._dd(-x * y))
     exact = Fraction(x) * Fraction(y) - Fraction(x * y)

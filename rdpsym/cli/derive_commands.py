@@ -88,8 +88,8 @@ def cache():
 @cache.command("clear")
 def cache_clear():
     """Delete every cached derivation and all generated code, and empty the in-process caches."""
+    # a cache registers itself with clear_all when its module is imported: import every owner first
     from .._cache import cache_dir, clear_all
-    # a cache registers itself with clear_all when its module is imported: import every owner
     from ..accounting import curves  # noqa: F401 - the prepared curves
     from ..compile import store  # noqa: F401 - generated code and its series
     from ..derive import cache as derive_cache  # noqa: F401 - the derivations

@@ -32,6 +32,13 @@ Nothing here is written per mechanism. The generator walks the expression tree:
   Only then is NaN returned.
 
 Accuracy and speed are measured by ``benchmarks/numerics.py``.
+
+The modules: :mod:`~rdpsym.compile.emitter` (one expression as stable numpy code),
+:mod:`~rdpsym.compile.forms` (evaluation forms), :mod:`~rdpsym.compile.series` (symbolic series),
+:mod:`~rdpsym.compile.taylor` (Taylor-mode series), :mod:`~rdpsym.compile.factors` (parameter-dependent
+singular orders), :mod:`~rdpsym.compile.evaluator` (the generated dispatch),
+:mod:`~rdpsym.compile.runtime` (the run-time helpers, copied into every generated module),
+:mod:`~rdpsym.compile.generate` (the entry points) and :mod:`~rdpsym.compile.store` (the disk caches).
 """
 
 from .emitter import CodegenError, doc_text, identifier
@@ -40,5 +47,18 @@ from .forms import evaluation_form
 from .generate import generate_source, to_numpy
 from .series import SERIES_TERMS, SERIES_TOLERANCE, Series, series_expansions
 
-__all__ = ["Series", "generate_source", "to_numpy", "series_expansions", "CodegenError", "identifier", "doc_text",
-           "evaluation_form", "singular_factors", "SERIES_TOLERANCE", "SERIES_TERMS", "MOVING_WINDOW", "MOVING_TRUST"]
+__all__ = [
+    "MOVING_TRUST",
+    "MOVING_WINDOW",
+    "SERIES_TERMS",
+    "SERIES_TOLERANCE",
+    "CodegenError",
+    "Series",
+    "doc_text",
+    "evaluation_form",
+    "generate_source",
+    "identifier",
+    "series_expansions",
+    "singular_factors",
+    "to_numpy",
+]

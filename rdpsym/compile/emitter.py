@@ -16,7 +16,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from ..symbols import alpha as ALPHA
 
-__all__ = ["CodegenError", "identifier", "doc_text"]
+__all__ = ["CodegenError", "doc_text", "identifier"]
 
 
 class CodegenError(ValueError):

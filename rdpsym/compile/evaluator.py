@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .emitter import doc_text as _doc_text
+from .emitter import doc_text
 from .factors import MOVING_TRUST, MOVING_WINDOW
 from .series import SERIES_TOLERANCE
 
@@ -25,7 +25,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # The branch evaluator: series where accurate, the closed form elsewhere. Inputs keep their own
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
-    # local name starts with "_": parameter names never do (see _identifier), so none is captured.
+    # local name starts with "_": parameter names never do (see identifier), so none is captured.
     lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None):")
     lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
@@ -132,7 +132,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
         rel = p.domain.as_relational(free)
         checks.append((a, em.condition(rel), sp.sstr(p.domain)))
 
-    doc_params = "\n".join(f"    {a}: {_doc_text(p.meaning or p.name)}, in {_doc_text(sp.sstr(p.domain))}"
+    doc_params = "\n".join(f"    {a}: {doc_text(p.meaning or p.name)}, in {doc_text(sp.sstr(p.domain))}"
                            for p, a in zip(params, args))
     def combined(kind):
         parts = [kind(d, s, b, c, mv) for d, s, b, c, mv in branch_code]
@@ -147,10 +147,10 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append(f"    return {combined(lambda d, s, b, c, mv: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}], [{chr(44).join(mv)}], _notes)')}")
     lines.append("")
     lines.append(f"def {name}({arglist}):")
-    lines.append(f'    """{_doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
+    lines.append(f'    """{doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
     lines.append("")
     lines.append("    Closed form (derived by rdpsym, status %s):" % result.status)
-    lines.append(f"        {_doc_text(sp.sstr(result.expr))}")
+    lines.append(f"        {doc_text(sp.sstr(result.expr))}")
     lines.append("    alpha = 1 gives the KL divergence, alpha = inf the max divergence; +inf where the")
     lines.append("    closed form's finiteness conditions fail.")
     lines.append("")

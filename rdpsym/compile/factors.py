@@ -11,8 +11,8 @@ the value is NaN and a ``RuntimeWarning`` gives the count: never a wrong finite 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy as sp
 
@@ -21,7 +21,7 @@ from ..symbols import alpha as ALPHA
 from .emitter import CodegenError, _Emitter
 from .taylor import _TaylorEmitter
 
-__all__ = ["MOVING_WINDOW", "MOVING_TRUST", "singular_factors"]
+__all__ = ["MOVING_TRUST", "MOVING_WINDOW", "singular_factors"]
 
 #: Next to a parameter-dependent singular factor D (|D| / sum|terms of D| below this) the closed form
 #: is checked: a series around the root is used where it converges, else the closed form where its

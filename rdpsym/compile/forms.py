@@ -6,7 +6,7 @@ does not overflow; a rewrite is kept only where it agrees with the original at 3
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import mpmath
 import sympy as sp

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import sympy as sp
 
@@ -20,9 +20,16 @@ from ..report.latex import result_parameters as _parameters_for
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from . import runtime
-from .emitter import CodegenError, _Emitter, doc_text as _doc_text, identifier as _identifier
+from .emitter import CodegenError, _Emitter, doc_text, identifier
 from .evaluator import branch_evaluator, entry_point
-from .factors import _abs_scale_code, _cancellation_code, _CentredTaylor, _dd_code, _substitute_factors, singular_factors
+from .factors import (
+    _abs_scale_code,
+    _cancellation_code,
+    _CentredTaylor,
+    _dd_code,
+    _substitute_factors,
+    singular_factors,
+)
 from .forms import _branches, _check_points, evaluation_form
 from .series import SERIES_TERMS, Series, _singular_at, series_expansions
 from .store import SOURCE_CACHE, cache_key
@@ -37,8 +44,8 @@ def generate_source(result: DivergenceResult, name: str | None = None, parameter
                     *, cache: bool = True) -> str:
     """Python source (importing only numpy) of a vectorised, stable float function for ``result``.
 
-    The function is ``name(alpha, <param>=..., ...)``; arguments broadcast with numpy rules. See the
-    module docstring for the stabilisations. Raises :class:`CodegenError` if the result has no closed form.
+    The function is ``name(alpha, <param>=..., ...)``; arguments broadcast with numpy rules. See
+    :mod:`rdpsym.compile` for the stabilisations. Raises :class:`CodegenError` if the result has no closed form.
     """
     if not isinstance(result, DivergenceResult):
         raise TypeError(f"result: expected a DivergenceResult, got {type(result).__name__}")
@@ -49,7 +56,7 @@ def generate_source(result: DivergenceResult, name: str | None = None, parameter
         )
     params = _parameters_for(result, parameters)
     mech = dict(result.provenance.inputs).get("mechanism")
-    name = _identifier(name or (f"rdp_{mech}" if mech else "renyi_divergence"))
+    name = identifier(name or (f"rdp_{mech}" if mech else "renyi_divergence"))
     key_text = "\n".join([str(_FORMAT), name, sp.srepr(result.expr), sp.srepr(result.conditions), sp.srepr(result.kl),
                           sp.srepr(result.max_divergence), repr([(sp.srepr(p.alpha), sp.srepr(p.value)) for p in result.exceptional_points]),
                           repr([(p.name, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params]), str(result.status)])
@@ -97,7 +104,7 @@ class _Module:
         lines, em, arglist, horner = self.lines, self.em, self.arglist, _horner
         s = Series(s.where, s.variable, tuple(horner(c) for c in s.coeffs))
         lines.append(f"def {fname}({arglist}):")
-        lines.append(f"    # Taylor series, {_doc_text(s.where)}")
+        lines.append(f"    # Taylor series, {doc_text(s.where)}")
         lines.append(f"    _v = {em.value(s.variable)} + _z(alpha)")
         coeffs = ", ".join(f"{em.value(c)} + _z(_v)" for c in s.coeffs)
         lines.append(f"    return _series([{coeffs}], _v)")
@@ -137,7 +144,7 @@ class _Module:
 
 
 def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]) -> str:
-    args = [_identifier(p.name) for p in params]
+    args = [identifier(p.name) for p in params]
     names = {ALPHA: "alpha", **{p.symbol: a for p, a in zip(params, args)}}
     em = _Emitter(names)
     arglist = ", ".join(["alpha", *args])
@@ -154,7 +161,7 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
         em.names[f.symbol] = f"_f{j}"
         factor_symbols[f.symbol] = f"_dd_f{j}"
         lines.append(f"def _dd_f{j}({arglist}):")
-        lines.append(f"    # {_doc_text(sp.sstr(f.poly))} (zero at alpha = {_doc_text(sp.sstr(f.root))}), in double-double")
+        lines.append(f"    # {doc_text(sp.sstr(f.poly))} (zero at alpha = {doc_text(sp.sstr(f.root))}), in double-double")
         lines.append(f"    return {_dd_code(f.poly, em)}")
         lines.append("")
     branch_code = []
@@ -201,7 +208,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
                 raise CodegenError("no series around the parameter-dependent order")
             series_name = f"_series_{i}_m{j}"
             lines.append(f"def {series_name}({arglist}):")
-            lines.append(f"    # Taylor series around alpha = {_doc_text(sp.sstr(f.root))} by Taylor-mode arithmetic")
+            lines.append(f"    # Taylor series around alpha = {doc_text(sp.sstr(f.root))} by Taylor-mode arithmetic")
             lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
             lines.append("    _unit = numpy.zeros_like(_one)")
             lines.append("    _unit[1] = 1.0")
@@ -267,7 +274,7 @@ def to_numpy(result: DivergenceResult, name: str | None = None, parameters: Sequ
     namespace: dict = {"__name__": "rdpsym_generated"}
     # The source is generated by rdpsym from a sympy tree (never user text), so executing it is safe.
     exec(compile(source, "<rdpsym generated>", "exec"), namespace)  # noqa: S102
-    fname = re.search(r"^def (\w+)\(alpha", source[source.rfind("\ndef "):], re.M).group(1)
+    fname = re.search(r"^def (\w+)\(alpha", source[source.rfind("\ndef "):], re.MULTILINE).group(1)
     f = namespace[fname]
     f.source = source
     return f

@@ -13,8 +13,8 @@ computed at run time instead (:mod:`rdpsym.compile.taylor`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy as sp
 
@@ -23,7 +23,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .store import SERIES_CACHE, cache_key
 
-__all__ = ["Series", "series_expansions", "SERIES_TOLERANCE", "SERIES_TERMS"]
+__all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions"]
 
 #: A series is used where its last two terms are below this fraction of its value.
 SERIES_TOLERANCE = 1e-15

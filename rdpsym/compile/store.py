@@ -13,7 +13,7 @@ from pathlib import Path
 from .._cache import DiskCache, source_fingerprint
 from ..derive.result import library_versions
 
-__all__ = ["SOURCE_CACHE", "SERIES_CACHE", "cache_key"]
+__all__ = ["SERIES_CACHE", "SOURCE_CACHE", "cache_key"]
 
 #: generated modules, ``codegen-<key>.py``
 SOURCE_CACHE = DiskCache("codegen-", ".py", kind="text")

@@ -23,8 +23,16 @@ from .. import _cache
 from .result import Status, Step, library_versions
 from .timeout import deadline_passed, timeout_count
 
-__all__ = ["cache_dir", "clear_cache", "cached_derivation", "cache_enabled", "cacheable", "memoize_derivation",
-           "source_fingerprint", "engine_fingerprint"]
+__all__ = [
+    "cache_dir",
+    "cache_enabled",
+    "cacheable",
+    "cached_derivation",
+    "clear_cache",
+    "engine_fingerprint",
+    "memoize_derivation",
+    "source_fingerprint",
+]
 
 _FORMAT = 1
 

@@ -2,7 +2,7 @@
 
 import warnings
 
-from ..compile import (  # noqa: F401 - re-exported
+from ..compile import (
     MOVING_TRUST,
     MOVING_WINDOW,
     SERIES_TERMS,
@@ -20,7 +20,8 @@ from ..compile import (  # noqa: F401 - re-exported
 #: the old private spelling of :func:`rdpsym.compile.identifier`
 _identifier = identifier
 
-__all__ = ["Series", "generate_source", "to_numpy", "series_expansions", "CodegenError"]
+__all__ = ["MOVING_TRUST", "MOVING_WINDOW", "SERIES_TERMS", "SERIES_TOLERANCE", "CodegenError", "Series",
+           "evaluation_form", "generate_source", "identifier", "series_expansions", "singular_factors", "to_numpy"]
 
 warnings.warn("rdpsym.export.codegen is deprecated; import from rdpsym.compile instead",
               DeprecationWarning, stacklevel=2)

@@ -2,17 +2,17 @@
 
 import warnings
 
-from ..report.latex import (  # noqa: F401 - re-exported
-    result_parameters,
-    symbol_names,
-    formula,
-    result_latex,
+from ..report.latex import (
     escape_text,
+    formula,
     latex_document,
     parse_back,
+    result_latex,
+    result_parameters,
+    symbol_names,
 )
 
-__all__ = ["result_parameters", "symbol_names", "formula", "result_latex", "escape_text", "latex_document", "parse_back"]
+__all__ = ["escape_text", "formula", "latex_document", "parse_back", "result_latex", "result_parameters", "symbol_names"]
 
 warnings.warn("rdpsym.export.latex is deprecated; import from rdpsym.report.latex instead",
               DeprecationWarning, stacklevel=2)

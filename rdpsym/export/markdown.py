@@ -2,7 +2,7 @@
 
 import warnings
 
-from ..report.markdown import (  # noqa: F401 - re-exported
+from ..report.markdown import (
     result_markdown,
     table_markdown,
 )

@@ -2,15 +2,15 @@
 
 import warnings
 
-from ..report.plots import (  # noqa: F401 - re-exported
+from ..report.plots import (
+    FIGURE1_PANELS,
+    conversion_plot,
     figure1,
     figure2,
-    conversion_plot,
     save,
-    FIGURE1_PANELS,
 )
 
-__all__ = ["figure1", "figure2", "conversion_plot", "save", "FIGURE1_PANELS"]
+__all__ = ["FIGURE1_PANELS", "conversion_plot", "figure1", "figure2", "save"]
 
 warnings.warn("rdpsym.export.plots is deprecated; import from rdpsym.report.plots instead",
               DeprecationWarning, stacklevel=2)

@@ -2,12 +2,12 @@
 
 import warnings
 
-from ..report.report import (  # noqa: F401 - re-exported
-    report,
+from ..report.report import (
     FORMATS,
+    report,
 )
 
-__all__ = ["report", "FORMATS"]
+__all__ = ["FORMATS", "report"]
 
 warnings.warn("rdpsym.export.report is deprecated; import from rdpsym.report.report instead",
               DeprecationWarning, stacklevel=2)

@@ -2,14 +2,14 @@
 
 import warnings
 
-from ..report.table import (  # noqa: F401 - re-exported
+from ..report.table import (
     TableRow,
-    table_row,
-    markdown_table,
     latex_table,
+    markdown_table,
+    table_row,
 )
 
-__all__ = ["TableRow", "table_row", "markdown_table", "latex_table"]
+__all__ = ["TableRow", "latex_table", "markdown_table", "table_row"]
 
 warnings.warn("rdpsym.export.table is deprecated; import from rdpsym.report.table instead",
               DeprecationWarning, stacklevel=2)

@@ -43,9 +43,9 @@ def _pyplot():
 def _curve(name):
     """The stable float RDP curve of a mechanism or registered name ``name`` (sensitivity defaults to 1)."""
     from .. import mechanisms
+    from ..compile import to_numpy
     from ..derive.mechanism_rdp import rdp
     from ..specify.mechanism import Mechanism
-    from ..compile import to_numpy
 
     mech = name if isinstance(name, Mechanism) else mechanisms.get(name)
     result = rdp(mech)
