@@ -10,7 +10,7 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import alpha, mechanisms
-from rdpsym.export.codegen import CodegenError, _identifier, generate_source, to_numpy
+from rdpsym.compile import CodegenError, generate_source, identifier as _identifier, to_numpy
 
 NAMES = ("randomized_response", "laplace", "gaussian")
 
@@ -126,7 +126,7 @@ BLOCK_GRID = {
 
 @pytest.mark.parametrize("name", NAMES)
 def test_blockwise_grid_equals_row_by_row(compiled, name):
-    """A grid larger than two blocks is evaluated block by block (codegen._BLOCK); each row on its own
+    """A grid larger than two blocks is evaluated block by block (rdpsym.compile.runtime._BLOCK); each row on its own
     is not. Both must give the same numbers, including rows at the special orders 1/2, 1 and inf."""
     _, f = compiled[name]
     key, values = BLOCK_GRID[name]

@@ -130,7 +130,7 @@ def _lines(fig):
 
 def test_a_user_laplace_named_differently_plots_like_the_built_in():
     pytest.importorskip("matplotlib")
-    from rdpsym.export import plots
+    from rdpsym.report import plots
 
     builtin = M.laplace()
     renamed = dataclasses.replace(builtin, name="my_laplace")
@@ -154,7 +154,7 @@ def test_a_user_laplace_named_differently_plots_like_the_built_in():
 
 def test_a_gaussian_named_laplace_is_not_shown_as_one_over_its_parameter():
     pytest.importorskip("matplotlib")
-    from rdpsym.export import plots
+    from rdpsym.report import plots
 
     impostor = dataclasses.replace(M.gaussian(), name="laplace")
     fig = plots.figure1(points=10, panels=[(impostor, "sigma", (2.0, 4.0), "σ = {:g}")])

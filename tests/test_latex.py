@@ -8,10 +8,10 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import mechanisms
-from rdpsym.export.latex import latex_document, parse_back, result_latex
-from rdpsym.export.markdown import result_markdown, table_markdown
-from rdpsym.export.report import report
-from rdpsym.export.table import table_row
+from rdpsym.report.latex import latex_document, parse_back, result_latex
+from rdpsym.report.markdown import result_markdown, table_markdown
+from rdpsym.report.report import report
+from rdpsym.report.table import table_row
 
 NAMES = ("randomized_response", "laplace", "gaussian")
 

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 pytest.importorskip("matplotlib")
 
 from rdpsym.cli import main  # noqa: E402
-from rdpsym.export import plots  # noqa: E402
+from rdpsym.report import plots  # noqa: E402
 
 
 def test_figure1_panels_and_curves(tmp_path):

@@ -10,7 +10,7 @@ entry per distinct event) and returns the (orders x events) matrix.
 Three kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
 
 * ``"closed form"`` — the engine's derivation (:func:`rdpsym.rdp`) turned into stable numpy code by
-  :func:`rdpsym.export.codegen.to_numpy` (log-sum-exp, series at alpha = 1 and at the parameter
+  :func:`rdpsym.compile.to_numpy` (log-sum-exp, series at alpha = 1 and at the parameter
   boundaries). alpha = 1 is the KL divergence, alpha = oo the max divergence, +inf outside the
   finiteness conditions.
 * ``"bound"`` — group privacy (``group > 1``) of a mechanism that is not a location family: Mironov
@@ -45,6 +45,7 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from .._cache import register_clearer
 from ..derive.result import DivergenceResult, Status
 from ..specify.mechanism import Mechanism
 
@@ -65,6 +66,7 @@ _CURVES: dict = {}
 _REGISTRY: dict[str, Mechanism] = {}
 
 
+@register_clearer  # rdpsym cache clear (rdpsym._cache.clear_all) forgets them too
 def clear_cache() -> None:
     """Forget every prepared curve (derivations stay in the on-disk cache)."""
     with _LOCK:
@@ -294,7 +296,7 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     No step looks at the mechanism's name.
     """
     from ..derive.mechanism_rdp import rdp
-    from ..export.codegen import CodegenError, _identifier  # noqa: PLC2701 - the generated argument names
+    from ..compile import CodegenError, identifier as _identifier  # the generated argument names
     from .group import group_privacy
 
     if method == "auto":
@@ -313,7 +315,7 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
             else:
                 argnames = {p: _identifier(p) for p in mechanism.params}
                 kind = "closed form" if result.status is Status.CLOSED_FORM else "bound"
-                detail = f"{result.label}: {result.status} derived by rdpsym, stable numpy code (rdpsym.export.codegen)"
+                detail = f"{result.label}: {result.status} derived by rdpsym, stable numpy code (rdpsym.compile)"
                 if kind == "bound":
                     detail += f"; {result.reason}"
                 return MechanismCurve(mechanism, group, kind, detail, result, fn, argnames)

@@ -29,7 +29,7 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None, no_verify:
 
     from .. import mechanisms
     from ..derive.mechanism_rdp import rdp
-    from ..export.table import latex_table, markdown_table, table_row
+    from ..report.table import latex_table, markdown_table, table_row
 
     err = Console(stderr=True)
     rows = []
@@ -82,15 +82,25 @@ def list_mechanisms():
 
 @main.group()
 def cache():
-    """Inspect or clear the on-disk derivation cache."""
+    """Inspect or clear the on-disk cache (derivations and generated code)."""
 
 
 @cache.command("clear")
 def cache_clear():
-    """Delete every cached derivation."""
-    from ..derive.cache import clear_cache
+    """Delete every cached derivation and all generated code, and empty the in-process caches."""
+    # a cache registers itself with clear_all when its module is imported: import every owner first
+    from .._cache import cache_dir, clear_all
+    from ..accounting import curves  # noqa: F401 - the prepared curves
+    from ..compile import store  # noqa: F401 - generated code and its series
+    from ..derive import cache as derive_cache  # noqa: F401 - the derivations
 
-    click.echo(f"removed {clear_cache()} cached derivations")
+    directory = cache_dir()
+    before = set(directory.iterdir()) if directory.is_dir() else set()
+    removed = clear_all()
+    gone = [f for f in before if not f.exists()]
+    code = sum(f.name.startswith("codegen-") for f in gone)
+    click.echo(f"removed {removed} cached file(s) from {directory}: {len(gone) - code} derivation(s), "
+               f"{code} generated-code file(s); in-process caches emptied")
 
 
 @cache.command("path")

@@ -38,7 +38,7 @@ def report(name: str, fmt: str, output: str | None):
     singularities), verification evidence from the provenance, the derivation steps and citations.
     """
     from ..derive.mechanism_rdp import rdp
-    from ..export.report import report as make_report
+    from ..report.report import report as make_report
 
     mech = _mechanism(name)
     text = make_report(mech, rdp(mech), fmt)
@@ -60,7 +60,7 @@ def codegen(name: str, output: str | None):
     orders and near parameter boundaries; +inf outside the finiteness conditions.
     """
     from ..derive.mechanism_rdp import rdp
-    from ..export.codegen import generate_source
+    from ..compile import generate_source
 
     source = generate_source(rdp(_mechanism(name)))
     if output:
@@ -80,7 +80,7 @@ _OUT = click.option("-o", "--output", type=click.Path(dir_okay=False, writable=T
 
 
 def _save(fig, output: str):
-    from ..export.plots import save
+    from ..report.plots import save
 
     try:
         save(fig, output)
@@ -95,7 +95,7 @@ def _save(fig, output: str):
               help="Largest order shown (in (1, 1e6]).")
 def plot_curves(output: str, alpha_max: float):
     """Figure 1: RDP budget curves of randomized response, Laplace and Gaussian (three panels)."""
-    from ..export.plots import figure1
+    from ..report.plots import figure1
 
     if not alpha_max > 1:
         raise click.BadParameter(f"must be > 1; got {alpha_max}", param_hint="--alpha-max")
@@ -111,7 +111,7 @@ def plot_figure2(output: str, n_max: int):
 
     Naive n*eps, advanced composition, Prop. 4 and the RDP analysis (best alpha in Prop. 10).
     """
-    from ..export.plots import figure2
+    from ..report.plots import figure2
 
     if n_max < 1:
         raise click.BadParameter(f"must be >= 1; got {n_max}", param_hint="--n-max")
@@ -125,7 +125,7 @@ def plot_figure2(output: str, n_max: int):
               help="A parameter value, e.g. --param sigma=1 (sensitivity defaults to 1).")
 def plot_conversion(name: str, output: str, params: tuple[str, ...]):
     """(epsilon, delta) curves from each RDP conversion against the exact privacy profile of NAME."""
-    from ..export.plots import conversion_plot
+    from ..report.plots import conversion_plot
 
     mech = _mechanism(name)
     values = {}

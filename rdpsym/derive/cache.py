@@ -1,7 +1,9 @@
 """On-disk cache of derivations, keyed by the inputs, the library versions and the engine's source.
 
 A second derivation of the same inputs is a file read. The cache lives in ``RDPSYM_CACHE_DIR`` or
-``~/.cache/rdpsym``; ``RDPSYM_NO_CACHE=1`` turns it off and :func:`clear_cache` empties it.
+``~/.cache/rdpsym``; ``RDPSYM_NO_CACHE=1`` turns it off and :func:`clear_cache` empties it. The files
+are one :class:`rdpsym._cache.DiskCache`; ``rdpsym cache clear`` (:func:`rdpsym._cache.clear_all`)
+removes them together with the generated code.
 
 A derivation during which a time limit expired, or whose result records a timeout or a failure
 (:func:`cacheable`), is never written: one slow moment on a loaded machine must not stick. The same
@@ -12,52 +14,36 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import pickle
 import re
-import tempfile
 from pathlib import Path
 
 import sympy as sp
 
+from .. import _cache
 from .result import Status, Step, library_versions
 from .timeout import deadline_passed, timeout_count
 
-__all__ = ["cache_dir", "clear_cache", "cached_derivation", "cache_enabled", "cacheable", "memoize_derivation"]
+__all__ = [
+    "cache_dir",
+    "cache_enabled",
+    "cacheable",
+    "cached_derivation",
+    "clear_cache",
+    "engine_fingerprint",
+    "memoize_derivation",
+    "source_fingerprint",
+]
 
 _FORMAT = 1
 
-
-def cache_dir() -> Path:
-    root = os.environ.get("RDPSYM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "rdpsym"
-    )
-    return Path(root)
-
-
-def cache_enabled() -> bool:
-    return os.environ.get("RDPSYM_NO_CACHE", "") not in ("1", "true", "yes")
+cache_dir = _cache.cache_dir
+cache_enabled = _cache.cache_enabled
+source_fingerprint = _cache.source_fingerprint
 
 
 def clear_cache() -> int:
     """Delete every cached derivation; returns how many were removed."""
-    n = 0
-    directory = cache_dir()
-    if directory.is_dir():
-        for f in directory.glob("*.pickle"):
-            f.unlink(missing_ok=True)
-            n += 1
-    return n
-
-
-@functools.cache
-def source_fingerprint(*paths: str) -> str:
-    """A hash of the given source files (names and contents), computed once per process."""
-    digest = hashlib.sha256()
-    for source in sorted(map(Path, paths)):
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
+    return _DERIVATIONS.clear()
 
 
 @functools.cache
@@ -119,25 +105,27 @@ def _derive_recorded(P, Q, x, support, params, seconds, check_density, label):
     return result
 
 
+def _results_cacheable(value) -> bool:
+    results = value if isinstance(value, tuple) else (value,)
+    return all(cacheable(r) for r in results if hasattr(r, "provenance"))
+
+
 def memoize_derivation(fn):
     """An in-process memo of ``fn(*args)`` (hashable arguments) that keeps no result :func:`cacheable`
     rejects and none computed while a time limit expired."""
-    memo: dict = {}
+    memo = _cache.Memo(accept=_results_cacheable)
 
     @functools.wraps(fn)
     def wrapper(*args):
-        if args in memo:
-            return memo[args]
-        before = timeout_count()
-        value = fn(*args)
-        results = value if isinstance(value, tuple) else (value,)
-        if timeout_count() == before and not deadline_passed() and all(
-                cacheable(r) for r in results if hasattr(r, "provenance")):
-            memo[args] = value
-        return value
+        return memo.get_or_compute(args, lambda: fn(*args))
 
     wrapper.cache_clear = memo.clear
     return wrapper
+
+
+#: the derivation files, ``<key>.pickle``; an entry :func:`cacheable` rejects (e.g. a timed-out one
+#: written by an older version) is deleted on reading
+_DERIVATIONS = _cache.DiskCache("", ".pickle", accept=cacheable)
 
 
 def cached_derivation(P, Q, x, support, params, seconds, check_density, label):
@@ -145,24 +133,6 @@ def cached_derivation(P, Q, x, support, params, seconds, check_density, label):
         return _derive_recorded(P, Q, x, support, params, seconds, check_density, label)
     param_key = tuple((p.name, p.typical, sp.srepr(p.symbol)) for p in params or ())
     key = _key(P, Q, x, support, param_key, seconds, check_density, label)
-    path = cache_dir() / f"{key}.pickle"
-    if path.is_file():
-        try:
-            with path.open("rb") as fh:
-                cached = pickle.load(fh)
-            if cacheable(cached):
-                return cached
-            path.unlink(missing_ok=True)  # a timed-out entry written by an older version
-        except Exception:  # noqa: BLE001 - a corrupt entry is re-derived
-            path.unlink(missing_ok=True)
-    result = _derive_recorded(P, Q, x, support, params, seconds, check_density, label)
-    if not cacheable(result):
-        return result  # a timeout or failure: derived again next time
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as fh:
-            pickle.dump(result, fh)
-        os.replace(fh.name, path)
-    except OSError:
-        pass  # an unwritable cache only costs time
-    return result
+    # a timeout or failure is returned and derived again next time
+    return _DERIVATIONS.get_or_compute(
+        key, lambda: _derive_recorded(P, Q, x, support, params, seconds, check_density, label))

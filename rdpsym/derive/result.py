@@ -663,13 +663,13 @@ class DivergenceResult:
     # -- export (thin delegations to rdpsym.export) ------------------------------------------------
     def to_numpy(self, **kwargs):
         """A stable, vectorised float function ``f(alpha, **params)``; see :func:`rdpsym.export.codegen.to_numpy`."""
-        from ..export.codegen import to_numpy
+        from ..compile import to_numpy
 
         return to_numpy(self, **kwargs)
 
     def to_source(self, **kwargs) -> str:
         """Python source (numpy only) of :meth:`to_numpy`; see :func:`rdpsym.export.codegen.generate_source`."""
-        from ..export.codegen import generate_source
+        from ..compile import generate_source
 
         return generate_source(self, **kwargs)
 
@@ -677,7 +677,7 @@ class DivergenceResult:
     def latex(self, steps: bool = False, **kwargs) -> str:
         """LaTeX of ``expr`` with conventional symbols (alpha, the parameters' ``latex``); with ``steps``,
         an ``aligned`` block with the special orders and derivation steps (:func:`rdpsym.export.latex.result_latex`)."""
-        from ..export.latex import result_latex
+        from ..report.latex import result_latex
 
         return result_latex(self, steps=steps, **kwargs)
 

@@ -1,50 +1,13 @@
-"""Markdown for derivation results and Table II style tables (math in ``$...$``, rendered by Jupyter/GitHub)."""
+"""Deprecated: moved to :mod:`rdpsym.report.markdown` (kept for one release)."""
 
-from __future__ import annotations
+import warnings
 
-from typing import Sequence
-
-import sympy as sp
-
-from ..derive.result import DivergenceResult
-from ..specify.params import Parameter
-from .latex import formula, symbol_names
-from .table import TableRow
+from ..report.markdown import (
+    result_markdown,
+    table_markdown,
+)
 
 __all__ = ["result_markdown", "table_markdown"]
 
-
-def result_markdown(result: DivergenceResult, parameters: Sequence[Parameter] | None = None) -> str:
-    """The result as Markdown: general form, finiteness conditions, special orders, status."""
-    names = symbol_names(result, parameters)
-    lines = [f"**{result.label}** — status `{result.status}`", ""]
-    if result.expr is not None:
-        lines.append(f"$$D_\\alpha = {formula(result.expr, names)}\\qquad \\alpha \\in (0,1)\\cup(1,\\infty)$$")
-    if result.conditions is not sp.true:
-        lines.append(f"- finite where ${formula(result.conditions, names)}$, $+\\infty$ elsewhere")
-    if result.kl is not None:
-        lines.append(f"- $\\alpha = 1$ (KL divergence): ${formula(result.kl, names)}$")
-    if result.max_divergence is not None:
-        lines.append(f"- $\\alpha = \\infty$: ${formula(result.max_divergence, names)}$")
-    for p in result.exceptional_points:
-        lines.append(f"- $\\alpha = {formula(p.alpha, names)}$ (removable singularity): ${formula(p.value, names)}$")
-    if result.reason:
-        lines.append(f"- note: {result.reason}")
-    return "\n".join(lines)
-
-
-def table_markdown(rows: list[TableRow]) -> str:
-    """Table II of Mironov 2017 in Markdown, with each cell as LaTeX math in the parameters' symbols."""
-    head = ("| Mechanism | $\\alpha > 1$ | $\\alpha = 1$ | $\\alpha = \\infty$ | status |\n"
-            "|---|---|---|---|---|")
-    lines = [head]
-    for r in rows:
-        names = {p.symbol: p.latex for p in r.mechanism.parameters}
-        names[r.result.alpha] = r"\alpha"
-
-        def cell(e):
-            return "—" if e is None else f"${formula(e, names)}$"
-
-        lines.append(f"| {r.mechanism.title or r.mechanism.name} | {cell(r.general)} | {cell(r.kl)} | "
-                     f"{cell(r.max_divergence)} | {r.result.status} |")
-    return "\n".join(lines)
+warnings.warn("rdpsym.export.markdown is deprecated; import from rdpsym.report.markdown instead",
+              DeprecationWarning, stacklevel=2)

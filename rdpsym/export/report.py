@@ -1,95 +1,13 @@
-"""A report on one mechanism's RDP curve: statement, conditions, special orders, evidence, citations.
+"""Deprecated: moved to :mod:`rdpsym.report.report` (kept for one release)."""
 
-Everything in it is generated from the :class:`~rdpsym.derive.result.DivergenceResult` the engine
-derives, so the document cannot drift from the derivation. Formats: Markdown (``"md"``) and a complete
-LaTeX document (``"tex"``) that compiles with ``pdflatex``.
-"""
+import warnings
 
-from __future__ import annotations
+from ..report.report import (
+    FORMATS,
+    report,
+)
 
-import sympy as sp
+__all__ = ["FORMATS", "report"]
 
-from ..derive.result import DivergenceResult
-from ..specify.mechanism import Mechanism
-from .latex import escape_text, formula, latex_document, result_latex, symbol_names
-from .markdown import result_markdown
-
-__all__ = ["report", "FORMATS"]
-
-FORMATS = ("md", "tex")
-
-
-def _evidence(result: DivergenceResult) -> list[str]:
-    checks = [f"{s.name}: {s.detail}" for s in result.provenance.steps
-              if any(w in s.name for w in ("check", "regimes", "symmetry", "density"))]
-    return checks + [str(v) for v in result.provenance.verifications]
-
-
-def report(mechanism: Mechanism | str, result: DivergenceResult | None = None, fmt: str = "md") -> str:
-    """The report of ``mechanism`` (a Mechanism or a registered name) in format ``fmt`` ("md" or "tex").
-
-    ``result`` defaults to ``rdpsym.rdp(mechanism)``.
-    """
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {FORMATS}; got {fmt!r}")
-    if isinstance(mechanism, str):
-        from .. import mechanisms
-
-        mechanism = mechanisms.get(mechanism)
-    if not isinstance(mechanism, Mechanism):
-        raise TypeError(f"mechanism: expected a Mechanism or a registered name, got {type(mechanism).__name__}")
-    if result is None:
-        from ..derive.mechanism_rdp import rdp
-
-        result = rdp(mechanism)
-    return _markdown(mechanism, result) if fmt == "md" else _latex(mechanism, result)
-
-
-def _markdown(m: Mechanism, r: DivergenceResult) -> str:
-    names = symbol_names(r, m.parameters)
-    out = [f"# {m.title or m.name}: Rényi differential privacy", ""]
-    if m.description:
-        out += [m.description, ""]
-    out += ["## Statement", "",
-            f"The mechanism `{m.name}` satisfies $(\\alpha, \\varepsilon(\\alpha))$-RDP with "
-            "$\\varepsilon(\\alpha)$ the maximum of $D_\\alpha(P\\|Q)$ over its adjacent pairs "
-            "(Mironov 2017, Def. 4), derived by rdpsym:", "",
-            result_markdown(r, m.parameters), "",
-            "## Parameters", "", "| name | symbol | domain | meaning |", "|---|---|---|---|"]
-    out += [f"| `{p.name}` | ${p.latex}$ | ${sp.latex(p.domain)}$ | {p.meaning} |" for p in m.parameters]
-    out += ["", "## Conditions", ""]
-    out.append("Finite for every order." if r.conditions is sp.true
-               else f"Finite where ${formula(r.conditions, names)}$; $+\\infty$ elsewhere.")
-    out += ["", "## Special orders", ""]
-    out.append(f"- $\\alpha = 1$: {'$' + formula(r.kl, names) + '$' if r.kl is not None else 'not derived'}")
-    out.append(f"- $\\alpha = \\infty$: {'$' + formula(r.max_divergence, names) + '$' if r.max_divergence is not None else 'not derived'}")
-    for p in r.exceptional_points:
-        out.append(f"- $\\alpha = {formula(p.alpha, names)}$ (removable singularity): ${formula(p.value, names)}$")
-    out += ["", "## Verification evidence", ""]
-    out += [f"- {e}" for e in _evidence(r)] or ["- none recorded"]
-    out += ["", "## Derivation", "", "```", r.provenance.describe(), "```", "", "## References", ""]
-    out += [f"- {ref}" for ref in m.references] or ["- none given"]
-    return "\n".join(out) + "\n"
-
-
-def _latex(m: Mechanism, r: DivergenceResult) -> str:
-    names = symbol_names(r, m.parameters)
-    body = [
-        r"\subsection*{Statement}",
-        escape_text(f"The mechanism {m.name} satisfies (alpha, eps(alpha))-RDP, eps(alpha) being the maximum of "
-                    "D_alpha(P||Q) over its adjacent pairs (Mironov 2017, Def. 4); status: ") + escape_text(str(r.status)) + ".",
-        r"\[" + result_latex(r, steps=False, parameters=m.parameters).join([r"\varepsilon(\alpha) = ", ""]) + r"\]",
-        r"\subsection*{Parameters}",
-        r"\begin{tabular}{llll}\hline name & symbol & domain & meaning \\ \hline",
-    ]
-    body += [rf"{escape_text(p.name)} & ${p.latex}$ & ${sp.latex(p.domain)}$ & {escape_text(p.meaning)} \\" for p in m.parameters]
-    body += [r"\hline\end{tabular}", r"\subsection*{Conditions}"]
-    body.append("Finite for every order." if r.conditions is sp.true
-                else rf"Finite where ${formula(r.conditions, names)}$; $+\infty$ elsewhere.")
-    body += [r"\subsection*{Special orders and derivation}", r"\[", result_latex(r, steps=True, parameters=m.parameters), r"\]",
-             r"\subsection*{Verification evidence}", r"\begin{itemize}"]
-    body += [r"\item " + escape_text(e) for e in _evidence(r)] or [r"\item none recorded"]
-    body += [r"\end{itemize}", r"\subsection*{References}", r"\begin{itemize}"]
-    body += [r"\item " + escape_text(ref) for ref in m.references] or [r"\item none given"]
-    body += [r"\end{itemize}"]
-    return latex_document("\n".join(body), title=f"{m.title or m.name}: Renyi differential privacy")
+warnings.warn("rdpsym.export.report is deprecated; import from rdpsym.report.report instead",
+              DeprecationWarning, stacklevel=2)

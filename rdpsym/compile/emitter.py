@@ -1,0 +1,244 @@
+"""Stable emission of one expression as numpy code (the printer of :mod:`rdpsym.compile`).
+
+``log`` of a sum is emitted as a (signed) log-sum-exp over the logarithms of the summands, each taken in
+log space (``log(alpha * exp(y)) -> log(alpha) + y``, ``log(p**alpha) -> alpha*log(p)``), so
+``exp((alpha-1)/b)`` never overflows (Mironov 2017, Prop. 6 at b = 1e-4, alpha = 1e6);
+``log(1 + x)`` becomes ``log1p(x)`` and ``exp(y) - 1`` becomes ``expm1(y)``.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+
+from ..symbols import alpha as ALPHA
+
+__all__ = ["CodegenError", "doc_text", "identifier"]
+
+
+class CodegenError(ValueError):
+    """The result cannot be turned into float code (no closed form, or an unsupported expression)."""
+
+
+def doc_text(text: str) -> str:
+    """``text`` made safe inside the generated module's docstrings and comments.
+
+    Labels, parameter meanings and symbol names are user text; written raw, a label containing
+    triple quotes would end the docstring and the rest would run when the module is executed. Line
+    breaks and other unprintable characters become spaces (a comment then cannot end early), and
+    backslashes and quotes are escaped (inside a docstring they then stay characters).
+    """
+    text = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'")
+
+
+def identifier(name: str) -> str:
+    """The Python name of the argument for the parameter ``name`` in the generated code (and in the
+    float curves built on it): non-word characters become ``_``; a name that is empty, starts with a
+    digit or ``_``, is a keyword, or is ``numpy``/``alpha`` gets the prefix ``p_``."""
+    ident = re.sub(r"\W", "_", name)
+    # every name the generated module uses internally starts with "_" (or is numpy/alpha), so a
+    # parameter named m, s1 or v cannot be captured by a local of the same name
+    if not ident or ident[0].isdigit() or ident[0] == "_" or keyword.iskeyword(ident) or ident in ("numpy", "alpha"):
+        ident = f"p_{ident}"
+    return ident
+
+
+class _Emitter:
+    """Emit numpy code for an expression; ``logabs`` emits (log|e|, sign) without forming e."""
+
+    def __init__(self, names: dict[sp.Symbol, str]):
+        self.names = names
+        self.printer = NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
+
+    # -- numbers ---------------------------------------------------------------------------------
+    @staticmethod
+    def number(e: sp.Expr) -> str:
+        if e is sp.pi:
+            return "numpy.pi"
+        if e is sp.E:
+            return "numpy.e"
+        if e in (sp.oo,):
+            return "numpy.inf"
+        if e in (-sp.oo,):
+            return "(-numpy.inf)"
+        if e.is_Integer:
+            return f"{int(e)}.0" if abs(int(e)) < 2**53 else repr(float(e))
+        value = float(e)
+        return repr(value) if value >= 0 else f"({value!r})"
+
+    # -- values ----------------------------------------------------------------------------------
+    def value(self, e: sp.Expr) -> str:
+        if e.is_Symbol:
+            return self.names[e]
+        if e in (sp.oo, -sp.oo):
+            return self.number(e)
+        if e.is_number and not e.has(sp.Symbol):
+            if e.is_real is False:
+                raise CodegenError(f"non-real constant {e}")
+            return self.number(e) if (e.is_Rational or e in (sp.pi, sp.E, sp.oo, -sp.oo)) else repr(float(e))
+        if isinstance(e, sp.log):
+            return self.logabs(e.args[0])[0]
+        if isinstance(e, sp.exp):
+            return f"numpy.exp({self.value(e.args[0])})"
+        if e.is_Add:
+            return self._add(e)
+        if e.is_Mul:
+            num, den = [], []
+            for f in e.args:
+                if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+                    den.append(self.value(sp.Pow(f.base, -f.exp)))
+                else:
+                    num.append(self.value(f))
+            text = "*".join(f"({t})" for t in num) or "1.0"
+            return text if not den else f"{text}/({'*'.join(f'({t})' for t in den)})"
+        if e.is_Pow:
+            return self._pow(e)
+        if isinstance(e, (sp.Max, sp.Min)):
+            fn = "numpy.maximum" if isinstance(e, sp.Max) else "numpy.minimum"
+            args = [self.value(a) for a in e.args]
+            out = args[0]
+            for a in args[1:]:
+                out = f"{fn}({out}, {a})"
+            return out
+        if isinstance(e, sp.Abs):
+            return f"numpy.abs({self.value(e.args[0])})"
+        if isinstance(e, sp.sign):
+            return f"numpy.sign({self.value(e.args[0])})"
+        if isinstance(e, sp.Piecewise):
+            conds = ", ".join(self.condition(c) for _, c in e.args)
+            vals = ", ".join(self.value(v) for v, _ in e.args)
+            return f"numpy.select([{conds}], [{vals}], numpy.nan)"
+        raise CodegenError(f"no stable float code for {type(e).__name__}: {sp.sstr(e)}")
+
+    def _add(self, e: sp.Add) -> str:
+        terms = list(e.args)
+        parts = []
+        # exp(y) - 1 -> expm1(y): keeps the digits of small y (KL of Laplace at large b).
+        const = [t for t in terms if t.is_number]
+        if const and const[0] == -1:
+            for t in terms:
+                if isinstance(t, sp.exp):
+                    terms.remove(t)
+                    terms.remove(const[0])
+                    parts.append(f"numpy.expm1({self.value(t.args[0])})")
+                    break
+        parts += [self.value(t) for t in terms]
+        return " + ".join(f"({p})" for p in parts)
+
+    def _pow(self, e: sp.Pow) -> str:
+        base, ex = e.base, e.exp
+        if ex.is_number:
+            if ex == sp.Rational(1, 2):
+                return f"numpy.sqrt({self.value(base)})"
+            if ex == -1:
+                return f"1.0/({self.value(base)})"
+            if ex.is_Integer:
+                return f"({self.value(base)})**{int(ex)}"
+            if base.is_positive:
+                return f"numpy.exp({self.number(ex)}*{self.logabs(base)[0]})"
+            return f"numpy.power({self.value(base)}, {self.number(ex)})"
+        if base is sp.E:
+            return f"numpy.exp({self.value(ex)})"
+        # a non-constant exponent: exp(ex * log(base)), base > 0 in the real domain
+        return f"numpy.exp(({self.value(ex)})*({self.logabs(base)[0]}))"
+
+    def condition(self, c: sp.Basic) -> str:
+        if c is sp.true:
+            return "True"
+        if c is sp.false:
+            return "False"
+        if isinstance(c, sp.And):
+            return "(" + " & ".join(f"({self.condition(a)})" for a in c.args) + ")"
+        if isinstance(c, sp.Or):
+            return "(" + " | ".join(f"({self.condition(a)})" for a in c.args) + ")"
+        if isinstance(c, sp.Not):
+            return f"(~({self.condition(c.args[0])}))"
+        if isinstance(c, sp.core.relational.Relational):
+            op = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}[c.rel_op]
+            return f"(({self.value(c.lhs)}) {op} ({self.value(c.rhs)}))"
+        raise CodegenError(f"no float code for the condition {sp.sstr(c)}")
+
+    # -- logarithms ------------------------------------------------------------------------------
+    def logabs(self, e: sp.Expr) -> tuple[str, str | None]:
+        """(code of log|e|, code of sign(e) or None when e > 0 is known)."""
+        if e.is_number and not e.has(sp.Symbol):
+            v = sp.N(e, 30)
+            if v == 0:
+                return "(-numpy.inf)", None
+            return repr(float(sp.log(abs(v)).evalf(30))), (None if v > 0 else "(-1.0)")
+        if isinstance(e, sp.exp):
+            return self.value(e.args[0]), None
+        if e.is_Pow:
+            base, ex = e.base, e.exp
+            lb, sb = self.logabs(base)
+            sign = None
+            if sb is not None and ex.is_integer and ex.is_odd is not False:
+                sign = sb if ex.is_odd else f"({sb})**({self.value(ex)})"
+            return f"({self.value(ex)})*({lb})", sign
+        if e.is_Mul:
+            logs, signs = [], []
+            factors = list(e.args)
+            grouped = self._tilted_powers(factors)
+            if grouped is not None:
+                code, factors = grouped
+                logs.append(f"({code})")
+            for f in factors:
+                lf, sf = self.logabs(f)
+                logs.append(f"({lf})")
+                if sf is not None:
+                    signs.append(f"({sf})")
+            return " + ".join(logs), ("*".join(signs) if signs else None)
+        if e.is_Add:
+            return self._logabs_add(e)
+        if e.is_positive:
+            return f"numpy.log({self.value(e)})", None
+        v = self.value(e)
+        return f"numpy.log(numpy.abs({v}))", f"numpy.sign({v})"
+
+    def _tilted_powers(self, factors: list) -> tuple[str, list] | None:
+        """log of prod_i b_i**(c_i + d_i*alpha) as sum_i c_i log b_i + alpha*log1p(B - 1), B = prod_i b_i**d_i.
+
+        The plain sum alpha*log(p) + (1-alpha)*log(1-p) cancels for large alpha and p near 1/2 (both terms
+        are large, their sum is not); B - 1, simplified symbolically ((2p-1)/(1-p) for randomized
+        response), keeps the digits of log B.
+        """
+        powers, rest = [], []
+        for f in factors:
+            base, ex = f.as_base_exp()
+            if ex.has(ALPHA) and not base.has(ALPHA) and base.is_positive is not False and sp.Poly(ex, ALPHA).degree() == 1 \
+                    if ex.is_polynomial(ALPHA) else False:
+                powers.append((base, sp.expand(ex)))
+            else:
+                rest.append(f)
+        if len(powers) < 2:
+            return None
+        const = [(b, ex.subs(ALPHA, 0)) for b, ex in powers]
+        slope = [(b, ex.coeff(ALPHA, 1)) for b, ex in powers]
+        if any(d.has(ALPHA) for _, d in slope):
+            return None
+        B = sp.Mul(*[b**d for b, d in slope])
+        ratio_minus_one = sp.factor(sp.together(B - 1))
+        parts = [f"({self.value(c)})*({self.logabs(b)[0]})" for b, c in const if c != 0]
+        parts.append(f"(alpha)*numpy.log1p({self.value(ratio_minus_one)})")
+        return " + ".join(parts), rest
+
+    def _logabs_add(self, e: sp.Add) -> tuple[str, str | None]:
+        terms = [self.logabs(t) for t in e.args]
+        if all(s is None for _, s in terms):
+            # log(sum exp(l_i)) without forming exp(l_i): no overflow, no underflow to log(0).
+            out = terms[0][0]
+            for lt, _ in terms[1:]:
+                out = f"numpy.logaddexp({out}, {lt})"
+            return out, None
+        const = [t for t in e.args if t.is_number]
+        if const and const[0] == 1:
+            rest = e - 1
+            # log(1 + x) with x of either sign: log1p keeps the digits of small x.
+            return f"numpy.log1p({self.value(rest)})", None
+        logs = ", ".join(lt for lt, _ in terms)
+        signs = ", ".join(s if s is not None else "1.0" for _, s in terms)
+        return f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"

@@ -1,0 +1,234 @@
+"""The generated module's dispatch: the branch evaluator and the public entry point.
+
+The branch evaluator takes, per branch of the closed form, the closed form's function, its series
+(tried where they are accurate, near their centres), its removable singular orders and its
+parameter-dependent orders (:mod:`rdpsym.compile.factors`); the entry point validates the arguments,
+routes alpha = 1 to the KL divergence, alpha = oo to the max divergence and the exceptional orders to
+their limits, returns +inf where the finiteness conditions fail, and fails closed (``ArithmeticError``)
+on NaN or a negative value.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .emitter import doc_text
+from .factors import MOVING_TRUST, MOVING_WINDOW
+from .series import SERIES_TOLERANCE
+
+__all__ = ["branch_evaluator", "entry_point"]
+
+
+def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
+    """The lines of ``_branch``: series where accurate, the closed form elsewhere."""
+    lines: list[str] = []
+    # The branch evaluator: series where accurate, the closed form elsewhere. Inputs keep their own
+    # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
+    # order-only or parameter-only subexpression once per row or column, not once per cell. Every
+    # local name starts with "_": parameter names never do (see identifier), so none is captured.
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None):")
+    lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
+    lines.append("    if _shape == ():  # boolean masks below need an axis")
+    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes)[0]")
+    lines.append("    if not _expansions and not _centres and not _moving:")
+    lines.append(f"        return numpy.broadcast_to(_direct({arglist}), _shape)")
+    # The closed form everywhere first (lazy broadcasting, no gathers), then series values overwrite
+    # it where they are accurate: the series serve few points, so gathering the rest would cost more.
+    lines.append(f"    _out = _direct({arglist})")
+    lines.append("    if not (isinstance(_out, numpy.ndarray) and _out.shape == _shape and _out.dtype == float")
+    lines.append(f"            and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
+    lines.append("        _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)  # a writable copy")
+    lines.append("    _todo = numpy.ones(_shape, dtype=bool)")
+    lines.append("    for _s, _center in _expansions:")
+    lines.append("        # expansions in alpha are only tried close to their centre")
+    lines.append("        if _center is None:")
+    lines.append("            _near = _todo")
+    lines.append("        else:")
+    lines.append("            _window = numpy.abs(alpha - _center) < 0.25  # at alpha's own shape: cheap")
+    lines.append("            if not _window.any():")
+    lines.append("                continue")
+    lines.append("            _near = _todo & _window")
+    lines.append("        if not _near.any():")
+    lines.append("            continue")
+    lines.append("        _pre = getattr(_s, 'pre', None)")
+    lines.append("        if _pre is not None and _center is None:")
+    lines.append(f"            _near = _near & _pre({arglist})  # a cheap screen, at the inputs' own shapes")
+    lines.append("        elif _pre is not None:")
+    lines.append(f"            _keep = _pre(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
+    lines.append("            _near = _near.copy()")
+    lines.append("            _near[_near] = _keep")
+    lines.append("        if not _near.any():")
+    lines.append("            continue")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
+    lines.append("        _value, _tail = _s(*_sub)")
+    lines.append(f"        _ok = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
+    lines.append("        if _center is not None:")
+    lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters");
+    lines.append("            # ratios), and noise can pass the truncation test: a series value must also agree")
+    lines.append("            # with the closed form within the closed form's cancellation error, ~1e-12/|alpha - c|")
+    lines.append("            _d = _out[_near]")
+    lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / numpy.abs(_sub[0] - _center)) * numpy.abs(_d)")
+    lines.append("        _idx = numpy.flatnonzero(_near)[_ok]")
+    lines.append("        _out.flat[_idx] = _value[_ok]")
+    lines.append("        _todo.flat[_idx] = False")
+    lines.append("    for _c, _at_c, _guarded in _centres:")
+    lines.append("        # next to a removable singular point the closed form is 0/0: where no series was accepted")
+    lines.append("        # it must at least agree with the value at the point itself, and with no series at")
+    lines.append("        # all it is not used closer than 1e-4 (fail closed: raise, never a wrong number)")
+    lines.append("        _close = _todo & (numpy.abs(alpha - _c) < (1e-3 if _guarded else 1e-4))")
+    lines.append("        if not _close.any():")
+    lines.append("            continue")
+    lines.append("        if not _guarded:")
+    lines.append("            raise ArithmeticError(f'no stable float code this close to alpha = {_c} (the closed form cancels and '")
+    lines.append("                                  'no series could be built); use the exact result instead')")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_close] for _a in ({arglist},))")
+    lines.append("        if _at_c is None:")
+    lines.append("            continue")
+    lines.append("        _ref = numpy.broadcast_to(_at_c(*_sub), _sub[0].shape)")
+    lines.append("        if not numpy.all(numpy.abs(_out[_close] - _ref) <= 1e-2 * numpy.abs(_ref) + 1e-300):")
+    lines.append("            raise ArithmeticError(f'the float code cancels next to alpha = {_c} and no series converged '")
+    lines.append("                                  'there; use the exact result instead')")
+    lines.append("    for _rel, _s, _cfe in _moving:")
+    lines.append("        # next to an order that depends on the parameters (a root of a factor of the closed form):")
+    lines.append("        # the series around it where it converges, else the closed form where its estimated")
+    lines.append("        # cancellation error is small, else NaN (counted in _notes: fail closed, never a wrong number)")
+    lines.append(f"        _near = _todo & (_rel({arglist}) < {MOVING_WINDOW!r})")
+    lines.append("        if not _near.any():")
+    lines.append("            continue")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
+    lines.append("        _idx = numpy.flatnonzero(_near)")
+    lines.append("        _d = _out.flat[_idx]")
+    lines.append("        _err = _cfe(*_sub)")
+    lines.append("        _good = numpy.zeros(_d.shape, dtype=bool)")
+    lines.append("        if _s is not None:")
+    lines.append("            _value, _tail = _s(*_sub)")
+    lines.append(f"            _good = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
+    lines.append("            # rounding-noise coefficients can pass the truncation test: the series must also agree")
+    lines.append("            # with the closed form within the closed form's own error (where that is a number)")
+    lines.append("            _good &= ~numpy.isfinite(_d) | (numpy.abs(_value - _d) <= 1e-3 * numpy.abs(_d) + 10.0 * _err)")
+    lines.append("            _out.flat[_idx[_good]] = _value[_good]")
+    lines.append(f"        _bad = ~_good & ~(numpy.isfinite(_d) & (_err <= {MOVING_TRUST!r} * numpy.abs(_d)))")
+    lines.append("        if _bad.any():")
+    lines.append("            _out.flat[_idx[_bad]] = numpy.nan")
+    lines.append("            if _notes is not None:")
+    lines.append("                _notes.append(int(_bad.sum()))")
+    lines.append("        _todo.flat[_idx] = False")
+    lines.append("    return _out")
+    lines.append("")
+    return lines
+
+
+def entry_point(mod, result, name: str, params, args: list[str], combine: str, branch_code: list,
+                exceptional: list) -> bool:
+    """Append the parameter checks, ``_general`` and the function ``name`` to ``mod.lines``; returns
+    whether the code needs ``warnings`` (points next to a parameter-dependent order may be NaN)."""
+    lines, em, arglist = mod.lines, mod.em, mod.arglist
+    # parameter validation
+    checks = []
+    for p, a in zip(params, args):
+        # a symbol without assumptions: with p.symbol (positive) sympy would reduce 0 < b to True
+        free = sp.Symbol(f"_{a}")
+        em.names[free] = a
+        rel = p.domain.as_relational(free)
+        checks.append((a, em.condition(rel), sp.sstr(p.domain)))
+
+    doc_params = "\n".join(f"    {a}: {doc_text(p.meaning or p.name)}, in {doc_text(sp.sstr(p.domain))}"
+                           for p, a in zip(params, args))
+    def combined(kind):
+        parts = [kind(d, s, b, c, mv) for d, s, b, c, mv in branch_code]
+        value = parts[0]
+        for p in parts[1:]:
+            value = f"{combine}({value}, {p})"
+        return value
+
+    # the general orders of every branch, combined; evaluated block by block
+    lines.append(f"def _general({arglist}, _notes=None):")
+    lines.append(f"    _sub = ({arglist},)")
+    lines.append(f"    return {combined(lambda d, s, b, c, mv: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}], [{chr(44).join(mv)}], _notes)')}")
+    lines.append("")
+    lines.append(f"def {name}({arglist}):")
+    lines.append(f'    """{doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
+    lines.append("")
+    lines.append("    Closed form (derived by rdpsym, status %s):" % result.status)
+    lines.append(f"        {doc_text(sp.sstr(result.expr))}")
+    lines.append("    alpha = 1 gives the KL divergence, alpha = inf the max divergence; +inf where the")
+    lines.append("    closed form's finiteness conditions fail.")
+    lines.append("")
+    lines.append("    alpha: the Renyi order, > 0 (inf allowed)")
+    lines.append(doc_params)
+    lines.append('    """')
+    lines.append(f"    alpha, {', '.join(args)} = (" if args else "    (alpha,) = (")
+    lines.append("        " + ", ".join(f"numpy.asarray({a}, dtype=float)" for a in ["alpha", *args]) + ",)")
+    lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'{a}.shape' for a in ['alpha', *args])})")
+    lines.append("    with numpy.errstate(invalid='ignore'):")
+    lines.append("        if not numpy.all(alpha > 0):")
+    lines.append("            raise ValueError(f'alpha must be > 0 (and not NaN); got {alpha[~(alpha > 0)].ravel()[:3]}')")
+    for a, cond, dom in checks:
+        lines.append(f"        _ok = {cond.replace(' & (True)', '')}")
+        lines.append("        if not numpy.all(_ok):")
+        # the domain's text goes in as a Python literal (repr), never into the f-string itself
+        lines.append(f"            raise ValueError('{a} must lie in ' + {dom!r} + f'; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
+    lines.append("    _out = numpy.full(_shape, numpy.nan)")
+    lines.append(f"    _full = lambda _m: tuple(numpy.broadcast_to(_a, _shape)[_m] for _a in ({arglist},))  # noqa: E731")
+    lines.append("    with numpy.errstate(all='ignore'):")
+    lines.append("        _rest = numpy.isfinite(alpha) & (alpha != 1.0)")
+    for a0, f in exceptional:
+        lines.append(f"        _rest &= alpha != {a0!r}")
+    lines.append("        _rest = numpy.broadcast_to(_rest, _shape)")
+    # Blocks pay off when a point costs many array operations (series screens, log-sum-exp); a
+    # one-line formula such as the Gaussian's is fastest on the whole grid at once.
+    heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
+    blockwise = "_blockwise" if heavy else "_whole"
+    guarded = any(mv for *_, mv in branch_code)
+    general = "_general"
+    if guarded:
+        # points next to a parameter-dependent singular order where nothing is accurate are NaN
+        lines.append("        _notes = []")
+        lines.append("        _gen = lambda *_a: _general(*_a, _notes=_notes)  # noqa: E731")
+        general = "_gen"
+    lines.append("        if _rest.all():")
+    lines.append("            # every order is a general one: no copies, lazy broadcasting")
+    lines.append(f"            {blockwise}({general}, ({arglist},), _out)")
+    lines.append("        elif _rest.any():")
+    lines.append("            _sub = _full(_rest)")
+    lines.append(f"            _out[_rest] = {blockwise}({general}, _sub, numpy.empty(_sub[0].shape))")
+    # alpha = 1, oo and exceptional orders: their own closed forms, or a boundary series where that
+    # closed form cancels (KL of Laplace at large b)
+    one = ("_branch(*_sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1
+           else "_order_one(*_sub)")
+    lines.append("        _m = numpy.broadcast_to(alpha == 1.0, _shape)")
+    lines.append("        if _m.any():")
+    lines.append("            _sub = _full(_m)")
+    lines.append(f"            _out[_m] = {one}")
+    lines.append("        _m = numpy.broadcast_to(numpy.isinf(alpha), _shape)")
+    lines.append("        if _m.any():")
+    lines.append("            _out[_m] = _order_inf(*_full(_m))")
+    for a0, f in exceptional:
+        call = ("_branch(*_sub, %s, [%s])" % (f, ", ".join(branch_code[0][2])) if len(branch_code) == 1
+                else f"{f}(*_sub)")
+        lines.append(f"        _m = numpy.broadcast_to(alpha == {a0!r}, _shape)")
+        lines.append("        if _m.any():")
+        lines.append("            _sub = _full(_m)")
+        lines.append(f"            _out[_m] = {call}")
+    if result.conditions != sp.true:
+        # the finiteness conditions are those of the general order's integral: like DivergenceResult.at,
+        # they apply to general and exceptional orders, not to the KL (alpha = 1) or D_oo
+        lines.append("        _general_orders = numpy.broadcast_to(numpy.isfinite(alpha) & (alpha != 1.0), _shape)")
+        lines.append(f"        _out[_general_orders & ~numpy.broadcast_to(_conditions({arglist}), _shape)] = numpy.inf")
+    if guarded:
+        lines.append("    _failed = int(numpy.isnan(_out).sum())")
+        lines.append("    if _failed > sum(_notes):")
+        lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
+        lines.append("    if _failed:")
+        lines.append("        warnings.warn(f'" + name + ": {_failed} point(s) next to an order where the closed form is 0/0 '")
+        lines.append("                      'and no series converged are NaN (fail closed); use the exact result there',")
+        lines.append("                      RuntimeWarning, stacklevel=2)")
+    else:
+        lines.append("    if numpy.isnan(_out).any():")
+        lines.append(f"        raise ArithmeticError('{name}: the float code produced NaN; use the exact result instead')")
+    lines.append("    if (_out < 0).any():")
+    lines.append("        # a Renyi divergence is >= 0 (Mironov 2017, Sect. III): a negative float is lost digits")
+    lines.append(f"        raise ArithmeticError('{name}: the float code produced a negative value; use the exact result instead')")
+    lines.append("    return _out[()] if _out.ndim == 0 else _out")
+    lines.append("")
+    return guarded

@@ -1,0 +1,159 @@
+"""The run-time helpers of the generated float code (rdpsym.compile.runtime), tested as a module.
+
+The generated modules carry the text of these functions (runtime.source()); the tests here check the
+functions themselves against mpmath and exact rationals, and that the generated text is theirs.
+"""
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from rdpsym.compile import runtime as rt
+
+N = 12  # Taylor terms, as in the generated code
+
+
+def _taylor_of(f, a0, n=N):
+    """Taylor coefficients of f at a0 (orders 0..n-1), 40 digits, as floats."""
+    with mpmath.workdps(40):
+        return np.array([float(c) for c in mpmath.taylor(f, a0, n - 1)])
+
+
+def _series_in(coeffs, shape=()):
+    """Coefficients along axis 0, broadcast to ``shape``."""
+    return np.broadcast_to(np.asarray(coeffs, dtype=float).reshape((-1,) + (1,) * len(shape)),
+                           (len(coeffs),) + shape).copy()
+
+
+# -- log-sum-exp ------------------------------------------------------------------------------------
+def test_lse_abs_does_not_overflow_and_matches_mpmath():
+    logs = [np.array([1000.0, -1000.0, 5.0]), np.array([999.0, -1001.0, 5.0 + 1e-9])]
+    signs = [1.0, -1.0]
+    got = rt._lse_abs(logs, signs)
+    with mpmath.workdps(50):
+        for k in range(3):
+            want = mpmath.log(abs(mpmath.exp(mpmath.mpf(logs[0][k])) - mpmath.exp(mpmath.mpf(logs[1][k]))))
+            assert abs(got[k] - float(want)) <= 1e-8 * abs(float(want)) + 1e-12
+    np.testing.assert_array_equal(rt._lse_sign(logs, signs), [1.0, 1.0, -1.0])  # e^5 < e^(5 + 1e-9)
+    assert rt._lse_sign([0.0, 1.0], [1.0, -1.0]) == -1.0
+
+
+def test_scaled_sum_groups_small_shapes_and_keeps_values():
+    """Order-only and parameter-only terms are summed at their own shapes first: same numbers."""
+    a = np.linspace(0.5, 3.0, 7)[:, None]
+    b = np.linspace(-2.0, 2.0, 50)[None, :]
+    logs = [a, 2.0 * a, np.float64(0.3), b + a, b]
+    signs = [1.0, -1.0, 1.0, 0.5 + 0 * b, 1.0]
+    m, t = rt._scaled_sum(logs, signs)
+    direct = sum(np.asarray(s) * np.exp(np.asarray(l)) for l, s in zip(logs, signs))
+    np.testing.assert_allclose(t * np.exp(m), direct, rtol=1e-13)
+
+
+def test_scalars_and_infinite_logs():
+    assert rt._lse_abs([np.float64(0.0), -np.inf], [1.0, 1.0]) == 0.0
+    m, t = rt._scaled_sum([np.array(-np.inf)], [1.0])
+    assert m == 0.0 and t == 0.0
+
+
+# -- double-double arithmetic -----------------------------------------------------------------------
+def test_double_double_product_and_sum_are_exact_to_106_bits():
+    rng = np.random.default_rng(1)
+    x, y = rng.uniform(0.5, 2.0, 2)
+    # x*y - fl(x*y) in double-double: compare with the exact rational value
+    prod = rt._dd_mul(rt._dd(x), rt._dd(y))
+    total = rt._dd_add(prod, rt._dd(-x * y))
+    exact = Fraction(x) * Fraction(y) - Fraction(x * y)
+    assert Fraction(total[0]) + Fraction(total[1]) == exact  # the rounding error of x*y, exactly
+    assert rt._dd_value(rt._dd_add(rt._dd(1.0), (1e-20, 0.0))) == 1.0
+
+
+def test_double_double_value_falls_back_where_the_split_overflows():
+    """Where the split overflowed (|a| > 1e300) the low part is NaN: the value is then the high part."""
+    v = rt._dd_value((np.array([1e306, 2.0]), np.array([np.nan, 1e-20])))
+    np.testing.assert_array_equal(v, [1e306, 2.0])
+    assert rt._dd_value((1e306, float("nan"))) == 1e306
+
+
+# -- Taylor series sum and truncation estimate ------------------------------------------------------
+def test_series_sum_and_tail_estimate():
+    coeffs = [1.0 / sp.factorial(k) for k in range(N)]
+    coeffs = [float(c) for c in coeffs]
+    v = np.array([1e-3, 0.1, 0.5])
+    value, tail = rt._series(coeffs, v)
+    # the estimate bounds the truncation error (within rounding)
+    assert np.all(np.abs(value - np.exp(v)) <= tail + 4e-16 * np.exp(v))
+    np.testing.assert_allclose(value[:2], np.exp(v[:2]), rtol=1e-15)
+    assert tail[0] < 1e-30 and tail[2] < 1e-11
+    # a series whose terms grow is never trusted
+    value, tail = rt._series([1.0, 2.0, 4.0, 8.0, 16.0], np.array([1.0]))
+    assert np.isinf(tail[0])
+
+
+# -- Taylor-mode arithmetic -------------------------------------------------------------------------
+@pytest.mark.parametrize("a0", [0.3, 1.0, 2.5])
+def test_taylor_mode_exp_log_pow_div_mul(a0):
+    unit = np.zeros(N)
+    unit[1] = 1.0
+    tau = rt._t_const(a0, np.zeros(N)) + unit  # the series of t at a0
+    cases = [
+        (rt._t_exp(tau), lambda t: mpmath.exp(t)),
+        (rt._t_log(tau), lambda t: mpmath.log(t)),
+        (rt._t_pow(tau, 1.5), lambda t: t ** mpmath.mpf(1.5)),
+        (rt._t_div(rt._t_const(1.0, tau), tau), lambda t: 1 / t),
+        (rt._t_mul(tau, rt._t_exp(tau)), lambda t: t * mpmath.exp(t)),
+        (rt._t_lse([tau, 2 * tau], []), lambda t: mpmath.log(mpmath.exp(t) + mpmath.exp(2 * t))),
+    ]
+    for got, f in cases:
+        np.testing.assert_allclose(got, _taylor_of(f, a0), rtol=1e-12, atol=1e-14)
+
+
+def test_taylor_mode_is_vectorised_over_points():
+    a0 = np.array([0.5, 1.0, 4.0])
+    one = np.zeros((N,) + a0.shape)
+    unit = np.zeros_like(one)
+    unit[1] = 1.0
+    tau = rt._t_const(a0 + rt._z(a0), one) + unit
+    got = rt._t_log(tau)
+    for k, a in enumerate(a0):
+        np.testing.assert_allclose(got[:, k], _taylor_of(mpmath.log, float(a)), rtol=1e-12, atol=1e-14)
+    assert rt._t_dot(_series_in([1.0, 2.0]), _series_in([3.0, 4.0])) == 11.0
+    np.testing.assert_array_equal(rt._t_weights(_series_in([5.0, 5.0, 5.0])), [0.0, 5.0, 10.0])
+
+
+# -- evaluation in blocks ---------------------------------------------------------------------------
+def test_blockwise_equals_whole():
+    def fn(a, b):
+        return np.log1p(a * b) + a
+
+    a = np.linspace(0.0, 1.0, 600)[:, None]
+    b = np.linspace(0.0, 2.0, 300)[None, :]
+    whole = rt._whole(fn, (a, b), np.empty((600, 300)))
+    blocks = rt._blockwise(fn, (a, b), np.empty((600, 300)))
+    assert whole.size > 2 * rt._BLOCK
+    np.testing.assert_array_equal(whole, blocks)
+    assert rt._blockwise(fn, (np.float64(0.5), np.float64(1.0)), np.empty(())) == fn(0.5, 1.0)
+
+
+# -- the text the generated modules carry -----------------------------------------------------------
+def test_source_is_the_modules_functions_and_runs_alone():
+    text = rt.source()
+    namespace: dict = {}
+    exec(compile("import numpy\n" + text, "<runtime>", "exec"), namespace)  # noqa: S102 - our own source
+    for fn in rt._EMITTED:
+        assert fn.__name__ in namespace
+        assert namespace[fn.__name__].__code__.co_code == fn.__code__.co_code
+    assert namespace["_BLOCK"] == rt._BLOCK
+    # every helper the module defines is emitted (none is forgotten when one is added)
+    defined = {n for n, v in vars(rt).items() if callable(v) and getattr(v, "__module__", "") == rt.__name__}
+    assert defined - {f.__name__ for f in rt._EMITTED} == {"source"}
+    assert "import" not in text.split("def ")[0]
+
+
+def test_generated_code_carries_the_runtime_text():
+    from rdpsym import mechanisms, rdp
+
+    source = rdp(mechanisms.get("gaussian")).to_source()
+    assert rt.source() in source
