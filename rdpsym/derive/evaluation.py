@@ -130,8 +130,7 @@ def _exactly_zero(d: sp.Expr, subs: Mapping) -> bool:
         return timeout.run_with_time_limit(_equals_zero, e, seconds=_ZERO_TEST_SECONDS) is True
     except timeout.StepTimeout:
         # this test's own limit: not proven. An enclosing limit that has passed (the evaluation's) wins.
-        passed = getattr(timeout, "deadline_passed", None)
-        if passed is not None and passed():
+        if timeout.deadline_passed():
             raise
         return False
     except (RuntimeError, ValueError, TypeError, ArithmeticError, AttributeError):
