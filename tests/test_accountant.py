@@ -295,9 +295,6 @@ def test_numeric_curve_is_an_upper_bound_equal_at_the_grid_orders():
 
 # -- subsampled Gaussian ----------------------------------------------------------------------------
 def test_subsampled_gaussian_event_uses_the_subsampled_curve():
-    pytest.importorskip("rdpsym.accounting.subsampled")
-    if "subsampled_gaussian" not in M.names():
-        pytest.skip("rdpsym.mechanisms.subsampled_gaussian has not landed")
     from rdpsym.accounting.subsampled import subsampled_gaussian_rdp
 
     acct = Accountant().add("subsampled_gaussian", count=1000, q=0.01, sigma=1.1)
@@ -425,8 +422,6 @@ def test_dp_accounting_gaussian_laplace_rr_agree_at_its_orders():
 
 def test_dp_accounting_subsampled_gaussian_agrees_at_integer_orders():
     dpa = _dpa()
-    if "subsampled_gaussian" not in M.names():
-        pytest.skip("rdpsym.mechanisms.subsampled_gaussian has not landed")
     orders = np.arange(2, 65, dtype=float)
     for q, sigma in [(0.01, 1.1), (0.1, 2.0), (0.001, 0.8), (0.5, 4.0)]:
         ours = Accountant().add("subsampled_gaussian", q=q, sigma=sigma).curve(orders)

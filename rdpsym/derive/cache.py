@@ -92,7 +92,7 @@ def _derive_recorded(P, Q, x, support, params, seconds, check_density, label):
     StepTimeout was caught and turned into a fallback): such a result must not be cached."""
     import dataclasses
 
-    from .engine import _derive
+    from .engine import derive_uncached as _derive
 
     before = timeout_count()
     result = _derive(P, Q, x, support, params, seconds, check_density, label)

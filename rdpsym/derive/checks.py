@@ -9,6 +9,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from .crosscheck import is_zero, numeric_equal, sample_values
 from .pieces import DerivationError
 from .template import decompose, integrate_template, log_expand
 from .timeout import StepTimeout, run_with_time_limit
@@ -23,7 +24,7 @@ class DensityError(ValueError):
 def _piece_mass(piece, dens, x, seconds):
     if piece.is_point:
         return dens
-    if dens == 0 or sp.simplify(dens) == 0:
+    if is_zero(dens):
         return sp.Integer(0)
     c0, coeffs = decompose(log_expand(dens), x)
     res = integrate_template(coeffs, x, piece.lo, piece.hi, piece.discrete, seconds)
@@ -33,9 +34,7 @@ def _piece_mass(piece, dens, x, seconds):
 
 
 def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> None:
-    from .engine import _numeric_equal, _sample_values
-
-    points = _sample_values(symbols, params, 2)
+    points = sample_values(symbols, params, 2)
     for name, attr in (("P", "P"), ("Q", "Q")):
         for piece in pieces:
             for point in points:
@@ -45,7 +44,7 @@ def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> 
             mass = sp.simplify(mass)
             how = "symbolically" if mass == 1 else None
             if how is None:
-                ok = _numeric_equal(mass, sp.Integer(1), points)
+                ok = numeric_equal(mass, sp.Integer(1), points)
                 if ok is False:
                     raise DensityError(
                         f"{name}: does not {'sum' if pieces and pieces[0].discrete else 'integrate'} to 1 "

@@ -21,7 +21,8 @@ from numbers import Integral
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
-from .engine import _check_inputs, _numeric_equal, _sample_values
+from .crosscheck import is_zero, numeric_equal, sample_values
+from .inputs import check_inputs
 from .pieces import DerivationError, split_support
 from .result import DivergenceResult, Provenance, Status, Step, library_versions
 from .template import decompose, integrate_template, log_expand
@@ -83,7 +84,7 @@ def renyi_divergence_at_integer_order(
     Talwar, Zhang 2019 (arXiv:1908.10530), Sect. 3.3 (the binomial form this reproduces).
     """
     k = _order(order)
-    _check_inputs(P, Q, x, support)
+    check_inputs(P, Q, x, support)
     seconds = step_seconds if step_seconds is not None else default_step_seconds()
     label = label or f"D_{k}(P||Q) (order alpha = {k} only)"
     symbols = tuple(sorted((P.free_symbols | Q.free_symbols) - {x}, key=lambda s: s.name))
@@ -112,10 +113,9 @@ def renyi_divergence_at_integer_order(
     total = sp.Integer(0)
     conditions = []
     for piece in pieces:
-        p_zero = piece.P == 0 or sp.simplify(piece.P) == 0
-        if p_zero:
+        if is_zero(piece.P):
             continue
-        if piece.Q == 0 or sp.simplify(piece.Q) == 0:
+        if is_zero(piece.Q):
             steps.append(Step(f"piece {piece.describe()}", "P > 0 where Q = 0: D_k = +oo (k > 1)"))
             return finish(sp.oo, Status.CLOSED_FORM)
         if piece.is_point:
@@ -151,11 +151,11 @@ def renyi_divergence_at_integer_order(
 
     raw = sp.log(total) / (k - 1)
     t0 = time.perf_counter()
-    points = _sample_values(symbols, params, 3)
+    points = sample_values(symbols, params, 3)
     try:
         simplified = run_with_time_limit(lambda: sp.log(sp.powsimp(sp.factor_terms(total), combine="exp"))
                                          / (k - 1), seconds=seconds)
-        if _numeric_equal(simplified, raw, points) is not True:
+        if numeric_equal(simplified, raw, points) is not True:
             simplified = raw
     except (StepTimeout, Exception):  # noqa: BLE001 - the unsimplified form is kept
         simplified = raw

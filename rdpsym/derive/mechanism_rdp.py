@@ -132,7 +132,7 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
         else:
             notes.append(Step("symmetry", f"[{pair.label}] none established: both directions derived"))
             results.append(renyi_divergence(pair.Q, pair.P, x, support, label=f"D_alpha(Q||P) [{pair.label}]", **kw))
-    return _combine(mechanism, results, notes)
+    return replace(_combine(mechanism, results, notes), mechanism=mechanism)
 
 
 def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[Step]) -> DivergenceResult:

@@ -22,7 +22,7 @@ reflection m -> N - m), since such a sum is finite everywhere.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -396,7 +396,6 @@ def _exp_log_to_powers(expr: sp.Expr, u: sp.Symbol) -> sp.Expr:
         return sp.Mul(*factors)
 
     return expr.replace(lambda e: isinstance(e, sp.exp) and e.has(sp.log(u)), split)
-    return out
 
 
 def integrate_template(

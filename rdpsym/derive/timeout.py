@@ -24,6 +24,3 @@ from .._timeout import (  # noqa: F401 - re-exported
 
 __all__ = ["StepTimeout", "run_with_time_limit", "default_step_seconds", "time_limit", "check_seconds",
            "timeout_count", "deadline_passed"]
-
-#: the former name of the main-thread alarm
-_alarm = time_limit

@@ -1,0 +1,79 @@
+"""Equality checks the engine relies on: exact zero tests, and comparisons at deterministic sample points.
+
+A simplified form, a limit or a special-order value is accepted only when it is checked equal to what it
+replaces: symbolically where sympy decides it within a few seconds, otherwise numerically at 30 digits at
+parameter points drawn from the typical ranges (or from the symbols' assumptions).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Sequence
+
+import mpmath
+import sympy as sp
+
+from ..specify.params import Parameter
+from .timeout import StepTimeout, run_with_time_limit
+
+__all__ = ["sample_values", "numeric_equal", "equivalent", "is_zero"]
+
+
+def sample_values(symbols: Iterable[sp.Symbol], params: Sequence[Parameter] | None, n: int, seed: int = 0):
+    """Deterministic parameter points for numeric cross-checks."""
+    by_symbol = {p.symbol: p for p in params or ()}
+    rng = random.Random(seed)
+    points = []
+    symbols = sorted(symbols, key=lambda s: s.name)
+    for i in range(n):
+        point = {}
+        for s in symbols:
+            if s in by_symbol:
+                vals = by_symbol[s].typical_values(5)
+                point[s] = vals[(i * 2 + 1) % len(vals)] if len(vals) > 1 else vals[0]
+            elif s.is_integer:
+                point[s] = sp.Integer(rng.randint(1, 4))
+            elif s.is_positive or s.is_nonnegative:
+                # in (0, 1/2): valid for scales and rates, and for probabilities (and sums of two)
+                # declared only positive
+                point[s] = sp.Rational(rng.randint(1, 9), 20)
+            else:
+                point[s] = sp.Rational(rng.randint(-20, 20), 10)
+        points.append(point)
+    return points
+
+
+def numeric_equal(a: sp.Expr, b: sp.Expr, points, dps: int = 30) -> bool | None:
+    """Equality of two expressions at the points (30 digits); None if they cannot be evaluated."""
+    with mpmath.workdps(dps + 10):
+        for point in points:
+            try:
+                va = sp.N(a.subs(point), dps + 10)
+                vb = sp.N(b.subs(point), dps + 10)
+            except Exception:  # noqa: BLE001
+                return None
+            if va == vb:
+                continue
+            if not (va.is_number and vb.is_number and va.is_real and vb.is_real):
+                return None
+            scale = max(abs(va), abs(vb), sp.Integer(1))
+            if abs(va - vb) > scale * sp.Float(10) ** (-dps):
+                return False
+    return True
+
+
+def equivalent(a, b, points) -> str | None:
+    """'symbolic' or 'numeric' if a == b, None if not (or undecidable)."""
+    try:
+        diff = run_with_time_limit(lambda: sp.simplify(a - b), seconds=5)
+        if diff == 0:
+            return "symbolic"
+    except StepTimeout:
+        pass
+    ok = numeric_equal(a, b, points)
+    return "numeric" if ok else None
+
+
+
+def is_zero(expr) -> bool:
+    return expr == 0 or sp.simplify(expr) == 0

@@ -1,0 +1,344 @@
+"""Exact and float values of a derived expression at given parameters, also at ties and boundaries.
+
+A result's expression may contain Max, Min, Piecewise, Abs, sign and Heaviside nodes. At a point where
+numerics cannot tell which branch holds (a tie, a condition at its boundary) the value is the common
+value of the possible branches, or an ``ArithmeticError``: never a number from a guessed branch. Float
+values are computed by ``evalf`` with its precision checked by recomputation (:func:`_evalf_checked`).
+:class:`~rdpsym.derive.result.DivergenceResult` evaluates through :func:`checked_value`, :func:`exact_at`
+and :func:`decide`.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import sympy as sp
+
+__all__ = ["checked_value", "exact_at", "decide"]
+
+
+def _no_digits(v: sp.Expr) -> bool:
+    """A number evalf could not resolve: a Float (or its real and imaginary parts) with < 8 bits."""
+    parts = v.as_real_imag() if not isinstance(v, sp.Float) else (v,)
+    return all(isinstance(p, sp.Float) and p._prec < 8 or p == 0 for p in parts) and any(
+        isinstance(p, sp.Float) for p in parts)
+
+
+def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
+    """``expr.evalf(subs=subs)`` to ``dps`` correct digits, or ``ArithmeticError``.
+
+    evalf's own precision tracking misses some losses: log(1 + 1e-60) at 40 digits is 0, though the
+    Laplace RDP at b = 1e30 is 1e-60. So the value is recomputed at twice the working precision until
+    two agree to dps + 1 digits (four doublings at most), and a value that never settles raises. An
+    exact zero (KL of equal distributions) comes out of evalf as digit-less Floats; three of them in a
+    row give 0.
+    """
+    prec = dps + 10
+    value = expr.evalf(prec, subs=subs)
+    unresolved = 0
+    for _ in range(4):
+        prec *= 2
+        finer = expr.evalf(prec, subs=subs)
+        if not (finer.is_number and value.is_number) or finer.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            return finer
+        if abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer):
+            return finer
+        # evalf gives a Float without significant digits ("0.e-160") for a sum that cancels to zero
+        # at that precision; three in a row (at 1x, 2x, 4x) bound |value| by 10**-(4 (dps + 10)): zero
+        unresolved = unresolved + 1 if _no_digits(finer) and _no_digits(value) else 0
+        if unresolved >= 2:
+            return sp.Integer(0)
+        value = finer
+    raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
+                          f"(still changing at {prec} digits)")
+
+
+# --------------------------------------------------------------------------------------------------
+# values at ties and boundaries of Max / Min / Piecewise / Abs / sign / Heaviside
+# --------------------------------------------------------------------------------------------------
+#: the nodes whose value depends on a comparison of their arguments
+_BRANCHING = (sp.Max, sp.Min, sp.Piecewise, sp.Abs, sp.sign, sp.Heaviside)
+#: at most this many undecided branch combinations are evaluated before giving up
+_MAX_BRANCHES = 64
+#: seconds for an exact zero test of an argument that numerics cannot separate from 0
+_ZERO_TEST_SECONDS = 5.0
+
+
+def _numeric_sign(d: sp.Expr, subs: Mapping, dps: int):
+    """The sign of the number ``d`` at ``subs`` when numerics are certain of it: +1 or -1;
+    ``"complex"`` for a non-real value; None when undecided (a zero, or closer to it than evalf
+    resolves at 4 (dps + 10) digits).
+
+    A sign counts only from ``evalf(strict=True)`` (which raises rather than return a number without
+    the requested accuracy) and only when two precisions agree: evalf returns an exact 0 for
+    log(1 + 1e-60) at 40 digits, so a zero is never trusted."""
+    if d.is_Number:
+        if d in (sp.oo, sp.S.Infinity):
+            return 1
+        if d is sp.S.NegativeInfinity:
+            return -1
+        if d.has(sp.nan, sp.zoo) or d == 0:
+            return None
+        return 1 if d > 0 else -1
+    if d.free_symbols - set(subs):
+        return None
+    from sympy.core.evalf import PrecisionExhausted
+
+    last = None
+    prec = dps + 10
+    for _ in range(3):
+        try:
+            v = d.evalf(prec, subs=subs, strict=True, maxn=2 * prec)
+        except PrecisionExhausted:
+            v = None
+        except (ValueError, TypeError, ArithmeticError, AttributeError):
+            return None
+        if v is not None:
+            if v == sp.oo:
+                return 1
+            if v == -sp.oo:
+                return -1
+            if v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+                return None
+            if not isinstance(v, sp.Float):
+                re, im = v.as_real_imag()
+                if im != 0 and not _no_digits(im) and abs(im) > sp.Float(10, prec) ** (-(dps + 5)) * max(1, abs(re)):
+                    return "complex"
+                v = re
+            if v.is_Number and v != 0 and not _no_digits(v):
+                s = 1 if v > 0 else -1
+                if v.is_Rational:
+                    return s
+                if last is not None and last[0] == s and abs(v - last[1]) <= sp.Float(10, prec) ** (-dps) * abs(v):
+                    return s
+                last = (s, v)
+        prec *= 2
+    return None
+
+
+def _exactly_zero(d: sp.Expr, subs: Mapping) -> bool:
+    """``d`` at ``subs`` is proven to be exactly 0: by exact substitution (sympy's automatic
+    simplification), ``is_zero``, or ``equals(0)`` within :data:`_ZERO_TEST_SECONDS`."""
+    from . import timeout
+
+    try:
+        e = d.xreplace(dict(subs)) if subs else d
+        if e == 0 or e.is_zero is True:
+            return True
+        if e.free_symbols or e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+            return False
+        return timeout.run_with_time_limit(_equals_zero, e, seconds=_ZERO_TEST_SECONDS) is True
+    except timeout.StepTimeout:
+        # this test's own limit: not proven. An enclosing limit that has passed (the evaluation's) wins.
+        if timeout.deadline_passed():
+            raise
+        return False
+    except (RuntimeError, ValueError, TypeError, ArithmeticError, AttributeError):
+        return False
+
+
+def _equals_zero(e: sp.Expr) -> bool:
+    return e.equals(0) is True
+
+
+def _sign_of(d: sp.Expr, subs: Mapping, dps: int, exact: bool):
+    """+1, -1, 0 (only when proven exactly, with ``exact``), ``"complex"`` or None (undecided) for a
+    branch-free ``d``."""
+    s = _numeric_sign(d, subs, dps)
+    if s is None and exact and _exactly_zero(d, subs):
+        return 0
+    return s
+
+
+def decide(cond: sp.Basic, subs: Mapping, dps: int) -> bool | None:
+    """The truth of the condition ``cond`` at ``subs``: True, False, or None when it cannot be decided.
+
+    Exactly first (the substituted condition, when sympy evaluates it to true or false: a boundary
+    such as 1/s1**2 - 1/s2**2 > 0 at s1 = s2 is 0 > 0, false); else each comparison by the sign of
+    ``lhs - rhs`` (numeric, certain, or an exact zero test when numerics cannot tell it from 0)."""
+    cond = sp.sympify(cond) if isinstance(cond, bool) else cond
+    if cond is sp.true or cond is sp.false:
+        return cond is sp.true
+    try:
+        exact = cond.xreplace(dict(subs))
+        if exact is sp.true or exact is sp.false:
+            return exact is sp.true
+    except (ValueError, TypeError, ArithmeticError, AttributeError):
+        pass
+    if isinstance(cond, sp.core.relational.Relational):
+        try:
+            d = cond.lhs - cond.rhs
+        except (TypeError, ValueError):
+            return None
+        signs = {_sign_of(c, subs, dps, exact=True) for c in _branches(d, subs, dps)}
+        if len(signs) != 1:
+            return None
+        s = signs.pop()
+        if s not in (-1, 0, 1):
+            return None
+        ops = {sp.StrictGreaterThan: s > 0, sp.GreaterThan: s >= 0, sp.StrictLessThan: s < 0,
+               sp.LessThan: s <= 0, sp.Eq: s == 0, sp.Ne: s != 0}
+        return ops.get(type(cond))
+    if isinstance(cond, sp.logic.boolalg.BooleanFunction):
+        decided = {}
+        for atom in cond.atoms(sp.core.relational.Relational):
+            t = decide(atom, subs, dps)
+            if t is not None:
+                decided[atom] = sp.true if t else sp.false
+        reduced = cond.xreplace(decided)
+        if reduced is sp.true or reduced is sp.false:
+            return reduced is sp.true
+        if reduced is not cond and not reduced.atoms(sp.core.relational.Relational):
+            return decide(reduced, subs, dps)
+    return None
+
+
+def _dedupe(items):
+    out = []
+    for it in items:
+        if not any(it == o for o in out):
+            out.append(it)
+    return out
+
+
+def _cap(items, what):
+    items = _dedupe(items)
+    if len(items) > _MAX_BRANCHES:
+        raise ArithmeticError(f"too many undecided branches of {what} (> {_MAX_BRANCHES})")
+    return items
+
+
+def _combinations(lists, what):
+    from itertools import product
+
+    n = 1
+    for options in lists:
+        n *= len(options)
+    if n > _MAX_BRANCHES:
+        raise ArithmeticError(f"too many undecided branches in {what} (> {_MAX_BRANCHES})")
+    return product(*lists)
+
+
+def _pair_sign(u: sp.Expr, v: sp.Expr, subs: Mapping, dps: int):
+    """The sign of u - v (+1, -1, 0 for structurally equal or equal infinities, None undecided)."""
+    if u == v:
+        return 0
+    if u in (sp.oo, -sp.oo) or v in (sp.oo, -sp.oo):
+        if u == v:
+            return 0
+        return 1 if (u == sp.oo or v == -sp.oo) else -1
+    try:
+        s = _sign_of(u - v, subs, dps, exact=False)
+    except (TypeError, ValueError):
+        return None
+    return s if s in (-1, 1) else None
+
+
+def _branches(expr: sp.Basic, subs: Mapping, dps: int) -> list:
+    """The branch-free expressions ``expr`` can equal at ``subs``: every Max, Min, Piecewise, Abs, sign
+    and Heaviside is replaced by the argument (branch) it takes there.
+
+    A comparison numerics decide picks one branch. One they cannot decide keeps every possible branch:
+    for Max and Min (and Abs, kept as it is) these are the tied arguments, which have the same value;
+    a sign, Heaviside or Piecewise condition at its boundary is decided exactly when it can be
+    (:func:`decide`), else all its branches stay and the caller compares their values."""
+    if not isinstance(expr, sp.Basic) or expr.is_Atom or not expr.has(*_BRANCHING):
+        return [expr]
+    if isinstance(expr, sp.Piecewise):
+        out = []
+        for e, c in expr.args:
+            t = decide(c, subs, dps)
+            if t is False:
+                continue
+            out.extend(_branches(e, subs, dps))
+            if t is True:
+                break
+        else:
+            out.append(sp.nan)  # no condition certainly holds: possibly undefined here
+        return _cap(out, "a Piecewise")
+    if isinstance(expr, (sp.Max, sp.Min)):
+        want = 1 if isinstance(expr, sp.Max) else -1
+        out = []
+        for combo in _combinations([_branches(a, subs, dps) for a in expr.args], expr.func.__name__):
+            for i, ai in enumerate(combo):
+                beaten = False
+                for j, aj in enumerate(combo):
+                    if i == j:
+                        continue
+                    s = _pair_sign(aj, ai, subs, dps)
+                    if s == want or (s == 0 and j < i):  # an exact tie keeps the first argument
+                        beaten = True
+                        break
+                if not beaten:
+                    out.append(ai)
+        return _cap(out, expr.func.__name__)
+    if isinstance(expr, (sp.Abs, sp.sign, sp.Heaviside)):
+        out = []
+        rest = expr.args[1:]
+        for c in _branches(expr.args[0], subs, dps):
+            s = _sign_of(c, subs, dps, exact=not isinstance(expr, sp.Abs))
+            if isinstance(expr, sp.Abs):
+                out.append(c if s == 1 else -c if s == -1 else sp.Integer(0) if s == 0 else sp.Abs(c))
+            elif s == "complex":
+                out.append(expr.func(c, *rest))
+            elif isinstance(expr, sp.sign):
+                out.extend([sp.Integer(s)] if s in (-1, 0, 1) else [sp.Integer(-1), sp.Integer(0), sp.Integer(1)])
+            else:
+                at0 = sp.Heaviside(0, *rest)
+                out.extend([sp.Integer(1)] if s == 1 else [sp.Integer(0)] if s == -1 else [at0] if s == 0
+                           else [sp.Integer(0), at0, sp.Integer(1)])
+        return _cap(out, expr.func.__name__)
+    lists = [_branches(a, subs, dps) for a in expr.args]
+    if all(len(options) == 1 and options[0] is a for options, a in zip(lists, expr.args)):
+        return [expr]
+    return _cap([expr.func(*combo) for combo in _combinations(lists, str(expr.func))], str(expr.func))
+
+
+def _agree(u: sp.Expr, v: sp.Expr, dps: int) -> bool:
+    if u == v:
+        return True
+    if any(w.has(sp.nan, sp.zoo, sp.oo, -sp.oo) for w in (u, v)):
+        return False
+    try:
+        return bool(abs(u - v) <= sp.Float(10, dps + 10) ** (-dps) * max(abs(u), abs(v)))
+    except TypeError:
+        return False
+
+
+def checked_value(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
+    """``expr`` at ``subs`` to ``dps`` digits (:func:`_evalf_checked`), also at a tie or a boundary of
+    its Max, Min, Piecewise, Abs, sign and Heaviside nodes (:func:`_branches`): a tie of Max(a, b) has
+    the value a = b; a value that depends on a branch that cannot be decided raises ``ArithmeticError``
+    (never a number from a guessed branch)."""
+    candidates = _branches(expr, subs, dps)
+    if len(candidates) == 1 and not candidates[0].has(sp.nan):
+        return _evalf_checked(candidates[0], subs, dps)
+    if any(c.has(sp.nan) for c in candidates):
+        raise ArithmeticError(f"{expr}: no branch certainly holds at {dict(subs)}")
+    values = [_evalf_checked(c, subs, dps) for c in candidates]
+    for c, v in zip(candidates[1:], values[1:]):
+        if not _agree(values[0], v, dps):
+            raise ArithmeticError(
+                f"{expr}: cannot decide which branch holds at {dict(subs)}: {candidates[0]} gives "
+                f"{sp.N(values[0], 15)}, {c} gives {sp.N(v, 15)}")
+    return values[0]
+
+
+def exact_at(expr: sp.Expr, subs: Mapping) -> sp.Expr:
+    """``expr.subs(subs)``, with Max/Min/Piecewise/... replaced by the branch they take when every
+    parameter has a value (a tie of Max(2 log s, log s**2) is 2 log s, not an unevaluated Max). A tie
+    that is not proven exactly stays an (exact) unevaluated node."""
+    if not expr.has(*_BRANCHING) or expr.free_symbols - set(subs):
+        return expr.subs(subs)
+    try:
+        candidates = _branches(expr, subs, 30)
+    except ArithmeticError:
+        candidates = None
+    if candidates and not any(c.has(sp.nan) for c in candidates):
+        exact = _dedupe([c.subs(subs) for c in candidates])
+        if len(exact) == 1 or all(_exactly_zero(e - exact[0], {}) for e in exact[1:]):
+            return exact[0]
+    try:
+        return expr.subs(subs)
+    except (ValueError, TypeError) as exc:
+        raise ArithmeticError(f"{expr}: cannot decide which branch holds at {dict(subs)}: {exc}") from None

@@ -1,0 +1,176 @@
+"""The derivation engine as an ordered list of stages.
+
+Each stage is a plain function of the :class:`Derivation` in progress: it reads what earlier stages
+found, records its steps in the provenance log and stores its own findings (or the reason it found
+nothing). A stage that makes the rest pointless (the support could not be split) marks the derivation
+``done``. The order is the engine's pipeline (see :mod:`rdpsym.derive.engine`):
+
+    split the support -> check the densities -> general order -> alpha = 1 (KL) -> alpha = oo
+    -> removable orders -> limit checks -> status
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import sympy as sp
+
+from .crosscheck import sample_values
+from .forms import compact
+from .general_order import general_order
+from .limits import check_limits
+from .pieces import DerivationError, split_support
+from .removable import exceptional_points
+from .result import Status
+from .special_orders import kl_divergence, kl_from_below, max_divergence
+from .steplog import StepLog
+from .timeout import StepTimeout
+
+__all__ = ["Derivation", "STAGES", "run_stages"]
+
+
+@dataclass
+class Derivation:
+    """One derivation in progress: its inputs, its provenance log and what the stages found so far."""
+
+    P: sp.Expr
+    Q: sp.Expr
+    x: sp.Symbol
+    support: sp.Set
+    params: Any
+    seconds: float
+    check_density: bool
+    log: StepLog = field(default_factory=StepLog)
+    symbols: tuple = ()
+    pieces: list | None = None
+    expr: sp.Expr | None = None
+    cond: sp.Basic = sp.true
+    kl: sp.Expr | None = None
+    dinf: sp.Expr | None = None
+    exceptional: tuple = ()
+    reasons: list = field(default_factory=list)
+    status: Status | None = None
+    #: set by a stage after which nothing more can be derived
+    done: bool = False
+
+    def __post_init__(self):
+        if not self.symbols:
+            self.symbols = tuple(sorted((self.P.free_symbols | self.Q.free_symbols) - {self.x}, key=lambda s: s.name))
+
+    def points(self, n: int = 3):
+        """The deterministic parameter points of the numeric cross-checks."""
+        return sample_values(self.symbols, self.params, n)
+
+
+def split(d: Derivation) -> None:
+    """Split the support at the kinks of P and Q (:mod:`.pieces`)."""
+    try:
+        d.pieces = d.log.timed("split support", split_support, d.P, d.Q, d.x, d.support, seconds=d.seconds,
+                               detail=lambda ps: "pieces: " + ", ".join(p.describe() for p in ps))
+    except (DerivationError, StepTimeout) as exc:
+        d.status = Status.NUMERIC_ONLY
+        d.reasons.append(f"support not split: {exc}")
+        d.done = True
+
+
+def densities(d: Derivation) -> None:
+    """Check that P and Q are non-negative and integrate (sum) to 1 (:mod:`.checks`), if asked to."""
+    if d.check_density:
+        from .checks import check_densities
+
+        check_densities(d.P, d.Q, d.x, d.support, d.pieces, d.symbols, d.params, d.seconds, d.log)
+
+
+def general(d: Derivation) -> None:
+    """The general order alpha in (0, 1) u (1, oo) with its finiteness conditions (:mod:`.general_order`)."""
+    try:
+        d.expr, d.cond = general_order(d.pieces, d.x, d.symbols, d.params, d.seconds, d.log)
+    except (DerivationError, StepTimeout) as exc:
+        d.expr, d.cond = None, sp.true
+        d.reasons.append(f"general order not derived: {exc}")
+
+
+def kl(d: Derivation) -> None:
+    """alpha = 1: E_P[log P/Q] directly, else the limit from below of the general form (:mod:`.special_orders`)."""
+    seconds, log = d.seconds, d.log
+    try:
+        value = kl_divergence(d.pieces, d.x, seconds, log)
+        value = compact(value, d.points(), seconds)
+        if value.has(sp.meijerg):
+            # same rule as for the general order: a Meijer G form is not a usable closed form
+            raise DerivationError(f"only a Meijer G-function form was found: {sp.sstr(value)}")
+    except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
+        value = None
+        kl_reason = f"KL not derived: {type(exc).__name__}: {exc}"
+        if d.expr is not None:
+            try:
+                value = log.timed("KL as lim alpha -> 1-", kl_from_below, d.expr, d.points(), seconds,
+                                  seconds=seconds, detail=lambda v: f"KL = {sp.sstr(v)} (direct derivation failed: {kl_reason})")
+            except (DerivationError, StepTimeout, Exception) as exc2:  # noqa: BLE001
+                kl_reason += f"; lim alpha -> 1- not taken: {type(exc2).__name__}: {exc2}"
+        if value is None:
+            d.reasons.append(kl_reason)
+    d.kl = value
+
+
+def sup(d: Derivation) -> None:
+    """alpha = oo: ess sup over {P > 0} of log P/Q (:mod:`.special_orders`)."""
+    try:
+        d.dinf = d.log.timed("alpha = oo", max_divergence, d.pieces, d.x, d.seconds, d.log,
+                             detail=lambda v: f"ess sup log P/Q = {sp.sstr(v)}")
+    except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
+        d.dinf = None
+        d.reasons.append(f"D_inf not derived: {type(exc).__name__}: {exc}")
+
+
+def removable(d: Derivation) -> None:
+    """The removable singular orders of the general form (:mod:`.removable`); a disagreement drops it."""
+    if d.expr is None or isinstance(d.expr, sp.Piecewise) or d.expr == sp.oo:
+        return
+    try:
+        d.exceptional = exceptional_points(d.expr, d.pieces, d.x, d.symbols, d.params, d.seconds, d.log)
+    except DerivationError as exc:
+        d.reasons.append(str(exc))
+        d.expr = None
+
+
+def limits(d: Derivation) -> None:
+    """lim alpha -> 1 is the KL and lim alpha -> oo is D_inf (:mod:`.limits`); a disagreement drops the form."""
+    if d.expr is None:
+        return
+    try:
+        check_limits(d.expr, d.cond, d.kl, d.dinf, d.points(), d.seconds, d.log)
+    except DerivationError as exc:
+        d.reasons.append(f"limit check failed: {exc}")
+        d.expr = None
+
+
+def status(d: Derivation) -> None:
+    """closed_form, or numeric_only when no usable closed form is left (with the reason)."""
+    if d.expr is None:
+        d.status = Status.NUMERIC_ONLY
+    elif d.expr.has(sp.Integral, sp.Sum, sp.Limit):
+        d.status = Status.NUMERIC_ONLY
+        d.reasons.append("the expression still contains an unevaluated integral, sum or limit")
+        d.expr = None
+    elif d.expr.has(sp.meijerg):
+        # a Meijer G form is exact but no usable closed form: its evaluation can take minutes
+        d.status = Status.NUMERIC_ONLY
+        d.reasons.append(f"only a Meijer G-function form was found: {sp.sstr(d.expr)}")
+        d.expr = None
+    else:
+        d.status = Status.CLOSED_FORM
+
+
+#: the engine's pipeline, in order
+STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, general, kl, sup, removable, limits, status)
+
+
+def run_stages(d: Derivation, stages=STAGES) -> Derivation:
+    """Run ``stages`` in order on ``d`` until one marks it done."""
+    for stage in stages:
+        stage(d)
+        if d.done:
+            break
+    return d
