@@ -84,7 +84,7 @@ def definition_shape(integral, D_alpha, regime: Regime, points, seconds, log) ->
     exponentials, the way the literature states its tables; it is kept when it is at most a quarter
     longer (in operations) than the most compact form and checked equal to it at the sample points.
     For Laplace noise this is exactly Mironov 2017's Table II form. Float evaluation does not depend on
-    the shape: rdpsym.export.codegen rewrites any equivalent form for it (evaluation_form).
+    the shape: rdpsym.compile rewrites any equivalent form for it (evaluation_form).
     """
     try:
         Z = run_with_time_limit(lambda: collect_exponentials(sp.log(integral.subs(regime.var, regime.var_in_alpha))), seconds=seconds)
