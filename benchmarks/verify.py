@@ -46,7 +46,7 @@ from rdpsym import alpha as A
 from rdpsym.derive.result import DivergenceResult, Status
 from rdpsym.numeric import fast
 from rdpsym.numeric.fast import STATS
-from rdpsym.verify import Point, verify
+from rdpsym.verification import Point, verify
 
 TARGET = 50.0  # points per second at 30 digits, 1-D continuous pairs
 

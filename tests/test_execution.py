@@ -367,7 +367,7 @@ def test_dask_local_cluster_gives_the_same_report():
 # -- consumers ---------------------------------------------------------------------------------------------
 def test_verify_gives_the_same_report_serially_and_in_parallel():
     from rdpsym import mechanisms
-    from rdpsym.verify import verify
+    from rdpsym.verification import verify
 
     m = mechanisms.get("laplace")
     serial = verify(m, level="quick", executor="serial")

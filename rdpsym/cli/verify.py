@@ -102,7 +102,7 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
 
     from .. import mechanisms
     from ..derive.mechanism_rdp import rdp
-    from ..verify import verify
+    from ..verification import verify
 
     console = Console()
     path = Path(target)
@@ -117,7 +117,7 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
             mech = mechanisms.get(target)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="TARGET") from None
-    from ..verify.verify import parse_param_options
+    from ..verification.checks import parse_param_options
 
     try:
         fixed = parse_param_options(mech.parameters, params)
