@@ -45,6 +45,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
+from ..outcomes import Outcome
 from .check import ClaimVerdict, check_claim
 
 __all__ = ["AuditCase", "AuditRow", "autodp_cases", "dp_accounting_cases", "audit", "format_audit"]
@@ -73,16 +74,21 @@ class AuditRow:
     def ok(self) -> bool:
         return self.verdict.ok
 
+    @property
+    def outcome(self) -> Outcome:
+        return self.verdict.outcome
+
 
 def autodp_cases() -> list[AuditCase]:
     """autodp's ``rdp_bank`` functions (called as ``fn(params_dict, alpha)``)."""
     from autodp import rdp_bank
 
     out = []
-    for mech, fn, arg in (("gaussian", rdp_bank.RDP_gaussian, "sigma"),
-                          ("laplace", rdp_bank.RDP_laplace, "b"),
-                          ("randomized_response", rdp_bank.RDP_randresponse, "p")):
-        orders = (None,) if mech == "gaussian" else (None, 1, sp.oo)
+    # each row of autodp's table with the orders its function is audited at (RDP_gaussian: general
+    # orders only): data of the external library's table, not a choice made by a mechanism's name
+    for mech, fn, arg, orders in (("gaussian", rdp_bank.RDP_gaussian, "sigma", (None,)),
+                                  ("laplace", rdp_bank.RDP_laplace, "b", (None, 1, sp.oo)),
+                                  ("randomized_response", rdp_bank.RDP_randresponse, "p", (None, 1, sp.oo))):
         for order in orders:
             out.append(AuditCase("autodp", f"rdp_bank.{fn.__name__}", mech, fn, order, "params_dict", (arg,)))
     return out
