@@ -34,6 +34,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
+from .._numbers import exact_or_symbolic
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 
@@ -77,13 +78,10 @@ def _short(v: sp.Expr) -> str:
 
 
 def _exact(v, name: str = "parameter value") -> sp.Expr:
-    """An exact number (the project's safe parser: never sympify user text); finite."""
-    from ..specify.parse import as_number
-
-    if isinstance(v, sp.Basic) and not v.is_number:
-        return v
-    out = as_number(v, name)
-    if out.is_finite is False:
+    """An exact number (:func:`rdpsym._numbers.exact_or_symbolic`: never sympify user text), finite; a
+    sympy expression with free symbols is kept as it is."""
+    out = exact_or_symbolic(v, name)
+    if out.is_number and out.is_finite is False:
         raise ValueError(f"{name} must be a finite number; got {v!r}")
     return out
 
@@ -210,30 +208,14 @@ def edge_values(param: Parameter) -> list[tuple[str, sp.Expr]]:
 
 
 def infer_parameters(symbols: Iterable[sp.Symbol]) -> list[Parameter]:
-    """Parameters for bare sympy symbols, from their assumptions.
+    """Parameters for bare sympy symbols, from their assumptions (:meth:`Parameter.from_symbol`, in
+    name order).
 
     positive -> (0, oo), typical 0.5..5 on a log scale; nonnegative -> [0, oo), typical 0.5..5;
     real -> the real line, typical -2..2; integer narrows each to integers. A symbol with no sign or
     reality assumption cannot be sampled: ``ValueError`` asks for ``values=`` or ``params=``.
     """
-    out = []
-    for s in sorted(symbols, key=lambda s: s.name):
-        integer = bool(s.is_integer)
-        if s.is_positive:
-            dom, typ, log = (sp.Range(1, sp.oo) if integer else sp.Interval.open(0, sp.oo)), (0.5, 5.0), True
-            if integer:
-                typ, log = (1.0, 5.0), False
-        elif s.is_nonnegative:
-            dom, typ, log = (sp.Range(0, sp.oo) if integer else sp.Interval(0, sp.oo)), (0.5, 5.0), False
-        elif s.is_real:
-            dom, typ, log = (sp.S.Integers if integer else sp.S.Reals), (-2.0, 2.0), False
-        else:
-            raise ValueError(
-                f"parameter {s.name!r} has no assumptions (real, positive, ...): cannot choose values to check; "
-                "pass values={...} or params=[rdpsym.parameter(...), ...]"
-            )
-        out.append(Parameter(s.name, s, dom, typ, sp.latex(s), "inferred from the symbol's assumptions", log))
-    return out
+    return [Parameter.from_symbol(s) for s in sorted(symbols, key=lambda s: s.name)]
 
 
 def _avoiding(params: Sequence[Parameter], values: dict[str, sp.Expr], keep: set[str],

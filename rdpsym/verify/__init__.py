@@ -5,7 +5,8 @@ release. Importing a package sets the parent's attribute to it, so once this pac
 ``rdpsym.verify`` is this module, not the function: the module is therefore callable (its class
 delegates ``__call__`` to :func:`rdpsym.verification.verify`), and ``rdpsym.verify(...)`` works in
 either order. The same holds one level down: importing ``rdpsym.verify.verify`` rebinds this
-package's ``verify`` to that submodule, which is callable too. Importing the package or one of its submodules warns ``DeprecationWarning``.
+package's ``verify`` to that submodule, which is callable too. Importing the package or one of its
+submodules warns ``DeprecationWarning``.
 """
 
 import sys

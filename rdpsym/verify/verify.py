@@ -4,10 +4,9 @@
 import sys
 import warnings
 
-from . import CallableModule
-
 from ..verification.checks import *  # noqa: F401,F403
 from ..verification.checks import __all__  # noqa: F401
+from . import CallableModule
 
 # importing this module rebinds ``rdpsym.verify.verify`` (the function until now) to it: keep it callable
 sys.modules[__name__].__class__ = CallableModule
