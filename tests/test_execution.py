@@ -17,8 +17,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, executor_from_options,
-                              iter_tasks, local_cores, run_tasks)
+from rdpsym.cli.options import executor_from_options
+from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, iter_tasks, local_cores,
+                              run_tasks)
 
 
 # -- task functions (module level: picklable for spawn and Dask) --------------------------------------

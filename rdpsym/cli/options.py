@@ -1,4 +1,5 @@
-"""``--workers`` / ``--scheduler`` for CLI commands that run sweeps."""
+"""``--workers`` / ``--scheduler`` for CLI commands that run sweeps (click lives in the CLI: the execution
+layer itself never imports it)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def execution_options(command: Callable) -> Callable:
                   help="Local worker processes (default: all cores; 1 = serial, in this process).")
     @functools.wraps(command)
     def wrapper(*args, workers=None, scheduler=None, **kwargs):
-        from .remote import DaskMissing, SchedulerUnreachable
+        from ..execution.remote import DaskMissing, SchedulerUnreachable
 
         try:
             return command(*args, executor=executor_from_options(workers, scheduler), **kwargs)
