@@ -17,7 +17,6 @@ import mpmath
 import pytest
 import sympy as sp
 
-from rdpsym.cli.options import executor_from_options
 from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, iter_tasks, local_cores,
                               run_tasks)
 
@@ -326,6 +325,8 @@ def test_results_file_needs_stable_unique_keys(tmp_path):
 
 
 def test_cli_options_map_to_executors():
+    from rdpsym.cli.options import executor_from_options  # the CLI helper (click), imported only here
+
     import click
 
     assert executor_from_options() is None
