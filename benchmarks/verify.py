@@ -46,7 +46,7 @@ import rdpsym
 from rdpsym import alpha as A
 from rdpsym.derive.result import DivergenceResult, Status
 from rdpsym.numeric import fast
-from rdpsym.verify import Point, verify
+from rdpsym.verification import Point, verify
 
 # the module (its function ``verify`` shadows the package name): numeric_divergence is counted there
 verify_module = importlib.import_module("rdpsym.verify.verify")

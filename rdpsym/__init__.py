@@ -31,7 +31,7 @@ from . import mechanisms
 __all__ += ["renyi_divergence", "rdp", "mechanisms"]
 
 from .numeric import numeric_divergence
-from .verify import verify
+from .verification import verify
 
 __all__ += ["numeric_divergence", "verify", "strategies"]
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from .specify.mechanism import Mechanism
 from .specify.params import Parameter
-from .verify.points import edge_values
+from .verification.points import edge_values
 
 __all__ = ["orders", "parameter_values", "parameters", "points"]
 
@@ -81,7 +81,7 @@ def orders(
 
 def parameter_values(param: Parameter, *, edges: bool = True) -> st.SearchStrategy:
     """Values of one :class:`~rdpsym.Parameter`: its typical range (log-uniform if ``log_scale``),
-    plus, with ``edges``, the values of :func:`rdpsym.verify.points.edge_values` (tiny and huge
+    plus, with ``edges``, the values of :func:`rdpsym.verification.points.edge_values` (tiny and huge
     scales, near the ends of the domain). Integers for integer parameters."""
     if not isinstance(param, Parameter):
         raise ValueError(f"param: expected an rdpsym Parameter, got {type(param).__name__}")

@@ -53,8 +53,8 @@ def assert_registry(*paths, only: Sequence[str] = (), search: int = 60, allow_in
     from .regress import run_registry
 
     rows = run_registry(paths, only=only, search=search, executor=executor)
-    bad = [r for r in rows if r.outcome == "fail" or (r.outcome == "inconclusive" and not allow_inconclusive)]
+    bad = [r for r in rows if r.label == "fail" or (r.label == "inconclusive" and not allow_inconclusive)]
     if bad:
-        lines = [f"{r.name}: {r.outcome}: {r.verdict} ({r.independent}) {r.detail}" for r in bad]
+        lines = [f"{r.name}: {r.label}: {r.verdict} ({r.independent}) {r.detail}" for r in bad]
         raise AssertionError(f"{len(bad)} of {len(rows)} registry entries did not pass:\n" + "\n".join(lines))
     return rows

@@ -185,13 +185,13 @@ def test_a_registry_entry_with_rich_markup_prints_literally(tmp_path):
 
 
 def test_properties_exit_code_follows_the_suite_verdict(monkeypatch):
-    from rdpsym.properties import CHECKS, PropertyReport, Verdict
+    from rdpsym.properties import CHECKS, PropertyReport, PropertyVerdict
 
     def unsure(m, res, values, dps):
-        return [PropertyReport("unsure [/x] check", Verdict.INCONCLUSIVE, "numeric", detail="did not converge")]
+        return [PropertyReport("unsure [/x] check", PropertyVerdict.INCONCLUSIVE, "numeric", detail="did not converge")]
 
     def fails(m, res, values, dps):
-        return [PropertyReport("failing [bold]check", Verdict.FAILS, "numeric", detail="violated")]
+        return [PropertyReport("failing [bold]check", PropertyVerdict.FAILS, "numeric", detail="violated")]
 
     monkeypatch.setitem(CHECKS, "unsure", (True, unsure))
     monkeypatch.setitem(CHECKS, "fails", (True, fails))

@@ -197,9 +197,6 @@ ROOT = Path(rdpsym.__file__).parent
 ALLOWED = {
     # a provenance step called "symmetry" (rdpsym.derive), not a mechanism
     ("accounting/compose.py", "symmetry"),
-    # the audit table of autodp's own functions: autodp's RDP_gaussian is audited at general orders only.
-    # It picks a case of an external library's table, not an rdpsym mechanism's curve (rdpsym.claims).
-    ("claims/audit.py", "gaussian"),
 }
 
 

@@ -17,8 +17,8 @@ import mpmath
 import pytest
 import sympy as sp
 
-from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, executor_from_options,
-                              iter_tasks, local_cores, run_tasks)
+from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, iter_tasks, local_cores,
+                              run_tasks)
 
 
 # -- task functions (module level: picklable for spawn and Dask) --------------------------------------
@@ -325,6 +325,8 @@ def test_results_file_needs_stable_unique_keys(tmp_path):
 
 
 def test_cli_options_map_to_executors():
+    from rdpsym.cli.options import executor_from_options  # the CLI helper (click), imported only here
+
     import click
 
     assert executor_from_options() is None
@@ -367,7 +369,7 @@ def test_dask_local_cluster_gives_the_same_report():
 # -- consumers ---------------------------------------------------------------------------------------------
 def test_verify_gives_the_same_report_serially_and_in_parallel():
     from rdpsym import mechanisms
-    from rdpsym.verify import verify
+    from rdpsym.verification import verify
 
     m = mechanisms.get("laplace")
     serial = verify(m, level="quick", executor="serial")

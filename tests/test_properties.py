@@ -13,7 +13,7 @@ from rdpsym import mechanisms
 from rdpsym import properties as props
 from rdpsym import strategies as st_rdp
 from rdpsym.derive.result import DivergenceResult, Status
-from rdpsym.properties import Verdict
+from rdpsym.properties import PropertyVerdict
 from rdpsym.specify.mechanism import AdjacentPair, Mechanism
 from rdpsym.specify.params import parameter
 
@@ -24,11 +24,11 @@ CHEAP_ORDERS = (sp.Rational(1, 2), 1 - sp.Rational(1, 10**6), 1, 1 + sp.Rational
 
 
 def assert_holds(report):
-    assert report.verdict is Verdict.HOLDS, report.summary()
+    assert report.verdict is PropertyVerdict.HOLDS, report.summary()
 
 
 def assert_fails(report):
-    assert report.verdict is Verdict.FAILS, report.summary()
+    assert report.verdict is PropertyVerdict.FAILS, report.summary()
     assert report.worst_margin < 0
 
 
@@ -49,7 +49,7 @@ def check_mechanism(mechanism, values, curve=None):
     """The one helper for built-in and user mechanisms: every cheap property must hold (or not apply)."""
     suite = props.check_all(mechanism, values, quick=True, dps=25, curve=curve)
     for r in suite.reports:
-        assert r.verdict is Verdict.HOLDS or not r.applicable, r.summary()
+        assert r.verdict is PropertyVerdict.HOLDS or not r.applicable, r.summary()
     return suite
 
 
@@ -99,14 +99,14 @@ def test_check_all_on_a_user_mechanism():
                      (AdjacentPair(s**x * (1 - s) ** (1 - x), ((1 + s) / 2) ** (1 - x) * ((1 - s) / 2) ** x, "coins"),),
                      (q,))
     suite = check_mechanism(mech, {"q": sp.Rational(3, 4)})
-    assert suite.verdict is Verdict.HOLDS
+    assert suite.verdict is PropertyVerdict.HOLDS
     assert {r.name for r in suite.reports} >= {"monotonicity in alpha (Prop. 9)", "post-processing (data-processing inequality)"}
 
 
 def test_check_all_full_on_randomized_response():
     suite = props.check_all(mechanisms.get("randomized_response"), {"p": sp.Rational(3, 5)}, dps=25,
                             only=["curve", "dp-implies-rdp", "bayes-factor", "weak-triangle", "conversion"])
-    assert suite.verdict is Verdict.HOLDS, str(suite)
+    assert suite.verdict is PropertyVerdict.HOLDS, str(suite)
 
 
 _SUP_AT_INFINITY = ("the weak triangle inequality (Cor. 4, p -> oo) needs D_oo(P||(P+Q)/2) = log 2 for the "
@@ -124,14 +124,14 @@ def test_check_all_full(name):
         assert name in NUMERIC_ONLY, (name, res.status, res.reason)  # others must keep their closed form
         pytest.skip(f"{name}: no closed form in alpha ({res.status}); the checks need a derived curve")
     suite = props.check_all(mech)
-    assert suite.verdict is Verdict.HOLDS, str(suite)
+    assert suite.verdict is PropertyVerdict.HOLDS, str(suite)
 
 
 def test_gaussian_symbolic_checks():
     g = rdpsym.rdp(mechanisms.get("gaussian"))
     for check in (props.monotonicity, props.convexity, props.continuity_at_one, props.continuity_at_infinity):
         r = check(g, {"sigma": 2, "sensitivity": 1})
-        assert r.verdict is Verdict.HOLDS and r.mode == "symbolic", r.summary()
+        assert r.verdict is PropertyVerdict.HOLDS and r.mode == "symbolic", r.summary()
 
 
 # -- broken inputs: every check must be able to fail ------------------------------------------------------

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import rdpsym
 from rdpsym import mechanisms
 from rdpsym import strategies as rs
-from rdpsym.verify import Point, VerificationStatus, verify
+from rdpsym.verification import Point, VerificationStatus, verify
 
 LAPLACE = mechanisms.laplace()
 RR = mechanisms.randomized_response()

@@ -1,4 +1,4 @@
-"""rdpsym.verify: closed forms against independent numerics.
+"""rdpsym.verify (rdpsym.verification): closed forms against independent numerics.
 
 * Built-ins verify (no false alarms near alpha = 1, at alpha = 1000, at tiny and huge scales).
 * Mutations of the built-ins' formulas (perturbed constant, swapped parameters, wrong sign, wrong
@@ -29,7 +29,7 @@ from rdpsym import mechanisms
 from rdpsym.cli import main
 from rdpsym.derive.result import DivergenceResult, ExceptionalPoint, Status
 from rdpsym.numeric import NumericValue
-from rdpsym.verify import Point, VerificationReport, VerificationStatus, verification_points, verify
+from rdpsym.verification import Point, VerificationReport, VerificationStatus, verification_points, verify
 
 VERIFIED, MISMATCH, INCONCLUSIVE = VerificationStatus.VERIFIED, VerificationStatus.MISMATCH, VerificationStatus.INCONCLUSIVE
 x = sp.Symbol("x", real=True)
@@ -107,7 +107,7 @@ def test_points_are_deterministic_and_seeded():
 def test_finiteness_edges_inside_and_outside():
     a1, a2 = sp.symbols("a1 a2", positive=True)
     cond = A * a1 + (1 - A) * a2 > 0
-    from rdpsym.verify.points import infer_parameters
+    from rdpsym.verification.points import infer_parameters
 
     params = infer_parameters([a1, a2])
     points = verification_points(params, parameter_points=[{"a1": 1, "a2": 3}], conditions=cond, level="quick")
@@ -172,7 +172,7 @@ def test_compiled_closed_form_equals_evaluate(table_ii, name):
     it gives result.evaluate()'s value (sympy evalf, adaptive precision) to the working precision,
     including near alpha = 1 (cancellation) and at alpha = 1000 (overflow), and routes special
     orders (1, oo, exceptional points) to evaluate() itself."""
-    from rdpsym.verify.verify import _closed_value
+    from rdpsym.verification.checks import _closed_value
 
     mech, result = table_ii[name]
     points = verification_points(mech.parameters, conditions=result.conditions,
@@ -326,7 +326,7 @@ def test_laplace_and_uniform_dps50(table_ii):
 def test_inconclusive_when_numerics_do_not_converge(table_ii, monkeypatch):
     import importlib
 
-    vv = importlib.import_module("rdpsym.verify.verify")  # `rdpsym.verify` is the function
+    vv = importlib.import_module("rdpsym.verification.checks")
 
     mech, result = table_ii["gaussian"]
     real = vv.numeric_divergence

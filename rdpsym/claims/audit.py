@@ -45,6 +45,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
+from ..outcomes import Outcome
 from .check import ClaimVerdict, check_claim
 
 __all__ = ["AuditCase", "AuditRow", "autodp_cases", "dp_accounting_cases", "audit", "format_audit"]
@@ -72,6 +73,10 @@ class AuditRow:
     @property
     def ok(self) -> bool:
         return self.verdict.ok
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.verdict.outcome
 
 
 def autodp_cases() -> list[AuditCase]:

@@ -85,18 +85,9 @@ def _is_distribution(dens, x, support, values, params) -> bool | None:
 
 
 def parameters_from_symbols(symbols: Sequence[sp.Symbol]) -> tuple[Parameter, ...]:
-    """Parameters for a bare result: domains from the symbols' assumptions, typical range (0.5, 5)."""
-    out = []
-    for s in symbols:
-        if s.is_positive:
-            dom = sp.Interval.open(0, sp.oo)
-        elif s.is_nonnegative:
-            dom = sp.Interval(0, sp.oo)
-        else:
-            dom = sp.S.Reals
-        out.append(Parameter(name=s.name, symbol=s, domain=dom, typical=(0.5, 5.0), latex=sp.latex(s),
-                             log_scale=bool(s.is_positive)))
-    return tuple(out)
+    """Parameters for a bare result: :meth:`Parameter.from_symbol` of each symbol, a symbol without
+    assumptions taken as real (``strict=False``)."""
+    return tuple(Parameter.from_symbol(s, strict=False) for s in symbols)
 
 
 @dataclass

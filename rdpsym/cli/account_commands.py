@@ -9,6 +9,7 @@ import click
 
 from . import main
 from ._exit import ExitCode
+from ._params import name_values
 
 # a decimal number (optionally with exponent) or a fraction of two such numbers; nothing else is read
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -38,16 +39,9 @@ def parse_event(spec: str) -> tuple[str, dict[str, float]]:
     name = name.strip()
     if not name:
         raise click.BadParameter(f"expected MECHANISM[:NAME=VALUE,...]; got {spec!r}", param_hint="--add")
-    values: dict[str, float] = {}
-    for item in filter(None, (s.strip() for s in rest.split(","))):
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise click.BadParameter(f"{spec!r}: expected NAME=VALUE, got {item!r}", param_hint="--add")
-        if key in values:
-            raise click.BadParameter(f"{spec!r}: {key} given twice", param_hint="--add")
-        values[key] = parse_number(text, f"{name}: {key}")
-    return name, values
+    items = filter(None, (s.strip() for s in rest.split(",")))
+    texts = name_values(items, "--add", context=f"{spec!r}: ", unique=True)
+    return name, {key: parse_number(text, f"{name}: {key}") for key, text in texts.items()}
 
 
 class _ConversionChoice(click.Choice):

@@ -6,19 +6,10 @@ import sys
 
 import click
 
-from ..execution import execution_options
 from . import main
 from ._exit import ExitCode, is_usage_error, one_line
-
-
-def _pairs(items, what):
-    out = {}
-    for item in items:
-        if "=" not in item:
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint=what)
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
+from ._params import name_values
+from .options import execution_options
 
 
 @main.command()
@@ -56,7 +47,7 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
         mech = mechanisms.get(name)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="NAME") from None
-    fixed = _pairs(fixed_items, "--fixed")
+    fixed = name_values(fixed_items, "--fixed")
     fixed_values = None
     if fixed or all_sensitivities:
         from ..specify.text import parse_formula
@@ -67,7 +58,7 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
             raise click.BadParameter(str(exc), param_hint="--fixed") from None
     try:
         verdict = check_claim(mech, claim, relation, {"1": 1, "oo": sp.oo, None: None}[order],
-                              _pairs(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
+                              name_values(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
                               alpha_range=(0 if below_one else 1, sp.oo), executor=executor)
     except (ValueError, TypeError) as exc:
         if not is_usage_error(exc):  # not about the user's arguments: an internal error (exit 4)
@@ -115,7 +106,7 @@ def regress(files, only, search, strict, verbose, executor):
         table.add_column(col)
     marks = {"pass": "", "inconclusive": "[yellow]INCONCLUSIVE[/] ", "fail": "[bold red]REGRESSION[/] "}
     for r in rows:
-        table.add_row(escape(str(r.name)), escape(str(r.status)), marks[r.outcome] + escape(str(r.verdict)),
+        table.add_row(escape(str(r.name)), escape(str(r.status)), marks[r.label] + escape(str(r.verdict)),
                       escape(str(r.independent)), f"{r.seconds:.1f}", escape(str(r.source)[:60]))
     console = Console(width=160)
     console.print(table)
@@ -124,8 +115,8 @@ def regress(files, only, search, strict, verbose, executor):
             console.print(f"[bold]{escape(str(r.name))}[/]: {escape(str(r.detail or ''))}")
             if verbose and r.report is not None:
                 console.print(str(r.report), markup=False)
-    bad = [r.name for r in rows if r.outcome == "fail"]
-    unsure = [r.name for r in rows if r.outcome == "inconclusive"]
+    bad = [r.name for r in rows if r.label == "fail"]
+    unsure = [r.name for r in rows if r.label == "inconclusive"]
     console.print(f"{len(rows) - len(bad) - len(unsure)} pass, {len(unsure)} inconclusive, {len(bad)} fail"
                   f" ({len(rows)} entries)" + (f"; regressions: {', '.join(bad)}" if bad else "")
                   + (f"; inconclusive: {', '.join(unsure)}" if unsure else ""), markup=False)

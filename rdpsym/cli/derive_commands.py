@@ -42,7 +42,7 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None, no_verify:
         fixed = {"sensitivity": 1} if "sensitivity" in mech.params else {}
         verification = ""
         if not no_verify and not as_latex and result.expr is not None:
-            from ..verify import table_verification
+            from ..verification import table_verification
 
             with err.status(f"verifying {name}"):
                 report, verification = table_verification(mech, result, fixed)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from . import main
+from ._params import name_values
 
 
 def _mechanism(name: str):
@@ -129,14 +130,12 @@ def plot_conversion(name: str, output: str, params: tuple[str, ...]):
 
     mech = _mechanism(name)
     values = {}
-    for item in params:
-        key, sep, value = item.partition("=")
+    for key, value in name_values(params, "--param").items():
         try:
-            values[key.strip()] = float(value)
+            values[key] = float(value)
         except ValueError:
-            raise click.BadParameter(f"expected NAME=VALUE with a number; got {item!r}", param_hint="--param") from None
-        if not sep:
-            raise click.BadParameter(f"expected NAME=VALUE; got {item!r}", param_hint="--param")
+            raise click.BadParameter(f"expected NAME=VALUE with a number; got {key}={value!r}",
+                                     param_hint="--param") from None
     for key, value in mech.defaults:  # the mechanism's example values (Gaussian: sigma = 1), never its name
         values.setdefault(key, float(value))
     try:

@@ -6,26 +6,24 @@ import sys
 
 import click
 
-from ..execution import execution_options
 from . import main
 from ._exit import ExitCode
+from ._params import name_values
+from .options import execution_options
 
 
 def _parse_values(items):
     from ..specify.text import as_number
 
     out = {}
-    for item in items:
-        if "=" not in item:
-            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param_hint="--param")
-        key, text = item.split("=", 1)
+    for key, text in name_values(items, "--param").items():
         try:
-            value = as_number(text.strip(), key.strip())
+            value = as_number(text, key)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--param") from None
         if not value.is_finite:
-            raise click.BadParameter(f"{key.strip()} must be finite; got {text!r}", param_hint="--param")
-        out[key.strip()] = value
+            raise click.BadParameter(f"{key} must be finite; got {text!r}", param_hint="--param")
+        out[key] = value
     return out
 
 
@@ -51,7 +49,7 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
     import mpmath
 
     from .. import mechanisms
-    from ..properties import CHECKS, Verdict, check_all
+    from ..properties import CHECKS, PropertyVerdict, check_all
 
     try:
         mech = mechanisms.get(name)
@@ -75,16 +73,16 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
     table = Table(title=escape(f"Properties of {name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}"))
     for col in ("property", "verdict", "mode", "points", "worst margin"):
         table.add_column(col)
-    colours = {Verdict.HOLDS: "green", Verdict.FAILS: "red", Verdict.INCONCLUSIVE: "yellow"}
+    colours = {PropertyVerdict.HOLDS: "green", PropertyVerdict.FAILS: "red", PropertyVerdict.INCONCLUSIVE: "yellow"}
     for r in suite.reports:
         verdict = f"[{colours[r.verdict]}]{r.verdict}[/]" + ("" if r.applicable else " (n/a)")
         margin = "-" if r.worst_margin is None else mpmath.nstr(r.worst_margin, 4)
         table.add_row(escape(str(r.name)), verdict, escape(str(r.mode)), str(r.points_checked), margin)
     Console().print(table)
     for r in suite.reports:
-        if r.verdict is not Verdict.HOLDS:
+        if r.verdict is not PropertyVerdict.HOLDS:
             click.echo(f"{r.name}: {r.detail}")
     if suite.failures or suite.errors:
         sys.exit(ExitCode.FAILED)
-    if suite.verdict is Verdict.INCONCLUSIVE:
+    if suite.verdict is PropertyVerdict.INCONCLUSIVE:
         sys.exit(ExitCode.INCONCLUSIVE)

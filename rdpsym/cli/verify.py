@@ -9,9 +9,10 @@ from pathlib import Path
 
 import click
 
-from ..execution import execution_options
 from . import main
 from ._exit import ExitCode
+from ._params import name_values
+from .options import execution_options
 
 #: exit codes of ``rdpsym verify`` (see :class:`~rdpsym.cli._exit.ExitCode`; 2 is bad usage)
 EXIT_VERIFIED, EXIT_MISMATCH, EXIT_INCONCLUSIVE = ExitCode.OK, ExitCode.FAILED, ExitCode.INCONCLUSIVE
@@ -102,7 +103,7 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
 
     from .. import mechanisms
     from ..derive.mechanism_rdp import rdp
-    from ..verify import verify
+    from ..verification import verify
 
     console = Console()
     path = Path(target)
@@ -117,10 +118,11 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
             mech = mechanisms.get(target)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="TARGET") from None
-    from ..verify.verify import parse_param_options
+    from ..verification.checks import fixed_values
 
+    raw = name_values(params, "--param", unique=True)
     try:
-        fixed = parse_param_options(mech.parameters, params)
+        fixed = fixed_values(mech.parameters, raw)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--param") from None
 

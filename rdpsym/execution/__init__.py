@@ -15,16 +15,30 @@ over the registry, property sweeps)::
 
 :func:`run_tasks` returns a :class:`SweepReport` with one :class:`TaskResult` per task, in task order
 (``done`` / ``failed`` / ``timeout`` / ``cancelled``); :func:`iter_tasks` streams them as they complete.
-CLI commands add ``--workers N`` and ``--scheduler ADDRESS`` with :func:`execution_options` and turn
-them into an ``executor=`` with :func:`executor_from_options`.
+CLI commands add ``--workers N`` and ``--scheduler ADDRESS`` with
+:func:`rdpsym.cli.options.execution_options` and turn them into an ``executor=`` with
+:func:`rdpsym.cli.options.executor_from_options` (in the CLI: this layer does not import click).
 """
 
 from .core import default_mp_context, describe_executor, iter_tasks, run_tasks
 from .local import local_cores
-from .options import execution_options, executor_from_options
 from .remote import SchedulerUnreachable
 from .report import SweepError, SweepInterrupted, SweepReport, TaskResult, TaskStatus
 
 __all__ = ["run_tasks", "iter_tasks", "TaskResult", "TaskStatus", "SweepReport", "SweepError",
-           "SweepInterrupted", "SchedulerUnreachable", "local_cores", "default_mp_context", "describe_executor",
-           "execution_options", "executor_from_options"]
+           "SweepInterrupted", "SchedulerUnreachable", "local_cores", "default_mp_context", "describe_executor"]
+
+_MOVED_TO_CLI = ("execution_options", "executor_from_options")
+
+
+def __getattr__(name: str):
+    # deprecated for one release: the click helpers moved to rdpsym.cli.options (imported only when asked)
+    if name in _MOVED_TO_CLI:
+        import warnings
+
+        from ..cli import options
+
+        warnings.warn(f"rdpsym.execution.{name} is deprecated: import it from rdpsym.cli.options",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(options, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

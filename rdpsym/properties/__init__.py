@@ -14,12 +14,12 @@ from .dp import BUN_STEINKE, LEMMA_1, dp_implies_rdp, worst_case_dp_curve, worst
 from .postprocessing import (Channel, Clip, InputDependent, Kernel, Round, Threshold, default_channels,
                              post_processing, randomized_threshold)
 from .probability import bayes_factor, default_events, probability_preservation, section_vii_interval
-from .report import Evidence, PropertyReport, Verdict
+from .report import Evidence, PropertyReport, PropertyVerdict
 from .suite import CHECKS, SuiteReport, check_all, default_values
 from .triangle import COROLLARY_4, TriangleForm, general_form, mechanism_triples, weak_triangle
 
 __all__ = [
-    "Verdict", "Evidence", "PropertyReport", "SuiteReport", "check_all", "default_values", "CHECKS",
+    "PropertyVerdict", "Evidence", "PropertyReport", "SuiteReport", "check_all", "default_values", "CHECKS",
     "Curve", "as_curve", "ORDERS", "non_negativity", "monotonicity", "convexity", "continuity_at_one",
     "continuity_at_infinity", "composition", "group_privacy_check", "conversion",
     "Channel", "Threshold", "Round", "Clip", "Kernel", "InputDependent", "randomized_threshold",
@@ -28,3 +28,13 @@ __all__ = [
     "dp_implies_rdp", "worst_case_dp_curve", "worst_case_dp_mechanism", "LEMMA_1", "BUN_STEINKE",
     "advanced_composition", "corollary_1", "binomial_pair", "rr_self_composition",
 ]
+
+
+def __getattr__(name: str):
+    if name == "Verdict":  # deprecated alias, one release
+        import warnings
+
+        warnings.warn("rdpsym.properties.Verdict is deprecated: use PropertyVerdict (or rdpsym.outcomes.Outcome)",
+                      DeprecationWarning, stacklevel=2)
+        return PropertyVerdict
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,7 @@ from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
 from .curve import as_curve
-from .report import PropertyReport, Verdict, report_from_rows
+from .report import PropertyReport, PropertyVerdict, report_from_rows
 
 __all__ = ["composition", "group_privacy_check", "conversion"]
 
@@ -32,7 +32,7 @@ REF3 = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 3; Canonne, Kamath, Steinke 20
 
 
 def _failed(name, ref, exc, target="") -> PropertyReport:
-    return PropertyReport(name, Verdict.INCONCLUSIVE, "numeric", (), None, 0,
+    return PropertyReport(name, PropertyVerdict.INCONCLUSIVE, "numeric", (), None, 0,
                           f"could not run: {type(exc).__name__}: {exc}", ref, target)
 
 
@@ -50,8 +50,8 @@ def composition(mechanism: Mechanism, values: dict, *, other: Mechanism | None =
         return _failed(name, REF1, exc, mechanism.name)
     rows = [(f"alpha={a}: |sum - product|", disc, rep.tolerance) for a, _, _, disc in rep.points]
     out = report_from_rows(name, rows, 0, reference=REF1, target=mechanism.name, detail=rep.detail)
-    if not rep.verdict and out.verdict is Verdict.HOLDS:  # accounting saw a failure we cannot see in the points
-        out = PropertyReport(name, Verdict.FAILS, "numeric", out.evidence, out.worst_margin, out.tolerance, rep.detail, REF1, mechanism.name)
+    if not rep.verdict and out.verdict is PropertyVerdict.HOLDS:  # accounting saw a failure we cannot see in the points
+        out = PropertyReport(name, PropertyVerdict.FAILS, "numeric", out.evidence, out.worst_margin, out.tolerance, rep.detail, REF1, mechanism.name)
     return out
 
 
@@ -72,7 +72,7 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
     except Exception as exc:  # noqa: BLE001
         return _failed(name, REF2, exc, mechanism.name)
     if group.status.value != "closed_form":
-        return PropertyReport(name, Verdict.INCONCLUSIVE, "numeric", (), None, 0,
+        return PropertyReport(name, PropertyVerdict.INCONCLUSIVE, "numeric", (), None, 0,
                               f"not applicable: no exact group curve (status {group.status}); Prop. 2 cannot be compared",
                               REF2, mechanism.name, {"applicable": False})
     base = as_curve(rdp(mechanism), values)
@@ -122,10 +122,10 @@ def conversion(mechanism: Mechanism, values: dict, *, epsilons=(sp.Rational(1, 2
         else:
             rows.append((f"target {target}: exact delta <= claimed", exact, claimed))
     out = report_from_rows(name, rows, rep.tolerance, reference=REF3, target=mechanism.name, detail=rep.detail)
-    if rep.verdict and out.verdict is Verdict.FAILS:
+    if rep.verdict and out.verdict is PropertyVerdict.FAILS:
         # the accounting layer accepts the violation as within the profile's error estimate
-        out = PropertyReport(name, Verdict.INCONCLUSIVE, "numeric", out.evidence, out.worst_margin, out.tolerance,
+        out = PropertyReport(name, PropertyVerdict.INCONCLUSIVE, "numeric", out.evidence, out.worst_margin, out.tolerance,
                              rep.detail + "; violation within the profile's error estimate", REF3, mechanism.name)
-    if not rep.verdict and out.verdict is Verdict.HOLDS:
-        out = PropertyReport(name, Verdict.FAILS, "numeric", out.evidence, out.worst_margin, out.tolerance, rep.detail, REF3, mechanism.name)
+    if not rep.verdict and out.verdict is PropertyVerdict.HOLDS:
+        out = PropertyReport(name, PropertyVerdict.FAILS, "numeric", out.evidence, out.worst_margin, out.tolerance, rep.detail, REF3, mechanism.name)
     return out

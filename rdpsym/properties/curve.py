@@ -27,7 +27,7 @@ from ..derive.timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
 from ..symbols import alpha as ALPHA
-from .report import PropertyReport, Verdict, report_from_rows
+from .report import PropertyReport, PropertyVerdict, report_from_rows
 
 __all__ = ["Curve", "as_curve", "ORDERS", "non_negativity", "monotonicity", "convexity",
            "continuity_at_one", "continuity_at_infinity"]
@@ -207,7 +207,7 @@ def monotonicity(target, values: dict | None = None, *, orders=None, dps: int = 
     name, ref = "monotonicity in alpha (Prop. 9)", f"{REF}, Prop. 9"
     expr = curve.symbolic(substitute=False) if symbolic else None
     if expr is not None and _sign_symbolic(sp.diff(expr, ALPHA)):
-        return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,
+        return PropertyReport(name, PropertyVerdict.HOLDS, "symbolic", (), mpmath.inf, 0,
                               f"d/dalpha = {sp.sstr(sp.simplify(sp.diff(expr, ALPHA)))} >= 0 (sympy)", ref, curve.label)
     with mpmath.workdps(dps):
         vals = _values(curve, _orders(curve, orders), dps)
@@ -230,7 +230,7 @@ def convexity(target, values: dict | None = None, *, orders=None, dps: int = 40,
     if expr is not None:
         second = sp.diff((ALPHA - 1) * expr, ALPHA, 2)
         if _sign_symbolic(second):
-            return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,
+            return PropertyReport(name, PropertyVerdict.HOLDS, "symbolic", (), mpmath.inf, 0,
                                   f"d^2/dalpha^2 = {sp.sstr(sp.simplify(second))} >= 0 (sympy)", ref, curve.label)
     with mpmath.workdps(dps):
         pts = [a for a in _orders(curve, orders) if a != sp.oo]
@@ -268,7 +268,7 @@ def continuity_at_one(target, values: dict | None = None, *, dps: int = 50, step
             at_one = sp.nan
         kl = curve.result.kl.subs(curve.result._symbol_map(curve.values or {}))  # noqa: SLF001
         if not at_one.has(sp.nan, sp.zoo, sp.oo) and sp.simplify(at_one - kl) == 0:
-            return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,
+            return PropertyReport(name, PropertyVerdict.HOLDS, "symbolic", (), mpmath.inf, 0,
                                   f"the closed form is continuous at 1 and equals the KL {sp.sstr(kl)}", ref, curve.label)
     with mpmath.workdps(dps):
         try:
@@ -318,12 +318,12 @@ def continuity_at_infinity(target, values: dict | None = None, *, dps: int = 50,
                 except (StepTimeout, Exception):  # noqa: BLE001 - undecided: numeric below
                     lim = None
                 if lim == sp.oo:
-                    return PropertyReport(name, Verdict.HOLDS, "symbolic", (), mpmath.inf, 0,
+                    return PropertyReport(name, PropertyVerdict.HOLDS, "symbolic", (), mpmath.inf, 0,
                                           "sympy: the limit of the closed form is +oo = D_inf", ref, curve.label)
                 if lim is not None and lim.is_finite:
-                    return PropertyReport(name, Verdict.FAILS, "symbolic", (), -mpmath.inf, 0,
+                    return PropertyReport(name, PropertyVerdict.FAILS, "symbolic", (), -mpmath.inf, 0,
                                           f"sympy: the limit is {sp.sstr(lim)}, but D_inf = +oo", ref, curve.label)
-            return PropertyReport(name, Verdict.INCONCLUSIVE, "numeric", (), None, 0,
+            return PropertyReport(name, PropertyVerdict.INCONCLUSIVE, "numeric", (), None, 0,
                                   "D_inf = +oo and the limit could not be decided symbolically", ref, curve.label)
         rows, prev = [], None
         for k in steps:

@@ -10,24 +10,29 @@ point that could not be evaluated, or whose error estimate exceeds its margin, m
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import mpmath
 
-__all__ = ["Verdict", "Evidence", "PropertyReport", "margin_of", "report_from_rows"]
+from ..outcomes import Outcome
+
+__all__ = ["PropertyVerdict", "Evidence", "PropertyReport", "margin_of", "report_from_rows"]
 
 
-class Verdict(str, enum.Enum):
-    """The outcome of a property check."""
+#: The verdict of a property check is exactly the one outcome vocabulary: holds / fails / inconclusive.
+#: (It was ``Verdict``, a name the claims package also uses for its own four verdicts.)
+PropertyVerdict = Outcome
 
-    HOLDS = "holds"
-    FAILS = "fails"
-    INCONCLUSIVE = "inconclusive"
 
-    def __str__(self) -> str:
-        return self.value
+def __getattr__(name: str):
+    if name == "Verdict":  # deprecated alias, one release
+        import warnings
+
+        warnings.warn("rdpsym.properties.report.Verdict is deprecated: use PropertyVerdict (or rdpsym.outcomes.Outcome)",
+                      DeprecationWarning, stacklevel=2)
+        return PropertyVerdict
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,7 @@ class Evidence:
     value: Any
     bound: Any
     margin: Any
-    status: Verdict
+    status: PropertyVerdict
     error: Any = 0
     note: str = ""
 
@@ -51,14 +56,14 @@ class Evidence:
 class PropertyReport:
     """The result of one property check.
 
-    ``verdict``: holds / fails / inconclusive. ``mode``: ``"symbolic"`` (proved for all values by
+    ``verdict`` (= ``outcome``): holds / fails / inconclusive. ``mode``: ``"symbolic"`` (proved for all values by
     sympy) or ``"numeric"`` (checked at ``evidence`` points at ``dps`` digits). ``worst_margin``: the
     smallest per-point margin (``+inf`` for a symbolic proof, ``None`` when nothing was evaluated);
     ``tolerance``: the numerical slack accepted below zero. ``reference`` cites the statement checked.
     """
 
     name: str
-    verdict: Verdict
+    verdict: PropertyVerdict
     mode: str
     evidence: tuple[Evidence, ...] = ()
     worst_margin: Any = None
@@ -70,7 +75,12 @@ class PropertyReport:
 
     @property
     def holds(self) -> bool:
-        return self.verdict is Verdict.HOLDS
+        return self.verdict is PropertyVerdict.HOLDS
+
+    @property
+    def outcome(self) -> Outcome:
+        """The verdict, which is already an :class:`~rdpsym.outcomes.Outcome`."""
+        return self.verdict
 
     @property
     def applicable(self) -> bool:
@@ -87,7 +97,7 @@ class PropertyReport:
     def summary(self) -> str:
         margin = "-" if self.worst_margin is None else mpmath.nstr(self.worst_margin, 4)
         return (f"{self.name}: {self.verdict} ({self.mode}, {self.points_checked} points, worst margin {margin})"
-                + (f" - {self.detail}" if self.detail and self.verdict is not Verdict.HOLDS else ""))
+                + (f" - {self.detail}" if self.detail and self.verdict is not PropertyVerdict.HOLDS else ""))
 
     def __str__(self) -> str:
         return self.summary()
@@ -123,30 +133,30 @@ def report_from_rows(name: str, rows: Iterable[tuple], tolerance, *, mode: str =
         error = mpmath.mpf(row[3]) if len(row) > 3 and row[3] is not None else mpmath.mpf(0)
         note = row[4] if len(row) > 4 else ""
         if value is None or bound is None:
-            evidence.append(Evidence(str(point), value, bound, None, Verdict.INCONCLUSIVE, error, note or "not evaluated"))
+            evidence.append(Evidence(str(point), value, bound, None, PropertyVerdict.INCONCLUSIVE, error, note or "not evaluated"))
             continue
         m = margin_of(value, bound)
         rel_err = error / max(mpmath.mpf(1), abs(mpmath.mpf(bound))) if mpmath.isfinite(bound) else mpmath.mpf(0)
         if mpmath.isnan(m):
-            status, note = Verdict.INCONCLUSIVE, note or "NaN"
+            status, note = PropertyVerdict.INCONCLUSIVE, note or "NaN"
         elif m >= -tol:
-            status = Verdict.HOLDS if (m + tol >= rel_err or m == mpmath.inf) else Verdict.INCONCLUSIVE
+            status = PropertyVerdict.HOLDS if (m + tol >= rel_err or m == mpmath.inf) else PropertyVerdict.INCONCLUSIVE
         elif -m > rel_err:
-            status = Verdict.FAILS
+            status = PropertyVerdict.FAILS
         else:
-            status, note = Verdict.INCONCLUSIVE, note or "violation within the error estimate"
+            status, note = PropertyVerdict.INCONCLUSIVE, note or "violation within the error estimate"
         evidence.append(Evidence(str(point), value, bound, m, status, error, note))
     statuses = {e.status for e in evidence}
-    if Verdict.FAILS in statuses:
-        verdict = Verdict.FAILS
-    elif Verdict.INCONCLUSIVE in statuses or not evidence:
-        verdict = Verdict.INCONCLUSIVE
+    if PropertyVerdict.FAILS in statuses:
+        verdict = PropertyVerdict.FAILS
+    elif PropertyVerdict.INCONCLUSIVE in statuses or not evidence:
+        verdict = PropertyVerdict.INCONCLUSIVE
     else:
-        verdict = Verdict.HOLDS
+        verdict = PropertyVerdict.HOLDS
     margins = [e.margin for e in evidence if e.margin is not None and not mpmath.isnan(e.margin)]
     worst = min(margins) if margins else None
-    if verdict is not Verdict.HOLDS and not detail.endswith("."):
-        bad = [e for e in evidence if e.status is not Verdict.HOLDS][:3]
+    if verdict is not PropertyVerdict.HOLDS and not detail.endswith("."):
+        bad = [e for e in evidence if e.status is not PropertyVerdict.HOLDS][:3]
         detail = (detail + "; " if detail else "") + "; ".join(
             f"{e.point}: {_fmt(e.value)} vs bound {_fmt(e.bound)}{' (' + e.note + ')' if e.note else ''}" for e in bad)
     return PropertyReport(name, verdict, mode, tuple(evidence), worst, tol, detail, reference, target, dict(extra or {}))

@@ -21,7 +21,8 @@ import sympy as sp
 from ..derive.mechanism_rdp import rdp
 from ..specify.mechanism import Mechanism
 from . import accounting_checks, curve as curve_checks, dp, postprocessing, probability, triangle
-from .report import PropertyReport, Verdict
+from ..outcomes import Outcome
+from .report import PropertyReport, PropertyVerdict
 
 __all__ = ["SuiteReport", "check_all", "default_values", "CHECKS"]
 
@@ -35,15 +36,20 @@ class SuiteReport:
     reports: tuple[PropertyReport, ...]
 
     @property
-    def verdict(self) -> Verdict:
+    def verdict(self) -> PropertyVerdict:
         vs = {r.verdict for r in self.reports if r.applicable}
-        if Verdict.FAILS in vs:
-            return Verdict.FAILS
-        return Verdict.INCONCLUSIVE if Verdict.INCONCLUSIVE in vs else Verdict.HOLDS
+        if PropertyVerdict.FAILS in vs:
+            return PropertyVerdict.FAILS
+        return PropertyVerdict.INCONCLUSIVE if PropertyVerdict.INCONCLUSIVE in vs else PropertyVerdict.HOLDS
+
+    @property
+    def outcome(self) -> Outcome:
+        """The suite's verdict, an :class:`~rdpsym.outcomes.Outcome`."""
+        return self.verdict
 
     @property
     def failures(self) -> list[PropertyReport]:
-        return [r for r in self.reports if r.verdict is Verdict.FAILS]
+        return [r for r in self.reports if r.verdict is PropertyVerdict.FAILS]
 
     @property
     def errors(self) -> list[PropertyReport]:
@@ -135,7 +141,7 @@ def check_all(mechanism: Mechanism, values: dict | None = None, *, quick: bool =
         if task.ok:
             reports.extend(task.result)
         else:  # never a silent hole in the table: the check is there, inconclusive, with the reason
-            reports.append(PropertyReport(name, Verdict.INCONCLUSIVE, "not run", (), None, 0,
+            reports.append(PropertyReport(name, PropertyVerdict.INCONCLUSIVE, "not run", (), None, 0,
                                           f"the check did not finish ({task.status}): {task.error}",
                                           target=mechanism.name, extra={"task": str(task.status)}))
     return SuiteReport(mechanism.name, values, tuple(reports))

@@ -22,12 +22,12 @@ A registry is a TOML file of ``[[entry]]`` tables (the shipped one is ``rdpsym/r
 :func:`run_registry` re-derives each entry and checks it with :func:`rdpsym.check_claim` (symbolic
 equivalence first, then high-precision numerics), then checks the derivation itself against the
 independent mpmath path (:func:`rdpsym.numeric.numeric_divergence`) at one central point. Each row's
-``outcome`` is
+``label`` is (its ``outcome``, the one vocabulary of :mod:`rdpsym.outcomes`, in brackets)
 
-``pass``          the verdict is ``proved`` or ``confirmed`` **and** the independent check ran and agreed;
-``fail``          a regression: the formula is refuted or inconclusive, the independent numerics disagree
+``pass``          (holds) the verdict is ``proved`` or ``confirmed`` **and** the independent check ran and agreed;
+``fail``          (fails) a regression: the formula is refuted or inconclusive, the independent numerics disagree
                   with the derivation, or the entry could not be run (an error, a lost or timed-out task);
-``inconclusive``  the verdict is ``proved``/``confirmed`` but the independent check gave no answer (its
+``inconclusive``  (inconclusive) the verdict is ``proved``/``confirmed`` but the independent check gave no answer (its
                   numerics did not converge, it was skipped, or the target has no densities to integrate):
                   not a regression, not a pass either.
 
@@ -47,6 +47,9 @@ from typing import Any, Sequence
 
 import mpmath
 import sympy as sp
+
+from .._numbers import ArgumentError, exact_number
+from ..outcomes import Outcome
 
 __all__ = ["Entry", "RegressionRow", "default_registry", "load_registry", "run_entry", "run_registry",
            "parse_set", "RegistryError"]
@@ -134,21 +137,14 @@ _NAMED_SETS = {"Reals": sp.S.Reals, "Integers": sp.S.Integers, "Naturals0": sp.S
 
 
 def _number(text, what: str) -> sp.Expr:
-    from ..specify.text import parse_formula
-
     if isinstance(text, bool):
         raise RegistryError(f"{what}: expected a number, got {text!r}")
-    if isinstance(text, int):
-        return sp.Integer(text)
     if isinstance(text, float):
-        return sp.Rational(str(text))
+        text = str(text)  # a TOML float is its decimal text: 0.1 is 1/10, not the nearest binary value
     try:
-        v = parse_formula(str(text), {})
-    except ValueError as exc:
+        return exact_number(text, what)
+    except ArgumentError as exc:
         raise RegistryError(f"{what}: {exc}") from None
-    if not v.is_number:
-        raise RegistryError(f"{what}: {text!r} is not a number")
-    return v
 
 
 def parse_set(text: str, what: str = "set") -> sp.Set:
@@ -196,9 +192,14 @@ class RegressionRow:
     inconclusive: bool = False
 
     @property
-    def outcome(self) -> str:
-        """``"pass"``, ``"inconclusive"`` or ``"fail"``."""
+    def label(self) -> str:
+        """``"pass"``, ``"inconclusive"`` or ``"fail"`` (the registry's words for :attr:`outcome`)."""
         return "pass" if self.ok else ("inconclusive" if self.inconclusive else "fail")
+
+    @property
+    def outcome(self) -> Outcome:
+        """A pass holds, a regression fails, the rest is inconclusive (see the module docstring)."""
+        return Outcome.HOLDS if self.ok else (Outcome.INCONCLUSIVE if self.inconclusive else Outcome.FAILS)
 
 
 def _build_target(entry: Entry):

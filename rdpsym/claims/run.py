@@ -1,0 +1,577 @@
+"""The stages of one claim check (grid, guided search, the limit at alpha -> oo, exact retries, the
+resolution of candidate violations, proof, certified pass, verdict), with a tally of every point.
+
+The rules that decide the verdict are described in :mod:`rdpsym.claims.check`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import mpmath
+import sympy as sp
+
+from ..derive.timeout import StepTimeout, run_with_time_limit
+from ..symbols import alpha as ALPHA
+from .evaluate import _c_state, _Evaluator, _t_state, _violation
+from .prove import _prove
+from .search import alpha_grid, guided_search, parameter_grid, shrink
+from .verdict import Counterexample, Verdict, _fmt, _fmt_values
+
+
+# ---------------------------------------------------------------------------------------------------
+# the stages of a check, with a tally of every point
+# ---------------------------------------------------------------------------------------------------
+#: alpha regimes a check covers (each one the claim's alpha range reaches needs compared points)
+REGIMES = ("alpha in (0,1)", "alpha near 1", "moderate alpha", "large alpha")
+#: compared points needed in each regime the alpha range reaches before "confirmed"
+MIN_POINTS_PER_REGIME = 2
+#: candidate violations resolved exactly (largest first) before giving up on a refutation
+MAX_CANDIDATES = 6
+#: points whose fast evaluation failed that are retried exactly, and the time for all of them
+MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
+
+
+#: orders 10^k probed beyond the certified range when the claim's limit at alpha -> oo is not decided
+_PROBE_EXPONENTS = (7, 9, 12, 15, 20, 30)
+_SLOW_REASON = "the callable did not return within its time limit"
+_OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^100)"
+
+
+def _regime(a) -> str:
+    if a is None:
+        return "the special order"
+    if a < 1:
+        return REGIMES[0]
+    if a <= sp.Rational(101, 100):
+        return REGIMES[1]
+    if a < 100:
+        return REGIMES[2]
+    return REGIMES[3]
+
+
+def _required_regimes(lo, hi) -> list[str]:
+    req = []
+    if (lo < 1) is sp.true:
+        req.append(REGIMES[0])
+    if (hi > 1) is sp.true and (lo < sp.Rational(101, 100)) is sp.true:
+        req.append(REGIMES[1])
+    if (hi > sp.Rational(101, 100)) is sp.true and (lo < 100) is sp.true:
+        req.append(REGIMES[2])
+    if (hi > 100) is sp.true:
+        req.append(REGIMES[3])
+    return req
+
+
+class _ClaimRun:
+    """One check: grid, guided search, exact resolution of candidates, proof, certified pass, verdict.
+
+    Every point asked about ends in exactly one bucket: compared (both sides have values), dropped (a side
+    could not be computed, by any method tried: counts against confirmation), not a distribution (the
+    parameters make P or Q no probability distribution: outside the claim's subject), or exempt (the
+    claim, written with the closed form's removable singularity, is undefined at that order, or undefined
+    where the divergence is +oo).
+    """
+
+    def __init__(self, evaluator, relation, order, alpha_range, tol, digits, dps, free, independent):
+        self.ev, self.relation, self.order = evaluator, relation, order
+        self.lo, self.hi = alpha_range
+        self.tol, self.digits, self.dps, self.free, self.independent = tol, digits, dps, free, independent
+        self.tgt = evaluator.tgt
+        self.compared_by_regime: dict[str, int] = {}
+        self.compared = 0
+        self.checked = {"grid": 0, "guided": 0, "retried": 0}
+        self.dropped: list[tuple[tuple, str]] = []
+        self.exempt: Counter = Counter()
+        self.not_distributions: list[dict] = []
+        self.lost: list[str] = []
+        self.candidates: list[tuple] = []  # (violation, point)
+        self.unresolved: list[tuple[tuple, str]] = []
+        self.vanished = 0
+        self.min_digits = mpmath.inf
+        self.param_span: dict[str, list] = {}
+        self.evidence_head: list[str] = []
+        self.certification = None
+        self.limit_note = ""
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+    def _compared(self, point, v, finite_t):
+        a, values = point
+        self.compared += 1
+        regime = _regime(a)
+        self.compared_by_regime[regime] = self.compared_by_regime.get(regime, 0) + 1
+        for k, val in values.items():
+            span = self.param_span.setdefault(k, [val, val])
+            span[0], span[1] = min(span[0], val), max(span[1], val)
+        if self.relation == "==" and finite_t:
+            self.min_digits = min(self.min_digits, _digits(v))
+        if v > self.tol:
+            self.candidates.append((v, point))
+
+    def record(self, point, v, t_state, c_state):
+        """One evaluated point: ``t_state`` in finite/inf/missing, ``c_state`` in value/outside/undefined."""
+        if v is not None:
+            self._compared(point, v, t_state == "finite")
+            return None
+        a = point[0]
+        if t_state == "missing":
+            return "the divergence could not be evaluated"
+        if c_state == "outside":
+            return "the callable raised"
+        if c_state == "overflow":
+            return _OVERFLOW_REASON
+        if c_state == "slow":
+            return _SLOW_REASON
+        if self.ev.c.kind == "expr" and self.order is None and a in self.tgt.exceptional:
+            self.exempt["the claim is undefined at a removable order of the closed form"] += 1
+            return None
+        if t_state == "inf" and self.ev.c.kind == "expr":
+            key = "the divergence is +oo and the formula undefined (its finiteness conditions stated apart)"
+            self.exempt[key] += 1
+            return None
+        return "the claim is undefined (NaN, complex, not a number or out of range)"
+
+    # -- stages -------------------------------------------------------------------------------------
+    def stages(self, executor, search, prove, prove_seconds, certify_seconds):
+        retry: list[tuple[tuple, str]] = []
+        self._grid(executor, retry)
+        yield None
+        self._guided(search, retry)
+        yield None
+        self._limit_at_infinity()
+        self._retry_exactly(retry)
+        yield self._refute_candidates()
+        yield self._inconclusive_if_dropped()
+        if prove and self.ev.c.kind == "expr":
+            yield self._prove(prove_seconds)
+        if certify_seconds > 0:
+            yield self._certify(certify_seconds)
+        yield self._final()
+
+    def _grid(self, executor, retry):
+        alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
+        grids = [parameter_grid(p) for p in self.free]
+        points = _product(alphas, self.free, grids, limit=3000)
+        for (block_start, block), entry in _grid_sweep(self.ev, self.relation, self.dps, points, executor):
+            if not entry.ok:
+                self.lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: "
+                                 f"{entry.status}: {entry.error}")
+                continue
+            for point, (v, t_state, c_state) in zip(block, entry.result):
+                self.checked["grid"] += 1
+                self._defer(point, self.record(point, v, t_state, c_state), retry)
+
+    def _guided(self, search, retry):
+        if search <= 0:
+            return
+
+        def fast_violation(a, values):
+            t, cl = self.ev.values(a, values)
+            v = _violation(self.relation, t, cl, self.dps)
+            if v is not None and v > self.tol and self.tgt.distributions_ok(self.ev.all_values(values)) is False:
+                self.not_distributions.append(values)
+                return None
+            self._defer((a, values), self.record((a, values), v, _t_state(t), _c_state(cl)), retry)
+            return v
+
+        _, _, n = guided_search(self.free, None if self.order is not None else (self.lo, self.hi),
+                                fast_violation, search)
+        self.checked["guided"] += n
+
+    def _defer(self, point, why, retry):
+        """A point without a value: excluded where P or Q is no distribution, else retried later."""
+        if not why:
+            return
+        if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+            self.not_distributions.append(point[1])
+            return
+        retry.append((point, why))
+
+    def _limit_at_infinity(self):
+        """alpha -> oo by the limit: D_alpha increases to D_oo (Mironov 2017, Prop. 9; van Erven and
+        Harremoës 2014, Thm. 4), so a claim whose limit is on the wrong side of D_oo fails at some finite
+        order, however large. Such orders (10^7 ... 10^300) become candidate violations."""
+        ev = self.ev
+        if self.order is not None or self.hi != sp.oo or ev.c.kind != "expr":
+            return
+        d_inf = self.tgt.result.max_divergence
+        if d_inf is None:
+            self.limit_note = "alpha -> oo: D_oo was not derived, so the claim's limit was not compared"
+            return
+        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
+        try:
+            limit = run_with_time_limit(lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo), seconds=5.0)
+        except (StepTimeout, Exception):  # noqa: BLE001 - an undecided limit is stated, not guessed
+            limit = None
+        grids = [parameter_grid(p) for p in self.free]
+        combos = _product([None], self.free, grids, limit=25)
+        if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo):
+            # no limit: probe the orders beyond the certified range directly
+            found = 0
+            for _, values in combos:
+                for k in _PROBE_EXPONENTS:
+                    a = sp.Integer(10) ** k
+                    t, cl = ev.values(a, values)
+                    va = _violation(self.relation, t, cl, self.dps)
+                    if va is not None and va > self.tol:
+                        self.candidates.append((va, (a, values)))
+                        found += 1
+                        break
+            self.limit_note = (f"alpha -> oo: the claim's limit was not decided; probed at alpha = 10^k, k in "
+                               f"{list(_PROBE_EXPONENTS)}, at {len(combos)} parameter points"
+                               + (f" (violations at {found})" if found else ""))
+            return
+        wrong_side = 0
+        for _, values in combos:
+            subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
+            try:
+                lv = run_with_time_limit(lambda: limit.xreplace(subs).evalf(self.dps), seconds=POINT_SECONDS)
+                dv = run_with_time_limit(lambda: d_inf.xreplace(subs).evalf(self.dps), seconds=POINT_SECONDS)
+            except (StepTimeout, Exception):  # noqa: BLE001 - counted below as undecided
+                continue
+            if not (lv.is_extended_real and dv.is_extended_real):
+                continue
+            v = _violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
+                           mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
+            if v is None or v <= self.tol:
+                continue
+            wrong_side += 1
+            for k in _PROBE_EXPONENTS + (50, 100, 300):
+                a = sp.Integer(10) ** k
+                t, cl = ev.values(a, values)
+                va = _violation(self.relation, t, cl, self.dps)
+                # where D is +oo the formula is usually outside its stated conditions (the grid's exemption
+                # covers those points); the limit argument is about finite values growing past the claim
+                if va is not None and va > self.tol and t is not None and not mpmath.isinf(t):
+                    self.candidates.append((va, (a, values)))
+                    break
+            else:
+                if not mpmath.isinf(mpmath.mpf(dv) if dv.is_finite else mpmath.inf):
+                    self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo is on the wrong "
+                                            "side of D_oo, but no order up to 1e300 showed the violation"))
+        self.limit_note = (f"alpha -> oo: the claim's limit {sp.sstr(limit)[:60]} compared with D_oo at "
+                           f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else ""))
+
+    def _retry_exactly(self, retry):
+        """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
+        precision, then ball arithmetic); what still has no value is dropped, with the reason."""
+        deadline = time.monotonic() + RETRY_SECONDS
+        for point, why in retry:
+            if why in ("the callable raised", _OVERFLOW_REASON, _SLOW_REASON):
+                # a callable has no other way to be evaluated; sympy would take forever on the overflow
+                self.dropped.append((point, why))
+                continue
+            if self.checked["retried"] >= MAX_RETRIES or time.monotonic() > deadline:
+                self.dropped.append((point, why + " (not retried: retry budget spent)"))
+                continue
+            self.checked["retried"] += 1
+            v, t, cl, how = self._exact_violation(point)
+            if v is None:
+                self.dropped.append((point, f"{why}; {how}"))
+                continue
+            self._compared(point, v, t is not None and not mpmath.isinf(t))
+
+    def _exact_violation(self, point):
+        """(violation, divergence, claim, how) at ``point`` by the exact path at dps and 2 dps, then by
+        ball arithmetic; violation None when no method gave both values."""
+        a, values = point
+        notes = []
+        for dps in (self.dps, 2 * self.dps):
+            try:
+                t, cl = run_with_time_limit(self.ev.values, a, values, True, dps, seconds=POINT_SECONDS)
+            except StepTimeout:
+                notes.append(f"exact evaluation at {dps} digits exceeded {POINT_SECONDS:g} s")
+                break
+            except Exception as exc:  # noqa: BLE001 - a failed evaluation is no value, never agreement
+                notes.append(f"exact evaluation failed: {type(exc).__name__}: {exc}")
+                continue
+            v = _violation(self.relation, t, cl, self.dps)
+            if v is not None:
+                return v, t, cl, ""
+            notes.append(f"exact evaluation at {dps} digits gave no value for the "
+                         + ("divergence" if t is None else "claim"))
+        balls = self.ev.balls(a, values)
+        if balls is not None:
+            t, cl = balls
+            v = _violation(self.relation, t, cl, self.dps)
+            if v is not None:
+                return v, t, cl, ""
+        notes.append("ball arithmetic gave no value" if self.ev.c.kind == "expr" else "no other method for a callable")
+        return None, None, None, "; ".join(notes)
+
+    def _refute_candidates(self, extra=()):
+        """Resolve the largest candidate violations exactly; a refutation, or None."""
+        seen, tried = set(), 0
+        for v, point in list(extra) + sorted(self.candidates, key=lambda c: -c[0]):
+            key = (point[0], tuple(sorted(point[1].items())))
+            if key in seen:
+                continue
+            seen.add(key)
+            if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+                self.not_distributions.append(point[1])
+                continue
+            if tried >= MAX_CANDIDATES:
+                self.unresolved.append((point, f"not resolved: only the {MAX_CANDIDATES} largest candidate "
+                                               "violations are resolved exactly"))
+                break
+            tried += 1
+            outcome = self._resolve(point)
+            if isinstance(outcome, Counterexample):
+                self.evidence_head.insert(0, f"{self._summary()}; the relation fails by more than "
+                                             f"1e-{self.digits} (relative)")
+                return dict(verdict=Verdict.REFUTED, evidence=tuple(self.evidence_head + self._coverage()),
+                            counterexample=outcome, points_checked=self._n_checked())
+            if outcome == "agrees":
+                self.vanished += 1
+            elif outcome == "invalid":
+                self.not_distributions.append(point[1])
+            else:
+                self.unresolved.append((point, outcome))
+        return None
+
+    def _resolve(self, point):
+        """A Counterexample, "agrees" (the exact values satisfy the relation), "invalid" (P or Q is no
+        distribution there) or the reason the candidate could not be decided."""
+        a, values = point
+        valid = self.tgt.distributions_ok(self.ev.all_values(values))
+        if valid is False:
+            return "invalid"
+        if valid is None:
+            return "could not check that P and Q are probability distributions at this point"
+        v, t, cl, how = self._exact_violation(point)
+        if v is None:
+            return f"the violation of the fast search could not be recomputed: {how}"
+        if v <= self.tol:
+            return "agrees"
+        cex = _confirm_refutation(point, self, t, cl)
+        return cex if cex is not None else "the violation could not be confirmed at a shrunk or the original point"
+
+    def _inconclusive_if_dropped(self):
+        reasons = []
+        if self.lost:
+            reasons.append(f"{len(self.lost)} grid task(s) did not finish, their points were not checked: "
+                           + "; ".join(self.lost[:3]) + (f"; ... ({len(self.lost)} in all)" if len(self.lost) > 3 else ""))
+        if self.dropped:
+            counts = Counter(why for _, why in self.dropped)
+            (a, values), _ = self.dropped[0]
+            detail = "; ".join(f"{n} x {why}" for why, n in counts.items())
+            reasons.append(f"{len(self.dropped)} point(s) could not be compared and count against the claim "
+                           f"({detail}), e.g. alpha = {_fmt(a)}, {_fmt_values(values)}")
+        if self.unresolved:
+            (a, values), why = self.unresolved[0]
+            reasons.append(f"{len(self.unresolved)} candidate violation(s) could not be decided, e.g. at "
+                           f"alpha = {_fmt(a)}, {_fmt_values(values)}: {why}")
+        if self.compared == 0:
+            reasons.append("no point could be compared: nothing supports the claim")
+        elif self.order is None:
+            missing = [r for r in _required_regimes(self.lo, self.hi)
+                       if self.compared_by_regime.get(r, 0) < MIN_POINTS_PER_REGIME]
+            if missing:
+                reasons.append(f"fewer than {MIN_POINTS_PER_REGIME} compared points in: {', '.join(missing)}")
+        if not reasons:
+            return None
+        return dict(verdict=Verdict.INCONCLUSIVE, evidence=tuple([self._summary()] + reasons + self._coverage()),
+                    points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+
+    def _prove(self, seconds):
+        ev = self.ev
+        proof = _prove(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
+                       self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi), seconds)
+        if not proof:
+            self.evidence_head.append("no symbolic proof found")
+            return None
+        return dict(verdict=Verdict.PROVED, evidence=tuple([proof, self._summary()] + self._coverage()),
+                    points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+
+    def _certify(self, seconds):
+        ev = self.ev
+        if ev.c.kind != "expr":
+            self.certification = None
+            self.evidence_head.append("no certified pass: the claim is a callable (a black box to ball arithmetic)")
+            return None
+        from .certify import certify
+
+        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
+        gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
+        # A claim that is the truth written another way plus a perturbation simplifies to the perturbation:
+        # its enclosure is then tight, and the bisection goes straight to where it is large. The shortest
+        # form found within the time limits is used (each is identical to the difference).
+        forms = []
+        for simplifier, seconds in ((lambda: sp.cancel(sp.expand(gap)), 2.0), (lambda: sp.simplify(gap), 5.0)):
+            try:
+                forms.append(run_with_time_limit(simplifier, seconds=seconds))
+            except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
+                continue
+        difference = min(forms, key=sp.count_ops) if forms else None
+        cert = certify(self.tgt, ev.c.expr, self.order, self.relation, ev.fixed, self.free, (self.lo, self.hi),
+                       tol=float(self.tol), dps=self.dps, seconds=seconds, difference=difference)
+        self.certification = cert
+        bad = cert.refutation
+        if bad is not None:
+            a = bad.point.get(ALPHA) if self.order is None else None
+            by_symbol = {p.symbol: p.name for p in self.tgt.parameters}
+            values = {by_symbol[s]: v for s, v in bad.point.items() if s in by_symbol and by_symbol[s] not in ev.fixed}
+            verdict = self._refute_candidates(extra=[(mpmath.inf, (a, values))])
+            if verdict is not None:
+                verdict["evidence"] = tuple(list(verdict["evidence"]) + cert.describe())
+                return verdict
+            # a certified violation of the closed form that the exact path cannot confirm: undecided
+            (pa, pvals), why = self.unresolved[-1] if self.unresolved else ((a, values), "")
+            return dict(verdict=Verdict.INCONCLUSIVE,
+                        evidence=tuple([self._summary(), f"ball arithmetic found a violating point (alpha = {_fmt(pa)}, "
+                                        f"{_fmt_values(pvals)}) that could not be confirmed: {why or 'see above'}"]
+                                       + cert.describe() + self._coverage()),
+                        points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+        # a box on which the relation holds everywhere is evidence for confirmation (the _final stage
+        # names it), not a proof: the claim speaks of orders and parameter values outside every box
+        return None
+
+    def _final(self):
+        evidence = [self._summary()] + self.evidence_head
+        cert = self.certification
+        verdict = Verdict.CONFIRMED
+        if cert is not None:
+            evidence += cert.describe()
+            if cert.available and not cert.certified:
+                # A formula has a method that decides every point of the box; where it did not finish,
+                # the points in between were not asked about by anything that could have failed, so
+                # agreement at sampled points does not earn "confirmed" (a band of width 1e-2 at
+                # alpha = 400 lies between them).
+                verdict = Verdict.INCONCLUSIVE
+                evidence.append("not confirmed: the certified pass did not cover the whole box, and sampled points "
+                                "alone do not rule out a violation between them (raise certify_seconds)")
+        return dict(verdict=verdict, evidence=tuple(evidence + self._coverage()),
+                    points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
+
+    # -- reporting ----------------------------------------------------------------------------------
+    def _n_checked(self):
+        return self.checked["grid"] + self.checked["guided"]
+
+    def _summary(self):
+        text = (f"checked {self._n_checked()} points ({self.checked['grid']} on a grid over typical ranges and edge "
+                f"regimes, {self.checked['guided']} guided by hypothesis.target), compared {self.compared}")
+        if self.relation == "==" and self.min_digits != mpmath.inf and self.compared:
+            text += f"; agreement >= {float(min(self.min_digits, self.dps)):.1f} digits"
+        return text
+
+    def _coverage(self):
+        lines = []
+        if self.order is None:
+            regimes = ", ".join(f"{r}: {self.compared_by_regime.get(r, 0)}" for r in REGIMES
+                                if r in _required_regimes(self.lo, self.hi))
+            lines.append(f"alpha range ({_fmt(self.lo)}, {_fmt(self.hi)}); compared points per regime: {regimes}")
+            if self.limit_note:
+                lines.append(self.limit_note)
+        if self.param_span:
+            lines.append("parameter box compared: " + ", ".join(
+                f"{k} in [{_fmt(sp.Float(v[0], 6))}, {_fmt(sp.Float(v[1], 6))}]" for k, v in self.param_span.items()))
+        if self.dropped:
+            lines.append(f"points dropped: {len(self.dropped)}")
+        for why, n in self.exempt.items():
+            lines.append(f"not compared at {n} point(s): {why}")
+        if self.not_distributions:
+            lines.append(f"{len(self.not_distributions)} point(s) excluded where P or Q is not a probability "
+                         f"distribution (e.g. {_fmt_values(self.not_distributions[0])}): the parameters' inferred "
+                         "domain is wider than the distributions'")
+        if self.vanished:
+            lines.append(f"{self.vanished} candidate violation(s) of the fast search vanished when recomputed "
+                         "exactly (precision loss of the fast evaluator, not of the claim)")
+        if self.ev.c.kind == "callable":
+            lines.append("the claim is a callable: checked at points only (no proof, no certified pass)")
+        return lines
+
+
+#: grid points per task of the grid sweep: a point costs about a millisecond, so a task of 32 points is
+#: long enough to outweigh dispatching it and short enough to balance a few thousand points over workers
+GRID_BLOCK = 32
+
+
+def _grid_block(evaluator: "_Evaluator", relation: str, dps: int, block: list) -> list[tuple]:
+    """One task of the grid sweep: per point ``(violation, divergence state, claim state)`` (see
+    :meth:`_ClaimRun.record`), all picklable (``_OUTSIDE`` is a per-process marker)."""
+    out = []
+    for a, values in block:
+        t, cl = evaluator.values(a, values)
+        out.append((_violation(relation, t, cl, dps), _t_state(t), _c_state(cl)))
+    return out
+
+
+def _grid_sweep(evaluator, relation, dps, points, executor):
+    """``((start index, block), TaskResult)`` per block of :data:`GRID_BLOCK` grid points, in grid order,
+    evaluated on ``executor`` by :func:`rdpsym.execution.run_tasks`."""
+    from functools import partial
+
+    from ..execution import run_tasks
+
+    blocks = [points[i:i + GRID_BLOCK] for i in range(0, len(points), GRID_BLOCK)]
+    report = run_tasks(partial(_grid_block, evaluator, relation, dps), blocks, executor=executor, progress=False,
+                       description="claim grid")
+    return zip(((i * GRID_BLOCK, b) for i, b in enumerate(blocks)), report)
+
+
+def _float_or_none(d):
+    return None if d == mpmath.inf else float(d)
+
+
+def _digits(v) -> float:
+    if v <= 0:
+        return mpmath.inf
+    return -mpmath.log10(v)
+
+
+def _product(alphas, free, grids, limit):
+    import itertools
+
+    combos = list(itertools.product(*grids)) if free else [()]
+    out = [(a, dict(zip([p.name for p in free], combo))) for a in alphas for combo in combos]
+    if len(out) > limit:  # keep it deterministic: an even subsample
+        step = len(out) / limit
+        out = [out[int(i * step)] for i in range(limit)]
+    return out
+
+
+def _point_alpha_ok(lo, hi):
+    return lambda v: (v > lo) is sp.true and (v < hi) is sp.true
+
+
+def _confirm_refutation(point, run: "_ClaimRun", t, cl) -> Counterexample | None:
+    """A counterexample at ``point`` (whose exact violation is known: divergence ``t``, claim ``cl``),
+    shrunk to a simpler point when the violation survives there (exactly, and with P, Q distributions)."""
+    ev, tol = run.ev, run.tol
+
+    def refutes(a2, v2):
+        t2, c2 = ev.values(a2, v2)
+        v = _violation(run.relation, t2, c2, run.dps)
+        return v is not None and v > tol * 10 and run.tgt.distributions_ok(ev.all_values(v2)) is True
+
+    shrunk = shrink(point, run.free, None if run.order is not None else _point_alpha_ok(run.lo, run.hi), refutes)
+    chosen, values_at = point, (t, cl)
+    if shrunk != point:
+        v2, t2, c2, _ = run._exact_violation(shrunk)
+        if v2 is not None and v2 > tol:
+            chosen, values_at = shrunk, (t2, c2)
+    ca, cvals = chosen
+    t, cl = values_at
+    allv = ev.all_values(cvals)
+    with mpmath.workdps(run.dps):
+        gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)
+        t_out, c_out, gap_out = +t, +cl, +gap
+    numeric = run.tgt.independent(run.order, ca, allv, dps=30) if run.independent else None
+    args = {}
+    for name in ev.c.used:
+        if name in ("alpha", "order"):
+            continue
+        e = _name_expr(ev, name)
+        if e is not None:
+            args[name] = e.subs({ev.by_name[k]: v2 for k, v2 in allv.items()})
+    return Counterexample(alpha=ev.point_alpha(ca), values=allv, claim_arguments=args, claim_value=c_out,
+                          divergence=t_out, gap=gap_out, relation=run.relation, dps=run.dps, numeric=numeric,
+                          shrunk_from=None if chosen is point else point)
+
+
+def _name_expr(evaluator, name):
+    c = evaluator.c
+    if c.kind == "callable":
+        return dict(zip(c.arg_names, c.arg_exprs)).get(name)
+    return evaluator.names.get(name)

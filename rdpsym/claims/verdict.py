@@ -1,0 +1,132 @@
+"""What :func:`rdpsym.check_claim` returns: the verdict, the evidence it rests on, the counterexample.
+
+The four verdicts (``proved``, ``confirmed``, ``refuted``, ``inconclusive``) and what earns each are
+described in :mod:`rdpsym.claims.check`; each maps onto the one outcome vocabulary of
+:mod:`rdpsym.outcomes` (``ClaimVerdict.outcome``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import mpmath
+import sympy as sp
+
+from ..outcomes import Outcome
+
+__all__ = ["Verdict", "Counterexample", "ClaimVerdict"]
+
+
+class Verdict(str, enum.Enum):
+    """The outcome of :func:`check_claim`."""
+
+    PROVED = "proved"
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def outcome(self) -> Outcome:
+        """proved and confirmed hold, refuted fails, inconclusive is inconclusive."""
+        return _OUTCOMES[self]
+
+
+_OUTCOMES = {Verdict.PROVED: Outcome.HOLDS, Verdict.CONFIRMED: Outcome.HOLDS, Verdict.REFUTED: Outcome.FAILS,
+             Verdict.INCONCLUSIVE: Outcome.INCONCLUSIVE}
+
+
+def _fmt(v, digits: int = 20) -> str:
+    if v is None:
+        return "undefined"
+    if isinstance(v, sp.Basic):
+        return sp.sstr(v)
+    if mpmath.isinf(v):
+        return "+oo" if v > 0 else "-oo"
+    return mpmath.nstr(v, digits)
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A point where the claim fails, with both values at ``dps`` digits.
+
+    ``values``: the target's parameters (free and fixed); ``claim_arguments``: what the claim's own
+    names stood for there (``lambda = 3``); ``gap = claim - divergence``; ``numeric``: the independent
+    mpmath value of the divergence ``(value, error, converged, detail)`` or None.
+    """
+
+    alpha: sp.Expr
+    values: dict[str, sp.Expr]
+    claim_arguments: dict[str, sp.Expr]
+    claim_value: Any
+    divergence: Any
+    gap: Any
+    relation: str
+    dps: int
+    numeric: tuple | None = None
+    shrunk_from: tuple | None = None
+
+    def describe(self) -> str:
+        point = ", ".join([f"alpha = {_fmt(self.alpha)}"] + [f"{k} = {_fmt(v)}" for k, v in self.values.items()])
+        args = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.claim_arguments.items())
+        lines = [f"at {point}" + (f" (claim's names: {args})" if args else ""),
+                 f"  claim      = {_fmt(self.claim_value, 30)}",
+                 f"  divergence = {_fmt(self.divergence, 30)}",
+                 f"  gap (claim - divergence) = {_fmt(self.gap, 10)}; the claim needs divergence {self.relation} claim"]
+        if self.numeric is not None:
+            value, error, converged, detail = self.numeric
+            lines.append(f"  independent numerics (mpmath): {_fmt(value, 20)} +- {_fmt(error, 3)}"
+                         f" ({'converged' if converged else 'not converged: ' + str(detail)})")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """The verdict on a claim, with everything it rests on (see :func:`check_claim`)."""
+
+    verdict: Verdict
+    relation: str
+    order: Any
+    claim: Any
+    divergence: sp.Expr | None
+    mapping: str
+    inferred: tuple[str, ...]
+    evidence: tuple[str, ...]
+    counterexample: Counterexample | None = None
+    points_checked: int = 0
+    digits: float | None = None
+    target: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True for ``proved`` and ``confirmed``."""
+        return self.verdict in (Verdict.PROVED, Verdict.CONFIRMED)
+
+    @property
+    def outcome(self) -> Outcome:
+        """The coarse :class:`~rdpsym.outcomes.Outcome` of the verdict (``holds`` exactly when ``ok``)."""
+        return self.verdict.outcome
+
+    def __str__(self) -> str:
+        what = "D_alpha" if self.order is None else ("D_1 (KL)" if self.order == 1 else "D_oo")
+        claim = self.claim if isinstance(self.claim, str) else (
+            sp.sstr(self.claim) if isinstance(self.claim, sp.Basic) else getattr(self.claim, "__name__", repr(self.claim)))
+        lines = [f"{self.verdict.value.upper()}: {what} of {self.target} {self.relation} claim",
+                 f"  claim: {claim}"]
+        if self.divergence is not None:
+            lines.append(f"  derived: {sp.sstr(self.divergence)}")
+        if self.mapping:
+            lines.append(f"  symbols: {self.mapping}")
+        for line in self.evidence:
+            lines.append(f"  - {line}")
+        if self.counterexample is not None:
+            lines.append("  counterexample " + self.counterexample.describe())
+        return "\n".join(lines)
+
+
+def _fmt_values(values: Mapping) -> str:
+    return ", ".join(f"{k} = {_fmt(v)}" for k, v in values.items()) or "no free parameters"

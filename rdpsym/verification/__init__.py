@@ -1,0 +1,14 @@
+"""Verification: closed forms against independent high-precision numerics.
+
+``rdpsym.verify(...)`` is :func:`rdpsym.verification.checks.verify`; the points it checks come from
+:mod:`rdpsym.verification.points`, and what it finds is a
+:class:`~rdpsym.verification.report.VerificationReport`. (The package was ``rdpsym.verify``, a name
+the function shadowed; that path is a deprecated shim for one release.)
+"""
+
+from .checks import table_verification, verify
+from .points import Point, verification_points
+from .report import PointCheck, VerificationReport, VerificationStatus
+
+__all__ = ["Point", "PointCheck", "VerificationReport", "VerificationStatus", "verification_points",
+           "table_verification", "verify"]

@@ -1,0 +1,545 @@
+r"""Independent verification of closed forms against high-precision numerics.
+
+A derived closed form is a conjecture until an independent computation agrees with it.
+:func:`verify` evaluates the closed form (exactly substituted, then ``evalf``) and the divergence
+computed *without* it (:func:`rdpsym.numeric.numeric_divergence`: mpmath quadrature or summation of
+:math:`\frac{1}{\alpha-1}\log\int P^\alpha Q^{1-\alpha}`, Mironov 2017, arXiv:1702.07476 v3, Def. 3)
+at the points of :mod:`rdpsym.verification.points`, and compares them inside one ``mpmath.workdps``
+context.
+
+For a mechanism the numeric side is the RDP curve's definition (Mironov 2017, Def. 4),
+
+.. math:: \varepsilon(\alpha) = \max_{(P,Q)\ \text{adjacent}} \max\bigl(D_\alpha(P\|Q), D_\alpha(Q\|P)\bigr),
+
+computed numerically over *every* pair and *both* directions, whatever symmetry the derivation used.
+
+Per point, with ``n`` the numeric value, ``e`` its error estimate, ``c`` the closed form and
+``scale = max(|n|, 10^(-0.4 dps))`` (values near 0 are compared absolutely, as the numeric path's own
+convergence rule does):
+
+* ``agree``        both ``+oo``, or ``|c - n| <= max(10^-digits * scale, 4 e)``;
+* ``mismatch``     the numerics converged and the values differ by more (or exactly one is ``+oo``,
+                   or the closed form cannot be evaluated there). For a ``bound`` result only
+                   ``c < n - tolerance`` is a mismatch;
+* ``inconclusive`` the numerics did not converge (their error estimate is too large to decide).
+
+A point where P = Q (every adjacent pair's densities coincide with the point's values substituted:
+exactly, or by ``simplify`` within a time limit, and at no sampled x do they differ) has divergence 0
+whatever the closed form's shape; it verifies nothing, so it is flagged (``PointCheck.p_equals_q``)
+and never counted as evidence.
+
+``digits`` defaults to ``0.6 dps`` (30 digits at ``dps = 50``), the accuracy the numeric path
+certifies when it reports convergence. The report's status is ``mismatch`` if any point mismatches
+(the worst point is reported), else ``inconclusive`` if any point is inconclusive or no point with
+P != Q agrees, else ``verified``: "verified" is earned by every point, never assumed. The report
+lists the regimes its evidence covers.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Sequence
+
+import mpmath
+import sympy as sp
+
+from ..derive.result import DivergenceResult, Status
+from ..numeric import numeric_divergence
+from ..specify.mechanism import Mechanism
+from ..specify.params import Parameter, check_assumptions
+from ..specify.text import as_number
+from .points import Point, infer_parameters, verification_points
+from .report import PointCheck, VerificationReport, VerificationStatus
+
+__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "table_verification",
+           "fixed_values", "parse_param_options"]
+
+
+# --------------------------------------------------------------------------------------------------
+# what is compared
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Target:
+    directions: tuple[tuple[sp.Expr, sp.Expr, str], ...]  # (P, Q, label)
+    x: sp.Symbol
+    support: sp.Set
+    params: tuple[Parameter, ...]
+    name: str
+
+
+def _numeric_max(target: _Target, point: Point, dps: int):
+    """max over directions of the numeric divergence: (value, error, converged, note)."""
+    values = point.value_dict
+    parts = []
+    for P, Q, label in target.directions:
+        nv = numeric_divergence(P, Q, target.x, target.support, point.alpha, values, dps=dps)
+        parts.append((label, nv))
+    with mpmath.workdps(dps + 10):
+        top = max(parts, key=lambda u: u[1].value)[1]
+        if top.value == mpmath.inf and top.converged:
+            # +oo wins the maximum whatever the other directions' accuracy
+            conv, err = True, mpmath.mpf(0)
+        else:
+            conv = all(nv.converged for _, nv in parts)
+            err = max(nv.error for _, nv in parts)
+        note = "" if len(parts) == 1 else "; ".join(f"{lab}: {mpmath.nstr(nv.value, 12)}" for lab, nv in parts)
+        bad = [f"{lab}: {nv.detail}" for lab, nv in parts if not nv.converged]
+        if bad and not conv:
+            note = (note + "; " if note else "") + "; ".join(bad)
+    return top.value, err, conv, note
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled_closed_form(expr: sp.Expr, alpha: sp.Symbol, symbols: tuple[sp.Symbol, ...]):
+    """``expr`` lambdified to mpmath once per closed form (and process), or None."""
+    if expr.has(sp.Piecewise):  # branch conditions on rounded numbers could pick the wrong branch
+        return None
+    if not expr.free_symbols <= {alpha, *symbols}:
+        return None
+    try:
+        return sp.lambdify((alpha,) + symbols, expr, modules="mpmath", docstring_limit=0)
+    except Exception:  # any printer trouble: result.evaluate (sympy evalf) instead
+        return None
+
+
+def _to_mpf(v: sp.Expr, wp: int):
+    if v.is_Rational:
+        return mpmath.mpf(int(v.p)) / int(v.q)
+    return mpmath.mpf(sp.Float(sp.N(v, wp + 10), wp + 10))
+
+
+def _closed_value(result: DivergenceResult, alpha: sp.Expr, wp: int, values: dict) -> mpmath.mpf:
+    """The closed form at a point, as :meth:`DivergenceResult.evaluate` gives it, faster.
+
+    At a general order (not 1, oo or an exceptional point) of a result without finiteness
+    conditions and without Piecewise, the closed form is compiled to mpmath once (per result and
+    process) and evaluated at ``wp`` and ``wp + 20`` digits; when the two agree to ``wp - 8``
+    digits (no cancellation beyond the guard digits) the ``wp + 20`` value is returned. Anything
+    else goes through ``result.evaluate`` (sympy ``evalf``, adaptive precision)."""
+    a = sp.S(alpha)
+    special = a in (sp.Integer(1), sp.oo) or any(p.alpha == a for p in result.exceptional_points)
+    if not special and result.conditions is sp.true and result.expr is not None and a.is_Rational and a > 0:
+        fn = _compiled_closed_form(result.expr, result.alpha, tuple(result.symbols))
+        by_name = {s.name: s for s in result.symbols}
+        if fn is not None and set(values) == set(by_name):
+            try:
+                outs = []
+                for prec in (wp, wp + 20):
+                    with mpmath.workdps(prec):
+                        args = [_to_mpf(a, prec)] + [_to_mpf(sp.S(values[s.name]), prec) for s in result.symbols]
+                        v = fn(*args)
+                        outs.append(v if isinstance(v, mpmath.mpf) and mpmath.isfinite(v) else None)
+                if outs[0] is not None and outs[1] is not None:
+                    with mpmath.workdps(wp + 20):
+                        if abs(outs[0] - outs[1]) <= mpmath.mpf(10) ** (-(wp - 8)) * max(abs(outs[1]), 1):
+                            with mpmath.workdps(wp):
+                                return +outs[1]
+            except (ArithmeticError, ValueError, TypeError):
+                pass
+    return result.evaluate(alpha, dps=wp, **values)
+
+
+#: x values (exact) at which two densities are compared; those inside the support are used
+_X_SAMPLES = tuple(sp.Rational(n, 10) for n in (2, -4, 7, -13, 19, -31, 43)) + tuple(sp.Integer(k) for k in range(-3, 7))
+#: seconds for ``simplify(P - Q) == 0`` when the sampled values do not tell P from Q
+SAME_SECONDS = 3.0
+
+
+def _sample_x(support: sp.Set) -> list[sp.Expr]:
+    if isinstance(support, sp.FiniteSet):
+        cands = list(support.args)[:12]
+    else:
+        cands = []
+        if isinstance(support, sp.Interval):
+            a, b = support.start, support.end
+            if a.is_finite and b.is_finite:
+                cands = [a + (b - a) * sp.Rational(k, 7) for k in (1, 3, 4, 6)]
+            elif a.is_finite:
+                cands = [a + t for t in (sp.Rational(1, 5), sp.Rational(7, 10), sp.Rational(19, 10), sp.Rational(43, 10))]
+            elif b.is_finite:
+                cands = [b - t for t in (sp.Rational(1, 5), sp.Rational(7, 10), sp.Rational(19, 10), sp.Rational(43, 10))]
+        cands += list(_X_SAMPLES)
+    out = []
+    for c in cands:
+        try:
+            inside = support.contains(c)
+        except (TypeError, ValueError):
+            continue
+        if inside is sp.true and c not in out:
+            out.append(c)
+        if len(out) >= 8:
+            break
+    return out
+
+
+def _simplifies_to_zero(d: sp.Expr) -> bool:
+    return sp.simplify(d) == 0
+
+
+def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, values: Mapping, dps: int,
+                       quick: bool = False):
+    """Whether P = Q with the parameter ``values`` substituted: True (exactly the same expression, or
+    ``simplify(P - Q) == 0`` within :data:`SAME_SECONDS`), False (they differ at a sampled x in the
+    support), None (undecided). ``quick`` (for choosing points): no simplify; True also when no
+    sampled x tells them apart."""
+    from ..derive.timeout import StepTimeout, run_with_time_limit
+
+    free = (P.free_symbols | Q.free_symbols | support.free_symbols) - {x}
+    subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
+    Ps, Qs = P.xreplace(subs), Q.xreplace(subs)
+    if Ps == Qs:
+        return True
+    try:
+        sup = support.xreplace(subs)
+    except (TypeError, ValueError):
+        sup = None
+    compared = 0
+    for xv in (_sample_x(sup) if isinstance(sup, sp.Set) else []):
+        try:
+            pv, qv = sp.N(Ps.xreplace({x: xv}), dps), sp.N(Qs.xreplace({x: xv}), dps)
+        except Exception:  # noqa: BLE001 - a density that cannot be evaluated at this x: try the next
+            continue
+        if not (pv.is_number and qv.is_number) or pv.has(sp.nan, sp.zoo) or qv.has(sp.nan, sp.zoo):
+            continue
+        if pv.is_infinite or qv.is_infinite:
+            if pv != qv:
+                return False
+            continue
+        scale = max(abs(pv), abs(qv))
+        if scale != 0 and abs(pv - qv) > sp.Float(10, dps) ** (-(dps // 2)) * scale:
+            return False
+        compared += 1
+    if quick:
+        return compared > 0
+    try:
+        if run_with_time_limit(_simplifies_to_zero, Ps - Qs, seconds=SAME_SECONDS) is True:
+            return True
+    except StepTimeout:
+        from ..derive import timeout
+
+        passed = getattr(timeout, "deadline_passed", None)
+        if passed is not None and passed():
+            raise
+    except Exception:  # noqa: BLE001 - simplify fails in many ways: undecided
+        pass
+    return None
+
+
+def _p_equals_q_somewhere(target: _Target, dps: int):
+    """``avoid`` for :func:`verification_points`: parameter values where every pair has P = Q (by the
+    quick test of :func:`_same_distribution`), cached."""
+    pairs = []
+    for P, Q, _ in target.directions:
+        if not any({P, Q} == {u, v} for u, v in pairs):
+            pairs.append((P, Q))
+    seen: dict = {}
+
+    def avoid(values: Mapping[str, sp.Expr]) -> bool:
+        key = tuple(sorted(values.items()))
+        if key not in seen:
+            seen[key] = all(_same_distribution(P, Q, target.x, target.support, values, dps, quick=True)
+                            for P, Q in pairs)
+        return seen[key]
+
+    return avoid
+
+
+def _p_equals_q(target: _Target, point: Point, dps: int, num, err) -> tuple[bool, str]:
+    """P = Q at ``point`` for every adjacent pair of the target: (flag, how it was found)."""
+    values = point.value_dict
+    pairs = []
+    for P, Q, _ in target.directions:
+        if not any({P, Q} == {u, v} for u, v in pairs):
+            pairs.append((P, Q))
+    found = [_same_distribution(P, Q, target.x, target.support, values, dps) for P, Q in pairs]
+    if any(f is False for f in found):
+        return False, ""
+    if all(f is True for f in found):
+        return True, "P = Q at this point: it verifies nothing"
+    # undecided symbolically and not told apart at the sampled x: the numeric divergence decides
+    with mpmath.workdps(dps + 10):
+        zero = num != mpmath.inf and abs(num) <= max(4 * err, mpmath.mpf(10) ** (-0.6 * dps))
+    return (True, "P = Q at this point (the densities agree where sampled and D = 0): it verifies nothing") \
+        if zero else (False, "")
+
+
+def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, digits: float) -> PointCheck:
+    start = time.perf_counter()
+    num, err, conv, note = _numeric_max(target, point, dps)
+    same, why = _p_equals_q(target, point, dps, num, err)
+    if same:
+        note = why + (f"; {note}" if note else "")
+    wp = dps + 10
+    try:
+        closed = _closed_value(result, point.alpha, wp, point.value_dict)
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        return PointCheck(point, None, num, err, mpmath.inf, 0.0, "mismatch" if conv else "inconclusive",
+                          f"the closed form cannot be evaluated here: {exc}" + (f"; {note}" if note else ""),
+                          time.perf_counter() - start, same)
+    bound = result.status is Status.BOUND
+    with mpmath.workdps(wp):
+        if closed == mpmath.inf or num == mpmath.inf:
+            if closed == num:
+                rel, dig, ok = mpmath.mpf(0), math.inf, True
+            else:
+                rel, dig = mpmath.inf, 0.0
+                ok = bound and closed == mpmath.inf
+        else:
+            scale = max(abs(num), mpmath.mpf(10) ** (-0.4 * dps))
+            diff = (num - closed) if bound else abs(closed - num)
+            rel = abs(closed - num) / scale
+            dig = float(min(dps, -mpmath.log10(rel))) if rel > 0 else float(dps)
+            tol = max(mpmath.mpf(10) ** (-digits) * scale, 4 * err)
+            ok = diff <= tol
+        if not conv:
+            status = "inconclusive"
+        else:
+            status = "agree" if ok else "mismatch"
+        return PointCheck(point, +closed, +num, +err, +rel, dig, status, note, time.perf_counter() - start, same)
+
+
+def _check_points(result: DivergenceResult, target: _Target, points: list[Point], dps: int, digits: float,
+                  progress, fail_fast: bool, executor) -> list[PointCheck]:
+    """:func:`_check` at every point, one task per point on ``executor`` (rdpsym.execution); the checks
+    in point order, up to the first mismatch with ``fail_fast`` (as a serial loop would stop)."""
+    from functools import partial
+
+    from ..execution import TaskStatus, run_tasks
+
+    finished = [0]
+
+    def arrived(entry):  # completion order: progress counts points as they come in
+        finished[0] += 1
+        if progress is not None and entry.ok:
+            progress(finished[0], len(points), entry.result)
+
+    sweep = run_tasks(partial(_check, result, target, dps=dps, digits=digits), points, executor=executor,
+                      progress=False, on_result=arrived,
+                      stop_when=(lambda e: e.ok and e.result.status == "mismatch") if fail_fast else None)
+    checks = []
+    for entry in sweep:
+        if entry.status is TaskStatus.CANCELLED:  # not run: after the first mismatch (fail_fast)
+            break
+        if not entry.ok:  # the point could not be checked at all: never dropped silently
+            raise RuntimeError(f"verification point {entry.index} ({points[entry.index].describe()}): "
+                               f"{entry.status}: {entry.error}")
+        checks.append(entry.result)
+        if fail_fast and entry.result.status == "mismatch":
+            break
+    return checks
+
+
+# --------------------------------------------------------------------------------------------------
+# the public function
+# --------------------------------------------------------------------------------------------------
+def _mechanism_target(mech: Mechanism) -> _Target:
+    dirs = []
+    for pair in mech.pairs:
+        dirs.append((pair.P, pair.Q, f"D(P||Q) [{pair.label}]"))
+        dirs.append((pair.Q, pair.P, f"D(Q||P) [{pair.label}]"))
+    return _Target(tuple(dirs), mech.variable, mech.support, mech.parameters, f"mechanism {mech.name}")
+
+
+def _registered_mechanism(result: DivergenceResult) -> Mechanism | None:
+    name = dict(result.provenance.inputs).get("mechanism")
+    if name is None:
+        return None
+    from .. import mechanisms
+
+    try:
+        return mechanisms.get(name)
+    except ValueError:
+        return None
+
+
+def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
+    """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
+    (:func:`rdpsym.specify.parse.as_number`, never ``sympify``), finite, inside its parameter's domain
+    and assumptions. Unknown names and bad or out-of-domain values raise ``ValueError`` naming the
+    parameter."""
+    by_name = {p.name: p for p in params}
+    out = {}
+    for name, value in fixed.items():
+        if name not in by_name:
+            raise ValueError(f"unknown parameter {name!r}; parameters are {sorted(by_name)}")
+        param = by_name[name]
+        v = as_number(value, f"parameter {name!r}")
+        if v.is_finite is False:
+            raise ValueError(f"parameter {name!r} must be finite; got {value!r}")
+        param.validate(v)
+        check_assumptions(param.symbol, v, f"parameter {name!r}")
+        out[name] = v
+    return out
+
+
+def parse_param_options(params: Sequence[Parameter], items: Sequence[str]) -> dict[str, sp.Expr]:
+    """``NAME=VALUE`` texts (``rdpsym verify --param``) as checked fixed values (:func:`fixed_values`);
+    a malformed item, a repeated name, an unknown name or a bad value raises ``ValueError`` naming it."""
+    raw: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise ValueError(f"{item!r}: expected NAME=VALUE")
+        if name in raw:
+            raise ValueError(f"parameter {name!r} given twice")
+        raw[name] = value
+    return fixed_values(params, raw)
+
+
+def verify(
+    target: DivergenceResult | Mechanism,
+    *,
+    P: sp.Expr | None = None,
+    Q: sp.Expr | None = None,
+    x: sp.Symbol | None = None,
+    support: sp.Set | None = None,
+    mechanism: Mechanism | None = None,
+    values: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
+    fixed: Mapping[str, object] | None = None,
+    params: Sequence[Parameter] | None = None,
+    points: Sequence[Point] | None = None,
+    dps: int = 30,
+    digits: float | None = None,
+    seed: int = 0,
+    level: str = "standard",
+    n_typical: int = 6,
+    progress: Callable[[int, int, PointCheck], None] | None = None,
+    fail_fast: bool = False,
+    cache: bool = True,
+    executor: object = None,
+) -> VerificationReport:
+    """Check a closed form against independent high-precision numerics.
+
+    What is checked
+    ---------------
+    * ``verify(mechanism)``: derives ``rdp(mechanism)`` and checks it against the numeric maximum
+      over all adjacent pairs and both directions (Mironov 2017, Def. 4).
+    * ``verify(result, P=..., Q=..., x=..., support=...)``: a ``renyi_divergence`` result against the
+      numeric D_alpha(P||Q). (The result keeps its inputs only as text, so they must be passed again.)
+    * ``verify(result, mechanism=m)``: an ``rdp`` result against mechanism ``m``; for a result of a
+      registered built-in, ``verify(result)`` finds the mechanism by the name in its provenance.
+
+    Where
+    -----
+    At :func:`rdpsym.verification.points.verification_points`: typical parameter values plus edge regimes
+    (alpha -> 1, alpha in (0,1), alpha up to 1000 and oo, exceptional points, the edges of the
+    finiteness conditions, tiny and huge scales). Parameters come from the mechanism, from ``params``,
+    or are inferred from the symbols' assumptions (positive -> typical 0.5..5). ``values`` is either
+    a dict fixing some parameters (``{"sensitivity": 1}``) or a list of dicts giving the parameter
+    points explicitly; ``fixed`` (a dict) holds parameters at those values at every point (with a
+    list of ``values`` too); fixed values are exact numbers checked against their parameters' domains
+    (``ValueError`` naming the parameter). ``points`` overrides everything with explicit
+    :class:`Point` objects. Drawn values are generic: parameters of the same kind never share a value
+    at a point, so P != Q unless the caller asked for it; points where P = Q anyway are flagged and
+    not counted as evidence (only such points: ``inconclusive``).
+    ``level``: ``quick`` (about 8 points), ``standard`` (about 25) or ``thorough``. Deterministic:
+    the same ``seed`` gives the same points.
+
+    Precision
+    ---------
+    Numerics at ``dps`` digits; agreement required to ``digits`` (default ``0.6 dps``) relative
+    digits, see the module docstring for the exact rule.
+
+    ``progress(done, total, check)`` is called after each point; ``fail_fast`` stops at the first
+    mismatch (the report then holds the points checked so far).
+
+    Each point is one task of :func:`rdpsym.execution.run_tasks`: ``executor`` (default: all local
+    cores; ``"serial"``; an int number of processes; a Dask scheduler address or client) says where.
+    The report is the same whatever the executor: same points, same order, same verdicts.
+
+    Returns a :class:`VerificationReport`; ``report.result`` is the result with the report appended to
+    its ``provenance.verifications``. Raises ``ValueError`` when there is nothing to compare (no
+    closed form) or the densities are missing.
+    """
+    if not isinstance(dps, int) or isinstance(dps, bool) or dps < 10:
+        raise ValueError(f"dps must be an int >= 10; got {dps!r}")
+    digits = 0.6 * dps if digits is None else digits
+    if not (isinstance(digits, (int, float)) and 0 < digits <= dps):
+        raise ValueError(f"digits must be a number in (0, dps={dps}]; got {digits!r}")
+    if isinstance(target, Mechanism):
+        if mechanism is not None or P is not None:
+            raise ValueError("target: pass either a Mechanism or a result with its densities, not both")
+        from ..derive.mechanism_rdp import rdp
+
+        mechanism = target
+        result = rdp(mechanism, cache=cache)
+    elif isinstance(target, DivergenceResult):
+        result = target
+    else:
+        raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
+    if result.expr is None or result.status not in (Status.CLOSED_FORM, Status.BOUND):
+        raise ValueError(f"target has no closed form to verify (status {result.status}: {result.reason})")
+    if fixed is not None and not isinstance(fixed, Mapping):
+        raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")
+    pinned = dict(values) if isinstance(values, Mapping) else {}
+    for name, v in (fixed or {}).items():
+        if name in pinned and as_number(pinned[name], name) != as_number(v, name):
+            raise ValueError(f"parameter {name!r}: values= and fixed= give different values")
+        pinned[name] = v
+
+    dens = [P, Q, x, support]
+    if any(d is not None for d in dens):
+        if any(d is None for d in dens):
+            raise ValueError("P, Q, x and support must be given together")
+        if mechanism is not None:
+            raise ValueError("pass either mechanism= or P, Q, x, support, not both")
+        free = (P.free_symbols | Q.free_symbols | support.free_symbols) - {x}
+        if params is None:
+            known = {s.name: s for s in free}
+            params = tuple(infer_parameters(s for n, s in known.items() if n not in pinned))
+            # fixed parameters still need a Parameter entry for the point generator
+            params += tuple(Parameter(n, s, sp.S.Reals, (0.0, 1.0), n) for n, s in known.items() if n in pinned)
+        tgt = _Target(((P, Q, result.label),), x, support, tuple(params), result.label)
+    else:
+        if mechanism is None:
+            mechanism = _registered_mechanism(result)
+        if mechanism is None:
+            raise ValueError("verify needs the densities: pass P=, Q=, x=, support= (or mechanism=) with a result")
+        tgt = _mechanism_target(mechanism)
+        if params is not None:
+            tgt = replace(tgt, params=tuple(params))
+
+    if points is None:
+        pinned = fixed_values(tgt.params, pinned)
+        pp = None if (values is None or isinstance(values, Mapping)) else list(values)
+        points = verification_points(
+            tgt.params, fixed=pinned or None, parameter_points=pp, conditions=result.conditions,
+            exceptional=[p.alpha for p in result.exceptional_points], seed=seed, n_typical=n_typical, level=level,
+            avoid=_p_equals_q_somewhere(tgt, dps))
+        # orders whose value the result does not hold (kl / max_divergence not derived) are skipped
+        points = [p for p in points if not ((p.alpha == 1 and result.kl is None)
+                                            or (p.alpha == sp.oo and result.max_divergence is None))]
+    start = time.perf_counter()
+    checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)
+    statuses = {c.status for c in checks}
+    # a point where P = Q verifies nothing: with no agreement at P != Q there is no evidence at all
+    status = (VerificationStatus.MISMATCH if "mismatch" in statuses else
+              VerificationStatus.INCONCLUSIVE if "inconclusive" in statuses or not any(c.is_evidence for c in checks) else
+              VerificationStatus.VERIFIED)
+    report = VerificationReport(status, tuple(checks), dps, float(digits), seed, level,
+                                time.perf_counter() - start, tgt.name)
+    return replace(report, result=result.with_verification(report))
+
+
+# --------------------------------------------------------------------------------------------------
+# Table II cells
+# --------------------------------------------------------------------------------------------------
+def table_verification(mechanism: Mechanism, result: DivergenceResult, fixed: Mapping[str, object] | None = None,
+                       dps: int = 30) -> tuple[VerificationReport, str]:
+    """Verify the three cells of a Table II row (alpha = 2, alpha = 1, alpha = oo) at the centre of
+    the typical ranges with ``fixed`` values; returns the report and a cell text such as
+    ``verified (digits: α>1 30, α=1 30, α=∞ all)``."""
+    from .points import central_values
+
+    free = [p for p in mechanism.parameters if p.name not in (fixed or {})]
+    vals = tuple(sorted({**central_values(free), **{k: sp.S(v) for k, v in (fixed or {}).items()}}.items()))
+    cells = (("α>1", sp.Integer(2)), ("α=1", sp.Integer(1)), ("α=∞", sp.oo))
+    pts = [Point(a, vals, name) for name, a in cells]
+    report = verify(result, mechanism=mechanism, points=pts, dps=dps)
+    parts = ", ".join(f"{c.point.regime} {('all' if c.digits == math.inf else f'{c.digits:.0f}') if c.status == 'agree' else c.status}"
+                      for c in report.checks)
+    return report, f"{report.status} (digits: {parts})"
