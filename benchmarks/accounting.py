@@ -104,7 +104,6 @@ def dpa_event(name, v):
 
 
 def run_dpa(events, delta, sample: int | None):
-    import dp_accounting as dpa
     from dp_accounting.rdp import rdp_privacy_accountant as rpa
 
     def accountants():
@@ -131,7 +130,7 @@ def run_dpa(events, delta, sample: int | None):
             for n, v in some:
                 (b if n == "randomized_response" else a).compose(dpa_event(n, v))
             per_event += (time.perf_counter() - s0) * total / len(some)
-        eps_a, order_a = None, None
+        eps_a = None
         extrapolated = True
     # (b) one self-composed event per distinct event
     t1 = time.perf_counter()

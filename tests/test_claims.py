@@ -4,7 +4,6 @@ The published formulas below (Mironov 2017, arXiv:1702.07476 v3, Props. 5-7 and 
 and Linder 2013, Inf. Sci. 249, Table 2 for exponential rates) are claims to check, never results.
 """
 
-import math
 import os
 
 import mpmath

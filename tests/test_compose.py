@@ -7,7 +7,6 @@ import pytest
 import sympy as sp
 
 import rdpsym
-from rdpsym import alpha
 from rdpsym.accounting import check_composition, compose
 from rdpsym.derive.result import Provenance
 

@@ -18,7 +18,7 @@ No published answer appears here: only densities.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import mpmath
 import pytest

@@ -5,7 +5,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import sympy as sp
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

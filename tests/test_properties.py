@@ -1,7 +1,6 @@
 """Property checks (Mironov 2017, arXiv:1702.07476 v3, Table I and Appendix) over the registry, and each
 check failing on deliberately broken input."""
 
-import math
 
 import mpmath
 import pytest

@@ -1,6 +1,5 @@
 """Regression registry: the shipped registry loads, entries pass, broken entries are caught."""
 
-import sys
 
 import pytest
 from click.testing import CliRunner

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 import pytest
 import sympy as sp
 from hypothesis import find, given, settings
-from hypothesis import strategies as st
 
 import rdpsym
 from rdpsym import mechanisms

@@ -14,7 +14,6 @@ finite iff a r1 + (1-a) r2 > 0 (Liese and Vajda 1987; van Erven and Harremoës 2
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,8 +27,7 @@ from rdpsym import alpha as A
 from rdpsym import mechanisms
 from rdpsym.cli import main
 from rdpsym.derive.result import DivergenceResult, ExceptionalPoint, Status
-from rdpsym.numeric import NumericValue
-from rdpsym.verification import Point, VerificationReport, VerificationStatus, verification_points, verify
+from rdpsym.verification import Point, VerificationStatus, verification_points, verify
 
 VERIFIED, MISMATCH, INCONCLUSIVE = VerificationStatus.VERIFIED, VerificationStatus.MISMATCH, VerificationStatus.INCONCLUSIVE
 x = sp.Symbol("x", real=True)

@@ -22,7 +22,6 @@ holds everywhere makes a ``confirmed`` verdict with the box named, never ``prove
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 
 import sympy as sp

@@ -93,4 +93,5 @@ for _info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_info.name}")
 
 globals().update(_REGISTRY)
-__all__ = ["Factory", "register", "unregister", "factory", "names", "get", "all_mechanisms", *_REGISTRY]
+__all__ = ["Factory", "register", "unregister", "factory", "names", "get", "all_mechanisms"]
+__all__ += list(_REGISTRY)  # noqa: PLE0605 - the built-in factories, registered as their modules load

@@ -35,7 +35,8 @@ from .common import *  # noqa: F403  (the limits, FormulaError, names and FUNCTI
 from .latex import parse_latex
 from .python import parse_formula
 
-__all__ = ["as_number", "parse", "parse_formula", "parse_latex", *common.__all__]
+__all__ = ["as_number", "parse", "parse_formula", "parse_latex"]
+__all__ += common.__all__
 
 
 def parse(
