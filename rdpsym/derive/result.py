@@ -23,7 +23,7 @@ from .evaluation import checked_value, decide, exact_at
 __all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions"]
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """How a result was obtained."""
 
     #: An exact expression without unevaluated integrals or sums (it may be Piecewise in alpha).
@@ -34,9 +34,6 @@ class Status(str, enum.Enum):
     NUMERIC_ONLY = "numeric_only"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
@@ -347,18 +344,27 @@ class DivergenceResult:
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
 
+    def special_orders(self) -> tuple[tuple[str, sp.Expr, sp.Expr], ...]:
+        """The orders the general form does not cover, as ``(kind, alpha, value)`` rows in the order
+        every presentation shows them: ``("kl", 1, KL)``, ``("max", oo, D_inf)``, then
+        ``("removable", a, D_a)`` for each removable order (Mironov 2017, Def. 3 and Table II)."""
+        rows = []
+        if self.kl is not None:
+            rows.append(("kl", sp.Integer(1), self.kl))
+        if self.max_divergence is not None:
+            rows.append(("max", sp.oo, self.max_divergence))
+        rows += [("removable", p.alpha, p.value) for p in self.exceptional_points]
+        return tuple(rows)
+
     def __str__(self) -> str:
         parts = [f"{self.label} [{self.status}]"]
         if self.expr is not None:
             parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
             if self.conditions is not sp.true:
                 parts.append(f"  finite where: {sp.sstr(self.conditions)}")
-        if self.kl is not None:
-            parts.append(f"  alpha = 1 (KL): {sp.sstr(self.kl)}")
-        if self.max_divergence is not None:
-            parts.append(f"  alpha = oo: {sp.sstr(self.max_divergence)}")
-        for p in self.exceptional_points:
-            parts.append(f"  alpha = {p.alpha} (removable): {sp.sstr(p.value)}")
+        notes = {"kl": " (KL)", "max": "", "removable": " (removable)"}
+        for kind, order, value in self.special_orders():
+            parts.append(f"  alpha = {order}{notes[kind]}: {sp.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)

@@ -112,12 +112,9 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
     rows = [rf"{D} &= {formula(result.expr, names)} && \alpha \in (0, 1) \cup (1, \infty)"]
     if result.conditions is not sp.true:
         rows.append(rf"&\text{{finite where }} {formula(result.conditions, names)} && \text{{else }} +\infty")
-    if result.kl is not None:
-        rows.append(rf"D_{{1}} &= {formula(result.kl, names)} && \text{{KL divergence}}")
-    if result.max_divergence is not None:
-        rows.append(rf"D_{{\infty}} &= {formula(result.max_divergence, names)} && \text{{max divergence}}")
-    for p in result.exceptional_points:
-        rows.append(rf"D_{{{formula(p.alpha, names)}}} &= {formula(p.value, names)} && \text{{removable singularity}}")
+    notes = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity"}
+    for kind, order, value in result.special_orders():
+        rows.append(rf"D_{{{formula(order, names)}}} &= {formula(value, names)} && \text{{{notes[kind]}}}")
     for step in result.provenance.steps:
         text = escape_text(f"{step.name}: {step.detail}")
         if len(text) > 150:
