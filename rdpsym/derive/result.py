@@ -9,14 +9,14 @@ from __future__ import annotations
 import enum
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import mpmath
 import sympy as sp
 
 from .._config import settings
 from .._numbers import exact_or_symbolic
-from ..specify.params import check_assumptions
+from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
 
@@ -343,6 +343,32 @@ class DivergenceResult:
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
+
+    def parameters(self, given: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
+        """The :class:`~rdpsym.Parameter` of each of :attr:`symbols`: from ``given`` if passed, else from
+        the mechanism the result was derived for (:attr:`mechanism`), else a parameter with the domain
+        its symbol's sign assumptions allow ((0, oo), [0, oo) or the reals) and typical range 0.5..5.
+
+        The generated float code checks its inputs against these domains and places its series by them.
+        """
+        by_symbol: dict = {}
+        if given is not None:
+            by_symbol.update({p.symbol: p for p in given})
+        elif self.mechanism is not None:
+            by_symbol.update({p.symbol: p for p in self.mechanism.parameters})
+        out = []
+        for s in self.symbols:
+            if s in by_symbol:
+                out.append(by_symbol[s])
+                continue
+            if s.is_positive:
+                dom = sp.Interval.open(0, sp.oo)
+            elif s.is_nonnegative:
+                dom = sp.Interval(0, sp.oo)
+            else:
+                dom = sp.S.Reals
+            out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
+        return tuple(out)
 
     def special_orders(self) -> tuple[tuple[str, sp.Expr, sp.Expr], ...]:
         """The orders the general form does not cover, as ``(kind, alpha, value)`` rows in the order
