@@ -18,22 +18,40 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 
-__all__ = ["Outcome", "combine", "outcome_of"]
+__all__ = ["Outcome", "Vocabulary", "combine", "outcome_of"]
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """The coarse outcome of any check (see the module docstring)."""
 
     HOLDS = "holds"
     FAILS = "fails"
     INCONCLUSIVE = "inconclusive"
 
-    def __str__(self) -> str:
-        return self.value
-
     @property
     def ok(self) -> bool:
         return self is Outcome.HOLDS
+
+
+class Vocabulary(enum.StrEnum):
+    """A report's own status words, each member declared with the :class:`Outcome` it amounts to::
+
+        class VerificationStatus(Vocabulary):
+            VERIFIED = "verified", Outcome.HOLDS
+
+    A member is its word (``str(member)``, ``==``, JSON, pickling and lookup by value all use the word);
+    ``member.outcome`` is the coarse outcome.
+    """
+
+    def __new__(cls, word: str, outcome: Outcome):
+        member = str.__new__(cls, word)
+        member._value_ = word
+        member._outcome = Outcome(outcome)
+        return member
+
+    @property
+    def outcome(self) -> Outcome:
+        return self._outcome
 
 
 def combine(outcomes: Iterable["Outcome"]) -> Outcome:

@@ -357,7 +357,7 @@ def test_values_fixed_and_inferred_parameters():
 def test_bad_arguments_are_named(table_ii):
     mech, result = table_ii["gaussian"]
     with pytest.raises(ValueError, match="densities"):
-        verify(replace(result, provenance=replace(result.provenance, inputs=())))
+        verify(replace(result, provenance=replace(result.provenance, inputs=()), mechanism=None, pair=None))
     with pytest.raises(ValueError, match="together"):
         verify(result, P=mech.pairs[0].P)
     with pytest.raises(ValueError, match="dps"):
@@ -549,3 +549,21 @@ def test_cli_verify_param(tmp_path: Path):
     out = runner.invoke(main, ["verify", str(f), "--level", "quick", "--all-points", "--param", "sigma1=3/2"], env=wide)
     assert out.exit_code == 0, out.output
     assert "sigma1=3/2" in out.output and "sigma2=3/2" not in out.output and "P = Q" not in out.output
+
+
+def test_a_result_is_verified_against_its_own_objects_never_a_mechanism_found_by_name():
+    """A user's mechanism that happens to be called "laplace" (here a Gaussian pair) is verified
+    against its own densities, and a bare result against the pair it was derived from."""
+    from rdpsym.mechanisms._densities import normal_pdf
+
+    sigma = rdpsym.parameter("sigma", typical=(0.5, 4.0), latex=r"\sigma", meaning="noise scale")
+    mine = rdpsym.Mechanism(name="laplace", variable=x, support=sp.S.Reals, parameters=(sigma,),
+                            pairs=(rdpsym.AdjacentPair(normal_pdf(x, 0, sigma.symbol), normal_pdf(x, 1, sigma.symbol)),))
+    result = rdpsym.rdp(mine)
+    assert result.mechanism is mine
+    report = verify(result, level="quick")
+    assert report.status is VERIFIED, report.describe()
+    b = sp.Symbol("b", positive=True)
+    bare = rdpsym.renyi_divergence(sp.exp(-sp.Abs(x) / b) / (2 * b), sp.exp(-sp.Abs(x - 1) / b) / (2 * b), x, sp.S.Reals)
+    report = verify(bare, level="quick")
+    assert report.status is VERIFIED, report.describe()

@@ -35,6 +35,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from ..numeric.kinks import kink_arguments
 from ..numeric.driver import substitute_values
 from ..specify.mechanism import Mechanism
 from ..specify.support import Support
@@ -71,18 +72,10 @@ def _check_epsilon(epsilon) -> None:
 
 
 def _kink_points(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, list[str]]:
-    """Real zeros of the arguments of Abs, sign, Heaviside, Max/Min differences and Piecewise bounds."""
-    args = []
-    for node in sp.preorder_traversal(P + Q):
-        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
-            args.append(node.args[0])
-        elif isinstance(node, (sp.Max, sp.Min)):
-            args += [u - v for i, u in enumerate(node.args) for v in node.args[i + 1:]]
-        elif isinstance(node, sp.Piecewise):
-            args += [r.lhs - r.rhs for _, c in node.args for r in sp.preorder_traversal(c)
-                     if isinstance(r, sp.core.relational.Relational)]
+    """Real zeros of the kink arguments (:func:`rdpsym.numeric.kinks.kink_arguments`: Abs, sign,
+    Heaviside, Max/Min differences, Piecewise bounds) of P and Q, at ``wp`` digits."""
     points, notes = set(), []
-    for arg in {a for a in args if a.has(x)}:
+    for arg in dict.fromkeys(kink_arguments(P, x) + kink_arguments(Q, x)):
         try:
             sol = sp.solveset(arg, x, domain=sp.S.Reals)
         except Exception as exc:  # noqa: BLE001 - sympy raises many things on odd input

@@ -7,37 +7,25 @@ described in :mod:`rdpsym.claims.check`; each maps onto the one outcome vocabula
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import mpmath
 import sympy as sp
 
-from ..outcomes import Outcome
+from ..outcomes import Outcome, Vocabulary
 
 __all__ = ["Verdict", "Counterexample", "ClaimVerdict"]
 
 
-class Verdict(str, enum.Enum):
-    """The outcome of :func:`check_claim`."""
+class Verdict(Vocabulary):
+    """The outcome of :func:`check_claim`: proved and confirmed hold, refuted fails, inconclusive is
+    inconclusive."""
 
-    PROVED = "proved"
-    CONFIRMED = "confirmed"
-    REFUTED = "refuted"
-    INCONCLUSIVE = "inconclusive"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def outcome(self) -> Outcome:
-        """proved and confirmed hold, refuted fails, inconclusive is inconclusive."""
-        return _OUTCOMES[self]
-
-
-_OUTCOMES = {Verdict.PROVED: Outcome.HOLDS, Verdict.CONFIRMED: Outcome.HOLDS, Verdict.REFUTED: Outcome.FAILS,
-             Verdict.INCONCLUSIVE: Outcome.INCONCLUSIVE}
+    PROVED = "proved", Outcome.HOLDS
+    CONFIRMED = "confirmed", Outcome.HOLDS
+    REFUTED = "refuted", Outcome.FAILS
+    INCONCLUSIVE = "inconclusive", Outcome.INCONCLUSIVE
 
 
 def _fmt(v, digits: int = 20) -> str:

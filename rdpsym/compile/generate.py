@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 import sympy as sp
 
 from ..derive.result import DivergenceResult, Status
-from ..report.latex import result_parameters as _parameters_for
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from . import runtime
@@ -54,7 +53,7 @@ def generate_source(result: DivergenceResult, name: str | None = None, parameter
             f"{result.label} has no closed form (status {result.status}: {result.reason}); "
             "use result.evaluate() or rdpsym.numeric instead"
         )
-    params = _parameters_for(result, parameters)
+    params = result.parameters(parameters)
     mech = dict(result.provenance.inputs).get("mechanism")
     name = identifier(name or (f"rdp_{mech}" if mech else "renyi_divergence"))
     key_text = "\n".join([str(_FORMAT), name, sp.srepr(result.expr), sp.srepr(result.conditions), sp.srepr(result.kl),

@@ -60,15 +60,28 @@ def _decide(relation) -> bool | None:
     return None
 
 
-def _sign_at(expr: sp.Expr) -> int:
-    """Sign (+1, -1, 0) of an x-free expression, from assumptions; DerivationError if undecidable."""
-    expr = sp.simplify(expr)
+def sign_of(expr: sp.Expr) -> int | None:
+    """+1, -1 or 0 when the assumptions decide it, else None."""
     if expr.is_zero:
         return 0
     if expr.is_positive:
         return 1
     if expr.is_negative:
         return -1
+    for form in (sp.factor(expr), sp.simplify(expr), sp.together(expr)):
+        if form.is_positive:
+            return 1
+        if form.is_negative:
+            return -1
+    return None
+
+
+def _sign_at(expr: sp.Expr) -> int:
+    """Sign (+1, -1, 0) of an x-free expression, from assumptions; DerivationError if undecidable."""
+    expr = sp.simplify(expr)
+    known = sign_of(expr)
+    if known is not None:
+        return known
     if expr.is_number:
         value = expr.evalf(50)
         if value.is_comparable:

@@ -9,21 +9,21 @@ from __future__ import annotations
 import enum
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import mpmath
 import sympy as sp
 
 from .._config import settings
 from .._numbers import exact_or_symbolic
-from ..specify.params import check_assumptions
+from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
 
 __all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions"]
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """How a result was obtained."""
 
     #: An exact expression without unevaluated integrals or sums (it may be Piecewise in alpha).
@@ -34,9 +34,6 @@ class Status(str, enum.Enum):
     NUMERIC_ONLY = "numeric_only"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
@@ -347,18 +344,53 @@ class DivergenceResult:
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
 
+    def parameters(self, given: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
+        """The :class:`~rdpsym.Parameter` of each of :attr:`symbols`: from ``given`` if passed, else from
+        the mechanism the result was derived for (:attr:`mechanism`), else a parameter with the domain
+        its symbol's sign assumptions allow ((0, oo), [0, oo) or the reals) and typical range 0.5..5.
+
+        The generated float code checks its inputs against these domains and places its series by them.
+        """
+        by_symbol: dict = {}
+        if given is not None:
+            by_symbol.update({p.symbol: p for p in given})
+        elif self.mechanism is not None:
+            by_symbol.update({p.symbol: p for p in self.mechanism.parameters})
+        out = []
+        for s in self.symbols:
+            if s in by_symbol:
+                out.append(by_symbol[s])
+                continue
+            if s.is_positive:
+                dom = sp.Interval.open(0, sp.oo)
+            elif s.is_nonnegative:
+                dom = sp.Interval(0, sp.oo)
+            else:
+                dom = sp.S.Reals
+            out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
+        return tuple(out)
+
+    def special_orders(self) -> tuple[tuple[str, sp.Expr, sp.Expr], ...]:
+        """The orders the general form does not cover, as ``(kind, alpha, value)`` rows in the order
+        every presentation shows them: ``("kl", 1, KL)``, ``("max", oo, D_inf)``, then
+        ``("removable", a, D_a)`` for each removable order (Mironov 2017, Def. 3 and Table II)."""
+        rows = []
+        if self.kl is not None:
+            rows.append(("kl", sp.Integer(1), self.kl))
+        if self.max_divergence is not None:
+            rows.append(("max", sp.oo, self.max_divergence))
+        rows += [("removable", p.alpha, p.value) for p in self.exceptional_points]
+        return tuple(rows)
+
     def __str__(self) -> str:
         parts = [f"{self.label} [{self.status}]"]
         if self.expr is not None:
             parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
             if self.conditions is not sp.true:
                 parts.append(f"  finite where: {sp.sstr(self.conditions)}")
-        if self.kl is not None:
-            parts.append(f"  alpha = 1 (KL): {sp.sstr(self.kl)}")
-        if self.max_divergence is not None:
-            parts.append(f"  alpha = oo: {sp.sstr(self.max_divergence)}")
-        for p in self.exceptional_points:
-            parts.append(f"  alpha = {p.alpha} (removable): {sp.sstr(p.value)}")
+        notes = {"kl": " (KL)", "max": "", "removable": " (removable)"}
+        for kind, order, value in self.special_orders():
+            parts.append(f"  alpha = {order}{notes[kind]}: {sp.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)

@@ -21,15 +21,26 @@ from .timeout import StepTimeout, run_with_time_limit
 __all__ = ["kl_divergence", "kl_from_below", "max_divergence"]
 
 
-def kl_divergence(pieces, x, seconds, log) -> sp.Expr:
-    """KL = E_P[log P/Q] = sum over pieces of ∫ P (log P - log Q)."""
-    total = sp.Integer(0)
+def _log_ratios(pieces):
+    """``[(piece, log P - log Q)]`` over the pieces where P > 0, or ``None`` when Q = 0 on one of them
+    (then P is not absolutely continuous with respect to Q, and KL = D_inf = +oo)."""
+    out = []
     for piece in pieces:
         if is_zero(piece.P):
             continue
         if is_zero(piece.Q):
-            return sp.oo
-        g = sp.expand(log_expand(piece.P) - log_expand(piece.Q))
+            return None
+        out.append((piece, sp.expand(log_expand(piece.P) - log_expand(piece.Q))))
+    return out
+
+
+def kl_divergence(pieces, x, seconds, log) -> sp.Expr:
+    """KL = E_P[log P/Q] = sum over pieces of ∫ P (log P - log Q)."""
+    ratios = _log_ratios(pieces)
+    if ratios is None:
+        return sp.oo
+    total = sp.Integer(0)
+    for piece, g in ratios:
         if piece.is_point:
             total += piece.P * g
             continue
@@ -187,14 +198,10 @@ def _sup_on_piece(g, x, piece: Piece, seconds, max_unknown: int = 2):
 
 def max_divergence(pieces, x, seconds, log) -> sp.Expr:
     """D_inf = ess sup over {P > 0} of log P/Q (Mironov 2017, Def. 3 and Table II)."""
-    sups = []
-    for piece in pieces:
-        if is_zero(piece.P):
-            continue
-        if is_zero(piece.Q):
-            return sp.oo
-        g = sp.expand(log_expand(piece.P) - log_expand(piece.Q))
-        sups.append(_sup_on_piece(g, x, piece, seconds))
+    ratios = _log_ratios(pieces)
+    if ratios is None:
+        return sp.oo
+    sups = [_sup_on_piece(g, x, piece, seconds) for piece, g in ratios]
     if any(c == sp.oo for c in sups):
         return sp.oo
     value = sp.Max(*sups)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .pieces import DerivationError
+from .pieces import DerivationError, sign_of
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult", "mixture_log"]
@@ -90,22 +90,6 @@ def mixture_log(expr: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
         for i, a in enumerate(terms):
             if any(sp.simplify(sp.powsimp(b / a, force=True)).has(x) for b in terms[i + 1:]):
                 return node
-    return None
-
-
-def sign_of(expr: sp.Expr) -> int | None:
-    """+1, -1 or 0 when the assumptions decide it, else None."""
-    if expr.is_zero:
-        return 0
-    if expr.is_positive:
-        return 1
-    if expr.is_negative:
-        return -1
-    for form in (sp.factor(expr), sp.simplify(expr), sp.together(expr)):
-        if form.is_positive:
-            return 1
-        if form.is_negative:
-            return -1
     return None
 
 

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 __all__ = ["TaskStatus", "TaskResult", "SweepReport", "SweepError", "SweepInterrupted"]
 
 
-class TaskStatus(str, enum.Enum):
+class TaskStatus(enum.StrEnum):
     """How one task ended.
 
     ``done``       the task returned; ``result`` holds its return value.
@@ -24,9 +24,6 @@ class TaskStatus(str, enum.Enum):
     FAILED = "failed"
     TIMEOUT = "timeout"
     CANCELLED = "cancelled"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

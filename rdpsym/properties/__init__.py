@@ -30,11 +30,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name == "Verdict":  # deprecated alias, one release
-        import warnings
-
-        warnings.warn("rdpsym.properties.Verdict is deprecated: use PropertyVerdict (or rdpsym.outcomes.Outcome)",
-                      DeprecationWarning, stacklevel=2)
-        return PropertyVerdict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``rdpsym.properties.Verdict``: the same deprecated alias as ``rdpsym.properties.report.Verdict``
+from .report import __getattr__  # noqa: E402, F401

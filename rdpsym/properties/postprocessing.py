@@ -23,6 +23,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import ArgumentError
 from ..specify.text import as_number
 from .curve import as_curve
 from .distributions import NumericDensity, Processed, divergence_of, pairs_of
@@ -81,6 +82,11 @@ class Threshold(Channel):
         return _binned(density, [self.t])
 
 
+def _check_range(low, high) -> None:
+    if not low < high:
+        raise ArgumentError("low", "< high", message=f"low must be < high; got {low}, {high}")
+
+
 @dataclass(frozen=True)
 class Round(Channel):
     """``y = step * round(x / step)``, clamped to [low, high] (a deterministic map, so the DPI holds exactly)."""
@@ -91,9 +97,8 @@ class Round(Channel):
 
     def __post_init__(self):
         if not self.step > 0:
-            raise ValueError(f"step must be > 0; got {self.step}")
-        if not self.low < self.high:
-            raise ValueError(f"low must be < high; got {self.low}, {self.high}")
+            raise ArgumentError("step", "> 0", self.step)
+        _check_range(self.low, self.high)
 
     @property
     def name(self):
@@ -114,8 +119,7 @@ class Clip(Channel):
     high: float = 2.0
 
     def __post_init__(self):
-        if not self.low < self.high:
-            raise ValueError(f"low must be < high; got {self.low}, {self.high}")
+        _check_range(self.low, self.high)
 
     @property
     def name(self):

@@ -29,7 +29,7 @@ def __getattr__(name: str):
     if name == "Verdict":  # deprecated alias, one release
         import warnings
 
-        warnings.warn("rdpsym.properties.report.Verdict is deprecated: use PropertyVerdict (or rdpsym.outcomes.Outcome)",
+        warnings.warn("rdpsym.properties Verdict is deprecated: use PropertyVerdict (or rdpsym.outcomes.Outcome)",
                       DeprecationWarning, stacklevel=2)
         return PropertyVerdict
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

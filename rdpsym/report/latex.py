@@ -31,34 +31,9 @@ __all__ = [
 def result_parameters(result: DivergenceResult, parameters: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
     """The :class:`Parameter` of each of ``result.symbols``.
 
-    Taken from ``parameters`` if given, else from the registered mechanism named in the provenance,
-    else built from the symbol's assumptions (domain (0, oo) for positive symbols).
+    See :meth:`rdpsym.DivergenceResult.parameters`.
     """
-    by_symbol: dict[sp.Symbol, Parameter] = {}
-    if parameters is not None:
-        by_symbol.update({p.symbol: p for p in parameters})
-    else:
-        mech_name = dict(result.provenance.inputs).get("mechanism")
-        if mech_name:
-            from .. import mechanisms
-
-            try:
-                by_symbol.update({p.symbol: p for p in mechanisms.get(mech_name).parameters})
-            except ValueError:
-                pass
-    out = []
-    for s in result.symbols:
-        if s in by_symbol:
-            out.append(by_symbol[s])
-            continue
-        if s.is_positive:
-            dom = sp.Interval.open(0, sp.oo)
-        elif s.is_nonnegative:
-            dom = sp.Interval(0, sp.oo)
-        else:
-            dom = sp.S.Reals
-        out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
-    return tuple(out)
+    return result.parameters(parameters)
 
 
 def symbol_names(result: DivergenceResult, parameters: Sequence[Parameter] | None = None) -> dict[sp.Symbol, str]:
@@ -112,12 +87,9 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
     rows = [rf"{D} &= {formula(result.expr, names)} && \alpha \in (0, 1) \cup (1, \infty)"]
     if result.conditions is not sp.true:
         rows.append(rf"&\text{{finite where }} {formula(result.conditions, names)} && \text{{else }} +\infty")
-    if result.kl is not None:
-        rows.append(rf"D_{{1}} &= {formula(result.kl, names)} && \text{{KL divergence}}")
-    if result.max_divergence is not None:
-        rows.append(rf"D_{{\infty}} &= {formula(result.max_divergence, names)} && \text{{max divergence}}")
-    for p in result.exceptional_points:
-        rows.append(rf"D_{{{formula(p.alpha, names)}}} &= {formula(p.value, names)} && \text{{removable singularity}}")
+    notes = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity"}
+    for kind, order, value in result.special_orders():
+        rows.append(rf"D_{{{formula(order, names)}}} &= {formula(value, names)} && \text{{{notes[kind]}}}")
     for step in result.provenance.steps:
         text = escape_text(f"{step.name}: {step.detail}")
         if len(text) > 150:

@@ -22,12 +22,9 @@ def result_markdown(result: DivergenceResult, parameters: Sequence[Parameter] | 
         lines.append(f"$$D_\\alpha = {formula(result.expr, names)}\\qquad \\alpha \\in (0,1)\\cup(1,\\infty)$$")
     if result.conditions is not sp.true:
         lines.append(f"- finite where ${formula(result.conditions, names)}$, $+\\infty$ elsewhere")
-    if result.kl is not None:
-        lines.append(f"- $\\alpha = 1$ (KL divergence): ${formula(result.kl, names)}$")
-    if result.max_divergence is not None:
-        lines.append(f"- $\\alpha = \\infty$: ${formula(result.max_divergence, names)}$")
-    for p in result.exceptional_points:
-        lines.append(f"- $\\alpha = {formula(p.alpha, names)}$ (removable singularity): ${formula(p.value, names)}$")
+    notes = {"kl": " (KL divergence)", "max": "", "removable": " (removable singularity)"}
+    for kind, order, value in result.special_orders():
+        lines.append(f"- $\\alpha = {formula(order, names)}${notes[kind]}: ${formula(value, names)}$")
     if result.reason:
         lines.append(f"- note: {result.reason}")
     return "\n".join(lines)

@@ -343,18 +343,6 @@ def _mechanism_target(mech: Mechanism) -> _Target:
     return _Target(tuple(dirs), mech.variable, mech.support, mech.parameters, f"mechanism {mech.name}")
 
 
-def _registered_mechanism(result: DivergenceResult) -> Mechanism | None:
-    name = dict(result.provenance.inputs).get("mechanism")
-    if name is None:
-        return None
-    from .. import mechanisms
-
-    try:
-        return mechanisms.get(name)
-    except ValueError:
-        return None
-
-
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
     """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
     (:func:`rdpsym.specify.parse.as_number`, never ``sympify``), finite, inside its parameter's domain
@@ -481,6 +469,11 @@ def verify(
             raise ValueError(f"parameter {name!r}: values= and fixed= give different values")
         pinned[name] = v
 
+    if mechanism is None and all(d is None for d in (P, Q, x, support)) and isinstance(target, DivergenceResult):
+        # the objects the result was derived from, never a mechanism found again by its name
+        mechanism = result.mechanism
+        if mechanism is None and result.pair is not None:
+            P, Q, x, support = result.pair
     dens = [P, Q, x, support]
     if any(d is not None for d in dens):
         if any(d is None for d in dens):
@@ -495,8 +488,6 @@ def verify(
             params += tuple(Parameter(n, s, sp.S.Reals, (0.0, 1.0), n) for n, s in known.items() if n in pinned)
         tgt = _Target(((P, Q, result.label),), x, support, tuple(params), result.label)
     else:
-        if mechanism is None:
-            mechanism = _registered_mechanism(result)
         if mechanism is None:
             raise ValueError("verify needs the densities: pass P=, Q=, x=, support= (or mechanism=) with a result")
         tgt = _mechanism_target(mechanism)

@@ -7,37 +7,24 @@ Every report also exposes the coarse :class:`~rdpsym.outcomes.Outcome` (``verifi
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass, field
 
 import mpmath
 
 from ..derive.result import DivergenceResult
-from ..outcomes import Outcome
+from ..outcomes import Outcome, Vocabulary
 from .points import Point
 
 __all__ = ["VerificationStatus", "PointCheck", "VerificationReport"]
 
 
-class VerificationStatus(str, enum.Enum):
-    """Outcome of a verification."""
+class VerificationStatus(Vocabulary):
+    """Outcome of a verification: verified holds, mismatch fails, inconclusive is inconclusive."""
 
-    VERIFIED = "verified"
-    MISMATCH = "mismatch"
-    INCONCLUSIVE = "inconclusive"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def outcome(self) -> Outcome:
-        """The coarse outcome: verified holds, mismatch fails, inconclusive is inconclusive."""
-        return _OUTCOMES[self]
-
-
-_OUTCOMES = {VerificationStatus.VERIFIED: Outcome.HOLDS, VerificationStatus.MISMATCH: Outcome.FAILS,
-             VerificationStatus.INCONCLUSIVE: Outcome.INCONCLUSIVE}
+    VERIFIED = "verified", Outcome.HOLDS
+    MISMATCH = "mismatch", Outcome.FAILS
+    INCONCLUSIVE = "inconclusive", Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)
