@@ -100,7 +100,7 @@ def exact_number(value: Any, name: str = "value", *, finite: bool = False, real:
                                                        f"{_show(value)}")
     if finite and out.is_finite is False:
         raise ArgumentError(name, "a finite number", value)
-    if real and out.is_real is False:
+    if real and out.is_extended_real is False:
         raise ArgumentError(name, "a real number", value)
     return out
 

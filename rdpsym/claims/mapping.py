@@ -20,11 +20,13 @@ and that is reported too.
 from __future__ import annotations
 
 import re
+import numbers
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import sympy as sp
 
+from .._numbers import exact_or_symbolic
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
@@ -152,14 +154,9 @@ def build_symbol_map(
         if key not in by_name:
             raise ValueError(f"fixed: {key!r} is not a parameter; parameters: {sorted(by_name)}")
         by_name[key].validate(value)
-        if isinstance(value, float):
-            fixed_values[key] = sp.Rational(value)
-        elif isinstance(value, int):
-            fixed_values[key] = sp.Integer(value)
-        elif isinstance(value, sp.Basic):
-            fixed_values[key] = value
-        else:
+        if isinstance(value, str) or not isinstance(value, (numbers.Real, sp.Basic)):
             raise TypeError(f"fixed[{key!r}] must be a number; got {type(value).__name__}")
+        fixed_values[key] = exact_or_symbolic(value, f"fixed[{key!r}]")
         notes[key] = "explicit"
     return SymbolMap(names, origin, fixed_values, notes)
 
