@@ -13,6 +13,11 @@ mechanism is adding a file. The registry maps names to factories only: what a me
 curve, its display rules) is carried by the :class:`Mechanism` it builds, never chosen by its name.
 Modules whose name starts with ``_`` are helpers (shared densities and parameters), not mechanisms.
 
+Besides the registry, a mechanism argument may be a user's file or ``package.module:attribute``
+(:func:`resolve`, the one reading every CLI command uses), and installed packages add mechanisms
+through the entry-point group ``rdpsym.mechanisms`` (:data:`GROUP`; see :mod:`._sources`);
+:func:`source` says where a name comes from.
+
 For convenience the built-in factories are also attributes of this package (``mechanisms.laplace()``);
 the modules that define them are reached with ``importlib.import_module("rdpsym.mechanisms.laplace")``.
 """
@@ -25,6 +30,8 @@ from typing import Callable
 
 from .._numbers import ArgumentError
 from ..specify.mechanism import Mechanism
+from . import _sources
+from ._sources import GROUP, load_attribute, load_file, problems, resolve, source
 
 Factory = Callable[[], Mechanism]
 
@@ -66,16 +73,21 @@ def unregister(name: str) -> Factory:
 
 
 def factory(name: str) -> Factory:
-    """The factory registered under ``name``."""
+    """The factory registered under ``name``, else the one of the entry point ``name`` (loaded now)."""
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
+        pass
+    found = _sources.entry_point_factory(name) if isinstance(name, str) else None
+    if found is None:
         raise _unknown(name) from None
+    return found
 
 
 def names() -> list[str]:
-    """Names of the registered mechanisms, sorted."""
-    return sorted(_REGISTRY)
+    """Names of the registered mechanisms and of the ``rdpsym.mechanisms`` entry points, sorted (an entry
+    point is listed without being loaded; one whose name is registered already is left out)."""
+    return sorted([*_REGISTRY, *_sources.entry_point_names(set(_REGISTRY))])
 
 
 def get(name: str) -> Mechanism:
@@ -93,5 +105,6 @@ for _info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{_info.name}")
 
 globals().update(_REGISTRY)
-__all__ = ["Factory", "register", "unregister", "factory", "names", "get", "all_mechanisms"]
+__all__ = ["Factory", "register", "unregister", "factory", "names", "get", "all_mechanisms",
+           "resolve", "load_file", "load_attribute", "source", "problems", "GROUP"]
 __all__ += list(_REGISTRY)  # noqa: PLE0605 - the built-in factories, registered as their modules load
