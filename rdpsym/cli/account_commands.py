@@ -33,10 +33,28 @@ def parse_number(text: str, where: str) -> float:
     return value
 
 
+def split_event(spec: str) -> tuple[str, str]:
+    """``--add SPEC`` as (mechanism, values text): the values follow the *last* ``:`` when that part
+    contains ``=`` (or is empty); a registered name before the first ``:`` keeps ``NAME:VALUES`` as it was.
+
+    ``gaussian:sigma=1.1`` -> ("gaussian", "sigma=1.1"); ``my.py:sigma=2`` -> ("my.py", "sigma=2");
+    ``my.py:noise:s=2`` and ``pkg.mod:noise:s=2`` -> (".../...:noise", "s=2"); ``pkg.mod:noise`` -> itself, "".
+    """
+    from .. import mechanisms
+
+    head, sep, rest = spec.partition(":")
+    if not sep or head.strip() in mechanisms.names():
+        return head.strip(), rest
+    mech, _, last = spec.rpartition(":")
+    if "=" in last or not last.strip():
+        return mech.strip(), last
+    return spec.strip(), ""
+
+
 def parse_event(spec: str) -> tuple[str, dict[str, float]]:
-    """``"gaussian:sigma=1.1,sensitivity=2"`` -> ("gaussian", {"sigma": 1.1, "sensitivity": 2.0})."""
-    name, _, rest = spec.partition(":")
-    name = name.strip()
+    """``"gaussian:sigma=1.1,sensitivity=2"`` -> ("gaussian", {"sigma": 1.1, "sensitivity": 2.0}); the
+    mechanism part may also be a file or ``package.module:attribute`` (see :func:`split_event`)."""
+    name, rest = split_event(spec)
     if not name:
         raise click.BadParameter(f"expected MECHANISM[:NAME=VALUE,...]; got {spec!r}", param_hint="--add")
     items = filter(None, (s.strip() for s in rest.split(",")))
@@ -101,8 +119,9 @@ def pair_counts(order: list[str], adds: tuple[str, ...], counts: tuple[int, ...]
 
 @main.command(cls=_OrderedCommand)
 @click.option("--add", "adds", multiple=True, metavar="MECHANISM:NAME=VALUE,...",
-              help="An event: a registered mechanism and its parameter values, e.g. gaussian:sigma=1.1 "
-                   "(sensitivity defaults to 1). Repeatable.")
+              help="An event: a mechanism and its parameter values, e.g. gaussian:sigma=1.1 (sensitivity "
+                   "defaults to 1). MECHANISM is a registered name, path/to/file.py[:name] or "
+                   "package.module:attribute; the values follow its last ':'. Repeatable.")
 @click.option("--count", "counts", multiple=True, type=click.IntRange(min=0), metavar="N",
               help="How many times the preceding --add is released (default 1).")
 @click.option("--delta", type=float, default=None, help="Report the smallest epsilon for this delta in (0, 1).")
@@ -119,6 +138,10 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
 
     Example: rdpsym account --add gaussian:sigma=1.1 --count 1000 --add laplace:b=2 --delta 1e-5
 
+    A mechanism may be a user's file or module: --add my_noise.py:sigma=2, --add my_noise.py:noise:sigma=2
+    (the file's function `noise`), --add my_package.noises:noise:sigma=2. The parameter values follow
+    the last ':' (they contain '='); a registered name before the first ':' is read as it always was.
+
     Each --count applies to the --add before it. The curves are the engine's closed forms (stable
     float code), numeric curves where there is none, or bounds (group privacy); the conversion is
     optimised over continuous alpha and the pure-DP order. Prints epsilon (or delta), the optimal
@@ -127,6 +150,7 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
     """
     from rich.console import Console
 
+    from .. import mechanisms
     from ..accounting.accountant import Accountant
 
     if not adds:
@@ -135,10 +159,16 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
         raise click.UsageError("give exactly one of --delta and --epsilon")
     events = pair_counts(ctx.meta.get("account_order", []), adds, counts)
     acct = Accountant(group_size=group, method=method)
+    resolved = {}
     for spec, n in events:
         name, values = parse_event(spec)
+        if name not in resolved:  # one Mechanism per spelling: the accountant merges equal ones
+            try:
+                resolved[name] = mechanisms.resolve(name, argument="--add")
+            except ValueError as exc:
+                raise click.BadParameter(f"{spec!r}: {exc}", param_hint="--add") from None
         try:
-            acct.add(name, count=n, **values)
+            acct.add(resolved[name], count=n, **values)
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise click.BadParameter(f"{spec!r}: {exc}", param_hint="--add") from None
     try:

@@ -8,6 +8,7 @@ import click
 
 from . import main
 from ._exit import ExitCode, is_usage_error, one_line
+from ._mechanism import mechanism_argument
 from ._params import name_values
 from .options import execution_options
 
@@ -28,7 +29,8 @@ from .options import execution_options
 @click.option("--below-one", is_flag=True, help="Also check orders in (0, 1) (default: alpha > 1).")
 @execution_options
 def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_sensitivities, below_one, executor):
-    """Check a claimed formula for the RDP of the registered mechanism NAME.
+    """Check a claimed formula for the RDP of the mechanism NAME (a registered name,
+    path/to/file.py[:name] or package.module:attribute).
 
     Prints the verdict (proved, confirmed, refuted, inconclusive) with its evidence and, for a
     refutation, a counterexample shrunk to a simple point. Exit code 0 for proved/confirmed, 1 for
@@ -39,14 +41,10 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
     """
     import sympy as sp
 
-    from .. import mechanisms
     from ..claims import Verdict, check_claim
     from ..specify.text import FormulaError
 
-    try:
-        mech = mechanisms.get(name)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="NAME") from None
+    mech = mechanism_argument(name)
     fixed = name_values(fixed_items, "--fixed")
     fixed_values = None
     if fixed or all_sensitivities:

@@ -9,6 +9,7 @@ import click
 
 from . import main
 from ._exit import ExitCode
+from ._mechanism import mechanism_argument
 
 
 @main.command()
@@ -57,14 +58,13 @@ def table(as_latex: bool, no_cache: bool, step_seconds: float | None, no_verify:
 @click.argument("name")
 @click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
 def derive(name: str, no_cache: bool):
-    """Derive the RDP curve of the registered mechanism NAME and print it with its provenance."""
-    from .. import mechanisms
+    """Derive the RDP curve of the mechanism NAME and print it with its provenance.
+
+    NAME is a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
+    """
     from ..derive.mechanism_rdp import rdp
 
-    try:
-        mech = mechanisms.get(name)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="NAME") from None
+    mech = mechanism_argument(name)
     result = rdp(mech, cache=not no_cache)
     click.echo(str(result))
     click.echo("\nprovenance:\n" + result.provenance.describe())
@@ -72,12 +72,24 @@ def derive(name: str, no_cache: bool):
 
 @main.command("list")
 def list_mechanisms():
-    """List the registered mechanisms."""
+    """List the registered mechanisms and where each comes from.
+
+    A source is `built-in`, `entry point MODULE:ATTR (DIST VERSION)` (a package's `rdpsym.mechanisms`
+    entry point), `file PATH` or `registered by MODULE`. An entry point that fails to load is listed
+    with its error; name clashes are warned about on stderr (the registered one wins).
+    """
     from .. import mechanisms
 
     for name in mechanisms.names():
-        m = mechanisms.get(name)
-        click.echo(f"{name:24s} {m.title}  (parameters: {', '.join(m.params)})")
+        where = mechanisms.source(name)
+        try:
+            m = mechanisms.get(name)
+        except ValueError as exc:  # a package's broken entry point: its row says so, the others list
+            click.echo(f"{name:24s} (cannot be built: {exc})  from: {where}")
+            continue
+        click.echo(f"{name:24s} {m.title}  (parameters: {', '.join(m.params)})  from: {where}")
+    for problem in mechanisms.problems():
+        click.echo(f"warning: {problem}", err=True)
 
 
 @main.group()

@@ -7,16 +7,12 @@ from pathlib import Path
 import click
 
 from . import main
+from ._mechanism import mechanism_argument
 from ._params import name_values
 
 
 def _mechanism(name: str):
-    from .. import mechanisms
-
-    try:
-        return mechanisms.get(name)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="NAME") from None
+    return mechanism_argument(name)
 
 
 def _write(output: str, text: str):
@@ -33,7 +29,9 @@ def _write(output: str, text: str):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of standard output.")
 def report(name: str, fmt: str, output: str | None):
-    """Write a report on the RDP of the registered mechanism NAME.
+    """Write a report on the RDP of the mechanism NAME.
+
+    NAME is a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
 
     Statement, parameters, finiteness conditions, special orders (alpha = 1, infinity, removable
     singularities), verification evidence from the provenance, the derivation steps and citations.
@@ -58,7 +56,8 @@ def codegen(name: str, output: str | None):
     """Print numerically stable, vectorised numpy code for the RDP curve of mechanism NAME.
 
     The code imports only numpy: log-sum-exp, log1p/expm1, series near alpha = 1, near exceptional
-    orders and near parameter boundaries; +inf outside the finiteness conditions.
+    orders and near parameter boundaries; +inf outside the finiteness conditions. NAME is a registered
+    name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
     """
     from ..derive.mechanism_rdp import rdp
     from ..compile import generate_source
@@ -125,7 +124,10 @@ def plot_figure2(output: str, n_max: int):
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A parameter value, e.g. --param sigma=1 (sensitivity defaults to 1).")
 def plot_conversion(name: str, output: str, params: tuple[str, ...]):
-    """(epsilon, delta) curves from each RDP conversion against the exact privacy profile of NAME."""
+    """(epsilon, delta) curves from each RDP conversion against the exact privacy profile of NAME.
+
+    NAME (default gaussian) is a registered name, path/to/file.py[:name] or package.module:attribute.
+    """
     from ..report.plots import conversion_plot
 
     mech = _mechanism(name)
@@ -139,7 +141,7 @@ def plot_conversion(name: str, output: str, params: tuple[str, ...]):
     for key, value in mech.defaults:  # the mechanism's example values (Gaussian: sigma = 1), never its name
         values.setdefault(key, float(value))
     try:
-        fig = conversion_plot(name, **values)
+        fig = conversion_plot(mech, **values)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--param") from None
     _save(fig, output)

@@ -8,6 +8,7 @@ import click
 
 from . import main
 from ._exit import ExitCode
+from ._mechanism import mechanism_argument
 from ._params import name_values
 from .options import execution_options
 
@@ -36,7 +37,9 @@ def _parse_values(items):
 @click.option("--dps", type=int, default=30, show_default=True, help="Decimal digits of the numeric checks.")
 @execution_options
 def properties(name: str, params, quick: bool, only, dps: int, executor):
-    """Check the properties of Mironov 2017's Table I and Appendix on the registered mechanism NAME.
+    """Check the properties of Mironov 2017's Table I and Appendix on the mechanism NAME.
+
+    NAME is a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
 
     Prints one row per check: verdict (holds / fails / inconclusive), symbolic or numeric, points
     checked and the worst margin ((bound - value) / max(1, |bound|); negative means violated). Exit
@@ -48,13 +51,9 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
     from rich.table import Table
     import mpmath
 
-    from .. import mechanisms
     from ..properties import CHECKS, PropertyVerdict, check_all
 
-    try:
-        mech = mechanisms.get(name)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="NAME") from None
+    mech = mechanism_argument(name)
     if only and set(only) - set(CHECKS):
         raise click.BadParameter(f"unknown checks {sorted(set(only) - set(CHECKS))}; known: {sorted(CHECKS)}",
                                  param_hint="--only")
@@ -68,9 +67,9 @@ def properties(name: str, params, quick: bool, only, dps: int, executor):
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--param") from None
     err = Console(stderr=True)
-    with err.status(f"checking {escape(name)}"):
+    with err.status(f"checking {escape(mech.name)}"):
         suite = check_all(mech, values or None, quick=quick, only=list(only) or None, dps=dps, executor=executor)
-    table = Table(title=escape(f"Properties of {name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}"))
+    table = Table(title=escape(f"Properties of {mech.name} at {', '.join(f'{k}={v}' for k, v in suite.values.items())}"))
     for col in ("property", "verdict", "mode", "points", "worst margin"):
         table.add_column(col)
     colours = {PropertyVerdict.HOLDS: "green", PropertyVerdict.FAILS: "red", PropertyVerdict.INCONCLUSIVE: "yellow"}

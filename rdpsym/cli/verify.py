@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
 import sys
 from pathlib import Path
 
@@ -11,6 +9,7 @@ import click
 
 from . import main
 from ._exit import ExitCode
+from ._mechanism import mechanism_argument
 from ._params import name_values
 from .options import execution_options
 
@@ -24,49 +23,16 @@ def load_mechanism_file(path: Path, function: str | None = None):
 
     Looked up in this order: ``function`` (a name in the file; called if callable); a module-level
     ``mechanism`` (a Mechanism, or a function returning one); the one factory the file registered
-    with :func:`rdpsym.mechanisms.register`; the one function annotated ``-> Mechanism``.
+    with :func:`rdpsym.mechanisms.register`; the one function annotated ``-> Mechanism``
+    (:func:`rdpsym.mechanisms.load_file`, which loads a file once per process and content).
     """
     from .. import mechanisms
-    from ..specify.mechanism import Mechanism
 
-    before = set(mechanisms.names())
-    name = f"rdpsym_user_mechanism_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise click.BadParameter(f"{path}: not a Python file", param_hint="TARGET")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # the user's file is broken, not rdpsym: a usage error naming it
-        raise click.BadParameter(f"{path}: importing it raised {type(exc).__name__}: {exc}",
-                                 param_hint="TARGET") from exc
-
-    def build(obj, what):
-        if callable(obj) and not isinstance(obj, Mechanism):
-            obj = obj()
-        if not isinstance(obj, Mechanism):
-            raise click.BadParameter(f"{path}: {what} is a {type(obj).__name__}, not an rdpsym Mechanism",
-                                     param_hint="TARGET")
-        return obj
-
-    if function is not None:
-        if not hasattr(module, function):
-            raise click.BadParameter(f"{path} defines no {function!r}", param_hint="--function")
-        return build(getattr(module, function), function)
-    if hasattr(module, "mechanism"):
-        return build(module.mechanism, "'mechanism'")
-    new = sorted(set(mechanisms.names()) - before)
-    if len(new) == 1:
-        return mechanisms.get(new[0])
-    annotated = [f for n, f in vars(module).items()
-                 if inspect.isfunction(f) and f.__module__ == name and not n.startswith("_")
-                 and inspect.signature(f).return_annotation in (Mechanism, "Mechanism")]
-    if len(annotated) == 1:
-        return build(annotated[0], annotated[0].__name__)
-    raise click.BadParameter(
-        f"{path}: cannot tell which mechanism to verify; define a module-level `mechanism`, or one function "
-        "annotated `-> Mechanism`, or pass --function NAME", param_hint="TARGET")
+        return mechanisms.load_file(path, function, argument="TARGET")
+    except ValueError as exc:
+        hint = "--function" if getattr(exc, "argument", None) == "attribute" else "TARGET"
+        raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
 @main.command("verify")
@@ -85,9 +51,9 @@ def load_mechanism_file(path: Path, function: str | None = None):
 def verify_command(target, function, dps, digits, seed, level, all_points, no_cache, params, executor):
     """Verify the derived RDP curve of TARGET against independent high-precision numerics.
 
-    TARGET is a registered mechanism name (see `rdpsym list`) or a path to a Python file defining one
-    (a module-level `mechanism`, a function annotated `-> Mechanism`, or --function NAME); the file is
-    imported, i.e. its code runs.
+    TARGET is a registered mechanism name (see `rdpsym list`), package.module:attribute, or a path to a
+    Python file defining one (a module-level `mechanism`, a function annotated `-> Mechanism`, or
+    file.py:NAME / --function NAME); the file is imported, i.e. its code runs.
 
     The closed form from `rdp` is compared with mpmath quadrature/summation of the divergence, maximised
     over adjacent pairs and both directions, at typical and edge parameter points (alpha -> 1, alpha in
@@ -106,18 +72,13 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     from ..verification import verify
 
     console = Console()
-    path = Path(target)
-    if target.endswith(".py") or path.is_file():
-        if not path.is_file():
-            raise click.BadParameter(f"no such file: {target}", param_hint="TARGET")
+    if function is not None:  # --function NAME is TARGET:NAME for a file
+        path = Path(target)
+        if not (target.endswith(".py") or (path.is_file() and target not in mechanisms.names())):
+            raise click.BadParameter("--function applies to a .py TARGET only", param_hint="--function")
         mech = load_mechanism_file(path, function)
     else:
-        if function is not None:
-            raise click.BadParameter("--function applies to a .py TARGET only", param_hint="--function")
-        try:
-            mech = mechanisms.get(target)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="TARGET") from None
+        mech = mechanism_argument(target, "TARGET")
     from ..verification.checks import fixed_values
 
     raw = name_values(params, "--param", unique=True)

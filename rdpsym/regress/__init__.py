@@ -4,7 +4,8 @@ A registry is a TOML file of ``[[entry]]`` tables (the shipped one is ``rdpsym/r
 :func:`default_registry` gives its path). Each entry:
 
 ``name``         unique, e.g. ``"laplace/kl"``.
-``mechanism``    a registered mechanism name (its RDP curve, Mironov 2017, Def. 4) **or**
+``mechanism``    a registered mechanism name, ``file.py[:name]`` (relative to the registry file) or
+                 ``package.module:attribute`` (its RDP curve, Mironov 2017, Def. 4) **or**
 ``densities``    ``{P = "...", Q = "...", variable = "x", support = "[0, oo)"}``: formula strings read by
                  the safe parser (D_alpha(P||Q) is derived; supports: ``Reals``, ``Integers``,
                  ``Naturals0``, ``[a, b]``/``(a, oo)`` intervals, ``{0, 1}`` finite sets), with
@@ -202,6 +203,22 @@ class RegressionRow:
         return Outcome.HOLDS if self.ok else (Outcome.INCONCLUSIVE if self.inconclusive else Outcome.FAILS)
 
 
+def _entry_mechanism(entry: Entry):
+    """The entry's mechanism (:func:`rdpsym.mechanisms.resolve`); a relative ``file.py[:name]`` is read
+    from the registry file's directory."""
+    from .. import mechanisms
+
+    spec = entry.mechanism
+    head, sep, tail = spec.rpartition(":")
+    path, name = (head, sep + tail) if head.endswith(".py") else (spec, "")
+    if path.endswith(".py") and entry.file and not Path(path).is_absolute():
+        spec = str(Path(entry.file).parent / path) + name
+    try:
+        return mechanisms.resolve(spec, argument="mechanism")
+    except ValueError as exc:
+        raise RegistryError(f"{entry.name}: mechanism: {exc}") from None
+
+
 def _build_target(entry: Entry):
     """(target for check_claim, mechanism-or-None, parameters)."""
     from ..claims.target import Target
@@ -210,9 +227,7 @@ def _build_target(entry: Entry):
     from ..specify.text import parse
 
     if entry.mechanism is not None:
-        from .. import mechanisms
-
-        mech = mechanisms.get(entry.mechanism)
+        mech = _entry_mechanism(entry)
         for pname, dom in entry.domains.items():
             by_name = mech.parameter_by_name
             if pname not in by_name:

@@ -142,16 +142,19 @@ def figure2(n_max: int = 250, baselines=(1e-6, 1e-3, 1e-1)):
     return fig
 
 
-def conversion_plot(name: str = "gaussian", epsilons=None, methods=("mironov", "improved"), dps: int = 20, **values):
-    """delta(eps) from the RDP curve of ``name`` by each conversion, against the exact privacy profile."""
+def conversion_plot(name="gaussian", epsilons=None, methods=("mironov", "improved"), dps: int = 20, **values):
+    """delta(eps) from the RDP curve of ``name`` (a Mechanism or a registered name) by each conversion,
+    against the exact privacy profile."""
     from .. import mechanisms
     from ..accounting import conversions
     from ..accounting.conversion import delta as rdp_delta
     from ..accounting.profile import privacy_profile
     from ..derive.mechanism_rdp import rdp
+    from ..specify.mechanism import Mechanism
 
     plt = _pyplot()
-    mech = mechanisms.get(name)
+    mech = name if isinstance(name, Mechanism) else mechanisms.get(name)
+    name = mech.name
     if "sensitivity" in mech.params:
         values.setdefault("sensitivity", 1)
     mech.substitutions(values)  # validates names and domains
