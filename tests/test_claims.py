@@ -89,6 +89,28 @@ def test_valid_upper_bound_is_proved(mechs):
     assert v.verdict is Verdict.PROVED, str(v)
 
 
+def test_an_upper_bound_at_least_d_inf_is_proved_by_monotonicity(mechs):
+    """Laplace: D_alpha <= D_inf = sensitivity/b at every order (Prop. 9), so sensitivity/b and anything
+    above it is a proved upper bound; a bound a hair below D_inf is refuted at a large order."""
+    for claim in ("sensitivity/b", "sensitivity/b + 1/alpha"):
+        v = check_claim(mechs["laplace"], claim, "<=")
+        assert v.verdict is Verdict.PROVED, str(v)
+        assert any("Prop. 9" in e for e in v.evidence), v.evidence
+    cex = _refuted(check_claim(mechs["laplace"], "0.99*sensitivity/b", "<="))
+    with mpmath.workdps(40):
+        b, t = (mpmath.mpf(sp.Rational(cex.values[k])) for k in ("b", "sensitivity"))
+        a = mpmath.mpf(sp.Rational(cex.alpha))
+        exact = mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) * t / b)
+                           + (a - 1) / (2 * a - 1) * mpmath.exp(-a * t / b)) / (a - 1)
+        assert exact > mpmath.mpf("0.99") * t / b  # the counterexample is one, computed independently
+
+
+def test_the_monotonicity_route_needs_a_finite_d_inf(mechs):
+    """The Gaussian's D_inf is +oo: a finite claim is never proved through it."""
+    v = check_claim(mechs["gaussian"], "10/sigma**2", "<=")
+    assert v.verdict is Verdict.REFUTED, str(v)
+
+
 def test_callables_keywords_and_params_dict(mechs):
     def rdp_gauss(alpha, sigma):
         return alpha / (2 * sigma**2)

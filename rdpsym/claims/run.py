@@ -377,7 +377,8 @@ class _ClaimRun:
     def _prove(self, seconds):
         ev = self.ev
         proof = _prove(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
-                       self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi), seconds)
+                       self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi), seconds,
+                       max_divergence=self.tgt.result.max_divergence)
         if not proof:
             self.evidence_head.append("no symbolic proof found")
             return None
