@@ -46,6 +46,7 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import exact_number
 from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
@@ -527,7 +528,9 @@ def table_verification(mechanism: Mechanism, result: DivergenceResult, fixed: Ma
     from .points import central_values
 
     free = [p for p in mechanism.parameters if p.name not in (fixed or {})]
-    vals = tuple(sorted({**central_values(free), **{k: sp.S(v) for k, v in (fixed or {}).items()}}.items()))
+    # user values are read as numbers (never sympified: text would run as code), finite and real
+    given = {k: exact_number(v, f"fixed[{k!r}]", finite=True, real=True) for k, v in (fixed or {}).items()}
+    vals = tuple(sorted({**central_values(free), **given}.items()))
     cells = (("α>1", sp.Integer(2)), ("α=1", sp.Integer(1)), ("α=∞", sp.oo))
     pts = [Point(a, vals, name) for name, a in cells]
     report = verify(result, mechanism=mechanism, points=pts, dps=dps)
