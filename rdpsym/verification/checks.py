@@ -346,7 +346,7 @@ def _mechanism_target(mech: Mechanism) -> _Target:
 
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
     """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
-    (:func:`rdpsym.specify.parse.as_number`, never ``sympify``), finite, inside its parameter's domain
+    (:func:`rdpsym._numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
     and assumptions. Unknown names and bad or out-of-domain values raise ``ValueError`` naming the
     parameter."""
     by_name = {p.name: p for p in params}
