@@ -50,11 +50,12 @@ raise ``ValueError`` naming the argument and the rule.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import mpmath
 import numpy as np
+
+from .._cache import memoize
 
 __all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_mp", "sampled_component", "OUTWARD"]
 
@@ -175,9 +176,16 @@ def _log_abs_phi(L, alpha):
 # --------------------------------------------------------------------------------------------------
 # the sampled component, derived
 # --------------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
+def _derivation_kept(value) -> bool:
+    from ..derive.cache import cacheable
+
+    return cacheable(value[0])
+
+
+# memoize, not lru_cache: a derivation or float code made while a time limit expired is not kept
+@memoize(accept=_derivation_kept)
 def sampled_component():
-    """D_alpha(P_1||Q) for the registered mechanism's pair at q = 1, derived by the engine.
+    """D_alpha(P_1||Q) for the built-in mechanism's pair at q = 1, derived by the engine.
 
     P_1 = P|_{q=1} is the component of the mixture P = (1 - q) Q + q P_1 that carries the sampled record.
     Its divergence from Q enters this module three times, never typed in:
