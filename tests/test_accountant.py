@@ -484,3 +484,33 @@ def test_counts_must_be_exact(count, match):
 def test_curve_orders_must_be_numbers(alpha):
     with pytest.raises(ValueError, match="alpha must be a number"):
         rdpsym.Accountant().add("gaussian", sigma=1.0).curve(alpha)
+
+
+def test_a_curve_prepared_while_a_time_limit_expired_is_not_kept(monkeypatch):
+    """mechanism_curve caches prepared curves per process; one prepared while a time limit expired (a
+    derivation that fell back to the numeric curve) must be prepared again next time, like every cache."""
+    from rdpsym._timeout import StepTimeout, time_limit
+    from rdpsym.accounting import curves
+
+    real, calls = curves._prepare, []
+
+    def slow_then_real(*args):
+        calls.append(1)
+        try:
+            with time_limit(0.05):
+                while True:
+                    pass
+        except StepTimeout:
+            pass
+        return real(*args)
+
+    curves.clear_cache()
+    monkeypatch.setattr(curves, "_prepare", slow_then_real)
+    try:
+        curves.mechanism_curve("gaussian")
+        curves.mechanism_curve("gaussian")
+        assert len(calls) == 2
+        monkeypatch.setattr(curves, "_prepare", real)
+        assert curves.mechanism_curve("gaussian") is curves.mechanism_curve("gaussian")
+    finally:
+        curves.clear_cache()

@@ -398,3 +398,68 @@ def test_fractional_orders_against_the_independent_numeric_path(mech, a, q, s):
         got = mpmath.mpf(float(subsampled_gaussian_rdp(a, q, s)))
         assert got >= exact, (got, exact)  # rounded outward, never below
         assert rel(got, exact) <= 2 * OUTWARD, (got, exact)
+
+
+def test_sampled_component_comes_from_the_built_in_mechanism_not_the_registry_name():
+    """The float curve above ALPHA_MAX (D_alpha(P_1||Q)) is derived from the built-in mechanism's own
+    densities: a different mechanism registered under the name "subsampled_gaussian" (sensitivity 2
+    here) must not change it, and an unregistered name must not break it."""
+    from rdpsym.accounting import subsampled
+    from rdpsym.mechanisms.subsampled_gaussian import subsampled_gaussian
+
+    def other():
+        m = subsampled_gaussian()
+        x = m.variable
+        q, sigma = (p.symbol for p in m.parameters)
+        shifted = m.pairs[0].P.subs(x, x - 1)  # the sampled record moves the sum by 2
+        return rdpsym.Mechanism(**{**m.__dict__, "pairs": (rdpsym.AdjacentPair(shifted, m.pairs[0].Q),),
+                                   "curve_provider": None})
+
+    builtin = mechanisms.unregister("subsampled_gaussian")
+    subsampled.sampled_component.cache_clear()
+    try:
+        mechanisms.register(other, name="subsampled_gaussian")
+        result, f = subsampled.sampled_component()
+        # D_2(N(1, s^2) || N(0, s^2)) = 2 / (2 s^2) = 1 at s = 1 (the sensitivity-2 pair would give 4)
+        assert abs(float(f(np.array([2.0]), np.array([1.0]))[0]) - 1.0) < 1e-12
+        mechanisms.unregister("subsampled_gaussian")
+        subsampled.sampled_component.cache_clear()
+        assert abs(float(subsampled.sampled_component()[1](np.array([3.0]), np.array([2.0]))[0]) - 3 / 8) < 1e-12
+    finally:
+        if "subsampled_gaussian" in mechanisms.names():
+            mechanisms.unregister("subsampled_gaussian")
+        mechanisms.register(builtin, name="subsampled_gaussian")
+        subsampled.sampled_component.cache_clear()
+
+
+def test_sampled_component_keeps_nothing_computed_while_a_time_limit_expired(monkeypatch):
+    """The derived sampled component is memoised like every derivation (rdpsym._cache.memoize): a
+    value computed while a time limit expired (a fallback after a caught StepTimeout) is returned, not
+    kept for the rest of the process (functools.lru_cache kept it)."""
+    import rdpsym.derive.engine as engine
+    from rdpsym._timeout import StepTimeout, time_limit
+    from rdpsym.accounting import subsampled
+
+    real, calls = engine.renyi_divergence, []
+
+    def slow_step_then_result(*args, **kwargs):
+        calls.append(1)
+        try:
+            with time_limit(0.05):
+                while True:
+                    pass
+        except StepTimeout:
+            pass
+        return real(*args, **kwargs)
+
+    subsampled.sampled_component.cache_clear()
+    monkeypatch.setattr(engine, "renyi_divergence", slow_step_then_result)
+    try:
+        subsampled.sampled_component()
+        subsampled.sampled_component()
+        assert len(calls) == 2
+        monkeypatch.setattr(engine, "renyi_divergence", real)
+        first = subsampled.sampled_component()
+        assert subsampled.sampled_component() is first
+    finally:
+        subsampled.sampled_component.cache_clear()

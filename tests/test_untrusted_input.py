@@ -89,3 +89,18 @@ def test_cli_properties_param_is_read_as_a_number(payload):
 def test_mechanism_substitutions_reject_non_numbers(value, match):
     with pytest.raises(ValueError, match=match):
         mechanisms.get("laplace").substitutions({"b": value, "sensitivity": 1})
+
+
+def test_table_verification_reads_fixed_values_as_numbers(payload):
+    # Table II's cells pin parameters with `fixed`: a string there was sympified (run as code), and
+    # NaN only failed deep inside a verification point
+    from rdpsym.verification import table_verification
+
+    text, _ = payload
+    lap = mechanisms.get("laplace")
+    result = rdpsym.rdp(lap)
+    with pytest.raises(ValueError, match=r"fixed\['b'\] must be a number"):
+        table_verification(lap, result, fixed={"b": text})
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"fixed\['b'\]"):
+            table_verification(lap, result, fixed={"b": bad})

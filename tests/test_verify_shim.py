@@ -103,3 +103,19 @@ def test_old_submodule_named_like_the_function_stays_callable():
         print("ok")
     """)
     assert "ok" in out
+
+
+def test_old_module_constants_stay_importable():
+    """The tuning constants the old modules defined (not only their __all__) keep their old paths."""
+    import importlib
+    import warnings
+
+    expected = {"rdpsym.numeric.divergence": ("rdpsym.numeric.backends.arb", ("GL_FIRST_DEGREE", "GL_MAX_DEGREE")),
+                "rdpsym.verify.points": ("rdpsym.verification.points", ("EDGE_OFFSET",)),
+                "rdpsym.verify.verify": ("rdpsym.verification.checks", ("SAME_SECONDS",))}
+    for old, (new, names) in expected.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            mod = importlib.import_module(old)
+        for name in names:
+            assert getattr(mod, name) == getattr(importlib.import_module(new), name), (old, name)

@@ -96,7 +96,7 @@ class _Curve:
             if curve.expr is None:
                 raise ValueError(f"curve: {curve.label} has no expression (status {curve.status}: {curve.reason}); "
                                  "pass a callable alpha -> value instead")
-            subs = curve._symbol_map(values)  # noqa: SLF001 - validates the names
+            subs = curve.substitutions(values)  # validates the names
             full = curve.full_expr.subs(subs)
             stray = full.free_symbols - {curve.alpha}
             if stray:

@@ -46,6 +46,7 @@ import numpy as np
 import sympy as sp
 
 from .._cache import register_clearer
+from .._timeout import deadline_passed, timeout_count
 from ..derive.result import DivergenceResult, Status
 from ..specify.mechanism import Mechanism
 
@@ -391,6 +392,10 @@ def mechanism_curve(mechanism, group: int = 1, method: str = "auto") -> Mechanis
     with _LOCK:
         curve = _CURVES.get(key)
         if curve is None:
+            before = timeout_count()
             curve = _prepare(m, group, method)
-            _CURVES[key] = curve
+            # like every cache (rdpsym._cache): a curve prepared while a time limit expired (a derivation
+            # that fell back to the numeric curve, say) is returned, never kept
+            if timeout_count() == before and not deadline_passed():
+                _CURVES[key] = curve
         return curve

@@ -50,11 +50,12 @@ raise ``ValueError`` naming the argument and the rule.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import mpmath
 import numpy as np
+
+from .._cache import memoize
 
 __all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_mp", "sampled_component", "OUTWARD"]
 
@@ -175,9 +176,16 @@ def _log_abs_phi(L, alpha):
 # --------------------------------------------------------------------------------------------------
 # the sampled component, derived
 # --------------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
+def _derivation_kept(value) -> bool:
+    from ..derive.cache import cacheable
+
+    return cacheable(value[0])
+
+
+# memoize, not lru_cache: a derivation or float code made while a time limit expired is not kept
+@memoize(accept=_derivation_kept)
 def sampled_component():
-    """D_alpha(P_1||Q) for the registered mechanism's pair at q = 1, derived by the engine.
+    """D_alpha(P_1||Q) for the built-in mechanism's pair at q = 1, derived by the engine.
 
     P_1 = P|_{q=1} is the component of the mixture P = (1 - q) Q + q P_1 that carries the sampled record.
     Its divergence from Q enters this module three times, never typed in:
@@ -195,9 +203,11 @@ def sampled_component():
     """
     from ..derive.engine import renyi_divergence
     from ..derive.result import Status
-    from ..mechanisms import get
+    from ..mechanisms.subsampled_gaussian import subsampled_gaussian
 
-    mech = get("subsampled_gaussian")
+    # the built-in factory itself, never whatever is registered under its name: the provider that asks
+    # for this curve has checked that its mechanism has exactly these densities
+    mech = subsampled_gaussian()
     pair = mech.pairs[0]
     q, sigma = (next(p for p in mech.parameters if p.name == n) for n in ("q", "sigma"))
     result = renyi_divergence(pair.P.subs(q.symbol, 1), pair.Q, mech.variable, mech.support, params=[sigma],

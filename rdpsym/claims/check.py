@@ -160,7 +160,7 @@ def check_claim(
         :class:`~rdpsym.DivergenceResult` (pass ``parameters`` for domains and typical ranges; without
         them domains come from the symbols' assumptions).
     claim: a sympy expression, a formula string (Python-like, or LaTeX; parsed by the safe parsers of
-        :mod:`rdpsym.specify.parse`, never evaluated), or a Python callable (checked numerically).
+        :mod:`rdpsym.specify.text`, never evaluated), or a Python callable (checked numerically).
     relation: ``"=="``, ``"<="`` (the claim is an upper bound) or ``">="``.
     order: None (the whole curve, a function of alpha), ``1`` (KL) or ``sympy.oo`` (max divergence).
     symbols: explicit mapping of the claim's names: ``{"lambda": "b"}``, ``{"eps": "1/b"}``.

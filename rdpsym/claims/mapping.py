@@ -5,7 +5,7 @@ parameterisation (``eps = 1/lambda``). A :class:`SymbolMap` says, for every name
 expression in the target's parameters (and :data:`rdpsym.alpha`) it stands for:
 
 * **explicit** (``symbols={"lambda": "b", "eps": "1/b"}``): the value is a parameter name, a formula
-  in the parameters (parsed by the safe parser, :mod:`rdpsym.specify.parse`), or a sympy expression;
+  in the parameters (parsed by the safe parser, :mod:`rdpsym.specify.text`), or a sympy expression;
 * **inferred**: each parameter's own name; the name of its LaTeX symbol (``\lambda`` -> ``lambda``,
   ``\sigma`` -> ``sigma``, ``\Delta`` -> ``Delta``); and the common aliases of those names in
   :data:`COMMON_ALIASES` (``lam``, ``lmbda``, ``noise_multiplier``, ...). An alias that would fit two

@@ -152,7 +152,7 @@ class DivergenceResult:
         prov = replace(self.provenance, verifications=self.provenance.verifications + (record,))
         return replace(self, provenance=prov)
 
-    def _symbol_map(self, values: Mapping) -> dict[sp.Symbol, sp.Expr]:
+    def substitutions(self, values: Mapping) -> dict[sp.Symbol, sp.Expr]:
         """Parameter values by symbol, exact, each checked against its domain (or its symbol's
         assumptions when the result has no domains): NaN, infinities and out-of-domain values raise
         ``ValueError`` naming the parameter, instead of giving a number for a mechanism that does not exist."""
@@ -201,7 +201,7 @@ class DivergenceResult:
         """
         if self.expr is None:
             raise ValueError(f"{self.label} has no closed form (status {self.status}: {self.reason})")
-        subs = self._symbol_map(values)
+        subs = self.substitutions(values)
         if alpha is None:
             return self.full_expr.subs(subs)
         a = self._order(alpha)
@@ -239,7 +239,7 @@ class DivergenceResult:
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
         a = self._order(alpha)
-        self._symbol_map(values)  # bad values raise here, before any work
+        self.substitutions(values)  # bad values raise here, before any work
         special = a in (sp.Integer(1), sp.oo) or any(p.alpha == a for p in self.exceptional_points)
         try:
             if special:
@@ -270,7 +270,7 @@ class DivergenceResult:
         """The substitutions for ``evalf(subs=...)``: exact numbers. evalf takes them numerically, with
         its adaptive precision, so 1 - p for p = 1 - 10**-60 keeps its digits (values rounded to
         dps + 20 digits first would make it 0) and p**alpha is never expanded exactly."""
-        floats = dict(self._symbol_map(values))
+        floats = dict(self.substitutions(values))
         if a != sp.oo:
             floats[self.alpha] = a
         return floats
@@ -304,7 +304,7 @@ class DivergenceResult:
         """
         if self.expr is None:
             raise ValueError(f"{self.label} has no closed form (status {self.status}: {self.reason})")
-        subs = self._symbol_map(values)
+        subs = self.substitutions(values)
         self._require_values(self.full_expr, subs, a, values)
         floats = self._floats(a, values, dps)
         cond = self.conditions

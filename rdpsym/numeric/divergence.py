@@ -6,6 +6,7 @@ them for one release."""
 
 import warnings
 
+from .backends.arb import GL_FIRST_DEGREE, GL_MAX_DEGREE  # noqa: F401 - the old module's Gauss-Legendre degrees
 from .driver import NumericValue, numeric_divergence, substitute_values
 
 warnings.warn("rdpsym.numeric.divergence is deprecated; import numeric_divergence and NumericValue from "

@@ -83,7 +83,7 @@ class Curve:
         if a in (1, sp.oo) or r.conditions is not sp.true or any(p.alpha == a for p in r.exceptional_points):
             return None
         if not hasattr(self, "_lambdified"):
-            subs = r._symbol_map(self.values or {})  # noqa: SLF001 - validates the names
+            subs = r.substitutions(self.values or {})  # validates the names
             expr = r.expr.subs(subs)
             if expr.free_symbols - {r.alpha}:
                 self._lambdified = None
@@ -108,7 +108,7 @@ class Curve:
         r = self.result
         if r is None or r.expr is None or r.conditions is not sp.true:
             return None
-        subs = r._symbol_map(self.values or {}) if substitute else {}  # noqa: SLF001 - validates the names
+        subs = r.substitutions(self.values or {}) if substitute else {}  # validates the names
         return r.expr.subs(subs).xreplace({r.alpha: ALPHA})
 
     def exceptional(self) -> list:
@@ -266,7 +266,7 @@ def continuity_at_one(target, values: dict | None = None, *, dps: int = 50, step
             at_one = expr.subs(ALPHA, 1)  # may raise for Max(nan, ...): then the numeric route decides
         except (ValueError, TypeError):
             at_one = sp.nan
-        kl = curve.result.kl.subs(curve.result._symbol_map(curve.values or {}))  # noqa: SLF001
+        kl = curve.result.kl.subs(curve.result.substitutions(curve.values or {}))
         if not at_one.has(sp.nan, sp.zoo, sp.oo) and sp.simplify(at_one - kl) == 0:
             return PropertyReport(name, PropertyVerdict.HOLDS, "symbolic", (), mpmath.inf, 0,
                                   f"the closed form is continuous at 1 and equals the KL {sp.sstr(kl)}", ref, curve.label)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
+from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import Mechanism, is_discrete_support
 from ..specify.text import as_number
 
@@ -22,17 +23,9 @@ __all__ = ["NumericDensity", "Processed", "divergence_of", "pairs_of"]
 
 
 def _kink_points(expr: sp.Expr, x: sp.Symbol) -> list:
-    """Real zeros of the arguments of Abs/sign/Heaviside and the conditions of Piecewise/Max/Min."""
-    args = []
-    for node in sp.preorder_traversal(expr):
-        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
-            args.append(node.args[0])
-        elif isinstance(node, (sp.Max, sp.Min)):
-            args += [a - b for a in node.args for b in node.args if a != b]
-        elif isinstance(node, sp.Piecewise):
-            for _, cond in node.args:
-                if isinstance(cond, sp.core.relational.Relational):
-                    args.append(cond.lhs - cond.rhs)
+    """Real zeros of the kink arguments of ``expr`` (:func:`rdpsym.numeric.kinks.kink_arguments`: Abs,
+    sign, Heaviside, Max/Min differences, the relations inside Piecewise conditions, also compound ones)."""
+    args = kink_arguments(expr, x)
     pts = set()
     for a in args:
         if not a.has(x):

@@ -3,7 +3,7 @@
 Symbols come from each :class:`~rdpsym.specify.params.Parameter`'s ``latex`` (``\\lambda`` for the
 Laplace scale ``b``, ``\\sigma``, ``\\Delta`` for the sensitivity), and the order is ``\\alpha``, as in
 Mironov 2017 (arXiv:1702.07476 v3), Table II. The output compiles with plain ``pdflatex`` and
-``amsmath``; :func:`parse_back` reads a formula back with :func:`rdpsym.specify.parse.parse_latex` so
+``amsmath``; :func:`parse_back` reads a formula back with :func:`rdpsym.specify.text.parse_latex` so
 tests can compare it semantically with the result it came from.
 """
 

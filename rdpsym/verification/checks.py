@@ -46,6 +46,7 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import exact_number
 from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
@@ -185,7 +186,7 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
     ``simplify(P - Q) == 0`` within :data:`SAME_SECONDS`), False (they differ at a sampled x in the
     support), None (undecided). ``quick`` (for choosing points): no simplify; True also when no
     sampled x tells them apart."""
-    from ..derive.timeout import StepTimeout, run_with_time_limit
+    from ..derive.timeout import StepTimeout, deadline_passed, run_with_time_limit
 
     free = (P.free_symbols | Q.free_symbols | support.free_symbols) - {x}
     subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
@@ -218,10 +219,7 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
         if run_with_time_limit(_simplifies_to_zero, Ps - Qs, seconds=SAME_SECONDS) is True:
             return True
     except StepTimeout:
-        from ..derive import timeout
-
-        passed = getattr(timeout, "deadline_passed", None)
-        if passed is not None and passed():
+        if deadline_passed():  # an enclosing limit has passed: it wins; this test's own limit: undecided
             raise
     except Exception:  # noqa: BLE001 - simplify fails in many ways: undecided
         pass
@@ -345,7 +343,7 @@ def _mechanism_target(mech: Mechanism) -> _Target:
 
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
     """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
-    (:func:`rdpsym.specify.parse.as_number`, never ``sympify``), finite, inside its parameter's domain
+    (:func:`rdpsym._numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
     and assumptions. Unknown names and bad or out-of-domain values raise ``ValueError`` naming the
     parameter."""
     by_name = {p.name: p for p in params}
@@ -527,7 +525,9 @@ def table_verification(mechanism: Mechanism, result: DivergenceResult, fixed: Ma
     from .points import central_values
 
     free = [p for p in mechanism.parameters if p.name not in (fixed or {})]
-    vals = tuple(sorted({**central_values(free), **{k: sp.S(v) for k, v in (fixed or {}).items()}}.items()))
+    # user values are read as numbers (never sympified: text would run as code), finite and real
+    given = {k: exact_number(v, f"fixed[{k!r}]", finite=True, real=True) for k, v in (fixed or {}).items()}
+    vals = tuple(sorted({**central_values(free), **given}.items()))
     cells = (("α>1", sp.Integer(2)), ("α=1", sp.Integer(1)), ("α=∞", sp.oo))
     pts = [Point(a, vals, name) for name, a in cells]
     report = verify(result, mechanism=mechanism, points=pts, dps=dps)

@@ -3,7 +3,7 @@
 import warnings
 
 from ..verification.points import *  # noqa: F401,F403
-from ..verification.points import __all__  # noqa: F401
+from ..verification.points import EDGE_OFFSET, __all__  # noqa: F401 - EDGE_OFFSET: the old module's constant
 
 warnings.warn("rdpsym.verify.points is deprecated: import from rdpsym.verification.points",
               DeprecationWarning, stacklevel=2)

@@ -5,7 +5,7 @@ import sys
 import warnings
 
 from ..verification.checks import *  # noqa: F401,F403
-from ..verification.checks import __all__  # noqa: F401
+from ..verification.checks import SAME_SECONDS, __all__  # noqa: F401 - SAME_SECONDS: the old module's constant
 from . import CallableModule
 
 # importing this module rebinds ``rdpsym.verify.verify`` (the function until now) to it: keep it callable
