@@ -13,6 +13,23 @@ settings.register_profile("thorough", max_examples=500, deadline=None, suppress_
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+@pytest.fixture
+def expire_a_time_limit():
+    """A function that lets a short time limit expire and catches its StepTimeout, as a step that falls
+    back after a timeout does: what is computed meanwhile must never be cached."""
+    from rdpsym._timeout import StepTimeout, time_limit
+
+    def expire():
+        try:
+            with time_limit(0.05):
+                while True:
+                    pass
+        except StepTimeout:
+            pass
+
+    return expire
+
+
 @pytest.fixture(scope="session")
 def table_ii():
     """The three Table II mechanisms, derived once per session (fresh, no cache)."""

@@ -432,24 +432,18 @@ def test_sampled_component_comes_from_the_built_in_mechanism_not_the_registry_na
         subsampled.sampled_component.cache_clear()
 
 
-def test_sampled_component_keeps_nothing_computed_while_a_time_limit_expired(monkeypatch):
+def test_sampled_component_keeps_nothing_computed_while_a_time_limit_expired(monkeypatch, expire_a_time_limit):
     """The derived sampled component is memoised like every derivation (rdpsym._cache.memoize): a
     value computed while a time limit expired (a fallback after a caught StepTimeout) is returned, not
     kept for the rest of the process (functools.lru_cache kept it)."""
     import rdpsym.derive.engine as engine
-    from rdpsym._timeout import StepTimeout, time_limit
     from rdpsym.accounting import subsampled
 
     real, calls = engine.renyi_divergence, []
 
     def slow_step_then_result(*args, **kwargs):
         calls.append(1)
-        try:
-            with time_limit(0.05):
-                while True:
-                    pass
-        except StepTimeout:
-            pass
+        expire_a_time_limit()
         return real(*args, **kwargs)
 
     subsampled.sampled_component.cache_clear()
