@@ -64,6 +64,7 @@ from typing import Any, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from ..derive.result import Status
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
@@ -212,6 +213,12 @@ def check_claim(
     truth_expr = tgt.truth_expr(order)
     base = dict(verdict=Verdict.INCONCLUSIVE, relation=relation, order=order, claim=claim,
                 divergence=truth_expr, mapping=mapping_text, inferred=inferred, target=tgt.label)
+    if not ok and tgt.result.status is Status.NUMERIC_ONLY and tgt.directions:
+        # a numeric curve: certified values on a grid, refuted only when the reference method agrees
+        from .numeric_run import check_numeric_claim
+
+        fields = check_numeric_claim(tgt, c, relation, order, smap.fixed, free, (lo, hi), digits, dps, independent)
+        return ClaimVerdict(**{**base, **fields})
     if not ok:
         return ClaimVerdict(evidence=(why,), **base)
 

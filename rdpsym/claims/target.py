@@ -236,6 +236,13 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
             directions.append((pair.Q, pair.P, target.variable, target.support))
         return Target(result, tuple(target.parameters), tuple(directions), label=target.name,
                       distributions=_distinct_distributions(directions))
+    if isinstance(target, DivergenceResult) and target.mechanism is not None and parameters is None:
+        # a mechanism's curve: its own parameters and every direction of its pairs, never found by name
+        mech = target.mechanism
+        directions = tuple(d for pair in mech.pairs for d in ((pair.P, pair.Q, mech.variable, mech.support),
+                                                               (pair.Q, pair.P, mech.variable, mech.support)))
+        return Target(target, tuple(mech.parameters), directions, label=target.label,
+                      distributions=_distinct_distributions(directions))
     if isinstance(target, DivergenceResult):
         if parameters is None:
             params = parameters_from_symbols(target.symbols)
@@ -253,7 +260,7 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
 
 def usable(result: DivergenceResult, order) -> tuple[bool, str]:
     """Whether the result has the closed form needed for ``order``, and why not."""
-    if result.status in (Status.FAILED, Status.NUMERIC_ONLY):
+    if result.status is Status.FAILED or (result.status is Status.NUMERIC_ONLY and order is None):
         return False, f"the target has no closed form (status {result.status}: {result.reason})"
     expr = result.expr if order is None else (result.kl if order == 1 else result.max_divergence)
     if expr is None:

@@ -60,7 +60,8 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     (0,1), alpha up to 1000 and infinity, exceptional orders, finiteness edges, tiny and huge scales).
 
     Exit code: 0 verified, 1 mismatch (the closed form is wrong somewhere), 3 inconclusive (some numerics
-    did not converge, or nothing to verify: no closed form), 2 bad usage, 4 internal error.
+    did not converge, or nothing to verify: a failed derivation), 2 bad usage, 4 internal error. A result
+    without a closed form is a numeric curve: it is checked against an independent numeric method.
     """
     from rich.console import Console
     from rich.markup import escape
@@ -69,6 +70,7 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
 
     from .. import mechanisms
     from ..derive.mechanism_rdp import rdp
+    from ..derive.result import Status
     from ..verification import verify
 
     console = Console()
@@ -90,9 +92,12 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     with console.status(f"deriving {escape(mech.name)}"):
         result = rdp(mech, cache=not no_cache)
     console.print(str(result), markup=False)
-    if result.expr is None:
+    if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY):
         console.print(f"[red]nothing to verify[/red]: status {escape(str(result.status))}: {escape(str(result.reason))}")
         sys.exit(EXIT_NO_CLOSED_FORM)
+    if result.expr is None:
+        console.print("[yellow]no closed form[/yellow]: the numeric curve is checked against the independent "
+                      "reference method (its exact pieces against the numeric path)")
 
     with Progress(TextColumn("verifying {task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console, transient=True) as bar:
@@ -112,7 +117,8 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
         checks = sorted(checks, key=lambda c: (order[c.status], c.digits))[:12]
     table = Table(title=f"{escape(mech.name)}: {len(report.checks)} points, dps {dps}, seed {seed}"
                   + ("" if len(checks) == len(report.checks) else " (worst 12 shown; --all-points for all)"))
-    for col in ("regime", "point", "closed form", "numeric", "rel. diff", "error est.", "digits", "status"):
+    curve = "closed form" if result.expr is not None else "curve"
+    for col in ("regime", "point", curve, "numeric", "rel. diff", "error est.", "digits", "status"):
         table.add_column(col, justify="right" if col in ("rel. diff", "error est.", "digits") else "left")
     colour = {"agree": "green", "mismatch": "red", "inconclusive": "yellow"}
     for c in checks:

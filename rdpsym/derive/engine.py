@@ -112,4 +112,5 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label) -> 
         provenance=prov,
         label=label,
         domains=domains,
+        integer_orders=d.integer_orders,
     )

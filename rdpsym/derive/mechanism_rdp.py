@@ -157,6 +157,9 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
     for r in results:
         for pt in r.exceptional_points:
             exceptional.setdefault(pt.alpha, [])
+    # an integer order is exact for the curve when every direction has it
+    common = [k for k, _ in first.integer_orders if all(k in dict(r.integer_orders) for r in results)]
+    integer_orders = tuple((k, combine([dict(r.integer_orders)[k] for r in results])) for k in common)
     points = []
     for a0 in exceptional:
         values = [r.at(a0) for r in results]
@@ -173,4 +176,5 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         provenance=prov,
         label=label,
         domains=tuple((p.symbol, p.domain) for p in params),
+        integer_orders=integer_orders if expr is None else (),
     )

@@ -128,6 +128,9 @@ class DivergenceResult:
     #: pair of densities, or one assembled otherwise): downstream code uses its densities and parameters
     #: directly instead of finding the mechanism again by name
     mechanism: Any = field(default=None, compare=False, repr=False)
+    #: ``(k, D_k)`` for integer orders k >= 2 derived exactly when the general order was not (by the
+    #: multinomial expansion, :mod:`rdpsym.derive.integer_order`); :meth:`evaluate` uses them
+    integer_orders: tuple[tuple[int, sp.Expr], ...] = ()
 
     # -- conveniences -----------------------------------------------------------------------------
     @property
@@ -199,9 +202,14 @@ class DivergenceResult:
         Routes alpha = 1 to ``kl``, alpha = oo to ``max_divergence`` and exceptional points to their
         limits; returns +oo where the finiteness conditions fail.
         """
-        if self.expr is None:
-            raise ValueError(f"{self.label} has no closed form (status {self.status}: {self.reason})")
         subs = self.substitutions(values)
+        if self.expr is None:
+            if alpha is not None:
+                exact = self.exact_piece(self._order(alpha))
+                if exact is not None:
+                    return sp.oo if exact == sp.oo else exact_at(exact, subs)
+            raise ValueError(f"{self.label} has no closed form at alpha = {alpha} (status {self.status}: "
+                             f"{self.reason}); evaluate() gives its certified numeric value")
         if alpha is None:
             return self.full_expr.subs(subs)
         a = self._order(alpha)
@@ -230,11 +238,31 @@ class DivergenceResult:
             raise ValueError(f"{self.label}: the {name} was not derived (status {self.status}: {self.reason})")
         return exact_at(expr, subs)
 
+    def exact_piece(self, a) -> sp.Expr | None:
+        """For a result without a general form (``expr`` None): the exact expression for order ``a`` when the result has no general form: the KL, D_inf, a
+        removable order or a recorded integer order; None when there is none (other integer orders:
+        :func:`rdpsym.derive.numeric_values.integer_order_value`)."""
+        if a == 1:
+            return self.kl
+        if a == sp.oo:
+            return self.max_divergence
+        for point in self.exceptional_points:
+            if point.alpha == a:
+                return point.value
+        if a.is_Integer:
+            return dict(self.integer_orders).get(int(a))
+        return None
+
     def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
         """The divergence as an mpmath number with ``dps`` digits (+inf outside the conditions).
 
+        For a result without a general closed form (``numeric_only``) the value comes from its exact
+        pieces where it has one (KL, D_inf, removable and integer orders) and otherwise from the numeric
+        path on its densities, certified to ``dps`` digits (:meth:`evaluate_with_error` says which).
         NaN is never returned: a value that cannot be evaluated raises ``ArithmeticError``.
         """
+        if self.expr is None:
+            return self.evaluate_with_error(alpha, dps, **values).value
         from .timeout import StepTimeout, run_with_time_limit
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
@@ -265,6 +293,50 @@ class DivergenceResult:
         # The mpf keeps dps digits whatever the caller's context is.
         with mpmath.workdps(dps):
             return +mpmath.mpf(number)
+
+    def evaluate_with_error(self, alpha, dps: int = 30, **values):
+        """:meth:`evaluate` with how the value was obtained: a
+        :class:`~rdpsym.derive.numeric_values.CurveValue` (value, absolute error, exact or numeric, method).
+
+        An exact value (closed form, or an exact piece of a ``numeric_only`` result) has the error of its
+        rounding to ``dps`` digits; a numeric one the numeric path's estimate, at most ``10^-dps``
+        relative (else ``ArithmeticError``). Bounded by ``RDPSYM_EVAL_SECONDS``."""
+        from .numeric_values import CurveValue, numeric_value
+        from .timeout import StepTimeout, run_with_time_limit
+
+        a = self._order(alpha)
+        subs = self.substitutions(values)  # bad values raise here, before any work
+
+        def rounding(v):
+            with mpmath.workdps(dps):
+                return mpmath.mpf(0) if mpmath.isinf(v) else abs(v) * mpmath.mpf(10) ** (1 - dps)
+
+        if self.expr is not None:
+            v = self.evaluate(alpha, dps, **values)
+            return CurveValue(v, rounding(v), dps, str(self.status).replace("_", " "), self.status is Status.CLOSED_FORM)
+        if self.status is Status.FAILED:
+            raise ArithmeticError(f"{self.label}: nothing could be derived (status failed: {self.reason})")
+
+        def compute():
+            exact = self.exact_piece(a)
+            if exact is not None:
+                if exact == sp.oo:
+                    return CurveValue(mpmath.inf, mpmath.mpf(0), dps, "exact piece", True)
+                self._require_values(exact, subs, alpha, values)
+                number = checked_value(exact, {**subs, self.alpha: a} if a != sp.oo else subs, dps)
+                if number == sp.oo:
+                    return CurveValue(mpmath.inf, mpmath.mpf(0), dps, "exact piece", True)
+                if number.has(sp.nan, sp.zoo) or not number.is_real:
+                    raise ArithmeticError(f"{self.label}: the exact value at alpha={alpha} is {number}")
+                with mpmath.workdps(dps):
+                    v = +mpmath.mpf(number)
+                return CurveValue(v, rounding(v), dps, _piece_name(self, a), True)
+            return numeric_value(self, a, {s.name: v for s, v in subs.items()}, dps)
+
+        try:
+            return run_with_time_limit(compute, seconds=settings().eval_seconds)
+        except StepTimeout:
+            raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
 
     def _floats(self, a, values, dps):
         """The substitutions for ``evalf(subs=...)``: exact numbers. evalf takes them numerically, with
@@ -373,13 +445,15 @@ class DivergenceResult:
     def special_orders(self) -> tuple[tuple[str, sp.Expr, sp.Expr], ...]:
         """The orders the general form does not cover, as ``(kind, alpha, value)`` rows in the order
         every presentation shows them: ``("kl", 1, KL)``, ``("max", oo, D_inf)``, then
-        ``("removable", a, D_a)`` for each removable order (Mironov 2017, Def. 3 and Table II)."""
+        ``("removable", a, D_a)`` for each removable order (Mironov 2017, Def. 3 and Table II), then
+        ``("integer", k, D_k)`` for the integer orders derived exactly when the general order was not."""
         rows = []
         if self.kl is not None:
             rows.append(("kl", sp.Integer(1), self.kl))
         if self.max_divergence is not None:
             rows.append(("max", sp.oo, self.max_divergence))
         rows += [("removable", p.alpha, p.value) for p in self.exceptional_points]
+        rows += [("integer", sp.Integer(k), v) for k, v in self.integer_orders]
         return tuple(rows)
 
     def __str__(self) -> str:
@@ -388,9 +462,19 @@ class DivergenceResult:
             parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
             if self.conditions is not sp.true:
                 parts.append(f"  finite where: {sp.sstr(self.conditions)}")
-        notes = {"kl": " (KL)", "max": "", "removable": " (removable)"}
+        notes = {"kl": " (KL)", "max": "", "removable": " (removable)", "integer": " (integer order, exact)"}
         for kind, order, value in self.special_orders():
             parts.append(f"  alpha = {order}{notes[kind]}: {sp.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)
+
+
+def _piece_name(result: DivergenceResult, a) -> str:
+    if a == 1:
+        return "exact KL (alpha = 1)"
+    if a == sp.oo:
+        return "exact D_inf (alpha = oo)"
+    if any(p.alpha == a for p in result.exceptional_points):
+        return f"exact removable order alpha = {a}"
+    return f"exact integer order alpha = {a} (multinomial expansion)"

@@ -51,6 +51,7 @@ class Derivation:
     exceptional: tuple = ()
     reasons: list = field(default_factory=list)
     status: Status | None = None
+    integer_orders: tuple = ()
     #: set by a stage after which nothing more can be derived
     done: bool = False
 
@@ -163,8 +164,26 @@ def status(d: Derivation) -> None:
         d.status = Status.CLOSED_FORM
 
 
+def integer_orders(d: Derivation) -> None:
+    """Without a general form: the integer orders 2, 3 exactly, by the multinomial expansion of P^k
+    (:mod:`.numeric_values`), so the numeric curve has exact points (within a few seconds in all)."""
+    if d.expr is not None or d.status is not Status.NUMERIC_ONLY or d.pieces is None:
+        return
+    from .numeric_values import INTEGER_ORDERS_SECONDS, recorded_integer_orders
+
+    seconds = min(d.seconds, INTEGER_ORDERS_SECONDS)
+    try:
+        d.integer_orders = d.log.timed(
+            "integer orders", recorded_integer_orders, d.P, d.Q, d.x, d.support, d.params, seconds,
+            seconds=seconds + 1, detail=lambda rows: ("; ".join(f"D_{k} = {sp.sstr(v)}" for k, v in rows) if rows
+                                                      else "none derived by the multinomial expansion"))
+    except StepTimeout:
+        d.integer_orders = ()
+
+
 #: the engine's pipeline, in order
-STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, general, kl, sup, removable, limits, status)
+STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, general, kl, sup, removable, limits, status,
+                                                    integer_orders)
 
 
 def run_stages(d: Derivation, stages=STAGES) -> Derivation:

@@ -13,6 +13,12 @@ For a mechanism the numeric side is the RDP curve's definition (Mironov 2017, De
 
 computed numerically over *every* pair and *both* directions, whatever symmetry the derivation used.
 
+A result without a closed form (``numeric_only``) is a numeric curve: at its exact pieces (KL, D_inf,
+recorded integer orders) it is checked like a closed form; elsewhere its value comes from the numeric
+path, so it is compared with the independent reference method of :mod:`rdpsym.numeric.reference`
+(mpmath tanh-sinh quadrature or ``nsum``), never with the path that produced it. A numeric curve that
+cannot be evaluated at a point is ``inconclusive`` there (no evidence), not a mismatch.
+
 Per point, with ``n`` the numeric value, ``e`` its error estimate, ``c`` the closed form and
 ``scale = max(|n|, 10^(-0.4 dps))`` (values near 0 are compared absolutely, as the numeric path's own
 convergence rule does):
@@ -49,6 +55,7 @@ import sympy as sp
 from .._numbers import exact_number
 from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
+from ..numeric.reference import reference_divergence
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter, check_assumptions
 from ..specify.text import as_number
@@ -71,12 +78,13 @@ class _Target:
     name: str
 
 
-def _numeric_max(target: _Target, point: Point, dps: int):
-    """max over directions of the numeric divergence: (value, error, converged, note)."""
+def _numeric_max(target: _Target, point: Point, dps: int, method: Callable = numeric_divergence):
+    """max over directions of ``method`` (the numeric path, or the reference method for numeric curves):
+    (value, error, converged, note)."""
     values = point.value_dict
     parts = []
     for P, Q, label in target.directions:
-        nv = numeric_divergence(P, Q, target.x, target.support, point.alpha, values, dps=dps)
+        nv = method(P, Q, target.x, target.support, point.alpha, values, dps=dps)
         parts.append((label, nv))
     with mpmath.workdps(dps + 10):
         top = max(parts, key=lambda u: u[1].value)[1]
@@ -266,16 +274,34 @@ def _p_equals_q(target: _Target, point: Point, dps: int, num, err) -> tuple[bool
 
 def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, digits: float) -> PointCheck:
     start = time.perf_counter()
-    num, err, conv, note = _numeric_max(target, point, dps)
+    # a numeric curve's value at an order without an exact piece comes from the numeric path: it is
+    # checked against the reference method, which shares no quadrature or summation code with it
+    numeric_curve = result.expr is None and result.exact_piece(sp.S(point.alpha)) is None
+    method = reference_divergence if numeric_curve else numeric_divergence
+    closed = None
+    if numeric_curve:
+        try:
+            closed = _closed_value(result, point.alpha, dps + 10, point.value_dict)
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            # the curve has no value here: nothing to compare, whatever the reference method gives
+            return PointCheck(point, None, mpmath.mpf(0), mpmath.inf, mpmath.inf, 0.0, "inconclusive",
+                              f"the numeric curve cannot be evaluated here: {exc}", time.perf_counter() - start)
+    num, err, conv, note = _numeric_max(target, point, dps, method)
+    if numeric_curve:
+        note = "numeric curve checked against the reference method" + (f"; {note}" if note else "")
     same, why = _p_equals_q(target, point, dps, num, err)
     if same:
         note = why + (f"; {note}" if note else "")
     wp = dps + 10
     try:
-        closed = _closed_value(result, point.alpha, wp, point.value_dict)
+        closed = _closed_value(result, point.alpha, wp, point.value_dict) if closed is None else closed
     except (ArithmeticError, ValueError, TypeError) as exc:
-        return PointCheck(point, None, num, err, mpmath.inf, 0.0, "mismatch" if conv else "inconclusive",
-                          f"the closed form cannot be evaluated here: {exc}" + (f"; {note}" if note else ""),
+        # a closed form that cannot be evaluated where the numerics have a value is wrong there; a numeric
+        # curve whose own evaluation failed has earned nothing at this point
+        status = "mismatch" if conv and not numeric_curve else "inconclusive"
+        what = "the numeric curve" if numeric_curve else "the closed form"
+        return PointCheck(point, None, num, err, mpmath.inf, 0.0, status,
+                          f"{what} cannot be evaluated here: {exc}" + (f"; {note}" if note else ""),
                           time.perf_counter() - start, same)
     bound = result.status is Status.BOUND
     with mpmath.workdps(wp):
@@ -438,8 +464,8 @@ def verify(
     The report is the same whatever the executor: same points, same order, same verdicts.
 
     Returns a :class:`VerificationReport`; ``report.result`` is the result with the report appended to
-    its ``provenance.verifications``. Raises ``ValueError`` when there is nothing to compare (no
-    closed form) or the densities are missing.
+    its ``provenance.verifications``. Raises ``ValueError`` when there is nothing to compare (a failed
+    result, or a bound without an expression) or the densities are missing.
     """
     if not isinstance(dps, int) or isinstance(dps, bool) or dps < 10:
         raise ValueError(f"dps must be an int >= 10; got {dps!r}")
@@ -457,8 +483,8 @@ def verify(
         result = target
     else:
         raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
-    if result.expr is None or result.status not in (Status.CLOSED_FORM, Status.BOUND):
-        raise ValueError(f"target has no closed form to verify (status {result.status}: {result.reason})")
+    if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY):
+        raise ValueError(f"target has nothing to verify (status {result.status}: {result.reason})")
     if fixed is not None and not isinstance(fixed, Mapping):
         raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")
     pinned = dict(values) if isinstance(values, Mapping) else {}
@@ -500,7 +526,8 @@ def verify(
             exceptional=[p.alpha for p in result.exceptional_points], seed=seed, n_typical=n_typical, level=level,
             avoid=_p_equals_q_somewhere(tgt, dps))
         # orders whose value the result does not hold (kl / max_divergence not derived) are skipped
-        points = [p for p in points if not ((p.alpha == 1 and result.kl is None)
+        # (a numeric curve's KL is computed by both numeric methods; D_inf only by the main one)
+        points = [p for p in points if not ((p.alpha == 1 and result.kl is None and result.expr is not None)
                                             or (p.alpha == sp.oo and result.max_divergence is None))]
     start = time.perf_counter()
     checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)

@@ -1,0 +1,215 @@
+r"""A claim about a numeric curve: a target without a closed form for the order the claim is about.
+
+The divergence at a point is the result's certified value (:meth:`DivergenceResult.evaluate_with_error`:
+an exact piece, or the numeric path on the densities with its error estimate ``e``). With ``t`` that
+value, ``c`` the claim's value (exact ``evalf``, or the callable) and ``tol = 10^-digits * scale`` (the
+scale of :func:`rdpsym.claims.evaluate._violation`), a point
+
+* **violates** the relation when it fails by more than ``tol + e`` whatever the true divergence in
+  ``[t - e, t + e]`` is (``<=``: ``t - e > c + tol``; ``==``: ``|t - c| > tol + e``);
+* **agrees** when it holds with the whole interval (``<=``: ``t + e <= c + tol``; ``==``:
+  ``|t - c| + e <= tol``);
+* is **undecided** otherwise, or when a side has no value (the evaluation raised, did not converge or
+  timed out): such a point counts against the claim.
+
+A violation is a refutation only after the divergence there is recomputed by the independent reference
+method (:mod:`rdpsym.numeric.reference`) and violates too, and P and Q are shown to be distributions
+there. ``confirmed`` needs every point of the grid compared and agreeing, and at least
+:data:`~rdpsym.claims.run.MIN_POINTS_PER_REGIME` points in every alpha regime the range reaches. It is
+earned at the compared points only: a numeric curve has no certified pass between them, and the
+evidence says so. Nothing here is ever ``proved``.
+
+The grid is smaller than for a closed form (a point costs a quadrature, not a compiled expression):
+:data:`NUMERIC_ALPHAS` and two typical values plus the edge values of each free parameter, capped at
+:data:`MAX_POINTS`, all within :data:`BUDGET_SECONDS`; points not reached in time are dropped (against).
+"""
+
+from __future__ import annotations
+
+import time
+
+import mpmath
+import sympy as sp
+
+from ..derive.timeout import StepTimeout, run_with_time_limit
+from .evaluate import _Evaluator
+from .run import MIN_POINTS_PER_REGIME, REGIMES, _product, _regime, _required_regimes
+from .search import parameter_grid
+from .verdict import Counterexample, Verdict, _fmt, _fmt_values
+
+__all__ = ["check_numeric_claim", "NUMERIC_ALPHAS", "MAX_POINTS", "BUDGET_SECONDS", "POINT_SECONDS"]
+
+#: orders of the grid, by regime: (0, 1), near 1, moderate, large
+NUMERIC_ALPHAS = tuple(sp.Rational(a) for a in ("1/10", "1/2", "9/10", "1.000001", "1.01", "3/2", "2", "5", "32",
+                                                "100", "1000"))
+#: grid points at most (an even subsample of the product beyond it)
+MAX_POINTS = 120
+#: seconds for the whole grid; seconds for one point's divergence
+BUDGET_SECONDS, POINT_SECONDS = 45.0, 15.0
+
+
+def _alphas(lo, hi):
+    inside = [a for a in NUMERIC_ALPHAS if (a > lo) is sp.true and (a < hi) is sp.true]
+    if len(inside) < 4 and hi != sp.oo:
+        lo_r, hi_r = sp.Rational(lo), sp.Rational(hi)
+        inside = sorted(set(inside) | {lo_r + (hi_r - lo_r) * sp.Rational(k, 8) for k in range(1, 8)})
+    return inside
+
+
+def _grid(alphas, free):
+    """The grid points, typical parameter values (two each) at every order first, then the edge values
+    (tiny and huge scales): a refutation at typical values needs no time spent at the edges."""
+    typical = [list(p.typical_values(2)) for p in free]
+    everything = [list(dict.fromkeys(t + parameter_grid(p))) for t, p in zip(typical, free)]
+    first = _product(alphas, free, typical, limit=MAX_POINTS)
+    seen = {(a, tuple(sorted(v.items()))) for a, v in first}
+    rest = [pt for pt in _product(alphas, free, everything, limit=10 * MAX_POINTS)
+            if (pt[0], tuple(sorted(pt[1].items()))) not in seen]
+    if len(first) + len(rest) > MAX_POINTS:
+        step = len(rest) / max(1, MAX_POINTS - len(first))
+        rest = [rest[int(i * step)] for i in range(max(0, MAX_POINTS - len(first)))]
+    return first + rest
+
+
+def _decide(relation, t, e, c, dps, tol):
+    """"violates", "agrees" or "undecided", and the violation's size (relative), for divergence t +- e
+    and the relative tolerance ``tol``."""
+    if t is None or c is None or not isinstance(c, mpmath.mpf):
+        return "undecided", None
+    if mpmath.isinf(t) or mpmath.isinf(c):
+        if t == c:
+            return "agrees", mpmath.mpf(0)
+        fails = {"==": True, "<=": t > c, ">=": c > t}[relation]
+        return ("violates", mpmath.inf) if fails else ("agrees", -mpmath.inf)
+    scale = max(abs(t), abs(c), mpmath.mpf(10) ** (-int(0.4 * dps)))
+    if relation == "==":
+        worst, best = abs(t - c) + e, abs(t - c) - e
+    elif relation == "<=":
+        worst, best = t + e - c, t - e - c
+    else:
+        worst, best = c - (t - e), c - (t + e)
+    return ("agrees" if worst <= 0 or worst / scale <= tol else
+            "violates" if best / scale > tol else "undecided"), best / scale
+
+
+def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digits, dps, independent):
+    """The verdict fields (as :class:`~rdpsym.claims.verdict.ClaimVerdict` keywords) for a claim about
+    a numeric curve (module docstring)."""
+    lo, hi = alpha_range
+    ev = _Evaluator(tgt, c, order, fixed, dps)
+    tol = mpmath.mpf(10) ** (-digits)
+    truth_dps = max(20, int(digits) + 5)
+    alphas = [None] if order is not None else _alphas(lo, hi)
+    points = _grid(alphas, free)
+    deadline = time.monotonic() + BUDGET_SECONDS
+    compared, by_regime, dropped, excluded = 0, {}, [], 0
+    methods = set()
+
+    def summary():
+        return (f"numeric curve (no closed form for this order): checked {len(points)} grid points, compared "
+                f"{compared}; values by the " + " and ".join(sorted(f"{m} route" for m in methods or {"numeric"}))
+                + f", each certified to {truth_dps} digits")
+
+    def coverage():
+        lines = []
+        if order is None:
+            lines.append(f"alpha range ({_fmt(lo)}, {_fmt(hi)}); compared points per regime: " + ", ".join(
+                f"{r}: {by_regime.get(r, 0)}" for r in REGIMES if r in _required_regimes(lo, hi)))
+        if excluded:
+            lines.append(f"{excluded} point(s) excluded where P or Q is not a probability distribution")
+        return lines
+
+    for a, values in points:
+        if time.monotonic() > deadline:
+            dropped.append(((a, values), f"not reached within the {BUDGET_SECONDS:g} s budget"))
+            continue
+        alpha = ev.point_alpha(a)
+        allv = ev.all_values(values)
+        try:
+            cv = run_with_time_limit(lambda: tgt.result.evaluate_with_error(alpha, truth_dps, **allv),
+                                     seconds=POINT_SECONDS)
+            t, e = cv.value, cv.error
+            methods.add("exact" if cv.exact else "numeric")
+        except StepTimeout:
+            t, e, why = None, None, f"the divergence took more than {POINT_SECONDS:g} s"
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            t, e, why = None, None, f"the divergence has no certified value: {str(exc)[:160]}"
+        with mpmath.workdps(dps + 20):
+            cl = ev._claim(a, values, ev.env(a, values), True) if t is not None else None
+        if t is None or not isinstance(cl, mpmath.mpf):
+            if tgt.distributions_ok(allv) is False:
+                excluded += 1
+                continue
+            dropped.append(((a, values), why if t is None else "the claim has no value here (undefined, raised, "
+                                                                 "overflowed or timed out)"))
+            continue
+        state, size = _decide(relation, t, e, cl, dps, tol)
+        if state == "undecided":
+            dropped.append(((a, values), f"undecided within the numeric error {mpmath.nstr(e, 3)}"))
+            continue
+        if state == "violates":
+            # resolved at once: one confirmed violation refutes, and the rest of the grid is not needed
+            cex = _counterexample(tgt, ev, (a, values), t, cl, relation, dps, tol, independent)
+            if isinstance(cex, Counterexample):
+                return dict(verdict=Verdict.REFUTED, evidence=tuple(
+                    [summary(), f"the relation fails by more than 1e-{digits} (relative) beyond the numeric error, "
+                     "and the reference method confirms it"] + coverage()), counterexample=cex,
+                    points_checked=len(points))
+            dropped.append(((a, values), f"a violation that could not be confirmed: {cex}"))
+            continue
+        compared += 1
+        regime = _regime(a) if order is None else "the special order"
+        by_regime[regime] = by_regime.get(regime, 0) + 1
+
+    reasons = []
+    if dropped:
+        (a, values), why = dropped[0]
+        reasons.append(f"{len(dropped)} point(s) could not be decided and count against the claim, e.g. alpha = "
+                       f"{_fmt(ev.point_alpha(a))}, {_fmt_values(values)}: {why}")
+    if compared == 0:
+        reasons.append("no point could be compared: nothing supports the claim")
+    elif order is None:
+        missing = [r for r in _required_regimes(lo, hi) if by_regime.get(r, 0) < MIN_POINTS_PER_REGIME]
+        if missing:
+            reasons.append(f"fewer than {MIN_POINTS_PER_REGIME} compared points in: {', '.join(missing)}")
+    if reasons:
+        return dict(verdict=Verdict.INCONCLUSIVE, evidence=tuple([summary()] + reasons + coverage()),
+                    points_checked=len(points))
+    return dict(verdict=Verdict.CONFIRMED,
+                evidence=tuple([summary(), f"confirmed at the {compared} compared points only: a numeric curve has "
+                                "no certified pass between them, and no symbolic proof is attempted"] + coverage()),
+                points_checked=len(points))
+
+
+def _counterexample(tgt, ev, point, t, cl, relation, dps, tol, independent):
+    """A Counterexample at a violating point, or the reason it is not one."""
+    a, values = point
+    allv = ev.all_values(values)
+    valid = tgt.distributions_ok(allv)
+    if valid is not True:
+        return ("P or Q is not a probability distribution here" if valid is False
+                else "could not check that P and Q are probability distributions at this point")
+    alpha = ev.point_alpha(a)
+    numeric = None
+    if independent and alpha != sp.oo:
+        from ..numeric.reference import reference_divergence
+
+        best = None
+        for P, Q, x, support in tgt.directions:
+            try:
+                nv = run_with_time_limit(reference_divergence, P, Q, x, support, alpha, allv, 30, seconds=POINT_SECONDS)
+            except (StepTimeout, ArithmeticError, ValueError, TypeError) as exc:
+                return f"the reference method could not recompute the divergence: {exc}"
+            if not nv.converged:
+                return f"the reference method did not converge: {nv.detail}"
+            best = nv if best is None or nv.value > best.value else best
+        if best is not None:
+            with mpmath.workdps(dps):
+                state, _ = _decide(relation, best.value, best.error, cl, 30, tol)
+            if state != "violates":
+                return "the reference method does not confirm the violation"
+            numeric = (best.value, best.error, best.converged, best.detail)
+    with mpmath.workdps(dps):
+        gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)
+        return Counterexample(alpha=alpha, values=allv, claim_arguments={}, claim_value=+cl, divergence=+t,
+                              gap=+gap, relation=relation, dps=dps, numeric=numeric)
