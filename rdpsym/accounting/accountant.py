@@ -240,6 +240,10 @@ class Accountant:
         self._by_id: dict[int, Mechanism] = {}
         self._by_eq: dict[Mechanism, Mechanism] = {}
         self._keep: list = []
+        # the curves this accountant prepared, (id(mechanism), group, method) -> curve: its own state, like
+        # a result a user holds. The shared cache (mechanism_curve) keeps no curve prepared while a time
+        # limit expired, and without this the minimisation over orders would prepare it at every order.
+        self._prepared: dict = {}
 
     # -- adding events -----------------------------------------------------------------------------
     def add(self, mechanism, count: int = 1, *, curve: str = "auto", **values) -> "Accountant":
@@ -271,7 +275,7 @@ class Accountant:
             if previous is not None and previous != curve:
                 raise ValueError(f"curve: {m.name!r} was added with curve={previous!r}; one curve per mechanism")
             self._curve_method[id(m)] = curve
-            mechanism_curve(m, self.group_size, curve)  # prepare (and cache) the curve now: errors surface here
+            self._curve(m)  # prepare (and keep) the curve now: errors surface here
             if key is not None:
                 self._validated[key] = (curve, tuple((p, float(values[p])) for p in m.params))
         if key is not None:
@@ -315,14 +319,18 @@ class Accountant:
         return tuple(out)
 
     def _curve(self, m: Mechanism) -> MechanismCurve:
-        return mechanism_curve(m, self.group_size, self._curve_method.get(id(m), "auto"))
+        key = (id(m), self.group_size, self._curve_method.get(id(m), "auto"))
+        curve = self._prepared.get(key)
+        if curve is None:
+            curve = self._prepared[key] = mechanism_curve(m, self.group_size, key[2])
+        return curve
 
     def group_privacy(self, k: int) -> "Accountant":
         """A copy of this accountant for groups of ``k`` records (k times the current group size)."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer (the group size); got {k!r}")
         new = Accountant(self.group_size * int(k), self.method)
-        for name in ("_curve_method", "_validated", "_mechs", "_by_name", "_by_id", "_by_eq"):
+        for name in ("_curve_method", "_validated", "_mechs", "_by_name", "_by_id", "_by_eq", "_prepared"):
             setattr(new, name, dict(getattr(self, name)))
         new._keep = list(self._keep)
         new._events = {mid: dict(b) for mid, b in self._events.items()}

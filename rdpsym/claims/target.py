@@ -155,19 +155,25 @@ class Target:
         return self.result.evaluate(a, dps=dps, **{k: v for k, v in values.items()})
 
     def independent(self, order, alpha, values: Mapping[str, sp.Expr], dps: int = 30):
-        """max over directions of numeric_divergence at the point, or None without densities.
+        """max over directions of numeric_divergence at the point (of the reference method for a numeric
+        curve, :mod:`rdpsym.numeric.reference`), or None without densities.
 
         Returns ``(value, error, converged, detail)``.
         """
         if not self.directions:
             return None
         from ..numeric import numeric_divergence
+        from ..numeric.reference import reference_divergence
 
         a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
+        # a numeric curve's value at an order without an exact piece IS the numeric path's: the
+        # independent check is then the reference method, which shares no quadrature code with it
+        numeric_curve = self.result.expr is None and a != sp.oo and self.result.exact_piece(sp.S(a)) is None
+        method = reference_divergence if numeric_curve else numeric_divergence
         best = None
         for P, Q, x, support in self.directions:
             try:
-                nv = numeric_divergence(P, Q, x, support, a, dict(values), dps=dps)
+                nv = method(P, Q, x, support, a, dict(values), dps=dps)
             except Exception as exc:  # noqa: BLE001 - reported as evidence, never raised
                 return (None, None, False, f"numeric_divergence failed: {exc}")
             if best is None or nv.value > best.value:
