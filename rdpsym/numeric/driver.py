@@ -51,6 +51,10 @@ precision is never touched):
   ball (zeros of P, undecidable Piecewise conditions, negative values) are evaluated with mpmath,
   and pairs with functions Arb is not taught (or ``RDPSYM_NUMERIC_BACKEND=mpmath``) use mpmath
   throughout. Floats inside P and Q are taken at their exact binary value.
+* **Normalisers as sums or integrals** (:mod:`.normalisers`): a ``Sum`` or ``Integral`` free of
+  ``x`` (the discrete Gaussian's sum over Z) is a parameter of the compiled pair and a number once
+  per call (``mpmath.nsum`` / ``mpmath.quad`` at two precisions, under the step time limit); its
+  error is carried into ``error``, and one that cannot be evaluated makes the result ``failed``.
 * **Error estimate, Arb path:** when every piece is finite (exponentially decaying tails truncated,
   the cut checked against the scan so no far mode is lost), each piece is integrated by
   Gauss-Legendre with ``n`` and ``2n`` nodes (``n = 12, 24, ...``, doubled until the two agree to
@@ -222,9 +226,9 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     # backends, numbers (evaluated once per parameter point, errors carried) for everything else
     abst = abstract_normalisers(P, Q, x)
     compiled = compiled_pair(abst.P, abst.Q, x)
-    P0, Q0 = P, Q
-    P, Q, support = substitute_values(P, Q, x, support, values)
-    exact = _substitution(P0, Q0, x, values)
+    Ps, Qs, support = substitute_values(P, Q, x, support, values)  # checks the values (ValueError)
+    exact = _substitution(P, Q, x, values)
+    P, Q = Ps, Qs
     norm = None
     if abst.atoms:
         try:

@@ -11,8 +11,8 @@ on the output variable ``x`` (a *normaliser*, whatever it sits in) is a constant
   taught, and mpmath never lambdifies a ``Sum`` (sympy prints it as ``range(-oo, oo)``, which raised
   a TypeError at every point);
 * :func:`evaluate_normaliser` evaluates one atom with the parameters substituted, under a time limit
-  (``RDPSYM_STEP_SECONDS``): sums by :func:`mpmath.nsum` (strict: no value without convergence) split
-  at the mode of the summand, so a summand centred far from 0 is not cut off before its mass;
+  (``RDPSYM_STEP_SECONDS``): sums by :func:`mpmath.nsum` (strict: no value without convergence;
+  direct summation, else Richardson and Shanks extrapolation) outward from the mode of the summand, so a summand centred far from 0 is not cut off before its mass;
   integrals by :func:`mpmath.quad` (tanh-sinh, with its error estimate) split at the peak and at
   the points where the integrand has dropped by ``e`` and ``e^8``. Each runs at two precisions
   (``dps + 10`` and ``dps + 20`` digits); the error is the larger of their difference and the
@@ -46,7 +46,7 @@ from .._timeout import StepTimeout, run_with_time_limit
 from .backends.mpmath import MODULES, log_expr
 from .continuous import drop_width, find_peak
 from .quantities import KL, FiniteOrder, Sup
-from .tails import Failed
+from .tails import Failed, power_slope
 
 __all__ = ["Abstracted", "NormaliserError", "NormaliserValues", "abstract_normalisers", "evaluate_normaliser",
            "evaluate_normalisers", "normaliser_atoms", "exact_value"]
@@ -175,12 +175,43 @@ def _nsum(f, ranges):
     if lo > -mpmath.inf and hi < mpmath.inf and hi - lo <= 10**5:
         terms = [f(mpmath.mpf(j)) for j in range(int(lo), int(hi) + 1)]
         return mpmath.fsum(terms), 4 * mpmath.eps * mpmath.fsum(terms, absolute=True), "direct sum"
-    m = _sum_mode(_logabs(f), lo, hi)
-    total = mpmath.mpf(0)
-    for a, b in ((lo, m - 1), (m, hi)):
-        if b >= a:
-            total += mpmath.nsum(f, [a, b], strict=True)
-    return total, 4 * mpmath.eps * abs(total), f"nsum from the mode {m}"
+    L = _logabs(f)
+    m = _sum_mode(L, lo, hi)
+    Lm = L(mpmath.mpf(m))
+    if not mpmath.isfinite(Lm):
+        raise NormaliserError(f"the largest term found is {mpmath.nstr(mpmath.exp(Lm), 5)}")
+    # nsum's tolerance is absolute: relative to the largest term here, so a sum of tiny terms is
+    # not declared converged after its first batch
+    tol = mpmath.eps * mpmath.exp(Lm) / 2**10
+    cut = mpmath.log(tol)
+    total, hows = mpmath.mpf(0), []
+    for a, b, sgn in ((lo, m - 1, -1), (m, hi, 1)):
+        if b < a:
+            continue
+        end = b if sgn > 0 else a
+        if mpmath.isinf(end):
+            # terms like |j|^s with s >= -1 far out: the sum diverges (integral test); this also
+            # catches a summand that grows (its mode found at the end of the grid)
+            s1, s2, _ = power_slope(L, mpmath.mpf(m), sgn, 1, True)
+            if s1 is not None and (s2 is None or (s1 > -1 and s2 > -1)):
+                raise NormaliserError(f"its terms decay like |j|^{mpmath.nstr(s2 if s2 is not None else s1, 4)} "
+                                      "(exponent >= -1): the sum diverges")
+        far = m + sgn * 2**40
+        # outward from the mode the terms fall. Summed directly until a term is below the
+        # tolerance (the discrete Gaussian with s = 1000 needs ~15000 terms) when the term 2^40
+        # out is below it (exponential decay); else (a polynomial tail, 1/j^2) by Richardson and
+        # Shanks extrapolation. Only the directly summed part may end far away at a finite end.
+        direct = not (a <= far <= b) or L(mpmath.mpf(far)) < cut
+        hows.append("direct" if direct else "extrapolated")
+        if direct:
+            g = (lambda j, a=a, b=b: f(j) if a <= j <= b else mpmath.mpf(0))
+            rng = [a, mpmath.inf] if sgn > 0 else [-mpmath.inf, b]
+            total += mpmath.nsum(g, rng, strict=True, method="direct", maxterms=10**5, tol=tol)
+        elif b - a > 10**5 and not (mpmath.isinf(a) or mpmath.isinf(b)):
+            raise NormaliserError(f"its terms decay slowly over {int(b - a) + 1} terms: not summed")
+        else:
+            total += mpmath.nsum(f, [a, b], strict=True, tol=tol)
+    return total, 4 * mpmath.eps * abs(total), f"nsum ({', '.join(dict.fromkeys(hows))}) from the mode {m}"
 
 
 def _quad(f, ranges):
@@ -223,6 +254,8 @@ def _evaluate(atom: sp.Expr, dps: int):
             rs = [[_end(lo), _end(hi)] for lo, hi in ranges]
             try:
                 v, e, how = (_nsum if isinstance(atom, sp.Sum) else _quad)(f, rs)
+            except NormaliserError as exc:
+                raise NormaliserError(f"the normaliser {_short(atom)} is not a number: {exc}") from None
             except mpmath.libmp.NoConvergence:
                 raise NormaliserError(f"mpmath.nsum did not converge on the normaliser {_short(atom)}") from None
             except (ValueError, TypeError, ZeroDivisionError, OverflowError, ArithmeticError) as exc:
