@@ -51,6 +51,10 @@ precision is never touched):
   ball (zeros of P, undecidable Piecewise conditions, negative values) are evaluated with mpmath,
   and pairs with functions Arb is not taught (or ``RDPSYM_NUMERIC_BACKEND=mpmath``) use mpmath
   throughout. Floats inside P and Q are taken at their exact binary value.
+* **Normalisers as sums or integrals** (:mod:`.normalisers`): a ``Sum`` or ``Integral`` free of
+  ``x`` (the discrete Gaussian's sum over Z) is a parameter of the compiled pair and a number once
+  per call (``mpmath.nsum`` / ``mpmath.quad`` at two precisions, under the step time limit); its
+  error is carried into ``error``, and one that cannot be evaluated makes the result ``failed``.
 * **Error estimate, Arb path:** when every piece is finite (exponentially decaying tails truncated,
   the cut checked against the scan so no far mode is lost), each piece is integrated by
   Gauss-Legendre with ``n`` and ``2n`` nodes (``n = 12, 24, ...``, doubled until the two agree to
@@ -90,6 +94,7 @@ from .continuous import continuous_once, continuous_prepare
 from .densities import Densities, compiled_pair
 from .discrete import discrete_once
 from .kinks import kinks as find_kinks
+from .normalisers import NormaliserError, abstract_normalisers, evaluate_normalisers
 from .quantities import NearOne, Quantity, Sup, quantity_for
 from .tails import Failed, Infinite
 
@@ -200,7 +205,8 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
 
     Returns a :class:`NumericValue`; see the module docstring for the method and the convergence rule.
     Raises ``ValueError`` for bad arguments (naming the argument). Normalisation of P and Q is not
-    checked.
+    checked. A normaliser written as a ``Sum`` or ``Integral`` free of ``x`` is evaluated once per
+    call with its own error control, and its error enters ``error`` (:mod:`.normalisers`).
     """
     if not isinstance(x, sp.Symbol):
         raise ValueError(f"x must be a sympy Symbol, found {type(x).__name__}.")
@@ -216,11 +222,24 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     # sympy would otherwise fold log(0.5) to a 15-digit Float, and every digit past the 16th
     # would be wrong while the two evaluations agree
     P, Q = _exact_floats(P), _exact_floats(Q)
-    compiled = compiled_pair(P, Q, x)
-    P, Q, support = substitute_values(P, Q, x, support, values)
+    # normalisers written as sums or integrals are constants of the pair: symbols for the compiled
+    # backends, numbers (evaluated once per parameter point, errors carried) for everything else
+    abst = abstract_normalisers(P, Q, x)
+    compiled = compiled_pair(abst.P, abst.Q, x)
+    Ps, Qs, support = substitute_values(P, Q, x, support, values)  # checks the values (ValueError)
+    exact = _substitution(P, Q, x, values)
+    P, Q = Ps, Qs
+    norm = None
+    if abst.atoms:
+        try:
+            norm = evaluate_normalisers(abst, exact, dps)
+        except NormaliserError as exc:
+            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+        exact = {**exact, **norm.exact}
+        P, Q = abst.P.subs(exact), abst.Q.subs(exact)
     sub = None
     if compiled is not None:
-        sub = _substitution(compiled[2], compiled[3], x, values)
+        sub = {s: exact[s] for s in (compiled[2].free_symbols | compiled[3].free_symbols) - {x}}
     extra = (P.free_symbols | Q.free_symbols) - {x}
     if extra:
         raise ValueError(f"values is missing parameter(s) {', '.join(sorted(s.name for s in extra))}.")
@@ -282,6 +301,13 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                 with mpmath.workdps(dps + 30):
                     (D1, e1, method, doubts1), (D2, e2, _, doubts2) = results if not single else results * 2
                     error = max(abs(D1 - D2), e1, e2)
+                    if norm is not None:
+                        e_norm = norm.error_for(q, q.order(), D2)
+                        if e_norm is None:
+                            doubts2 = doubts2 + ["a normaliser enters P or Q other than as a constant factor: "
+                                                 "its numerical error is not carried into the value"]
+                        else:
+                            error += e_norm
                     if error <= tolerance(D2):
                         break
         except Infinite as exc:
@@ -303,6 +329,8 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                 detail = f"{method}; two evaluations at {plan[0][0]} and {plan[1][0]} digits differ by {mpmath.nstr(abs(D1 - D2), 3)}"
             if kinks_notes:
                 detail += "; " + "; ".join(kinks_notes)
+            if norm is not None:
+                detail += "; " + "; ".join(norm.notes)
             if doubts:
                 detail += "; NOT TRUSTED: " + "; ".join(doubts)
             elif not converged:

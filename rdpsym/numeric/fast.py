@@ -122,6 +122,17 @@ _UNARY = {
     sp.Abs: abs,
 }
 
+#: Bessel functions ``f(nu, z)`` (order first, as sympy writes them). Arb evaluates every real order,
+#: negative integers included (``arb_hypgeom_bessel_i`` and its siblings: I_{-n} = I_n, J_{-n} =
+#: (-1)^n J_n, DLMF 10.27.1, 10.4.1), and gives a non-finite ball where the value is not real
+#: (a negative argument with a non-integer order): such points go to mpmath like any other.
+_BINARY = {
+    sp.besseli: lambda n, z: z.bessel_i(n),
+    sp.besselj: lambda n, z: z.bessel_j(n),
+    sp.besselk: lambda n, z: z.bessel_k(n),
+    sp.bessely: lambda n, z: z.bessel_y(n),
+}
+
 
 class Compiled:
     """``log P`` and ``log Q`` as sympy expressions, with :meth:`bind` to make Arb closures."""
@@ -249,6 +260,10 @@ def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
     if op is not None and len(e.args) == 1:
         f = _as_fn(_build(e.args[0], x, vals, probe))
         return lambda t: op(f(t))
+    op2 = _BINARY.get(e.func)
+    if op2 is not None and len(e.args) == 2:
+        f0, f1 = (_as_fn(_build(a, x, vals, probe)) for a in e.args)
+        return lambda t: op2(f0(t), f1(t))
     raise Unsupported(f"{e.func.__name__} is not compiled to Arb")
 
 
@@ -270,7 +285,8 @@ def _validate_const(e: sp.Expr, vals: dict):
             if not (node.is_Number or node.is_NumberSymbol):
                 raise Unsupported(f"constant {node}")  # I, zoo, ...: not a real number
             _num(node)
-        elif not node.is_Atom and not (node.is_Add or node.is_Mul or node.is_Pow or node.func in _UNARY):
+        elif not node.is_Atom and not (node.is_Add or node.is_Mul or node.is_Pow or node.func in _UNARY
+                                         or node.func in _BINARY):
             raise Unsupported(f"{node.func.__name__} in a constant")
 
 
@@ -302,6 +318,9 @@ def _const(e: sp.Expr, vals: dict) -> "arb":
     op = _UNARY.get(e.func)
     if op is not None and len(e.args) == 1:
         return op(_const(e.args[0], vals))
+    op2 = _BINARY.get(e.func)
+    if op2 is not None and len(e.args) == 2:
+        return op2(*(_const(a, vals) for a in e.args))
     raise Unsupported(f"{e.func.__name__} in a constant")
 
 

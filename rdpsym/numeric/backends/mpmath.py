@@ -19,7 +19,24 @@ from ..quantities import Form
 from ..tails import Failed
 from . import register_backend
 
-__all__ = ["MpmathBackend", "MpmathPair", "log_expr", "mpmath_pair"]
+__all__ = ["MODULES", "MpmathBackend", "MpmathPair", "besseli", "log_expr", "mpmath_pair"]
+
+
+def besseli(n, z):
+    """The modified Bessel function I_n(z), with I_{-n}(z) = I_n(z) for integer n (DLMF 10.27.1).
+
+    mpmath 1.3's ``besseli`` reflects no negative integer order (its ``besselj`` does): its
+    hypergeometric sum then cancels at the pole of 1/Gamma(n+1) and fails to converge from about
+    n = -70 on (``besseli(-91, 2)`` raises ValueError), so the Skellam pmf exp(-2 mu) I_k(2 mu)
+    could not be evaluated on the negative half of the integers."""
+    if mpmath.isint(n) and n < 0:
+        n = -n
+    return mpmath.besseli(n, z)
+
+
+#: the namespace of every ``lambdify`` of the numeric path: mpmath, with the functions above in
+#: place of mpmath's own
+MODULES = [{"besseli": besseli}, "mpmath"]
 
 
 def log_expr(e: sp.Expr) -> sp.Expr:
@@ -78,8 +95,8 @@ class MpmathPair:
         if self._built:
             return
         P, Q, x, digits = self.P, self.Q, self.x, self.digits
-        self._p_fn = sp.lambdify(x, P, modules="mpmath", docstring_limit=0)
-        self._q_fn = sp.lambdify(x, Q, modules="mpmath", docstring_limit=0)
+        self._p_fn = sp.lambdify(x, P, modules=MODULES, docstring_limit=0)
+        self._q_fn = sp.lambdify(x, Q, modules=MODULES, docstring_limit=0)
         # symbolic log-densities (constants folded to `digits` digits); used where they evaluate
         # to a real number, else the numeric log of P or Q is taken.
         xr = sp.Dummy("x", real=True)
@@ -88,8 +105,8 @@ class MpmathPair:
         try:
             lp = log_expr(P.subs(x, xr)).subs(xr, x).evalf(digits)
             lq = log_expr(Q.subs(x, xr)).subs(xr, x).evalf(digits)
-            self._lp_fn = sp.lambdify(x, lp, modules="mpmath", docstring_limit=0)
-            self._lq_fn = sp.lambdify(x, lq, modules="mpmath", docstring_limit=0)
+            self._lp_fn = sp.lambdify(x, lp, modules=MODULES, docstring_limit=0)
+            self._lq_fn = sp.lambdify(x, lq, modules=MODULES, docstring_limit=0)
         except Exception:  # any sympy trouble: stay with numeric logs
             self._lp_fn = self._lq_fn = None
             return
@@ -115,7 +132,7 @@ class MpmathPair:
                     Form.WEIGHT: lambda: sp.exp(lp - S),
                 }[kind]
                 try:
-                    self._fast_forms[kind] = sp.lambdify((self.x, A, S), form(), modules="mpmath", docstring_limit=0)
+                    self._fast_forms[kind] = sp.lambdify((self.x, A, S), form(), modules=MODULES, docstring_limit=0)
                 except Exception:  # any sympy trouble: no fast path
                     pass
         return self._fast_forms[kind]
