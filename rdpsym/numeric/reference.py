@@ -12,7 +12,7 @@ with it:
   fact about the densities, not a method) and at the largest of the integrand on a fixed grid, where a
   narrow peak sits; mpmath maps infinite ends to finite ones itself;
 * discrete supports: direct sums over finite sets, ``mpmath.nsum`` (with its convergence acceleration)
-  over infinite progressions, summed outward from the largest term;
+  over each infinite progression from its first point (Richardson/Shanks acceleration where it helps);
 * near alpha = 1 the integrand is P expm1((alpha - 1) log(P/Q)), so log I ~ (alpha - 1) KL keeps its
   digits; at alpha = 1 it is P log(P/Q) (the KL, Mironov 2017, arXiv:1702.07476 v3, Def. 3 and Prop. 3).
 
@@ -29,7 +29,9 @@ import sympy as sp
 
 from ..specify.support import Support
 from .driver import NumericValue, substitute_values
+from .backends.mpmath import MODULES
 from .kinks import kinks as find_kinks
+from .normalisers import NormaliserError, evaluate_normaliser, exact_value, normaliser_atoms
 
 __all__ = ["reference_divergence"]
 
@@ -38,8 +40,22 @@ _NEAR_ONE = mpmath.mpf(1) / 8
 
 
 def _lambdified(P, Q, x):
-    return (sp.lambdify(x, P, modules="mpmath", docstring_limit=0),
-            sp.lambdify(x, Q, modules="mpmath", docstring_limit=0))
+    # the mpmath backend's modules: besseli with its reflection for negative integer orders
+    return (sp.lambdify(x, P, modules=MODULES, docstring_limit=0),
+            sp.lambdify(x, Q, modules=MODULES, docstring_limit=0))
+
+
+def _without_normalisers(P, Q, x, wp):
+    """P and Q with each normaliser (a Sum or Integral not in x, parameters substituted) replaced by its
+    value (:func:`rdpsym.numeric.normalisers.evaluate_normaliser`), and the largest relative error of
+    those values: a normaliser is an input constant of the densities, not part of this method."""
+    atoms = set(normaliser_atoms(P, x)) | set(normaliser_atoms(Q, x))
+    rel, subs = mpmath.mpf(0), {}
+    for atom in atoms:
+        value, error, _ = evaluate_normaliser(atom, wp)
+        subs[atom] = exact_value(value)
+        rel = max(rel, error / abs(value))
+    return (P.xreplace(subs), Q.xreplace(subs), rel) if subs else (P, Q, rel)
 
 
 def _integrand(p, q, a, kind):
@@ -119,9 +135,10 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
     P = P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P
     Q = Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q
     supp = Support.of(sup, numbers=True)
-    p, q = _lambdified(P, Q, x)
     outs = []
     try:
+        P, Q, norm_rel = _without_normalisers(P, Q, x, dps + 25)
+        p, q = _lambdified(P, Q, x)
         for wp, degree in ((dps + 10, 8), (dps + 25, 10)):
             with mpmath.workdps(wp):
                 am = mpmath.mpf(a.p) / a.q if a.is_Rational else mpmath.mpf(sp.Float(a, wp + 5))
@@ -143,12 +160,16 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
                     if value <= 0:
                         raise ArithmeticError(f"the integral is {mpmath.nstr(value, 5)}")
                     D, e = mpmath.log(value) / (am - 1), err / abs(value * (am - 1))
+                # normalisers off by a relative r scale P and Q by (1 + r): log I moves by at most
+                # (|a| + |1 - a|) r, the KL by (|KL| + 2) r (the mass of P and both logarithms)
+                e += ((abs(D) + 2) if kind == "kl" else (abs(am) + abs(1 - am)) / abs(am - 1)) * norm_rel
                 outs.append((D, e))
     except OverflowError as exc:
         if a >= 1:
             return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "reference: tanh-sinh / nsum", True, str(exc))
         return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False, str(exc))
-    except (ArithmeticError, ValueError, ZeroDivisionError, TypeError, mpmath.libmp.NoConvergence) as exc:
+    except (ArithmeticError, ValueError, ZeroDivisionError, TypeError, NormaliserError,
+            mpmath.libmp.NoConvergence) as exc:
         return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False,
                             f"{type(exc).__name__}: {exc}")
     with mpmath.workdps(dps + 25):
