@@ -182,3 +182,18 @@ def test_cli_verify_accepts_a_numeric_only_user_file(tmp_path, monkeypatch):
     out = CliRunner().invoke(main, ["verify", str(path), "--level", "quick", "--workers", "1"])
     assert out.exit_code == 0, out.output
     assert "no closed form" in out.output and "verified" in out.output
+
+
+def test_figure1_plots_a_numeric_curve_at_its_certified_values(cauchy, monkeypatch):
+    from rdpsym.report import plots
+
+    monkeypatch.setenv("RDPSYM_STEP_SECONDS", str(STEP))
+    fig = plots.figure1(alpha_max=4, panels=((cauchy.mechanism, "gamma", (1.0,), "γ = {:g}"),))
+    line = fig.axes[0].lines[0]
+    assert "(numeric)" in line.get_label()
+    xs, ys = line.get_xdata(), line.get_ydata()
+    assert len(xs) == plots.NUMERIC_PLOT_POINTS
+    with mpmath.workdps(30):
+        for a, y in ((xs[0], ys[0]), (xs[-1], ys[-1])):
+            truth = cauchy_truth(mpmath.mpf(float(a)), mpmath.mpf(1), mpmath.mpf(1))
+            assert abs(y - float(truth)) <= 1e-14 * float(truth)

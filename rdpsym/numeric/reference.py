@@ -11,8 +11,8 @@ with it:
   support split at its ends, at the kinks of P and Q (:func:`rdpsym.numeric.kinks.kinks`: a kink is a
   fact about the densities, not a method) and at the largest of the integrand on a fixed grid, where a
   narrow peak sits; mpmath maps infinite ends to finite ones itself;
-* discrete supports: direct sums over finite sets, ``mpmath.nsum`` (with its convergence acceleration)
-  over each infinite progression from its first point (Richardson/Shanks acceleration where it helps);
+* discrete supports: direct sums over finite sets, ``mpmath.nsum`` over each infinite progression from
+  its first point (with nsum's Richardson/Shanks acceleration where it helps);
 * near alpha = 1 the integrand is P expm1((alpha - 1) log(P/Q)), so log I ~ (alpha - 1) KL keeps its
   digits; at alpha = 1 it is P log(P/Q) (the KL, Mironov 2017, arXiv:1702.07476 v3, Def. 3 and Prop. 3).
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 
 __all__ = ["figure1", "figure2", "conversion_plot", "save", "FIGURE1_PANELS"]
 
@@ -40,23 +41,43 @@ def _pyplot():
     return plt
 
 
+#: orders at which a numeric curve (no closed form) is evaluated for a plot: each costs quadratures
+NUMERIC_PLOT_POINTS = 24
+
+
 def _curve(name):
-    """The stable float RDP curve of a mechanism or registered name ``name`` (sensitivity defaults to 1)."""
+    """``(mechanism, result, curve, numeric)`` for a mechanism or a name ``name`` (anything
+    :func:`rdpsym.mechanisms.resolve` accepts; sensitivity defaults to 1): ``curve(alpha, **values)`` is
+    the stable float code of the closed form, or for a numeric curve (``numeric`` True) the result's
+    certified values (:meth:`DivergenceResult.evaluate`, 15 digits) at each order, NaN (a gap in the
+    plot, never a made-up value) where it has none."""
     from .. import mechanisms
-    from ..compile import to_numpy
     from ..derive.mechanism_rdp import rdp
     from ..specify.mechanism import Mechanism
 
-    mech = name if isinstance(name, Mechanism) else mechanisms.get(name)
+    mech = name if isinstance(name, Mechanism) else mechanisms.resolve(name)
     result = rdp(mech)
-    f = to_numpy(result)
+    numeric = result.expr is None
+    if not numeric:
+        from ..compile import to_numpy
+
+        f = to_numpy(result)
+    else:
+        def f(alpha, **values):
+            out = []
+            for a in np.atleast_1d(alpha):
+                try:
+                    out.append(float(result.evaluate(sp.Rational(float(a)), dps=15, **values)))
+                except (ArithmeticError, ValueError):
+                    out.append(float("nan"))
+            return np.asarray(out)
 
     def curve(alpha, **values):
         if "sensitivity" in mech.params:
             values.setdefault("sensitivity", 1.0)
         return f(alpha, **values)
 
-    return mech, result, curve
+    return mech, result, curve, numeric
 
 
 def save(fig, out: str | Path) -> Path:
@@ -81,11 +102,14 @@ def figure1(alpha_max: float = 10.0, points: int = 400, panels=FIGURE1_PANELS):
     alphas = np.linspace(1.0, alpha_max, points)
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), sharey=True, squeeze=False)
     for ax, (name, param, values, label) in zip(axes[0], panels):
-        mech, _, curve = _curve(name)
+        mech, _, curve, numeric = _curve(name)
+        at = np.linspace(1.0, alpha_max, NUMERIC_PLOT_POINTS) if numeric else alphas
         for v in values:
             shown, shown_label = mech.shown(param, v)
             text = label.format(v) if shown_label is None else f"{shown_label} = {shown:g}"
-            ax.plot(alphas, curve(alphas, **{param: v}), label=text)
+            if numeric:
+                text += " (numeric)"
+            ax.plot(at, curve(at, **{param: v}), marker="." if numeric else None, label=text)
         ax.set_title(mech.title or mech.name)
         ax.set_xlabel("α")
         ax.set_xlim(1, alpha_max)
@@ -121,7 +145,7 @@ def figure2(n_max: int = 250, baselines=(1e-6, 1e-3, 1e-1)):
             ("laplace", {"b": 20.0}, "Laplace, λ = 20"))
     fig, axes = plt.subplots(len(rows), len(baselines), figsize=(4 * len(baselines), 3.4 * len(rows)), squeeze=False)
     for i, (name, values, title) in enumerate(rows):
-        _, _, curve = _curve(name)
+        _, _, curve, _ = _curve(name)
         eps_dp = float(curve(np.inf, **values))  # eps-DP = (oo, eps)-RDP
         rdp_values = curve(alphas, **values)
         for j, q in enumerate(baselines):
@@ -153,7 +177,7 @@ def conversion_plot(name="gaussian", epsilons=None, methods=("mironov", "improve
     from ..specify.mechanism import Mechanism
 
     plt = _pyplot()
-    mech = name if isinstance(name, Mechanism) else mechanisms.get(name)
+    mech = name if isinstance(name, Mechanism) else mechanisms.resolve(name)
     name = mech.name
     if "sensitivity" in mech.params:
         values.setdefault("sensitivity", 1)
