@@ -724,3 +724,27 @@ def test_tail_checks_are_typed_values():
         assert doubts == [r.reason]
         # Gaussian decay: fine
         assert check_end(lambda t: -t * t, mp.mpf(1), 1, mp.mpf(1), True, mp.mpf(0)) is None
+
+
+@pytest.mark.parametrize("alpha", [1, sp.Rational(1000001, 1000000), 2])
+def test_far_apart_heavy_tailed_densities_converge(alpha):
+    """Cauchy locations 0 and 200 at scale 1/2: the integrand has a feature at each density's mode, and
+    the one away from the integrand's peak was stepped over (KL not converged at 34 digits). The modes
+    of P and Q are breakpoints now. KL = log(1 + Delta^2/(4 gamma^2)) (Chyzak and Nielsen 2019)."""
+    g, d = sp.Rational(1, 2), 200
+    P, Q = g / (sp.pi * (g**2 + x**2)), g / (sp.pi * (g**2 + (x - d) ** 2))
+    r = nd(P, Q, sp.S.Reals, alpha, {}, dps=34)
+    assert r.converged, r.detail
+    with mp.workdps(45):
+        if alpha == 1:
+            ref = mp.log(1 + mp.mpf(d) ** 2 / (4 * (mp.mpf(1) / 2) ** 2))
+        else:
+            a = mp.mpf(alpha.p) / alpha.q if isinstance(alpha, sp.Rational) else mp.mpf(alpha)
+            p = lambda t: (mp.mpf(1) / 2) / (mp.pi * (mp.mpf(1) / 4 + t**2))  # noqa: E731
+            q = lambda t: (mp.mpf(1) / 2) / (mp.pi * (mp.mpf(1) / 4 + (t - d) ** 2))  # noqa: E731
+            cuts = [-mp.inf, -10, 0, 10, 100, 190, 200, 210, mp.inf]
+            if a == 2:
+                ref = mp.log(mp.quad(lambda t: p(t) ** 2 / q(t), cuts))
+            else:
+                ref = mp.log1p(mp.quad(lambda t: p(t) * mp.expm1((a - 1) * mp.log(p(t) / q(t))), cuts)) / (a - 1)
+        assert abs(r.value - ref) <= mp.mpf(10) ** -30 * abs(ref), (r.value, ref)

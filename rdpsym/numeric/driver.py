@@ -175,6 +175,25 @@ def _substitution(P, Q, x, values) -> dict:
     return {s: _value(by_name[s.name], s.name) for s in free}
 
 
+def _modes(dens, intervals, kinks) -> list:
+    """The modes of P and of Q (largest log density, scan + golden section), as breakpoints: where two
+    densities sit far apart (Cauchy locations 0 and 200 at scale 1/2) the integrand has a feature at
+    each, and the quadrature must not step over the one away from the integrand's peak."""
+    from .continuous import find_peak
+
+    out = []
+    for which in (0, 1):
+        def log_density(t, which=which):
+            v = dens.logpq(t)[which]
+            return v if not mpmath.isnan(v) else -mpmath.inf
+        t, v, _ = find_peak(log_density, intervals, kinks)
+        # a mode at (or next to) a kink, e.g. a density's jump, is that kink: it is already a breakpoint
+        if (t is not None and mpmath.isfinite(t) and mpmath.isfinite(v)
+                and all(abs(t - k) > mpmath.mpf(10) ** -6 * max(1, abs(k)) for k in kinks)):
+            out.append(t)
+    return out
+
+
 def _to_mpf_end(e, wp):
     if isinstance(e, mpmath.mpf):
         return e
@@ -266,6 +285,8 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                     with mpmath.workdps(dps + 35):
                         state["kinks"], notes = find_kinks(P, Q, x, dps + 35, intervals)
                         kinks_notes.extend(notes)
+                        if not isinstance(q, Sup):
+                            state["kinks"] = sorted(set(state["kinks"]) | set(_modes(dens, intervals, state["kinks"])))
                 if state["prep"] is None and not isinstance(q, Sup):
                     state["prep"] = continuous_prepare(dens, intervals, state["kinks"], q, a)
                 D, err, method, doubts = continuous_once(dens, intervals, state["kinks"], q, a, state["prep"], jitter, rule, info)
