@@ -20,7 +20,12 @@ from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
 
-__all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions"]
+__all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
+           "SPECIAL_ORDER_NAMES"]
+
+#: what each kind of :meth:`DivergenceResult.special_orders` row is, as every presentation names it
+SPECIAL_ORDER_NAMES = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity",
+                       "integer": "integer order, exact"}
 
 
 class Status(enum.StrEnum):
@@ -462,9 +467,8 @@ class DivergenceResult:
             parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
             if self.conditions is not sp.true:
                 parts.append(f"  finite where: {sp.sstr(self.conditions)}")
-        notes = {"kl": " (KL)", "max": "", "removable": " (removable)", "integer": " (integer order, exact)"}
         for kind, order, value in self.special_orders():
-            parts.append(f"  alpha = {order}{notes[kind]}: {sp.sstr(value)}")
+            parts.append(f"  alpha = {order} ({SPECIAL_ORDER_NAMES[kind]}): {sp.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import sympy as sp
 
-from ..derive.result import DivergenceResult
+from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
 from ..specify.params import Parameter
 
 __all__ = [
@@ -87,7 +87,7 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
     rows = [rf"{D} &= {formula(result.expr, names)} && \alpha \in (0, 1) \cup (1, \infty)"]
     if result.conditions is not sp.true:
         rows.append(rf"&\text{{finite where }} {formula(result.conditions, names)} && \text{{else }} +\infty")
-    notes = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity"}
+    notes = SPECIAL_ORDER_NAMES
     for kind, order, value in result.special_orders():
         rows.append(rf"D_{{{formula(order, names)}}} &= {formula(value, names)} && \text{{{notes[kind]}}}")
     for step in result.provenance.steps:

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import sympy as sp
 
-from ..derive.result import DivergenceResult
+from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
 from ..specify.params import Parameter
 from .latex import formula, symbol_names
 from .table import TableRow
@@ -22,9 +22,8 @@ def result_markdown(result: DivergenceResult, parameters: Sequence[Parameter] | 
         lines.append(f"$$D_\\alpha = {formula(result.expr, names)}\\qquad \\alpha \\in (0,1)\\cup(1,\\infty)$$")
     if result.conditions is not sp.true:
         lines.append(f"- finite where ${formula(result.conditions, names)}$, $+\\infty$ elsewhere")
-    notes = {"kl": " (KL divergence)", "max": "", "removable": " (removable singularity)"}
     for kind, order, value in result.special_orders():
-        lines.append(f"- $\\alpha = {formula(order, names)}${notes[kind]}: ${formula(value, names)}$")
+        lines.append(f"- $\\alpha = {formula(order, names)}$ ({SPECIAL_ORDER_NAMES[kind]}): ${formula(value, names)}$")
     if result.reason:
         lines.append(f"- note: {result.reason}")
     return "\n".join(lines)
