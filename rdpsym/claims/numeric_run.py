@@ -41,7 +41,7 @@ __all__ = ["check_numeric_claim", "NUMERIC_ALPHAS", "MAX_POINTS", "BUDGET_SECOND
 
 #: orders of the grid, by regime: (0, 1), near 1, moderate, large
 NUMERIC_ALPHAS = tuple(sp.Rational(a) for a in ("1/10", "1/2", "9/10", "1.000001", "1.01", "3/2", "2", "5", "32",
-                                                "100", "1000"))
+                                                "100", "1000", "1000000"))
 #: grid points at most (an even subsample of the product beyond it)
 MAX_POINTS = 120
 #: seconds for the whole grid; seconds for one point's divergence
@@ -115,6 +115,9 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
         if order is None:
             lines.append(f"alpha range ({_fmt(lo)}, {_fmt(hi)}); compared points per regime: " + ", ".join(
                 f"{r}: {by_regime.get(r, 0)}" for r in REGIMES if r in _required_regimes(lo, hi)))
+            if hi == sp.oo:
+                lines.append(f"orders compared up to {_fmt(max(alphas))}: a numeric curve has no limit argument "
+                             "beyond them (a closed form's D_oo comparison, Mironov 2017, Prop. 9)")
         if excluded:
             lines.append(f"{excluded} point(s) excluded where P or Q is not a probability distribution")
         return lines
