@@ -117,7 +117,8 @@ def _assumptions_for(domain: sp.Set, integer: bool) -> dict:
     if integer:
         assumptions["integer"] = True
     inf = domain.inf
-    if inf.is_finite:
+    # an endpoint that is another parameter (a declared relation, m1 < m2) implies no sign
+    if inf.is_number and inf.is_finite:
         if inf > 0 or (inf == 0 and domain.contains(0) is sp.false):
             assumptions["positive"] = True
         elif inf >= 0:
