@@ -155,6 +155,9 @@ def test_kink_inside_bounded_support_decided_by_the_domain():
     assert any(s.name == "[d > 2] left out" for s in bare.provenance.steps)
     with pytest.raises(ValueError, match="d must lie in"):
         bare.evaluate(2, d=3)
+    # the generated float code checks its inputs against these parameters' domains
+    assert [p.domain for p in r.parameters()] == [sp.Interval.open(0, 1)]
+    assert [p.domain for p in bare.parameters()] == [sp.Interval.open(0, 2)]
     for result in (r, bare):
         for dv in (R(1, 5), R(2, 3)):
             def q(t, dv=dv):

@@ -362,7 +362,8 @@ class DivergenceResult:
     def parameters(self, given: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
         """The :class:`~rdpsym.Parameter` of each of :attr:`symbols`: from ``given`` if passed, else from
         the mechanism the result was derived for (:attr:`mechanism`), else a parameter with the domain
-        its symbol's sign assumptions allow ((0, oo), [0, oo) or the reals) and typical range 0.5..5.
+        it was derived on (:attr:`domains`) or else the one its symbol's sign assumptions allow ((0, oo),
+        [0, oo) or the reals), and typical range 0.5..5 (the middle half of a bounded domain).
 
         The generated float code checks its inputs against these domains and places its series by them.
         """
@@ -376,13 +377,19 @@ class DivergenceResult:
             if s in by_symbol:
                 out.append(by_symbol[s])
                 continue
-            if s.is_positive:
+            recorded, typical = dict(self.domains).get(s), (0.5, 5.0)
+            if recorded is not None:
+                # the domain the result was derived on (its kinks may have been ordered by it)
+                dom, lo, hi = recorded, recorded.inf, recorded.sup
+                if lo.is_number and hi.is_number and lo.is_finite and hi.is_finite:
+                    typical = (float(lo + (hi - lo) / 4), float(hi - (hi - lo) / 4))
+            elif s.is_positive:
                 dom = sp.Interval.open(0, sp.oo)
             elif s.is_nonnegative:
                 dom = sp.Interval(0, sp.oo)
             else:
                 dom = sp.S.Reals
-            out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
+            out.append(Parameter(s.name, s, dom, typical, sp.latex(s)))
         return tuple(out)
 
     def special_orders(self) -> tuple[tuple[str, sp.Expr, sp.Expr], ...]:

@@ -34,7 +34,9 @@ class Parameter:
     ----------
     name: the public name (``"b"``, ``"sigma"``), also the symbol's name.
     symbol: the sympy symbol, carrying the assumptions implied by ``domain``.
-    domain: a sympy ``Interval`` (or ``Range``/``Naturals``) of admissible values.
+    domain: a sympy ``Interval`` (or ``Range``/``Naturals``) of admissible values. Its endpoints may
+        be other parameters' symbols: ``Interval.open(m1, oo)`` as the domain of m2 declares m1 < m2
+        (the engine orders kinks by domains, :mod:`rdpsym.derive.domains`).
     typical: ``(low, high)``, a range of values seen in practice, inside ``domain``.
     latex: the LaTeX symbol used in exported formulas.
     meaning: a one-line description.
