@@ -93,7 +93,7 @@ def _bound(base: DivergenceResult, k: int, name: str) -> DivergenceResult:
         kl = None
     dinf = None if base.max_divergence is None else k * base.max_divergence
     points = tuple(ExceptionalPoint(p.alpha / scale, factor * p.value, p.condition)
-                   for p in base.exceptional_points if p.alpha / scale >= 2)
+                   for p in base.exceptional_points if p.alpha.is_number and p.alpha / scale >= 2)
     step = Step("group privacy", reason)
     prov = Provenance((step,) + base.provenance.steps, base.provenance.inputs + (("group size k", str(k)),),
                       tuple(library_versions().items()))

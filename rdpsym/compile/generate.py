@@ -30,7 +30,7 @@ from .factors import (
     singular_factors,
 )
 from .forms import _branches, _check_points, evaluation_form
-from .series import SERIES_TERMS, Series, _singular_at, series_expansions
+from .series import SERIES_TERMS, Series, _singular_at, fixed_points, series_expansions
 from .store import SOURCE_CACHE, cache_key
 from .taylor import _TaylorEmitter
 
@@ -171,7 +171,8 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
 
     mod.special("_order_one", result.kl)
     mod.special("_order_inf", result.max_divergence)
-    exceptional = [(float(p.alpha), fn(f"_exceptional_{k}", p.value)) for k, p in enumerate(result.exceptional_points)]
+    # orders in the parameters (b1/(b1 + b2)) are served by the factors' series above, not as fixed points
+    exceptional = [(float(p.alpha), fn(f"_exceptional_{k}", p.value)) for k, p in enumerate(fixed_points(result))]
     conditions = _substitute_factors(result.conditions, factors) if factors else result.conditions
     lines.append(f"def _conditions({arglist}):")
     lines.extend(prelude(conditions))
@@ -254,7 +255,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     if _singular_at(br, sp.Integer(1)):
         at_one = "_order_one" if n_branches == 1 and result.kl is not None else "None"
         centres.append(f"(1.0, {at_one}, {bool(near_one)})")
-    for k, ep in enumerate(result.exceptional_points):
+    for k, ep in enumerate(fixed_points(result)):
         a0 = float(ep.alpha)
         served = any(sp.simplify(ALPHA - s.variable - ep.alpha) == 0 for s in points)
         at_a0 = f"_exceptional_{k}" if n_branches == 1 else "None"

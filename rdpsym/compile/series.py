@@ -23,7 +23,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .store import SERIES_CACHE, cache_key
 
-__all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions"]
+__all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions", "fixed_points"]
 
 #: A series is used where its last two terms are below this fraction of its value.
 SERIES_TOLERANCE = 1e-15
@@ -43,6 +43,12 @@ class Series:
     variable: sp.Expr
     coeffs: tuple[sp.Expr, ...]
 
+
+
+def fixed_points(result: DivergenceResult) -> list:
+    """The result's exceptional points at a fixed order (a number); one at an order in the parameters
+    (b1/(b1 + b2)) is served by the series around the parameter-dependent factors instead."""
+    return [p for p in result.exceptional_points if p.alpha.is_number]
 
 
 def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float) -> tuple[sp.Expr, ...] | None:
@@ -145,7 +151,7 @@ def _series_expansions(result, branch, parameters, terms, seconds):
     out: list[Series] = []
     bounds = _boundary_series(result, branch, parameters, terms, seconds)
     tau = sp.Symbol("tau", real=True)
-    points = [p.alpha for p in result.exceptional_points]
+    points = [p.alpha for p in fixed_points(result)]
     for a0 in points:
         if not _singular_at(branch, a0):
             continue

@@ -131,7 +131,8 @@ _DERIVATIONS = _cache.DiskCache("", ".pickle", accept=cacheable)
 def cached_derivation(P, Q, x, support, params, seconds, check_density, label):
     if not cache_enabled():
         return _derive_recorded(P, Q, x, support, params, seconds, check_density, label)
-    param_key = tuple((p.name, p.typical, sp.srepr(p.symbol)) for p in params or ())
+    # the domains decide kinks the assumptions leave open (and narrow a case split): part of the key
+    param_key = tuple((p.name, p.typical, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params or ())
     key = _key(P, Q, x, support, param_key, seconds, check_density, label)
     # a timeout or failure is returned and derived again next time
     return _DERIVATIONS.get_or_compute(

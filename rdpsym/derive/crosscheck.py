@@ -14,13 +14,18 @@ import mpmath
 import sympy as sp
 
 from ..specify.params import Parameter
+from .domains import point_within_domains
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["sample_values", "numeric_equal", "equivalent", "is_zero"]
 
 
 def sample_values(symbols: Iterable[sp.Symbol], params: Sequence[Parameter] | None, n: int, seed: int = 0):
-    """Deterministic parameter points for numeric cross-checks."""
+    """Deterministic parameter points for numeric cross-checks.
+
+    Values come from the typical ranges (or the symbols' assumptions); a value outside its parameter's
+    domain at the other values (a domain that relates parameters, m2 in (m1, oo), or one case of a
+    case split) is then moved inside it (:func:`rdpsym.derive.domains.point_within_domains`)."""
     by_symbol = {p.symbol: p for p in params or ()}
     rng = random.Random(seed)
     points = []
@@ -39,7 +44,7 @@ def sample_values(symbols: Iterable[sp.Symbol], params: Sequence[Parameter] | No
                 point[s] = sp.Rational(rng.randint(1, 9), 20)
             else:
                 point[s] = sp.Rational(rng.randint(-20, 20), 10)
-        points.append(point)
+        points.append(point_within_domains(point, params, i))
     return points
 
 

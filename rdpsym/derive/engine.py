@@ -37,8 +37,9 @@ import sympy as sp
 from ..specify.params import Parameter
 from .inputs import check_inputs
 from .pieces import DerivationError
+from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
 from .result import DivergenceResult, Provenance, library_versions
-from .stages import Derivation, run_stages
+from .stages import STAGES, Derivation, run_stages, split
 from .timeout import check_seconds, default_step_seconds
 
 __all__ = ["renyi_divergence", "derive_uncached", "DerivationError"]
@@ -67,7 +68,10 @@ def renyi_divergence(
     support: a sympy set: ``S.Reals``, an ``Interval``, ``S.Integers``, ``S.Naturals0``, a ``Range``
         or a ``FiniteSet``.
     params: optional :class:`~rdpsym.Parameter` objects; their typical ranges give the points of the
-        numeric cross-checks.
+        numeric cross-checks, and their domains decide the order of kinks that the assumptions leave
+        open (d in (0, 1) is below 1; the domain ``Interval.open(m1, oo)`` of m2 declares m1 < m2).
+        Where neither decides, the result is Piecewise over the cases (or one form symmetric in them),
+        with the case split in the provenance.
     step_seconds: time limit per symbolic step (default ``RDPSYM_STEP_SECONDS`` or 20 s).
     check_density: check that P and Q are non-negative and integrate (sum) to 1.
     cache: reuse a cached derivation of the same inputs (see :mod:`rdpsym.derive.cache`).
@@ -90,16 +94,34 @@ def renyi_divergence(
     return replace(result, pair=(P, Q, x, support)) if result.pair is None else result
 
 
-def derive_uncached(P, Q, x, support, params, seconds, check_density, label) -> DivergenceResult:
+#: the stages after the split, which :func:`derive_uncached` makes with the parameters' domains
+AFTER_SPLIT = tuple(stage for stage in STAGES if stage is not split)
+
+
+def derive_uncached(P, Q, x, support, params, seconds, check_density, label, depth: int = 0) -> DivergenceResult:
     """The derivation itself (no cache, inputs already checked): the :data:`~.stages.STAGES` in order,
-    with the provenance of every step. :func:`renyi_divergence` is the public entry point."""
+    with the provenance of every step. :func:`renyi_divergence` is the public entry point.
+
+    The split uses the parameters' declared domains where their assumptions do not decide (:mod:`.domains`);
+    where neither decides, the divergence is derived case by case (:mod:`.cases`, ``depth`` nested
+    splits so far) and the cases combined."""
     d = Derivation(P, Q, x, support, params, seconds, check_density)
     inputs = (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(x)), ("support", sp.sstr(support)))
     started = time.perf_counter()
-    run_stages(d)
+    undecided, narrowed = split_with_domains(d), {}
+    if undecided is not None:
+        cases = case_split(undecided.expr, d.symbols, params) if depth < MAX_DEPTH else None
+        if cases is None:
+            note_unsplit(d, undecided)
+        else:
+            narrowed = derive_by_cases(d, cases, label, lambda *args: derive_uncached(*args, depth=depth + 1))
+            d.done = True
+    if not d.done:
+        run_stages(d, AFTER_SPLIT)
     d.log.note("total", f"{time.perf_counter() - started:.3f} s")
     prov = Provenance(tuple(d.log.steps), inputs, tuple(library_versions().items()))
-    domains = tuple((p.symbol, p.domain) for p in (params or ()) if p.symbol in d.symbols)
+    domains = {p.symbol: p.domain for p in (params or ()) if p.symbol in d.symbols} | narrowed
+    domains = tuple(domains.items())
     return DivergenceResult(
         expr=d.expr,
         status=d.status,

@@ -3,9 +3,11 @@
 Abs, sign, Heaviside, Max, Min and Piecewise make a density non-smooth where their arguments change
 sign. On each piece between consecutive kinks those constructs resolve to one smooth branch, which
 sympy integrates (or sums) far more easily than the whole. The kinks are found with ``solveset``, put
-in order using the parameters' assumptions, and each construct is resolved by its sign at a test
-point inside the piece. If the order of two kinks cannot be decided, splitting fails with a reason
-rather than guessing.
+in order using the parameters' assumptions and, where those do not decide, their declared domains
+(:mod:`.domains`: d in (0, 1) puts a kink d inside (0, 2), which sympy's assumptions on d cannot
+say), and each construct is resolved by its sign at a test point inside the piece. A sign that
+neither decides raises :class:`UndecidedSign`, which names the expression: the engine then derives each
+case of its sign separately (:mod:`.cases`) rather than guessing.
 """
 
 from __future__ import annotations
@@ -17,12 +19,22 @@ import sympy as sp
 from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import is_discrete_support
 from ..specify.support import Support
+from .domains import decide_relation, decide_sign
 
-__all__ = ["Piece", "DerivationError", "split_support", "finite_points", "symbolic_kinks"]
+__all__ = ["Piece", "DerivationError", "UndecidedSign", "split_support", "finite_points", "symbolic_kinks"]
 
 
 class DerivationError(Exception):
     """The symbolic derivation cannot proceed; the message says why."""
+
+
+class UndecidedSign(DerivationError):
+    """The split needs the sign of ``expr`` (an expression in the parameters), which neither the
+    assumptions nor the declared domains decide: a derivation can proceed case by case."""
+
+    def __init__(self, expr: sp.Expr, message: str):
+        super().__init__(message)
+        self.expr = expr
 
 
 @dataclass(frozen=True)
@@ -76,8 +88,9 @@ def sign_of(expr: sp.Expr) -> int | None:
     return None
 
 
-def _sign_at(expr: sp.Expr) -> int:
-    """Sign (+1, -1, 0) of an x-free expression, from assumptions; DerivationError if undecidable."""
+def _sign_at(expr: sp.Expr, params=None) -> int:
+    """Sign (+1, -1, 0) of an x-free expression, from assumptions, else from the parameters' domains;
+    UndecidedSign if neither decides it."""
     expr = sp.simplify(expr)
     known = sign_of(expr)
     if known is not None:
@@ -86,7 +99,21 @@ def _sign_at(expr: sp.Expr) -> int:
         value = expr.evalf(50)
         if value.is_comparable:
             return int(sp.sign(value))
-    raise DerivationError(f"cannot decide the sign of {expr}; declare assumptions on the parameters")
+    known = decide_sign(expr, params) if params else None
+    if known is not None:
+        return known
+    raise UndecidedSign(expr, f"cannot decide the sign of {expr}; declare assumptions on the parameters")
+
+
+def _decided(relation, params, difference, message) -> bool:
+    """``relation`` decided by the assumptions, else by the domains; UndecidedSign (of ``difference``)
+    if neither decides it."""
+    truth = _decide(relation)
+    if truth is None and params:
+        truth, _ = decide_relation(relation, params)
+    if truth is None:
+        raise UndecidedSign(difference, message)
+    return truth
 
 
 def symbolic_kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
@@ -107,10 +134,14 @@ def symbolic_kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
     return points
 
 
-def _sorted_unique(points: list[sp.Expr]) -> list[sp.Expr]:
+def _same(p, q, params) -> bool:
+    return sp.simplify(p - q) == 0 or (bool(params) and decide_sign(p - q, params) == 0)
+
+
+def _sorted_unique(points: list[sp.Expr], params=None) -> list[sp.Expr]:
     out: list[sp.Expr] = []
     for p in points:
-        if any(sp.simplify(p - q) == 0 for q in out):
+        if any(_same(p, q, params) for q in out):
             continue
         out.append(p)
     # insertion sort with decided comparisons only
@@ -118,11 +149,8 @@ def _sorted_unique(points: list[sp.Expr]) -> list[sp.Expr]:
     for p in out:
         pos = len(ordered)
         for i, q in enumerate(ordered):
-            less = _decide(sp.Lt(p, q))
-            if less is None:
-                raise DerivationError(
-                    f"cannot order the kink points {p} and {q}; declare assumptions on the parameters"
-                )
+            less = _decided(sp.Lt(p, q), params, q - p,
+                            f"cannot order the kink points {p} and {q}; declare assumptions on the parameters")
             if less:
                 pos = i
                 break
@@ -130,15 +158,32 @@ def _sorted_unique(points: list[sp.Expr]) -> list[sp.Expr]:
     return ordered
 
 
-def _resolve(expr: sp.Expr, x: sp.Symbol, test: sp.Expr) -> sp.Expr:
-    """Replace kink constructs by the branch that holds on a piece containing ``test``."""
+def _by_domains(expr: sp.Expr, params) -> sp.Expr:
+    """``expr`` with each Piecewise in the parameters alone (a normaliser that depends on where a kink
+    lies) replaced by its branch where the domains decide which one holds; others are kept."""
+
+    def pick(node):
+        for branch, cond in node.args:
+            truth, _ = decide_relation(cond, params)
+            if truth is None:
+                return node
+            if truth:
+                return branch
+        return node
+
+    return expr.replace(lambda n: isinstance(n, sp.Piecewise), pick)
+
+
+def _resolve(expr: sp.Expr, x: sp.Symbol, test: sp.Expr, params=None) -> sp.Expr:
+    """Replace kink constructs by the branch that holds on a piece containing ``test``; with ``params``,
+    also Piecewise nodes in the parameters whose branch their domains decide."""
 
     def at(g):
-        return _sign_at(g.subs(x, test))
+        return _sign_at(g.subs(x, test), params)
 
     def rebuild(node):
         if not node.has(x) or node.is_Atom:
-            return node
+            return _by_domains(node, params) if params and node.has(sp.Piecewise) else node
         args = [rebuild(a) for a in node.args] if not isinstance(node, sp.Piecewise) else None
         if isinstance(node, sp.Abs):
             s = at(args[0])
@@ -160,9 +205,14 @@ def _resolve(expr: sp.Expr, x: sp.Symbol, test: sp.Expr) -> sp.Expr:
         if isinstance(node, sp.Piecewise):
             for branch, cond in node.args:
                 truth = cond.subs(x, test)
-                truth = _decide(truth)
-                if truth is None:
+                known = _decide(truth)
+                if known is None and params:
+                    known, pending = decide_relation(truth, params)
+                    if known is None and pending is not None:
+                        raise UndecidedSign(pending, f"cannot decide the Piecewise condition {cond} on a piece")
+                if known is None:
                     raise DerivationError(f"cannot decide the Piecewise condition {cond} on a piece")
+                truth = known
                 if truth:
                     return rebuild(branch)
             return sp.nan
@@ -208,37 +258,39 @@ def finite_points(support: sp.Set) -> list[sp.Expr] | None:
     return None
 
 
-def split_support(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> list[Piece]:
-    """Split ``support`` into pieces on which P and Q are smooth, resolving kink constructs."""
+def split_support(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, params=None) -> list[Piece]:
+    """Split ``support`` into pieces on which P and Q are smooth, resolving kink constructs.
+
+    ``params`` (:class:`~rdpsym.Parameter` objects): their domains decide what the assumptions leave
+    open (:mod:`.domains`); a sign neither decides raises :class:`UndecidedSign`."""
     discrete = is_discrete_support(support)
     atoms = finite_points(support) if discrete else None
     if atoms is not None:
-        return [Piece(a, a, _point_value(P, x, a), _point_value(Q, x, a), True) for a in atoms]
+        return [Piece(a, a, _point_value(P, x, a, params), _point_value(Q, x, a, params), True) for a in atoms]
     kinks = symbolic_kinks(P, Q, x)
     regions = _integer_ranges(support) if discrete else _intervals(support)
     pieces: list[Piece] = []
     for lo, hi in regions:
         inside = []
         for k in kinks:
-            lo_ok = True if lo == -sp.oo else _decide(sp.Gt(k, lo))
-            hi_ok = True if hi == sp.oo else _decide(sp.Lt(k, hi))
-            if lo_ok is None or hi_ok is None:
-                raise DerivationError(f"cannot decide whether the kink {k} lies inside ({lo}, {hi})")
+            message = f"cannot decide whether the kink {k} lies inside ({lo}, {hi})"
+            lo_ok = True if lo == -sp.oo else _decided(sp.Gt(k, lo), params, k - lo, message)
+            hi_ok = True if hi == sp.oo else _decided(sp.Lt(k, hi), params, hi - k, message)
             if lo_ok and hi_ok:
                 inside.append(k)
-        cuts = _sorted_unique(inside)
+        cuts = _sorted_unique(inside, params)
         if discrete:
-            pieces += _discrete_pieces(P, Q, x, lo, hi, cuts)
+            pieces += _discrete_pieces(P, Q, x, lo, hi, cuts, params)
         else:
             ends = [lo, *cuts, hi]
             for a, b in zip(ends, ends[1:]):
                 test = _test_point(a, b)
-                pieces.append(Piece(a, b, _resolve(P, x, test), _resolve(Q, x, test), False))
+                pieces.append(Piece(a, b, _resolve(P, x, test, params), _resolve(Q, x, test, params), False))
     return pieces
 
 
-def _point_value(expr, x, a):
-    value = _resolve(expr, x, a).subs(x, a)
+def _point_value(expr, x, a, params=None):
+    value = _resolve(expr, x, a, params).subs(x, a)
     return sp.simplify(value) if value.has(sp.Piecewise) else value
 
 
@@ -252,7 +304,7 @@ def _test_point(a, b):
     return (a + b) / 2
 
 
-def _discrete_pieces(P, Q, x, lo, hi, cuts):
+def _discrete_pieces(P, Q, x, lo, hi, cuts, params=None):
     """Integer ranges between kinks; integer kinks become single-point pieces.
 
     The branch that holds on a range is read off at a real test point between the neighbouring kinks,
@@ -264,18 +316,18 @@ def _discrete_pieces(P, Q, x, lo, hi, cuts):
         test = _test_point(left_kink, c)
         if c.is_integer:
             if _nonempty(start, c - 1):
-                pieces.append(_range_piece(P, Q, x, start, c - 1, test))
-            pieces.append(Piece(c, c, _point_value(P, x, c), _point_value(Q, x, c), True))
+                pieces.append(_range_piece(P, Q, x, start, c - 1, test, params))
+            pieces.append(Piece(c, c, _point_value(P, x, c, params), _point_value(Q, x, c, params), True))
             start = c + 1
         elif c.is_integer is False and c.is_number:
             if _nonempty(start, sp.floor(c)):
-                pieces.append(_range_piece(P, Q, x, start, sp.floor(c), test))
+                pieces.append(_range_piece(P, Q, x, start, sp.floor(c), test, params))
             start = sp.ceiling(c)
         else:
             raise DerivationError(f"cannot decide whether the kink {c} is an integer")
         left_kink = c
     if _nonempty(start, hi):
-        pieces.append(_range_piece(P, Q, x, start, hi, _test_point(left_kink, sp.oo)))
+        pieces.append(_range_piece(P, Q, x, start, hi, _test_point(left_kink, sp.oo), params))
     return pieces
 
 
@@ -292,7 +344,7 @@ def _nonempty(a, b) -> bool:
     return ok
 
 
-def _range_piece(P, Q, x, a, b, test):
+def _range_piece(P, Q, x, a, b, test, params=None):
     if a == b:
-        return Piece(a, a, _point_value(P, x, a), _point_value(Q, x, a), True)
-    return Piece(a, b, _resolve(P, x, test), _resolve(Q, x, test), True)
+        return Piece(a, a, _point_value(P, x, a, params), _point_value(Q, x, a, params), True)
+    return Piece(a, b, _resolve(P, x, test, params), _resolve(Q, x, test, params), True)

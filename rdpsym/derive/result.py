@@ -181,6 +181,10 @@ class DivergenceResult:
                     raise ValueError(f"{name} must lie in {sp.sstr(domain)}; got {value}")
                 check_assumptions(sym, v, name)
             out[sym] = v
+        for sym, v in out.items():  # a domain relating parameters (m2 in (m1, oo)), at the other values
+            domain = domains.get(sym)
+            if domain is not None and domain.free_symbols and v.is_number and domain.subs(out).contains(v) is sp.false:
+                raise ValueError(f"{sym.name} must lie in {sp.sstr(domain)}; got {sp.sstr(v)} at {sp.sstr(out)}")
         return out
 
     def _order(self, alpha) -> sp.Expr:
@@ -228,15 +232,26 @@ class DivergenceResult:
             cond = cond if decided is None else sp.true if decided else sp.false
         if cond is sp.false:
             return sp.oo
-        for point in self.exceptional_points:
-            if point.alpha == a:
-                return exact_at(point.value, {**subs, self.alpha: a})
+        point = self._exceptional_point(a, subs)
+        if point is not None:
+            return exact_at(point.value, {**subs, self.alpha: a})
         value = exact_at(self.expr, {**subs, self.alpha: a})
         if value.has(sp.nan, sp.zoo):
             raise ArithmeticError(f"{self.label} is singular at alpha={a}, {values}, not a known exceptional point")
         if cond is not sp.true:
             return sp.Piecewise((value, cond), (sp.oo, True))
         return value
+
+    def _exceptional_point(self, a, subs) -> ExceptionalPoint | None:
+        """The exceptional point at order ``a`` for the parameter values ``subs``: its alpha (which may
+        be an expression in the parameters, b1/(b1 + b2)) equals ``a`` exactly there, and its condition holds."""
+        for point in self.exceptional_points:
+            at = point.alpha.subs(subs) if point.alpha.free_symbols else point.alpha
+            if at == a or (not (at.is_Rational and a.is_Rational) and at.free_symbols == a.free_symbols
+                           and sp.simplify(at - a) == 0):
+                if (point.condition if point.condition is sp.true else point.condition.subs(subs)) is sp.true:
+                    return point
+        return None
 
     def _special(self, expr, name, subs):
         if expr is None:
@@ -272,8 +287,8 @@ class DivergenceResult:
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
         a = self._order(alpha)
-        self.substitutions(values)  # bad values raise here, before any work
-        special = a in (sp.Integer(1), sp.oo) or any(p.alpha == a for p in self.exceptional_points)
+        subs = self.substitutions(values)  # bad values raise here, before any work
+        special = a in (sp.Integer(1), sp.oo) or self._exceptional_point(a, subs) is not None
         try:
             if special:
                 number = run_with_time_limit(self._evaluate_special, a, values, dps, seconds=limit)
@@ -366,7 +381,7 @@ class DivergenceResult:
                 cond = cond if decided is None else sp.true if decided else sp.false
             if cond is sp.false:
                 return sp.oo
-            target = next(p.value for p in self.exceptional_points if p.alpha == a)
+            target = self._exceptional_point(a, self.substitutions(values)).value
         if target == sp.oo:
             return sp.oo
         self._require_values(target, floats, a, values)
@@ -424,7 +439,8 @@ class DivergenceResult:
     def parameters(self, given: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
         """The :class:`~rdpsym.Parameter` of each of :attr:`symbols`: from ``given`` if passed, else from
         the mechanism the result was derived for (:attr:`mechanism`), else a parameter with the domain
-        its symbol's sign assumptions allow ((0, oo), [0, oo) or the reals) and typical range 0.5..5.
+        it was derived on (:attr:`domains`) or else the one its symbol's sign assumptions allow ((0, oo),
+        [0, oo) or the reals), and typical range 0.5..5 (the middle half of a bounded domain).
 
         The generated float code checks its inputs against these domains and places its series by them.
         """
@@ -438,13 +454,19 @@ class DivergenceResult:
             if s in by_symbol:
                 out.append(by_symbol[s])
                 continue
-            if s.is_positive:
+            recorded, typical = dict(self.domains).get(s), (0.5, 5.0)
+            if recorded is not None:
+                # the domain the result was derived on (its kinks may have been ordered by it)
+                dom, lo, hi = recorded, recorded.inf, recorded.sup
+                if lo.is_number and hi.is_number and lo.is_finite and hi.is_finite:
+                    typical = (float(lo + (hi - lo) / 4), float(hi - (hi - lo) / 4))
+            elif s.is_positive:
                 dom = sp.Interval.open(0, sp.oo)
             elif s.is_nonnegative:
                 dom = sp.Interval(0, sp.oo)
             else:
                 dom = sp.S.Reals
-            out.append(Parameter(s.name, s, dom, (0.5, 5.0), sp.latex(s)))
+            out.append(Parameter(s.name, s, dom, typical, sp.latex(s)))
         return tuple(out)
 
     def special_orders(self) -> tuple[tuple[str, sp.Expr, sp.Expr], ...]:

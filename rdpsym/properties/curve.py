@@ -112,7 +112,12 @@ class Curve:
         return r.expr.subs(subs).xreplace({r.alpha: ALPHA})
 
     def exceptional(self) -> list:
-        return [] if self.result is None else [p.alpha for p in self.result.exceptional_points]
+        """The removable orders at this curve's parameter values (an order in the parameters,
+        b1/(b1 + b2), at its value there; one still symbolic is left out)."""
+        if self.result is None:
+            return []
+        subs = self.result.substitutions(self.values or {})
+        return [a for a in (p.alpha.subs(subs) for p in self.result.exceptional_points) if a.is_number]
 
 
 def as_curve(target, values: dict | None = None, *, label: str | None = None) -> Curve:

@@ -34,7 +34,9 @@ class Parameter:
     ----------
     name: the public name (``"b"``, ``"sigma"``), also the symbol's name.
     symbol: the sympy symbol, carrying the assumptions implied by ``domain``.
-    domain: a sympy ``Interval`` (or ``Range``/``Naturals``) of admissible values.
+    domain: a sympy ``Interval`` (or ``Range``/``Naturals``) of admissible values. Its endpoints may
+        be other parameters' symbols: ``Interval.open(m1, oo)`` as the domain of m2 declares m1 < m2
+        (the engine orders kinks by domains, :mod:`rdpsym.derive.domains`).
     typical: ``(low, high)``, a range of values seen in practice, inside ``domain``.
     latex: the LaTeX symbol used in exported formulas.
     meaning: a one-line description.
@@ -117,7 +119,8 @@ def _assumptions_for(domain: sp.Set, integer: bool) -> dict:
     if integer:
         assumptions["integer"] = True
     inf = domain.inf
-    if inf.is_finite:
+    # an endpoint that is another parameter (a declared relation, m1 < m2) implies no sign
+    if inf.is_number and inf.is_finite:
         if inf > 0 or (inf == 0 and domain.contains(0) is sp.false):
             assumptions["positive"] = True
         elif inf >= 0:
