@@ -208,7 +208,13 @@ def _counterexample(tgt, ev, point, t, cl, relation, dps, tol, independent):
             if state != "violates":
                 return "the independent method does not confirm the violation"
             numeric = got
-    with mpmath.workdps(dps):
+    # the reported divergence to 30 digits (the grid's values carry only the check's digits + 5)
+    shown = min(dps, 30)
+    try:
+        t = run_with_time_limit(lambda: tgt.result.evaluate(alpha, shown, **allv), seconds=2 * POINT_SECONDS)
+    except (StepTimeout, ArithmeticError, ValueError):
+        shown = max(20, int(-mpmath.log10(tol)) + 5)
+    with mpmath.workdps(shown):
         gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)
         return Counterexample(alpha=alpha, values=allv, claim_arguments={}, claim_value=+cl, divergence=+t,
-                              gap=+gap, relation=relation, dps=dps, numeric=numeric)
+                              gap=+gap, relation=relation, dps=shown, numeric=numeric)

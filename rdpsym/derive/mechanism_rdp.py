@@ -143,7 +143,6 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         replace(s, name=f"{r.label}: {s.name}") for r in results for s in r.provenance.steps
     )
     first = results[0]
-    prov = Provenance(steps, first.provenance.inputs + (("mechanism", mechanism.name),), first.provenance.versions)
     worst = max((r.status for r in results), key=lambda s: list(Status).index(s))
     reason = "; ".join(f"{r.label}: {r.reason}" for r in results if r.reason)
 
@@ -162,7 +161,13 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
     integer_orders = tuple((k, combine([dict(r.integer_orders)[k] for r in results])) for k in common)
     points = []
     for a0 in exceptional:
-        values = [r.at(a0) for r in results]
+        try:
+            values = [r.at(a0) for r in results]
+        except (ArithmeticError, ValueError) as exc:
+            # another direction has no exact value there (its form is singular at a0 and a0 was not
+            # recorded for it): the maximum is not known exactly at a0, and evaluating there raises
+            steps += (Step("removable order", f"alpha = {sp.sstr(a0)} not kept for the maximum: {exc}"),)
+            continue
         points.append(ExceptionalPoint(a0, combine(values)))
     return DivergenceResult(
         expr=expr,
@@ -173,7 +178,8 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         max_divergence=combine([r.max_divergence for r in results]),
         exceptional_points=tuple(points),
         symbols=symbols,
-        provenance=prov,
+        provenance=Provenance(steps, first.provenance.inputs + (("mechanism", mechanism.name),),
+                              first.provenance.versions),
         label=label,
         domains=tuple((p.symbol, p.domain) for p in params),
         integer_orders=integer_orders if expr is None else (),
