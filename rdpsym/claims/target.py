@@ -230,8 +230,10 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
             result = rdp(target, cache=cache)
             if cache:
                 _RDP_MEMO[target] = result
+        from ..derive.mechanism_rdp import worst_pairs
+
         directions = []
-        for pair in target.pairs:
+        for pair in worst_pairs(target, cache=cache):  # a family's pairs at its supremum, where rdp shows it
             directions.append((pair.P, pair.Q, target.variable, target.support))
             directions.append((pair.Q, pair.P, target.variable, target.support))
         return Target(result, tuple(target.parameters), tuple(directions), label=target.name,
