@@ -79,7 +79,7 @@ def test_the_supremum_is_at_the_largest_shift_not_at_an_end_chosen_blindly():
     r = rdpsym.rdp(mech)
     assert r.status is Status.CLOSED_FORM, r.reason
     details = " ".join(step.detail for step in r.provenance.steps)
-    assert "x -> -x maps" in details and "at t = 2" in details
+    assert "x -> -x maps" in details and "at |t| = 2 (t = 2)" in details
     with mpmath.workdps(30):
         want = mp_sup_over_grid(3, mpmath.mpf(5) / 4, -1, 2, 12)
         got = r.evaluate(3, dps=30, sigma=sp.Rational(5, 4))
@@ -88,6 +88,14 @@ def test_the_supremum_is_at_the_largest_shift_not_at_an_end_chosen_blindly():
         assert got > 3 * mp_gaussian_divergence(3, -1, mpmath.mpf(5) / 4)
     member = mech.pairs[0].member(2)
     assert [(p.P, p.Q) for p in worst_pairs(mech)] == [(member.P, member.Q)]
+    # the largest |t| at the other, open end: the pair there (its closure), not its mirror image outside T
+    other = gaussian_family(sp.Interval.Lopen(-3, 1))
+    end = AdjacentPair(other.pairs[0].P.subs(t, -3), other.pairs[0].Q.subs(t, -3))
+    assert [(p.P, p.Q) for p in worst_pairs(other)] == [(end.P, end.Q)]
+    with mpmath.workdps(30):
+        want = mp_gaussian_divergence(3, -3, mpmath.mpf(5) / 4)
+        got = rdpsym.rdp(other).evaluate(3, dps=30, sigma=sp.Rational(5, 4))
+        assert abs(got - want) <= mpmath.mpf(10) ** -20 * abs(want), (got, want)
 
 
 def test_a_family_not_shown_monotone_is_numeric_only_and_the_numeric_supremum_finds_its_peak():

@@ -287,12 +287,13 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
         steps.append(Step("supremum over t", f"[{family.label}] {NOT_SHOWN}: {why}"))
         return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
 
+    # (sign, U, ends): shifts t = sign * u for u in (0, U]; the ends of T (closure) where |t| = U
     if a.is_nonnegative:
-        sides, zero = [(1, b)], bool(a.is_zero) and not family.over.left_open
+        sides, zero = [(1, b, [b])], bool(a.is_zero) and not family.over.left_open
     elif b.is_nonpositive:
-        sides, zero = [(-1, -a)], bool(b.is_zero) and not family.over.right_open
+        sides, zero = [(-1, -a, [a])], bool(b.is_zero) and not family.over.right_open
     elif a.is_negative and b.is_positive:
-        sides, zero = [(1, b), (-1, -a)], True
+        sides, zero = [(1, b, [b]), (-1, -a, [a])], True
     else:
         return not_shown(f"the signs of the ends of {T} do not follow from the parameters' assumptions")
     u = _fresh(family, {p.name for p in params} | {x.name})
@@ -305,13 +306,14 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
         except StepTimeout:
             how = None
         if how is not None:
-            sides = [(1, sp.Max(b, -a))]
+            U = sp.Max(b, -a)
+            sides = [(1, U, [b] if U == b else [a] if U == -a else [a, b])]
             steps.append(Step("supremum over t", f"[{family.label}] {how}: the shifts t and -t have the same "
                                                   f"divergences; |t| ranges up to {sp.sstr(sides[0][1])}",
                               time.perf_counter() - started))
     results: list[DivergenceResult] = []
     members: list[AdjacentPair] = []
-    for sign, U in sides:
+    for sign, U, ends in sides:
         side = f"{t} = {'' if sign > 0 else '-'}{u}"
         P, Q = family.P.subs(t, sign * u), family.Q.subs(t, sign * u)
         derived, notes = derive_pair(P, Q, f"{family.label}; {side}", params + (u_param,))
@@ -321,9 +323,7 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
             return not_shown(f"the divergence at {side} was not derived in closed form ({bad[0].status}: "
                              f"{bad[0].reason})", derived)
         started = time.perf_counter()
-        # (the closure's end: for an open end the supremum is the limit, the divergence of this pair)
-        member = AdjacentPair(family.P.subs(t, sign * U), family.Q.subs(t, sign * U),
-                              f"{family.label}; {t} = {sp.sstr(sign * U)}")
+        where = f"|{t}| = {sp.sstr(U)} ({t} = {', '.join(map(sp.sstr, ends))})"
         for r in derived:
             try:
                 why, failed = run_with_time_limit(_result_monotone, r, u, seconds=seconds)
@@ -332,10 +332,13 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
             if why is None:
                 return not_shown(f"{r.label}: {failed}", derived)
             steps.append(Step("supremum over t", f"[{family.label}] {r.label}: non-decreasing in {u} = |{t}| > 0 "
-                                                  f"({why}); the supremum over {T} is at {t} = {sp.sstr(sign * U)}, "
-                                                  "substituted", time.perf_counter() - started))
-            results.append(_at(r, u, U, params, f"{r.label} at {t} = {sp.sstr(sign * U)}"))
-        members.append(member)
+                                                  f"({why}); the supremum over {T} is at {where}, substituted",
+                              time.perf_counter() - started))
+            results.append(_at(r, u, U, params, f"{r.label} at {where}"))
+        # the pairs at those ends (of the closure: at an open end the supremum is the limit, the
+        # divergence of this pair); a mirrored end has the divergences of t = U
+        members += [AdjacentPair(family.P.subs(t, e), family.Q.subs(t, e), f"{family.label}; {t} = {sp.sstr(e)}")
+                    for e in ends]
     if zero:
         P0, Q0 = family.P.subs(t, 0), family.Q.subs(t, 0)
         try:
