@@ -32,6 +32,7 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import mechanisms
+from rdpsym.derive.mechanism_rdp import worst_pairs
 from rdpsym.execution import local_cores, run_tasks
 from rdpsym.numeric import numeric_divergence
 
@@ -87,7 +88,7 @@ def main():
     args = ap.parse_args()
 
     m = mechanisms.laplace()
-    pair = m.pairs[0]
+    pair = worst_pairs(m)[0]  # the pair at the family's supremum, t = sensitivity
     closed = rdpsym.rdp(m)
     fn = partial(laplace_point, pair.P, pair.Q, m.variable, m.support, closed, args.dps)
     tasks = grid(args.points)

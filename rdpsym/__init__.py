@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 
 from .symbols import alpha
 from .specify.params import Parameter, parameter
-from .specify.mechanism import AdjacentPair, Mechanism
+from .specify.mechanism import AdjacentFamily, AdjacentPair, Mechanism
 from .derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "Parameter",
     "parameter",
     "AdjacentPair",
+    "AdjacentFamily",
     "Mechanism",
     "DivergenceResult",
     "ExceptionalPoint",

@@ -13,13 +13,13 @@
 
 from .compose import CheckReport, check_composition, composable_exactly, compose
 from .conversion import METHODS, Conversion, check_conversion, delta, epsilon
-from .group import group_privacy, is_location_family
+from .group import group_mechanism, group_privacy, is_location_family
 from .profile import ProfileValue, pair_profile, privacy_profile
 
 __all__ = [
     "CheckReport", "check_composition", "composable_exactly", "compose",
     "METHODS", "Conversion", "check_conversion", "delta", "epsilon",
-    "group_privacy", "is_location_family",
+    "group_privacy", "group_mechanism", "is_location_family",
     "ProfileValue", "pair_profile", "privacy_profile",
 ]
 

@@ -23,7 +23,7 @@ import sympy as sp
 
 from .._numbers import mp_number
 from ..derive.engine import renyi_divergence
-from ..derive.mechanism_rdp import rdp
+from ..derive.mechanism_rdp import family_analysis, rdp, worst_pairs
 from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
 from ..specify.mechanism import Mechanism
 from .profile import NumericPair
@@ -185,13 +185,21 @@ def compose(*items, counts=None, step_seconds: float | None = None, cache: bool 
 
 
 # -- the numerical check ---------------------------------------------------------------------------
+def _one_pair(item: Mechanism, name: str):
+    """The one adjacent pair of ``item`` whose divergence is its RDP (a family's pair at its supremum,
+    :func:`rdpsym.derive.mechanism_rdp.worst_pairs`)."""
+    pairs = worst_pairs(item)
+    if len(pairs) != 1:
+        raise ValueError(f"{name}: check_composition needs a mechanism with one adjacent pair; "
+                         f"{item.name!r} has {len(pairs)}")
+    return pairs[0]
+
+
 def _as_pair(item, name: str):
     """(P, Q, x, support) of a one-pair Mechanism, or the 4-tuple itself."""
     if isinstance(item, Mechanism):
-        if len(item.pairs) != 1:
-            raise ValueError(f"{name}: check_composition needs a mechanism with one adjacent pair; "
-                             f"{item.name!r} has {len(item.pairs)}")
-        return item.pairs[0].P, item.pairs[0].Q, item.variable, item.support
+        pair = _one_pair(item, name)
+        return pair.P, pair.Q, item.variable, item.support
     if isinstance(item, tuple) and len(item) == 4:
         return item
     raise ValueError(f"{name}: expected a Mechanism or a tuple (P, Q, x, support); got {type(item).__name__}")
@@ -357,7 +365,10 @@ def check_composition(first, second, values_first: dict | None = None, values_se
     if claimed is None:
         derived = []
         for item, pair in ((first, p1), (second, p2)):
-            if isinstance(item, Mechanism):
+            if isinstance(item, Mechanism) and item.families:
+                # D(P||Q) at the family's supremum, as rdp(item) derived it (shared, cached)
+                derived.append(family_analysis(item, item.families[0]).results[0])
+            elif isinstance(item, Mechanism):
                 # The label rdp() uses, so the derivation is shared with (and cached like) rdp(item).
                 derived.append(renyi_divergence(*pair, params=item.parameters,
                                                 label=f"D_alpha(P||Q) [{item.pairs[0].label}]"))

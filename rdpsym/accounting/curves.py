@@ -207,8 +207,11 @@ class MechanismCurve:
 
     # -- numeric curves ----------------------------------------------------------------------------
     def _numeric_value(self, key, order: float, values: dict) -> float:
-        """max over pairs and directions of numeric D_order + error; +inf when not converged."""
+        """max over pairs and directions of numeric D_order + error; +inf when not converged. A family of
+        pairs contributes the maximum over its sampled shifts (``supremum_over_family``: its ends and
+        three interior shifts), a numeric maximisation recorded in the notes."""
         from ..numeric import numeric_divergence
+        from ..specify.adjacency import AdjacentFamily, supremum_over_family
 
         cache = self._numeric.setdefault(key, {})
         if order in cache:
@@ -217,15 +220,23 @@ class MechanismCurve:
         a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
         exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
         for pair in m.pairs:
-            for P, Q, direction in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
-                try:
-                    r = numeric_divergence(P, Q, m.variable, m.support, a, exact_values, dps=20)
-                except (ArithmeticError, ValueError) as exc:
-                    notes.append(f"alpha={order} [{pair.label}] {direction}: failed ({exc})")
-                    worst = math.inf
-                    continue
+            if isinstance(pair, AdjacentFamily):
+                found = supremum_over_family(pair, m.variable, m.support, a, exact_values, dps=20)
+                notes.append(f"alpha={order} [{pair.label}]: {found.note}")
+                evaluations = [(f"{direction} at {pair.shift} = {sp.sstr(s)}", r) for s, direction, r in found.evaluations]
+            else:
+                evaluations = []
+                for P, Q, direction in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
+                    try:
+                        evaluations.append((direction, numeric_divergence(P, Q, m.variable, m.support, a,
+                                                                          exact_values, dps=20)))
+                    except (ArithmeticError, ValueError) as exc:
+                        notes.append(f"alpha={order} [{pair.label}] {direction}: failed ({exc})")
+                        worst = math.inf
+            for direction, r in evaluations:
                 if not r.converged:
-                    notes.append(f"alpha={order} [{pair.label}] {direction}: not converged ({r.detail})")
+                    notes.append(f"alpha={order} [{pair.label}] {direction}: not converged "
+                                 f"({getattr(r, 'detail', '')})")
                     worst = math.inf
                     continue
                 v = float(r.value + r.error) if r.value != sp.oo else math.inf

@@ -6,8 +6,11 @@ Two answers, and the result's status says which one it is:
   ``P = f(x)``, ``Q = f(x - sensitivity)`` (checked symbolically). Inputs k steps apart shift the query by
   at most ``k * sensitivity``; with the same convention as the mechanism itself (its pair takes the full
   shift) the group curve is the mechanism's curve with ``sensitivity`` replaced by ``k * sensitivity``,
-  derived by the engine from the shifted densities. For the Gaussian this gives
-  ``k^2 alpha sensitivity^2 / (2 sigma^2)`` (Mironov 2017, Prop. 7 with mu = k * sensitivity).
+  derived by the engine from the shifted densities. A family of pairs ``P = f(x)``, ``Q_t = f(x - t)``
+  for t in T (:class:`~rdpsym.specify.adjacency.AdjacentFamily`) is a location family too: the shifts of
+  k adjacent steps add up to the Minkowski sum ``T + ... + T = k T`` of the interval T, so the group's
+  family is the same over ``k T``. For the Gaussian this gives ``k^2 alpha sensitivity^2 / (2 sigma^2)``
+  (Mironov 2017, Prop. 7 with mu = k * sensitivity).
 * **Bound (``bound``)** otherwise (Mironov 2017, arXiv:1702.07476 v3, Prop. 2): if f is
   (alpha, eps)-RDP and g is 2^c-stable with alpha >= 2^(c+1), then f∘g is (alpha/2^c, 3^c eps)-RDP.
   With k <= 2^c, c = ceil(log2 k), and beta = alpha/2^c, the group curve is at most
@@ -27,9 +30,10 @@ import sympy as sp
 
 from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
+from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 
-__all__ = ["group_privacy", "is_location_family"]
+__all__ = ["group_privacy", "group_mechanism", "is_location_family"]
 
 PROP2 = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 2"
 
@@ -42,31 +46,56 @@ def _validate_k(k) -> int:
     return k
 
 
-def is_location_family(mechanism: Mechanism) -> bool:
-    """True if the mechanism has a ``sensitivity`` parameter and every pair has Q(x) = P(x - sensitivity)."""
-    sens = mechanism.params.get("sensitivity")
-    if sens is None or mechanism.discrete:
+def _shifted(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, shift: sp.Expr) -> bool:
+    """True if P depends on x and not on ``shift``, and Q(x) = P(x - shift) (shown by simplify)."""
+    if not P.has(x) or P.has(shift):
         return False
+    try:
+        return sp.simplify(P.subs(x, x - shift) - Q) == 0
+    except Exception:  # noqa: BLE001 - undecidable means "not shown to be additive"
+        return False
+
+
+def is_location_family(mechanism: Mechanism) -> bool:
+    """True if every pair has Q(x) = P(x - sensitivity) (a ``sensitivity`` parameter), and every family
+    of pairs has Q_t(x) = P(x - t) with P free of its shift t."""
+    if mechanism.discrete:
+        return False
+    sens = mechanism.params.get("sensitivity")
     x = mechanism.variable
     for pair in mechanism.pairs:
-        if not pair.P.has(x) or pair.P.has(sens):
-            return False
-        try:
-            if sp.simplify(pair.P.subs(x, x - sens) - pair.Q) != 0:
+        if isinstance(pair, AdjacentFamily):
+            if not _shifted(pair.P, pair.Q, x, pair.shift):
                 return False
-        except Exception:  # noqa: BLE001 - undecidable means "not shown to be additive"
+        elif sens is None or not _shifted(pair.P, pair.Q, x, sens):
             return False
     return True
 
 
+def _group_pair(p, k: int, sens):
+    if isinstance(p, AdjacentFamily):
+        # the same densities and label: the derivation in |t| is shared with (a cache hit of) the k = 1 curve
+        return p.scaled(k)
+    return AdjacentPair(p.P, p.Q.subs(sens, k * sens), f"{p.label}; group of {k}: shift {k} x sensitivity")
+
+
+def group_mechanism(mechanism: Mechanism, k: int) -> Mechanism:
+    """The mechanism on inputs ``k`` adjacent steps apart, for a location family
+    (:func:`is_location_family`): each pair's shift by ``k x sensitivity``, each family over ``k T``."""
+    k = _validate_k(k)
+    if not is_location_family(mechanism):
+        raise ValueError(f"mechanism: {mechanism.name!r} is not shown to be a location family")
+    sens = mechanism.params.get("sensitivity")
+    pairs = tuple(_group_pair(p, k, sens) for p in mechanism.pairs)
+    return replace(mechanism, pairs=pairs, name=f"{mechanism.name}, group of {k}")
+
+
 def _exact(mechanism: Mechanism, k: int, step_seconds, cache) -> DivergenceResult:
-    sens = mechanism.params["sensitivity"]
-    pairs = tuple(AdjacentPair(p.P, p.Q.subs(sens, k * sens), f"{p.label}; group of {k}: shift {k} x sensitivity")
-                  for p in mechanism.pairs)
-    shifted = replace(mechanism, pairs=pairs, name=f"{mechanism.name}, group of {k}")
+    shifted = group_mechanism(mechanism, k)
     result = rdp(shifted, step_seconds=step_seconds, cache=cache)
-    step = Step("group privacy", f"location family: inputs {k} steps apart shift the query by {k} x sensitivity; "
-                                 "the group curve is derived from the shifted densities (exact)")
+    step = Step("group privacy", f"location family: inputs {k} steps apart shift the query by {k} x sensitivity "
+                                 f"(a family's shifts by {k} T); the group curve is derived from the shifted "
+                                 "densities (exact)")
     prov = replace(result.provenance, steps=(step,) + result.provenance.steps)
     return replace(result, provenance=prov, label=f"RDP of {mechanism.name} for groups of {k}")
 

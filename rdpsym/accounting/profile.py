@@ -10,7 +10,10 @@ mechanism is (epsilon, delta)-DP on that pair and direction is the hockey-stick 
 
 (Balle and Wang 2018, "Improving the Gaussian mechanism", ICML, Thm. 5; Balle et al. 2020,
 "Hypothesis testing interpretations and Rényi DP", AISTATS, Def. 3). The mechanism's profile is the
-maximum over its adjacent pairs and both directions. Every conversion RDP -> (epsilon, delta) must
+maximum over its adjacent pairs and both directions; a family of pairs (a pair for every shift t in a set
+T, :class:`~rdpsym.specify.adjacency.AdjacentFamily`) contributes the maximum over its sampled shifts
+(:func:`~rdpsym.specify.adjacency.maximise_over_family`: the ends of T and three interior shifts), a
+numeric maximisation, exact when the profile is largest at an end. Every conversion RDP -> (epsilon, delta) must
 return a delta at least this large: that is the check :func:`rdpsym.accounting.check_conversion` runs.
 
 Method (1-D pairs; all arithmetic inside ``mpmath.workdps``):
@@ -37,6 +40,7 @@ import sympy as sp
 
 from ..numeric.kinks import kink_arguments
 from ..numeric.driver import substitute_values
+from ..specify.adjacency import AdjacentFamily, maximise_over_family
 from ..specify.mechanism import Mechanism
 from ..specify.support import Support
 
@@ -268,10 +272,50 @@ def privacy_profile(mechanism: Mechanism, epsilon, dps: int = 30, **values) -> P
     missing = sorted(set(mechanism.params) - set(values))
     if missing:
         raise ValueError(f"values: missing parameter(s) {', '.join(missing)} of {mechanism.name!r}")
+    _check_epsilon(epsilon)  # bad arguments raise here, not inside a family's maximisation
+    if not isinstance(dps, int) or isinstance(dps, bool) or dps < 10:
+        raise ValueError(f"dps must be an int >= 10; got {dps!r}")
     best = None
     for pair in mechanism.pairs:
+        if isinstance(pair, AdjacentFamily):
+            r, detail = _family_profile(pair, mechanism, epsilon, values, dps)
+            if best is None or r.value > best.value:
+                best = ProfileValue(r.value, r.error, r.epsilon, dps, detail)
+            continue
         for P, Q, direction in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
             r = pair_profile(P, Q, mechanism.variable, mechanism.support, epsilon, values, dps)
             if best is None or r.value > best.value:
                 best = ProfileValue(r.value, r.error, r.epsilon, dps, f"[{pair.label}] {direction}: {r.detail}")
     return best
+
+
+@dataclass(frozen=True)
+class _Computed:
+    profile: ProfileValue
+    converged: bool = True  # pair_profile raises rather than return an unconverged value
+
+    @property
+    def value(self):
+        return self.profile.value
+
+    @property
+    def error(self):
+        return self.profile.error
+
+
+def _family_profile(family: AdjacentFamily, mechanism: Mechanism, epsilon, values: dict, dps: int):
+    """The largest pair profile over the sampled shifts of ``family`` (both directions), and its detail;
+    a shift where the profile cannot be computed raises, as :func:`pair_profile` does."""
+    t = family.shift
+
+    def evaluate(shift):
+        return [(direction, _Computed(pair_profile(P, Q, mechanism.variable, mechanism.support, epsilon,
+                                                   {**values, t: shift}, dps)))
+                for P, Q, direction in ((family.P, family.Q, "P||Q"), (family.Q, family.P, "Q||P"))]
+
+    found = maximise_over_family(family, evaluate, values, dps=dps)
+    failed = [(s, e) for s, _, e in found.evaluations if not e.converged]
+    if failed:
+        raise ArithmeticError(f"[{family.label}] at {t} = {sp.sstr(failed[0][0])}: {failed[0][1].detail}")
+    shift, direction, top = max(found.evaluations, key=lambda e: e[2].value)
+    return top.profile, f"[{family.label}] {direction} at {t} = {sp.sstr(shift)}: {top.profile.detail}; {found.note}"

@@ -223,6 +223,15 @@ def _distinct_distributions(directions) -> tuple:
     return tuple(out)
 
 
+def _mechanism_directions(mech: Mechanism, cache: bool) -> tuple:
+    """Both directions ``(P, Q, x, support)`` of every pair of ``mech``; a family's pairs at the supremum
+    :func:`rdpsym.rdp` shows (:func:`~rdpsym.derive.mechanism_rdp.worst_pairs`)."""
+    from ..derive.mechanism_rdp import worst_pairs
+
+    return tuple(d for pair in worst_pairs(mech, cache=cache)
+                 for d in ((pair.P, pair.Q, mech.variable, mech.support), (pair.Q, pair.P, mech.variable, mech.support)))
+
+
 def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache: bool = True) -> Target:
     """A :class:`Target` from a Mechanism (derived with :func:`rdpsym.rdp`) or a DivergenceResult."""
     if isinstance(target, Target):
@@ -236,17 +245,13 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
             result = rdp(target, cache=cache)
             if cache:
                 _RDP_MEMO[target] = result
-        directions = []
-        for pair in target.pairs:
-            directions.append((pair.P, pair.Q, target.variable, target.support))
-            directions.append((pair.Q, pair.P, target.variable, target.support))
-        return Target(result, tuple(target.parameters), tuple(directions), label=target.name,
+        directions = _mechanism_directions(target, cache)
+        return Target(result, tuple(target.parameters), directions, label=target.name,
                       distributions=_distinct_distributions(directions))
     if isinstance(target, DivergenceResult) and target.mechanism is not None and parameters is None:
         # a mechanism's curve: its own parameters and every direction of its pairs, never found by name
         mech = target.mechanism
-        directions = tuple(d for pair in mech.pairs for d in ((pair.P, pair.Q, mech.variable, mech.support),
-                                                               (pair.Q, pair.P, mech.variable, mech.support)))
+        directions = _mechanism_directions(mech, cache)
         return Target(target, tuple(mech.parameters), directions, label=target.label,
                       distributions=_distinct_distributions(directions))
     if isinstance(target, DivergenceResult):

@@ -2,6 +2,10 @@
 
     eps(alpha) = max over pairs (P, Q) of max(D_alpha(P||Q), D_alpha(Q||P))   (Mironov 2017, Def. 4)
 
+A family of pairs (:class:`~rdpsym.specify.adjacency.AdjacentFamily`) contributes its supremum over the
+shift t, taken by :mod:`rdpsym.derive.adjacency` (symbolically when the divergence is shown
+non-decreasing in |t|, else ``numeric_only``).
+
 The reverse direction is skipped only when a symmetry is established mechanically: a reflection
 x -> c - x that maps the support onto itself and P onto Q (then it maps Q onto P too, and the two
 divergences are equal because the reflection preserves the measure).
@@ -13,13 +17,16 @@ from dataclasses import replace
 
 import sympy as sp
 
-from ..specify.mechanism import Mechanism
+from .._numbers import ArgumentError
+from ..specify.adjacency import AdjacentFamily
+from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter
+from .adjacency import NOT_SHOWN, FamilyAnalysis, family_supremum
 from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
 
-__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains"]
+__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
 
 
 def _reflection_candidates(P, Q, x, support) -> list[sp.Expr]:
@@ -112,11 +119,65 @@ def simplify_with_domains(expr: sp.Expr | None, params: tuple[Parameter, ...]) -
     return visit(expr)
 
 
+def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple[list, list]:
+    """D(P||Q), and D(Q||P) unless :func:`reflection_symmetry` proves it equal: (results, steps)."""
+    kw = dict(params=params, step_seconds=step_seconds, cache=cache)
+    results = [renyi_divergence(P, Q, x, support, label=f"D_alpha(P||Q) [{label}]", **kw)]
+    centre = reflection_symmetry(P, Q, x, support)
+    if centre is not None:
+        notes = [Step("symmetry", f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto itself: D(Q||P) = D(P||Q)")]
+    else:
+        notes = [Step("symmetry", f"[{label}] none established: both directions derived")]
+        results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
+    return results, notes
+
+
+def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_seconds: float | None = None,
+                    cache: bool = True) -> FamilyAnalysis:
+    """The supremum over ``family`` (one of ``mechanism.pairs``), as :func:`rdp` takes it: see
+    :func:`rdpsym.derive.adjacency.family_supremum` (kept in an in-process memo)."""
+    from .timeout import check_seconds, default_step_seconds
+
+    seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
+    x, support = mechanism.variable, mechanism.support
+
+    def derive_pair(P, Q, label, params):
+        return _pair_results(P, Q, label, x, support, params, step_seconds, cache)
+
+    return family_supremum(family, x, support, mechanism.parameters, derive_pair, seconds, key=(cache,))
+
+
+def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> tuple[AdjacentPair, ...]:
+    """Concrete adjacent pairs whose divergences are the mechanism's RDP: its :class:`AdjacentPair` entries,
+    and for each family the pairs at the shift(s) where :func:`rdp` shows its supremum (the largest
+    ``|t|``; for the built-ins ``t = sensitivity``), so code written for pairs works on families too.
+
+    Raises :class:`~rdpsym._numbers.ArgumentError` for a family whose supremum is not shown
+    symbolically: no finite set of pairs is known to stand for it (use
+    :func:`rdpsym.specify.adjacency.supremum_over_family` for numbers).
+    """
+    out: list[AdjacentPair] = []
+    for item in mechanism.pairs:
+        if not isinstance(item, AdjacentFamily):
+            out.append(item)
+            continue
+        found = family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
+        if not found.shown:
+            raise ArgumentError(f"mechanism {mechanism.name!r}", "a mechanism whose families have a supremum shown "
+                                "at known shifts", message=f"mechanism {mechanism.name!r}: family [{item.label}]: "
+                                f"{NOT_SHOWN}: {found.reason}; this computation needs concrete adjacent pairs")
+        out.extend(found.members)
+    return tuple(out)
+
+
 def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> DivergenceResult:
     """The RDP curve eps(alpha) of ``mechanism``, derived by the engine from its densities.
 
     The maximum over adjacent pairs and both directions (Mironov 2017, Def. 4); a direction is skipped
-    only when :func:`reflection_symmetry` proves it equal to the other.
+    only when :func:`reflection_symmetry` proves it equal to the other. A family of pairs contributes
+    its supremum over the shift (:func:`family_analysis`): at the largest ``|t|`` when shown
+    non-decreasing in ``|t|`` (recorded in the provenance), else ``numeric_only`` with the reason
+    "supremum over t not shown symbolically".
     """
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism: expected an rdpsym Mechanism, got {type(mechanism).__name__}")
@@ -124,14 +185,14 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     results: list[DivergenceResult] = []
     notes: list[Step] = []
     for pair in mechanism.pairs:
-        kw = dict(params=params, step_seconds=step_seconds, cache=cache)
-        results.append(renyi_divergence(pair.P, pair.Q, x, support, label=f"D_alpha(P||Q) [{pair.label}]", **kw))
-        centre = reflection_symmetry(pair.P, pair.Q, x, support)
-        if centre is not None:
-            notes.append(Step("symmetry", f"[{pair.label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto itself: D(Q||P) = D(P||Q)"))
-        else:
-            notes.append(Step("symmetry", f"[{pair.label}] none established: both directions derived"))
-            results.append(renyi_divergence(pair.Q, pair.P, x, support, label=f"D_alpha(Q||P) [{pair.label}]", **kw))
+        if isinstance(pair, AdjacentFamily):
+            found = family_analysis(mechanism, pair, step_seconds=step_seconds, cache=cache)
+            results.extend(found.results)
+            notes.extend(found.steps)
+            continue
+        more, steps = _pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
+        results.extend(more)
+        notes.extend(steps)
     return replace(_combine(mechanism, results, notes), mechanism=mechanism)
 
 

@@ -70,11 +70,21 @@ def numeric_digits(dps: int) -> int:
 
 def directions(result) -> tuple[tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Set, str], ...]:
     """``(P, Q, x, support, label)`` of every direction whose maximum the result is: both directions of
-    every adjacent pair of its mechanism, or its own pair of densities. Empty when it has neither."""
+    every adjacent pair of its mechanism (a family's pairs at the supremum :func:`rdp` shows;
+    ``ArithmeticError`` when it shows none), or its own pair of densities. Empty when it has neither."""
     mech = getattr(result, "mechanism", None)
     if mech is not None:
+        from .._numbers import ArgumentError
+        from .mechanism_rdp import worst_pairs
+
+        try:
+            # a family of pairs stands for its supremum over the shift t: the pairs where rdp shows it
+            pairs = worst_pairs(mech)
+        except ArgumentError as exc:
+            # a numeric maximisation over t is a lower estimate of the supremum, never a certified value
+            raise ArithmeticError(f"{result.label}: {exc}") from None
         out = []
-        for pair in mech.pairs:
+        for pair in pairs:
             out.append((pair.P, pair.Q, mech.variable, mech.support, f"D(P||Q) [{pair.label}]"))
             out.append((pair.Q, pair.P, mech.variable, mech.support, f"D(Q||P) [{pair.label}]"))
         return tuple(out)

@@ -2,7 +2,8 @@
 
 import sympy as sp
 
-from ..specify.mechanism import AdjacentPair, Mechanism
+from ..specify.adjacency import AdjacentFamily
+from ..specify.mechanism import Mechanism
 from ..specify.params import parameter
 from . import register
 from ._densities import gaussian_noise
@@ -12,17 +13,19 @@ from ._densities import gaussian_noise
 def gaussian() -> Mechanism:
     """Gaussian noise N(0, sigma^2) added to a query of the given (L2) sensitivity.
 
-    Output densities for adjacent inputs: N(0, sigma^2) and N(sensitivity, sigma^2).
+    Output densities for adjacent inputs: N(0, sigma^2) and N(t, sigma^2) for every shift t of the
+    query with |t| <= sensitivity; the RDP is the supremum over t (at |t| = sensitivity).
     """
     x, sigma, normal = gaussian_noise("standard deviation of the noise")
     d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L2 sensitivity of the query")
-    ds = d.symbol
+    ds, t = d.symbol, sp.Symbol("t", real=True)
     return Mechanism(
         name="gaussian",
         title="Gaussian mechanism",
         variable=x,
         support=sp.S.Reals,
-        pairs=(AdjacentPair(normal(0), normal(ds), "f(D) = 0, f(D') = sensitivity"),),
+        pairs=(AdjacentFamily(normal(0), normal(t), shift=t, over=sp.Interval(-ds, ds),
+                              label="f(D) = 0, f(D') = t, |t| <= sensitivity"),),
         parameters=(sigma, d),
         description="Adds N(0, sigma^2) noise to a real-valued query.",
         references=("Mironov 2017 (arXiv:1702.07476 v3), Prop. 7 and Table II",),

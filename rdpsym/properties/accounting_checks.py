@@ -17,7 +17,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ..derive.mechanism_rdp import rdp
+from ..derive.mechanism_rdp import rdp, worst_pairs
 from ..numeric import numeric_divergence
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
@@ -63,7 +63,7 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
     The exact curve is also compared (both ways) with the shifted pair's divergence computed by
     :func:`rdpsym.numeric_divergence`. Inconclusive when no exact group curve exists (status ``bound``).
     """
-    from ..accounting import group_privacy, is_location_family
+    from ..accounting import group_mechanism, group_privacy, is_location_family
 
     name = f"group privacy (Prop. 2, c = {c})"
     k = 2**c
@@ -87,11 +87,10 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
             rows.append((f"D_group(alpha/{k}) <= {sp.sstr(sp.nsimplify(constant))}^{c} eps(alpha), alpha={a}",
                          grp.value(beta, dps + 10), cf * base.value(a, dps + 10)))
         if is_location_family(mechanism):
-            sens = mechanism.params["sensitivity"]
-            for pair in mechanism.pairs:
-                Q = pair.Q.subs(sens, k * sens)
+            # the pairs of inputs k steps apart (a family's at its supremum, where rdp shows it)
+            for pair in worst_pairs(group_mechanism(mechanism, k)):
                 for beta in (sp.Rational(3, 2), 2, 5):
-                    nv = numeric_divergence(pair.P, Q, mechanism.variable, mechanism.support, beta, values, dps=dps)
+                    nv = numeric_divergence(pair.P, pair.Q, mechanism.variable, mechanism.support, beta, values, dps=dps)
                     g = grp.value(beta, dps + 10)
                     if not nv.converged:
                         rows.append((f"exact group curve at {beta}", None, None, 0, "numerics did not converge"))

@@ -157,8 +157,10 @@ def pairs_of(target, values: dict | None = None):
         missing = sorted(set(target.params) - set(values))
         if missing:
             raise ValueError(f"values: missing parameter(s) {', '.join(missing)} of {target.name!r}")
+        from ..derive.mechanism_rdp import worst_pairs
+
         out = []
-        for pair in target.pairs:
+        for pair in worst_pairs(target):  # a family's pairs at its supremum, where rdp shows it
             p = NumericDensity(pair.P, target.variable, target.support, subs)
             q = NumericDensity(pair.Q, target.variable, target.support, subs)
             out += [(f"[{pair.label}] P||Q", p, q), (f"[{pair.label}] Q||P", q, p)]

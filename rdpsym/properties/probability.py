@@ -79,6 +79,7 @@ def bayes_factor(target, values: dict | None = None, *, curve=None, orders=ORDER
     :math:`E_{Y\sim P}[\log P/Q] \le \varepsilon(\alpha)`, the moments computed independently by
     :func:`rdpsym.numeric_divergence` (quadrature of :math:`P^\alpha Q^{1-\alpha}`), for every pair
     and direction."""
+    from ..derive.mechanism_rdp import worst_pairs
     from ..numeric import numeric_divergence
     from ..specify.mechanism import Mechanism
 
@@ -87,7 +88,7 @@ def bayes_factor(target, values: dict | None = None, *, curve=None, orders=ORDER
     crv = as_curve(curve if curve is not None else target, values)
     rows = []
     with mpmath.workdps(dps + 10):
-        for pair in target.pairs:
+        for pair in worst_pairs(target):  # a family's pairs at its supremum, where rdp shows it
             for P, Q, d in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
                 kl = numeric_divergence(P, Q, target.variable, target.support, 1, values, dps=dps)
                 for a in orders:

@@ -97,7 +97,9 @@ def mechanism_triples(mechanism: Mechanism) -> list[tuple]:
     with a ``sensitivity`` parameter, R = Q at half the sensitivity (three locations)."""
     out = []
     sens = mechanism.params.get("sensitivity")
-    for pair in mechanism.pairs:
+    from ..derive.mechanism_rdp import worst_pairs
+
+    for pair in worst_pairs(mechanism):  # a family's pairs at its supremum
         out.append((f"[{pair.label}] R = (P+Q)/2", pair.P, (pair.P + pair.Q) / 2, pair.Q))
         if sens is not None:
             out.append((f"[{pair.label}] R = midpoint", pair.P, pair.Q.subs(sens, sens / 2), pair.Q))

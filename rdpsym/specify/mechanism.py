@@ -4,8 +4,10 @@ A mechanism's RDP at order alpha is
 
     eps(alpha) = max over adjacent pairs (P, Q) of max(D_alpha(P||Q), D_alpha(Q||P))
 
-(Mironov 2017, Def. 4: both orders of each adjacent pair count). The engine drops the reverse direction
-only when it establishes a symmetry mechanically, see :func:`rdpsym.derive.engine.rdp`.
+(Mironov 2017, Def. 4: both orders of each adjacent pair count). A pair may be a whole family
+(:class:`~rdpsym.specify.adjacency.AdjacentFamily`): pairs (P_t, Q_t) for every shift t in a set T, whose
+contribution is the supremum over t. The engine drops the reverse direction only when it establishes a
+symmetry mechanically, see :func:`rdpsym.derive.mechanism_rdp.rdp`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import Any, Callable
 
 import sympy as sp
 
-from .._numbers import exact_number
+from .._numbers import ArgumentError, exact_number
+from .adjacency import AdjacentFamily
 from .params import Parameter
 
-__all__ = ["AdjacentPair", "Mechanism", "is_discrete_support"]
+__all__ = ["AdjacentPair", "AdjacentFamily", "Mechanism", "is_discrete_support"]
 
 
 def is_discrete_support(support: sp.Set) -> bool:
@@ -55,7 +58,9 @@ class Mechanism:
     name: registry name (``"laplace"``).
     variable: the output variable ``x`` (a real symbol; integer for pmfs).
     support: a sympy set: ``Reals``, an ``Interval``, ``Integers``, a ``Range`` or a ``FiniteSet``.
-    pairs: the adjacent pairs whose divergences bound the mechanism's RDP.
+    pairs: the adjacent pairs whose divergences bound the mechanism's RDP: :class:`AdjacentPair`
+        objects, and :class:`~rdpsym.specify.adjacency.AdjacentFamily` objects (a pair for every shift
+        t in a set; the RDP takes the supremum over t). ``families`` lists the latter.
     parameters: the mechanism's parameters, with domains and typical ranges.
     title, description, references: for reports; references cite down to the proposition.
     defaults: ``(name, value)`` pairs, example values a command uses for parameters the user gave no
@@ -77,7 +82,7 @@ class Mechanism:
     name: str
     variable: sp.Symbol
     support: sp.Set
-    pairs: tuple[AdjacentPair, ...]
+    pairs: tuple[AdjacentPair | AdjacentFamily, ...]
     parameters: tuple[Parameter, ...]
     title: str = ""
     description: str = ""
@@ -94,9 +99,15 @@ class Mechanism:
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"parameters: duplicate names in {names}")
+        object.__setattr__(self, "pairs", tuple(self.pairs))
         known = {p.symbol for p in self.parameters} | {self.variable}
         for pair in self.pairs:
-            stray = (pair.P.free_symbols | pair.Q.free_symbols) - known
+            if not isinstance(pair, (AdjacentPair, AdjacentFamily)):
+                raise ArgumentError("pairs", "AdjacentPair or AdjacentFamily objects", pair)
+            shift = {pair.shift} if isinstance(pair, AdjacentFamily) else set()
+            if isinstance(pair, AdjacentFamily):
+                self._check_family(pair, known, names)
+            stray = (pair.P.free_symbols | pair.Q.free_symbols) - known - shift
             if stray:
                 raise ValueError(
                     f"pairs: densities use symbols {sorted(map(str, stray))} that are not declared parameters"
@@ -123,6 +134,23 @@ class Mechanism:
         object.__setattr__(self, "display", tuple(display))
         if self.curve_provider is not None and not callable(self.curve_provider):
             raise TypeError(f"curve_provider: must be callable or None, got {type(self.curve_provider).__name__}")
+
+    def _check_family(self, family: AdjacentFamily, known: set, names: list[str]) -> None:
+        t = family.shift
+        if t in known or t.name in names or t.name == self.variable.name:
+            raise ArgumentError(f"pairs [{family.label}]", "a family whose shift is not a parameter or the variable",
+                                t, message=f"pairs [{family.label}]: the shift {t} is maximised over, so it must not "
+                                           f"be a parameter or the variable; the parameters are {sorted(names)}")
+        stray = family.over.free_symbols - (known - {self.variable})
+        if stray:
+            raise ArgumentError(f"pairs [{family.label}]", "a family whose set of shifts uses only parameters",
+                                family.over, message=f"pairs [{family.label}]: over = {sp.sstr(family.over)} uses "
+                                                     f"{sorted(map(str, stray))}, which are not declared parameters")
+
+    @property
+    def families(self) -> tuple[AdjacentFamily, ...]:
+        """The :class:`~rdpsym.specify.adjacency.AdjacentFamily` entries of ``pairs``."""
+        return tuple(p for p in self.pairs if isinstance(p, AdjacentFamily))
 
     @property
     def params(self) -> dict[str, sp.Symbol]:

@@ -1,0 +1,377 @@
+r"""The supremum over a family of adjacent pairs (:class:`~rdpsym.specify.adjacency.AdjacentFamily`).
+
+.. math:: \varepsilon(\alpha) = \sup_{t \in T} \max\bigl(D_\alpha(P_t\|Q_t),\ D_\alpha(Q_t\|P_t)\bigr)
+   \qquad \text{(Mironov 2017, arXiv:1702.07476 v3, Def. 4, over all neighbouring inputs)}
+
+How it is taken symbolically (:func:`family_supremum`):
+
+1. **Sides.** ``T = [a, b]`` is split at 0: shifts ``t = +u`` and ``t = -u`` with ``u = |t| > 0`` (the
+   signs of the ends must follow from the parameters' assumptions). When the negative side is the mirror
+   image of the positive one (``x -> -x`` maps the support onto itself and ``(P_{-u}, Q_{-u})`` onto
+   ``(P_u, Q_u)`` or onto ``(Q_u, P_u)``, which have the same divergences because the reflection preserves
+   the measure), one side with ``u`` up to ``max(b, -a)`` stands for both.
+2. **Divergence in u.** Each side's pair is derived by the engine with ``u`` a positive parameter
+   (both directions, as for any pair), valid for every ``u > 0``.
+3. **Monotonicity.** :func:`nondecreasing` shows that the general-order expression, the KL divergence,
+   ``D_inf`` and every exceptional value are non-decreasing in ``u`` (for every order, every parameter
+   value in the domains; the finiteness conditions must not depend on ``u``). Then the supremum over the
+   side is the value at its largest ``|t|``, ``U``: substituted, and recorded in the provenance. For an
+   open end the supremum is the limit there, which is the value at ``U`` (a closed form finite for every
+   ``u > 0``, hence continuous in ``u``).
+4. **t = 0**, when ``T`` contains it: if ``P_0 = Q_0`` its divergence is 0, below every other value
+   (Mironov 2017, Prop. 8: ``D_alpha >= 0``); otherwise the pair at ``t = 0`` is derived as a pair too.
+
+When any of this cannot be shown, the family's contribution is ``numeric_only`` with the reason
+"supremum over t not shown symbolically": its values come from
+:func:`rdpsym.specify.adjacency.supremum_over_family`, a numeric maximisation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import sympy as sp
+
+from .. import _cache
+from ..specify.adjacency import AdjacentFamily
+from ..specify.mechanism import AdjacentPair
+from ..specify.params import Parameter
+from ..symbols import alpha as ALPHA
+from .cache import cacheable
+from .regimes import ABOVE, BELOW
+from .result import DivergenceResult, Provenance, Status, Step
+from .timeout import StepTimeout, run_with_time_limit
+
+__all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
+
+#: the reason of a family whose supremum is left to the numerics
+NOT_SHOWN = "supremum over t not shown symbolically"
+
+
+@dataclass(frozen=True)
+class FamilyAnalysis:
+    """What :func:`family_supremum` found for one family.
+
+    ``results``: divergence results to take the maximum of (at the supremum when ``shown``, else one
+    ``numeric_only`` placeholder); ``members``: the concrete adjacent pairs those results are the
+    divergences of (when ``shown``); ``steps``: the provenance of the supremum; ``reason``: why not shown.
+    """
+
+    family: AdjacentFamily
+    shown: bool
+    results: tuple[DivergenceResult, ...]
+    members: tuple[AdjacentPair, ...] = ()
+    steps: tuple[Step, ...] = ()
+    reason: str = ""
+
+
+# --------------------------------------------------------------------------------------------------
+# monotonicity in u
+# --------------------------------------------------------------------------------------------------
+def _is_nonneg(expr: sp.Expr) -> bool:
+    if expr.is_nonnegative:
+        return True
+    for form in (sp.factor, sp.simplify):
+        try:
+            if form(expr).is_nonnegative:
+                return True
+        except (ValueError, TypeError, NotImplementedError, sp.PolynomialError):
+            continue
+    return False
+
+
+def _exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """``term = c * exp(A)``: ``(c, A)`` with every exponential factor gathered in ``A``."""
+    c, A = sp.S.One, sp.S.Zero
+    for f in sp.Mul.make_args(sp.powsimp(term, combine="exp")):
+        base, e = f.as_base_exp()
+        if isinstance(base, sp.exp):
+            A += e * base.args[0]
+        elif base is sp.E:
+            A += e
+        else:
+            c *= f
+    return c, sp.expand(A)
+
+
+def _exponential_sum(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
+    r"""``sign * dS/du >= 0`` for ``S = sum_i c_i exp(A_i)``, term by term.
+
+    ``dS/du = sum_A g_A exp(A)`` with ``g_A = sum (c_i' + c_i A_i')`` over the terms of exponent ``A``.
+    Non-negative when every ``g_A`` is, or, for two exponents with ``g_2 = -g_1``, when
+    ``g_1 (A_1 - A_2) >= 0``: ``g_1 (e^{A_1} - e^{A_2}) = g_1 e^{A_2} (A_1 - A_2) phi(A_1 - A_2)`` with
+    ``phi(z) = (e^z - 1)/z > 0`` for real ``z``.
+    """
+    groups: dict = {}
+    for term in sp.Add.make_args(S):
+        c, A = _exp_split(term)
+        if A.is_real is not True:
+            return None
+        groups[A] = groups.get(A, sp.S.Zero) + sign * (sp.diff(c, u) + c * sp.diff(A, u))
+    gs = {A: sp.cancel(sp.together(g)) for A, g in groups.items()}
+    gs = {A: g for A, g in gs.items() if g != 0}
+    if all(_is_nonneg(g) for g in gs.values()):
+        return "each exponential term of the derivative is non-negative"
+    if len(gs) == 2:
+        (A1, g1), (A2, g2) = gs.items()
+        if sp.simplify(g1 + g2) == 0 and _is_nonneg(g1 * (A1 - A2)):
+            return (f"the derivative is g (exp(A1) - exp(A2)) with g (A1 - A2) = "
+                    f"{sp.sstr(sp.factor(g1 * (A1 - A2)))} >= 0")
+    return None
+
+
+def _derivative(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
+    why = _exponential_sum(S, u, sign)
+    if why is not None:
+        return why
+    d = sp.simplify(sign * sp.diff(S, u))
+    if d.is_nonnegative:
+        return f"the derivative in {u} simplifies to {sp.sstr(d)} >= 0"
+    return None
+
+
+def _monotone(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
+    """A reason why ``sign * e`` is non-decreasing in ``u > 0``, or None."""
+    if not e.has(u):
+        return f"free of {u}"
+    if isinstance(e, sp.Piecewise):
+        if any(cond.has(u) for _, cond in e.args):
+            return None
+        whys = [_monotone(branch, u, sign) for branch, _ in e.args]
+        return "every branch: " + "; ".join(whys) if all(whys) else None
+    if isinstance(e, (sp.Max, sp.Min)):
+        whys = [_monotone(a, u, sign) for a in e.args]
+        return f"every argument of {type(e).__name__}: " + "; ".join(whys) if all(whys) else None
+    if isinstance(e, sp.Add):
+        whys = [_monotone(a, u, sign) for a in e.args]
+        if all(whys):
+            return "every term: " + "; ".join(w for w in whys if not w.startswith("free of"))
+        return _derivative(e, u, sign)
+    if isinstance(e, sp.Mul):
+        k, rest = e.as_independent(u, as_Add=False)
+        if k != 1:
+            if k.is_positive:
+                return _monotone(rest, u, sign)
+            if k.is_negative:
+                return _monotone(rest, u, -sign)
+            if isinstance(rest, sp.log):
+                # d/du k log F = k F'/F and F > 0 wherever the log is real: the sign of (k F)'
+                return _derivative(sp.Add(*[k * a for a in sp.Add.make_args(rest.args[0])]), u, sign)
+    if isinstance(e, (sp.log, sp.exp)):
+        return _monotone(e.args[0], u, sign)  # both increasing (log on its real domain F > 0)
+    return _derivative(e, u, sign)
+
+
+def nondecreasing(expr: sp.Expr | None, u: sp.Symbol) -> str | None:
+    """A reason why ``expr`` is non-decreasing in ``u > 0`` for every order alpha > 0 and every value of
+    the other symbols allowed by their assumptions, or None when that is not shown.
+
+    Shown structurally (sums, positive multiples, log, exp, Max/Min, Piecewise in alpha) down to
+    derivatives whose sign sympy decides, or whose exponential terms pair up as ``g (e^A1 - e^A2)``
+    (:func:`_exponential_sum`); an expression in alpha that is not shown for alpha > 0 at once is tried
+    in each regime (alpha = 1 + s, alpha = 1/(1 + v); :mod:`rdpsym.derive.regimes`). No time limit of
+    its own: callers wrap it (:func:`family_supremum` does).
+    """
+    if expr is None:
+        return None
+    why = _monotone(expr, u, 1)
+    if why is not None or not expr.has(ALPHA):
+        return why
+    whys = []
+    for regime in (ABOVE, BELOW):
+        w = _monotone(expr.subs(ALPHA, regime.alpha_in_var), u, 1)
+        if w is None:
+            return None
+        whys.append(f"{regime.name}: {w}")
+    return "; ".join(whys)
+
+
+def _result_monotone(r: DivergenceResult, u: sp.Symbol) -> tuple[str | None, str]:
+    """(reason, what failed) for every value of ``r`` being non-decreasing in u."""
+    if r.conditions.has(u):
+        return None, f"its finiteness conditions depend on {u}"
+    parts = [("D_alpha", r.expr), ("KL", r.kl), ("D_inf", r.max_divergence)]
+    parts += [(f"the value at alpha = {sp.sstr(p.alpha)}", p.value) for p in r.exceptional_points]
+    if any(p.condition.has(u) for p in r.exceptional_points):
+        return None, f"an exceptional point's condition depends on {u}"
+    whys = []
+    for name, e in parts:
+        if e is None:
+            continue  # not derived: nothing to take the supremum of (the maximum stays underived)
+        w = nondecreasing(e, u)
+        if w is None:
+            return None, f"{name} = {sp.sstr(e)} is not shown non-decreasing in {u}"
+        whys.append(f"{name}: {w}")
+    return "; ".join(whys), ""
+
+
+# --------------------------------------------------------------------------------------------------
+# the family
+# --------------------------------------------------------------------------------------------------
+def _symmetric_support(support: sp.Set) -> bool:
+    """True if x -> -x maps the support onto itself."""
+    if support in (sp.S.Reals, sp.S.Integers):
+        return True
+    if isinstance(support, sp.Interval):
+        return sp.simplify(support.start + support.end) == 0 and support.left_open == support.right_open
+    if isinstance(support, sp.FiniteSet):
+        return sp.FiniteSet(*[-a for a in support.args]) == support
+    return False
+
+
+def _same(a: sp.Expr, b: sp.Expr, x: sp.Symbol, support: sp.Set) -> bool:
+    if isinstance(support, sp.FiniteSet):
+        return all(sp.simplify(a.subs(x, p) - b.subs(x, p)) == 0 for p in support.args)
+    return a == b or sp.simplify(a - b) == 0
+
+
+def _mirror(family: AdjacentFamily, u: sp.Symbol, x: sp.Symbol, support: sp.Set) -> str | None:
+    """How the negative side (P_{-u}, Q_{-u}) maps onto the positive one, or None."""
+    t = family.shift
+    Pp, Qp = family.P.subs(t, u), family.Q.subs(t, u)
+    for reflect in (True, False):  # shift families are mirror images under x -> -x, usually
+        if reflect and not _symmetric_support(support):
+            continue
+        Pm, Qm = family.P.subs(t, -u), family.Q.subs(t, -u)
+        if reflect:
+            Pm, Qm = Pm.subs(x, -x), Qm.subs(x, -x)
+        how = "x -> -x maps" if reflect else "the densities make"
+        at = f"(P, Q) at {t} = -{u}"
+        if _same(Pm, Pp, x, support) and _same(Qm, Qp, x, support):
+            return f"{how} {at} onto (P, Q) at {t} = {u}"
+        if _same(Pm, Qp, x, support) and _same(Qm, Pp, x, support):
+            return f"{how} {at} onto (Q, P) at {t} = {u} (both directions are derived)"
+    return None
+
+
+def _fresh(family: AdjacentFamily, taken: set[str]) -> sp.Symbol:
+    name = f"{family.shift.name}_abs"
+    while name in taken:
+        name += "_"
+    return sp.Symbol(name, positive=True)
+
+
+def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, ...], label: str) -> DivergenceResult:
+    def sub(e):
+        return None if e is None else e.subs(u, U)
+
+    points = tuple(replace(p, value=sub(p.value), condition=p.condition.subs(u, U)) for p in r.exceptional_points)
+    symbols = tuple(sorted(set(r.symbols) - {u} | (U.free_symbols & {p.symbol for p in params}), key=lambda s: s.name))
+    return replace(r, expr=sub(r.expr), kl=sub(r.kl), max_divergence=sub(r.max_divergence),
+                   conditions=r.conditions.subs(u, U), exceptional_points=points, symbols=symbols,
+                   domains=tuple((p.symbol, p.domain) for p in params if p.symbol in symbols), label=label,
+                   pair=None if r.pair is None else (sub(r.pair[0]), sub(r.pair[1])) + tuple(r.pair[2:]))
+
+
+def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
+    worst = max([Status.NUMERIC_ONLY] + [r.status for r in derived], key=lambda s: list(Status).index(s))
+    steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
+    first = derived[0].provenance if derived else Provenance()
+    return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
+                            provenance=Provenance(steps, first.inputs, first.versions),
+                            label=f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
+
+
+PairDeriver = Callable[[sp.Expr, sp.Expr, str, tuple], tuple[list, list]]
+
+
+def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tuple[Parameter, ...],
+             derive_pair: PairDeriver, seconds: float) -> FamilyAnalysis:
+    t, (a, b) = family.shift, family.ends
+    T = sp.sstr(family.over)
+    steps: list[Step] = []
+
+    def not_shown(why: str, derived=()) -> FamilyAnalysis:
+        steps.append(Step("supremum over t", f"[{family.label}] {NOT_SHOWN}: {why}"))
+        return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
+
+    # (sign, U, ends): shifts t = sign * u for u in (0, U]; the ends of T (closure) where |t| = U
+    if a.is_nonnegative:
+        sides, zero = [(1, b, [b])], bool(a.is_zero) and not family.over.left_open
+    elif b.is_nonpositive:
+        sides, zero = [(-1, -a, [a])], bool(b.is_zero) and not family.over.right_open
+    elif a.is_negative and b.is_positive:
+        sides, zero = [(1, b, [b]), (-1, -a, [a])], True
+    else:
+        return not_shown(f"the signs of the ends of {T} do not follow from the parameters' assumptions")
+    u = _fresh(family, {p.name for p in params} | {x.name})
+    u_param = Parameter(u.name, u, sp.Interval.open(0, sp.oo), (0.5, 2.0), sp.latex(sp.Abs(t)),
+                        f"|{t}|, the size of the shift of family [{family.label}]")
+    if len(sides) == 2:
+        started = time.perf_counter()
+        try:
+            how = run_with_time_limit(_mirror, family, u, x, support, seconds=seconds)
+        except StepTimeout:
+            how = None
+        if how is not None:
+            U = sp.Max(b, -a)
+            sides = [(1, U, [b] if U == b else [a] if U == -a else [a, b])]
+            steps.append(Step("supremum over t", f"[{family.label}] {how}: the shifts t and -t have the same "
+                                                  f"divergences; |t| ranges up to {sp.sstr(sides[0][1])}",
+                              time.perf_counter() - started))
+    results: list[DivergenceResult] = []
+    members: list[AdjacentPair] = []
+    for sign, U, ends in sides:
+        side = f"{t} = {'' if sign > 0 else '-'}{u}"
+        P, Q = family.P.subs(t, sign * u), family.Q.subs(t, sign * u)
+        derived, notes = derive_pair(P, Q, f"{family.label}; {side}", params + (u_param,))
+        steps.extend(notes)
+        bad = [r for r in derived if r.status not in (Status.CLOSED_FORM, Status.BOUND)]
+        if bad:
+            return not_shown(f"the divergence at {side} was not derived in closed form ({bad[0].status}: "
+                             f"{bad[0].reason})", derived)
+        started = time.perf_counter()
+        where = f"|{t}| = {sp.sstr(U)} ({t} = {', '.join(map(sp.sstr, ends))})"
+        for r in derived:
+            try:
+                why, failed = run_with_time_limit(_result_monotone, r, u, seconds=seconds)
+            except StepTimeout:
+                why, failed = None, f"showing it non-decreasing in {u} timed out after {seconds:g} s"
+            if why is None:
+                return not_shown(f"{r.label}: {failed}", derived)
+            steps.append(Step("supremum over t", f"[{family.label}] {r.label}: non-decreasing in {u} = |{t}| > 0 "
+                                                  f"({why}); the supremum over {T} is at {where}, substituted",
+                              time.perf_counter() - started))
+            results.append(_at(r, u, U, params, f"{r.label} at {where}"))
+        # the pairs at those ends (of the closure: at an open end the supremum is the limit, the
+        # divergence of this pair); a mirrored end has the divergences of t = U
+        members += [AdjacentPair(family.P.subs(t, e), family.Q.subs(t, e), f"{family.label}; {t} = {sp.sstr(e)}")
+                    for e in ends]
+    if zero:
+        P0, Q0 = family.P.subs(t, 0), family.Q.subs(t, 0)
+        try:
+            equal = run_with_time_limit(_same, P0, Q0, x, support, seconds=seconds)
+        except StepTimeout:
+            equal = False
+        if equal:
+            steps.append(Step("supremum over t", f"[{family.label}] {t} = 0: P = Q, divergence 0, below every other "
+                                                  "value (Mironov 2017, Prop. 8: D_alpha >= 0)"))
+        else:
+            derived, notes = derive_pair(P0, Q0, f"{family.label}; {t} = 0", params)
+            steps.extend(notes)
+            results.extend(derived)
+            members.append(family.member(0))
+    return FamilyAnalysis(family, True, tuple(results), tuple(members), tuple(steps))
+
+
+def _keep(analysis: FamilyAnalysis) -> bool:
+    return all(cacheable(r) for r in analysis.results) and "timed out" not in analysis.reason
+
+
+_MEMO = _cache.Memo(accept=_keep, maxsize=256)
+
+
+def family_supremum(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tuple[Parameter, ...],
+                    derive_pair: PairDeriver, seconds: float, key: tuple = ()) -> FamilyAnalysis:
+    """The supremum of a family's divergence over its shifts (see the module docstring), kept in an
+    in-process memo under ``(family, x, support, params, seconds) + key`` (nothing that timed out).
+
+    ``derive_pair(P, Q, label, params) -> (results, steps)`` derives one pair, both directions, as
+    :func:`rdpsym.derive.mechanism_rdp.rdp` does for a listed pair.
+    """
+    if not isinstance(family, AdjacentFamily):
+        raise TypeError(f"family: expected an AdjacentFamily, got {type(family).__name__}")
+    return _MEMO.get_or_compute((family, x, support, tuple(params), seconds) + tuple(key),
+                                lambda: _analyse(family, x, support, tuple(params), derive_pair, seconds))
