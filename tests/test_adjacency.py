@@ -105,8 +105,11 @@ def test_a_family_not_shown_monotone_is_numeric_only_and_the_numeric_supremum_fi
     assert NOT_SHOWN in r.reason, r.reason
     with pytest.raises(ValueError, match=NOT_SHOWN):
         worst_pairs(mech)
-    with pytest.raises(ValueError, match="no closed form"):
-        rdpsym.verify(mech)
+    # a numeric curve (issue 15), but its values need the supremum over t, which a numeric maximisation
+    # only estimates from below: no point gets a certified value, so nothing is verified
+    report = rdpsym.verify(mech, level="quick", executor="serial")
+    assert str(report.status) == "inconclusive" and not report.evidence, report.describe()
+    assert all(NOT_SHOWN in c.note for c in report.checks if c.closed is None), report.describe()
     family = mech.pairs[0]
     sigma = sp.Rational(3, 2)
     sampled = supremum_over_family(family, x, sp.S.Reals, 2, {"sigma": sigma}, dps=20)
