@@ -5,8 +5,12 @@ found, records its steps in the provenance log and stores its own findings (or t
 nothing). A stage that makes the rest pointless (the support could not be split) marks the derivation
 ``done``. The order is the engine's pipeline (see :mod:`rdpsym.derive.engine`):
 
-    split the support -> check the densities -> general order -> alpha = 1 (KL) -> alpha = oo
-    -> removable orders -> limit checks -> status
+    split the support -> check the densities -> applicability -> general order -> alpha = 1 (KL)
+    -> alpha = oo -> removable orders -> limit checks -> status
+
+The applicability stage (:mod:`.applicability`) reads the structure of the integrands and, when it
+puts them outside every form the template and sympy can integrate, the general order (or the KL) is
+reported as "no closed form" with the reason at once, instead of after its time limits.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
+from .applicability import general_order_obstruction, kl_obstruction
 from .crosscheck import sample_values
 from .forms import compact
 from .general_order import general_order
@@ -49,6 +54,9 @@ class Derivation:
     kl: sp.Expr | None = None
     dinf: sp.Expr | None = None
     exceptional: tuple = ()
+    #: why the general order / the KL has no closed form, found from the integrands' structure
+    no_general: str | None = None
+    no_kl: str | None = None
     reasons: list = field(default_factory=list)
     status: Status | None = None
     #: set by a stage after which nothing more can be derived
@@ -82,8 +90,21 @@ def densities(d: Derivation) -> None:
         check_densities(d.P, d.Q, d.x, d.support, d.pieces, d.symbols, d.params, d.seconds, d.log)
 
 
+def applicability(d: Derivation) -> None:
+    """Whether the template can apply at all (:mod:`.applicability`): a structural test of the integrands
+    of the general order and of the KL, recorded in the provenance either way."""
+    d.no_general = d.log.timed("applicability (general order)", general_order_obstruction, d.pieces, d.x, d.seconds,
+                               detail=lambda r: f"no closed form: {r}" if r else "no obstruction found")
+    d.no_kl = d.log.timed("applicability (KL)", kl_obstruction, d.pieces, d.x, d.seconds,
+                          detail=lambda r: f"no closed form: {r}" if r else "no obstruction found")
+
+
 def general(d: Derivation) -> None:
     """The general order alpha in (0, 1) u (1, oo) with its finiteness conditions (:mod:`.general_order`)."""
+    if d.no_general:
+        d.expr, d.cond = None, sp.true
+        d.reasons.append(f"general order not derived: no closed form: {d.no_general}")
+        return
     try:
         d.expr, d.cond = general_order(d.pieces, d.x, d.symbols, d.params, d.seconds, d.log)
     except (DerivationError, StepTimeout) as exc:
@@ -95,6 +116,8 @@ def kl(d: Derivation) -> None:
     """alpha = 1: E_P[log P/Q] directly, else the limit from below of the general form (:mod:`.special_orders`)."""
     seconds, log = d.seconds, d.log
     try:
+        if d.no_kl:
+            raise DerivationError(f"no closed form: {d.no_kl}")
         value = kl_divergence(d.pieces, d.x, seconds, log)
         value = compact(value, d.points(), seconds)
         if value.has(sp.meijerg):
@@ -102,7 +125,7 @@ def kl(d: Derivation) -> None:
             raise DerivationError(f"only a Meijer G-function form was found: {sp.sstr(value)}")
     except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
         value = None
-        kl_reason = f"KL not derived: {type(exc).__name__}: {exc}"
+        kl_reason = f"KL not derived: {exc if d.no_kl else f'{type(exc).__name__}: {exc}'}"
         if d.expr is not None:
             try:
                 value = log.timed("KL as lim alpha -> 1-", kl_from_below, d.expr, d.points(), seconds,
@@ -164,7 +187,8 @@ def status(d: Derivation) -> None:
 
 
 #: the engine's pipeline, in order
-STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, general, kl, sup, removable, limits, status)
+STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, applicability, general, kl, sup, removable, limits,
+                                                    status)
 
 
 def run_stages(d: Derivation, stages=STAGES) -> Derivation:

@@ -38,8 +38,11 @@ def log_expand(expr: sp.Expr) -> sp.Expr:
     return sp.expand(logged)
 
 
-def decompose(L: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]]:
-    """Write L = c0 + sum_j c_j T_j(x) with x-free coefficients c_j; returns (c0, {T_j: c_j})."""
+def decompose(L: sp.Expr, x: sp.Symbol, simplify: bool = True) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]]:
+    """Write L = c0 + sum_j c_j T_j(x) with x-free coefficients c_j; returns (c0, {T_j: c_j}).
+
+    ``simplify=False`` leaves the coefficients as expand gives them (a coefficient that is zero only after
+    simplification is then kept): enough for reading which basis functions occur, at a fraction of the cost."""
     c0 = sp.Integer(0)
     basis: dict[sp.Expr, sp.Expr] = {}
     # exponentials of x stand in as symbols while expanding: sympy's expand would otherwise merge
@@ -57,6 +60,8 @@ def decompose(L: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]
             c0 += coeff
         else:
             basis[dep] = basis.get(dep, 0) + coeff
+    if not simplify:
+        return c0, {T: c for T, c in basis.items() if c != 0}
     cleaned = {}
     for T, c in basis.items():
         c = sp.factor(sp.simplify(c))
