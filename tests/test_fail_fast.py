@@ -20,6 +20,7 @@ from rdpsym.derive import general_order as general_order_module
 from rdpsym.derive import stages
 from rdpsym.derive.applicability import general_order_obstruction, kl_obstruction
 from rdpsym.derive.pieces import split_support
+from rdpsym.derive.template import decompose, integrate_template, log_expand
 from rdpsym.numeric import numeric_divergence
 
 x = sp.Symbol("x", real=True)
@@ -161,3 +162,23 @@ def test_cold_derivation_keeps_d_inf(name, monkeypatch):
         num = numeric_divergence(P, Q, var, support, sp.oo, point, dps=30)
         assert num.converged, num.detail
         assert abs(r.evaluate(sp.oo, dps=30, **point) - num.value) <= mpmath.mpf(10) ** -18 * max(1, abs(num.value))
+
+
+def test_a_shifted_density_is_integrated_in_its_own_variable():
+    """u = x - a: the generalised Gaussian shifted to D (exp of a cubic in x after expansion) and the
+    shifted Student t integrate to 1 piece by piece, with the translation noted."""
+    point = {S: R(3, 2), D: R(7, 10)}
+    for P, Q in (FAMILIES["generalised gaussian p=3"][:2], FAMILIES["student t nu=3"][:2]):
+        total, translated = sp.Integer(0), False
+        for piece in split_support(P, Q, x, sp.S.Reals):
+            c0, coeffs = decompose(log_expand(piece.Q), x)
+            res = integrate_template(coeffs, x, piece.lo, piece.hi, False, 20)
+            assert len(res.cases) == 1
+            translated = translated or any(note.startswith("translated") for note in res.notes)
+            total += sp.exp(c0) * res.cases[0][0]
+        assert translated
+        with mpmath.workdps(40):
+            value = sp.N(total.subs(point), 35)
+            by_quadrature = mpmath.quad(sp.lambdify(x, Q.subs(point), "mpmath"), [-mpmath.inf, 0, point[D], mpmath.inf])
+            assert abs(value - 1) < mpmath.mpf(10) ** -25
+            assert abs(by_quadrature - 1) < mpmath.mpf(10) ** -25

@@ -14,7 +14,8 @@ uses the Gaussian and Laplace instances in Props. 6 and 7).
 
 When sympy does not integrate directly, changes of variable turn the integrand into a gamma or beta
 integral: u = log x (log-normal), u = x**p (Weibull), u = 1/x (Lévy, inverse Gaussian) and
-u = exp(c x) (Gumbel: exp(k1 x + k2 exp(c x)) -> u**(k1/c) exp(k2 u)). Sums over a finite range with a
+u = exp(c x) (Gumbel: exp(k1 x + k2 exp(c x)) -> u**(k1/c) exp(k2 u)); a shifted density f(x - a) is
+integrated in u = x - a first (:mod:`.shift`). Sums over a finite range with a
 symbolic end (binomial) are accepted only when the formula is proven for every ratio (the sum and its
 reflection m -> N - m), since such a sum is finite everywhere.
 """
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from .pieces import DerivationError, sign_of
+from .shift import centre
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult", "mixture_log"]
@@ -410,6 +412,19 @@ def integrate_template(
                 f"the integrand contains S**({sp.sstr(c)}) with S a mixture (a sum of exponentials in {x} with "
                 "non-constant ratios): no exponential-family template form; integer orders are derived by "
                 "rdpsym.derive.integer_order")
+    a = None if discrete else centre(coeffs, x)
+    if a is not None:
+        # a shifted density's integrand: integrate it in u = x - a, where it is f(u) (see .shift), and
+        # in u = a - x on a range left of a, so that the range starts at 0 where it can
+        side = -1 if (hi - a).is_nonpositive else 1
+        to = a + side * x
+        shifted = sp.Add(*[c * (sp.log(sp.expand(T.args[0].subs(x, to))) if isinstance(T, sp.log) else T.subs(x, to))
+                           for T, c in coeffs.items()])
+        c0, moved = decompose(sp.expand(shifted), x)
+        ends = (lo - a, hi - a) if side == 1 else (a - hi, a - lo)
+        res = integrate_template(moved, x, *ends, False, seconds, max_unknown)
+        return TemplateResult(tuple((sp.exp(c0) * v, cond) for v, cond in res.cases),
+                              (f"translated: x = {sp.sstr(to.subs(x, sp.Symbol('u')))}",) + res.notes)
     if not coeffs:
         length = (hi - lo + 1) if discrete else (hi - lo)
         if length.is_infinite:
