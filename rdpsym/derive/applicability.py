@@ -4,14 +4,15 @@ On a smooth piece the general order integrates
 
     P^alpha Q^(1-alpha) = exp(c0 + sum_j c_j(alpha) T_j(x))                     (Mironov 2017, Def. 3)
 
-through the template of :mod:`.template` (Nielsen & Nock 2011, Sect. 3). Its families are products of
-at most two "Meijer G" factors in x: powers of linear forms x - a (gamma, beta, Pareto), exp of a
-polynomial of degree <= 2 (Gaussian), a single power x**p or 1/x in the exponent (Weibull, Lévy, inverse
-Gaussian), log x (log-normal), exp(c x) (Gumbel), and factorials, gamma functions and binomial
-coefficients of the integer variable. sympy's own fallback for symbolic exponents, the Meijer G
-method, also integrates a product of at most two G-functions whose arguments are powers c x**r only
-(sympy's ``meijerint``, after Prudnikov, Brychkov & Marichev, Integrals and Series Vol. 3 (1990),
-Sect. 2.24.1); (1 + b x**n)**c is one such factor, (x**2 - 2 D x + D**2 + g**2)**c is not.
+through the template of :mod:`.template` (the exponential-family form of Nielsen & Nock 2011, "On
+Rényi and Tsallis entropies and divergences for exponential families"). Its families: powers of linear
+forms x - a (gamma, beta, Pareto), exp of a polynomial of degree <= 2 (Gaussian), a single power x**p
+or 1/x in the exponent (Weibull, Lévy, inverse Gaussian), log x (log-normal), exp(c x) (Gumbel), and
+factorials, gamma functions and binomial coefficients of the integer variable. sympy's fallback for
+symbolic exponents, the Meijer G method, integrates one G-function or a product of two whose
+arguments are powers a*x**b (``sympy.integrals.meijerint._rewrite2``, the theorem of Prudnikov,
+Brychkov & Marichev, Integrals and Series Vol. 3 (1990), Sect. 2.24.1): (b + x**n)**c is one such
+factor, (x**2 - 2 D x + D**2 + g**2)**c is not.
 
 This module reads the *structure* of the decomposition (which T_j occur, which coefficients depend
 on alpha) and names an obstruction that puts the integrand outside all of these, so the engine can say
@@ -19,7 +20,7 @@ on alpha) and names an obstruction that puts the integrand outside all of these,
 
 O1  two or more distinct factors h**c(alpha) with h a polynomial in x of degree >= 2 (irreducible over
     the rationals) or a special function of x (a Bessel function of order x, ...), at least one of them
-    not a binomial 1 + b x**n: Cauchy and Student t location pairs, the Skellam pair;
+    not a binomial b + x**n: Cauchy and Student t location pairs, the Skellam pair;
 O2  exp of a polynomial of degree >= 3 with at least three non-constant terms (not c (x - a)**n),
     some coefficient depending on alpha: generalised Gaussian location pairs with p = 3, 4, ...;
 O3  non-integer powers (x - a)**p of two or more different linear forms in the exponent, some
@@ -47,8 +48,10 @@ __all__ = ["general_order_obstruction", "kl_obstruction", "CHECK_SECONDS"]
 #: the structural test's own time limit: it is a shortcut, never a step that may cost the derivation time
 CHECK_SECONDS = 5.0
 
-#: functions of the integer variable that the template sums (Poisson, binomial, negative binomial pmfs)
-_DISCRETE_TEMPLATE = (sp.factorial, sp.gamma, sp.binomial, sp.RisingFactorial, sp.FallingFactorial, sp.loggamma)
+#: gamma functions and their ratios in the variable (the template sums them in Poisson, binomial and negative
+#: binomial pmfs): never counted as an obstruction
+_DISCRETE_TEMPLATE = (sp.factorial, sp.factorial2, sp.gamma, sp.loggamma, sp.beta, sp.binomial, sp.RisingFactorial,
+                      sp.FallingFactorial)
 
 
 def _nonzero(c: sp.Expr) -> bool:
@@ -126,13 +129,22 @@ def _structure(piece, x) -> _Structure:
     return _Structure({f: (*e, kinds[f]) for f, e in factors.items() if kinds[f] is not None}, powers, polynomial)
 
 
+#: the order while the tests compute (a parameter of the densities may be called alpha too)
+_ORDER = sp.Dummy("alpha", positive=True)
+
+
 def _exponent(e_P, e_Q):
-    """alpha e_P + (1 - alpha) e_Q, the exponent in P^alpha Q^(1-alpha), for the reason's text."""
-    return sp.factor(sp.expand(ALPHA * e_P + (1 - ALPHA) * e_Q))
+    """alpha e_P + (1 - alpha) e_Q, the exponent in P^alpha Q^(1-alpha)."""
+    return sp.factor(sp.expand(_ORDER * e_P + (1 - _ORDER) * e_Q))
+
+
+def _sstr(expr) -> str:
+    """An expression of the reason's text, with the order shown as alpha."""
+    return sp.sstr(expr.xreplace({_ORDER: ALPHA}) if isinstance(expr, sp.Basic) else expr)
 
 
 def _shown(factors) -> str:
-    return " and ".join(f"({sp.sstr(f)})**({sp.sstr(e)})" for f, e in factors)
+    return " and ".join(f"({sp.sstr(f)})**({_sstr(e)})" for f, e in factors)
 
 
 def _o1(st: _Structure) -> str | None:
@@ -152,7 +164,7 @@ def _o2(st: _Structure, x) -> str | None:
     a = -poly.get(d - 1, 0) / (d * poly[d])
     if all(not _nonzero(poly.get(n, 0) - poly[d] * sp.binomial(d, n) * (-a) ** (d - n)) for n in range(1, d)):
         return None  # c*(x - a)**d: u = x - a makes it a single power
-    shown = sp.sstr(sp.Add(*[c * x**n for n, c in poly.items()]))
+    shown = _sstr(sp.Add(*[c * x**n for n, c in poly.items()]))
     return (f"the exponent has the polynomial part {shown} of degree {d} with {len(poly)} terms in the "
             "variable: no gamma-type integral (only a single power c*(x - a)**n is one)")
 

@@ -10,8 +10,9 @@ which every partial fraction carries a. Since
 the template integrates in u when all x-dependent parts of the integrand share one centre a: the
 polynomial part sum_n c_n x**n of the exponent and every polynomial h of a factor h**c have the mean of
 their roots at a (for a polynomial of degree d with coefficients p_d, p_(d-1): a = -p_(d-1)/(d p_d)).
-It is used only where the integrand is otherwise hard (an exponent of degree >= 3 or a factor h**c of
-degree >= 2), so that the template's usual forms (Gaussian, gamma, beta) are untouched.
+It is used only where the integrand is otherwise hard (an exponent of degree >= 3, a non-integer power
+(x - a)**p in the exponent, or a factor h**c of degree >= 2), so that the template's usual forms
+(Gaussian, gamma, beta, Weibull) are untouched.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ def centre(coeffs: dict[sp.Expr, sp.Expr], x: sp.Symbol) -> sp.Expr | None:
                 return None
             centres.append(a)
             hard = hard or poly.degree() >= 2
+        elif isinstance(T, sp.Pow) and not T.exp.has(x) and T.base.is_polynomial(x) and sp.degree(T.base, x) == 1:
+            # (b1 x + b0)**p with p not an integer (integer powers are expanded): centred at -b0/b1, and
+            # hard unless it is x**p itself (the template's u = x**p takes that one)
+            poly = sp.Poly(T.base, x)
+            centres.append(_mean_root(dict(zip((m[0] for m in poly.monoms()), poly.coeffs()))))
+            hard = True
         else:
             return None  # another kind of basis function: its own substitutions apply
     if polynomial:

@@ -333,9 +333,10 @@ def _substitutions(integrand, x, lo, hi):
         ulo = -sp.oo if lo == 0 else sp.log(lo)
         uhi = sp.oo if hi == sp.oo else sp.log(hi)
         out.append(("u = log x", new, u, ulo, uhi))
-    if lo == 0 and (hi == sp.oo or hi.is_positive):
+    if (lo == 0 or lo.is_positive) and (hi == sp.oo or hi.is_positive):
         # u = x**p for a power x**p (p symbolic or not an integer) inside exp: Weibull-type,
-        # and u = 1/x for exp(c/x): Lévy and inverse-Gaussian-type integrands.
+        # and u = 1/x for exp(c/x): Lévy and inverse-Gaussian-type integrands (from lo > 0 too: an
+        # incomplete gamma integral, e.g. a generalised Gaussian's tail beyond its shift).
         powers = set()
         for e in integrand.atoms(sp.exp):
             for term in sp.Add.make_args(sp.expand(e.args[0])):
@@ -349,7 +350,8 @@ def _substitutions(integrand, x, lo, hi):
             new = integrand.subs(x, u ** (1 / p)) * sp.Abs(1 / p) * u ** (1 / p - 1)
             new = sp.powsimp(sp.expand_power_base(sp.powdenest(sp.expand_power_exp(new), force=True), force=True), force=True)
             uhi = sp.oo if hi == sp.oo else hi**p
-            ends = (sp.Integer(0), uhi) if p.is_positive else ((sp.Integer(0) if hi == sp.oo else hi**p), sp.oo)
+            ulo = sp.Integer(0) if lo == 0 else lo**p
+            ends = (ulo, uhi) if p.is_positive else ((sp.Integer(0) if hi == sp.oo else hi**p), sp.oo if lo == 0 else ulo)
             out.append((f"u = x**({p})", new, u, ends[0], ends[1]))
     # u = exp(c x): exponentials nested inside another exponential first (Gumbel-type
     # exp(k1 x + k2 exp(c x)) becomes u**(k1/c) exp(k2 u), a gamma integral)
