@@ -16,7 +16,7 @@ from .result import Step
 from .steplog import StepLog
 from .template import decompose, erfc_form, integrate_template, log_expand
 
-__all__ = ["regime_integral", "general_order"]
+__all__ = ["regime_integral", "general_order", "cosmetic_seconds"]
 
 
 def regime_integral(pieces: list[Piece], x, regime: Regime, seconds: float, log: StepLog):
@@ -57,8 +57,21 @@ def regime_integral(pieces: list[Piece], x, regime: Regime, seconds: float, log:
     return total, sp.And(*conditions)
 
 
-def general_order(pieces, x, symbols, params, seconds, log):
-    """(expr, conditions, notes) for alpha in (0,1) u (1,oo); expr None if not derivable."""
+def cosmetic_seconds(seconds: float, deadline: float | None) -> float:
+    """The time limit of a step that only rewrites a result already found (simplifying it, or giving it
+    the definition's shape): at most an eighth of what is left before ``deadline`` (a
+    ``time.monotonic()`` value), so that a derivation near the end of its time budget keeps its result
+    in a longer form rather than losing it. Such a step falls back to the form it was given."""
+    if deadline is None:
+        return seconds
+    return min(seconds, max(0.25, (deadline - time.monotonic()) / 8))
+
+
+def general_order(pieces, x, symbols, params, seconds, log, deadline=None):
+    """(expr, conditions) for alpha in (0,1) u (1,oo); raises DerivationError if not derivable.
+
+    ``deadline`` (a ``time.monotonic()`` value) bounds the simplification steps, see
+    :func:`cosmetic_seconds`; the integrals keep ``seconds``."""
     points = sample_values(symbols, params, 3)
     forms = {}
     for regime in (ABOVE, BELOW):
@@ -69,12 +82,12 @@ def general_order(pieces, x, symbols, params, seconds, log):
         integral, cond = got
         D = sp.log(integral) / (regime.alpha_in_var - 1)
         var_points = [{**p, regime.var: sp.Rational(7, 10) + i} for i, p in enumerate(points)]
-        D = log.timed(f"simplify ({regime.name})", compact, D, var_points, seconds,
+        D = log.timed(f"simplify ({regime.name})", compact, D, var_points, cosmetic_seconds(seconds, deadline),
                       detail=lambda e: f"kept {sp.count_ops(e)} operations")
         alpha_points = [{**{k: v for k, v in p.items() if k != regime.var}, ALPHA: regime.alpha_in_var.subs(regime.var, p[regime.var])}
                         for p in var_points]
-        D_alpha = in_alpha(D, regime, alpha_points, seconds)
-        D_alpha = definition_shape(integral, D_alpha, regime, alpha_points, seconds, log)
+        D_alpha = in_alpha(D, regime, alpha_points, cosmetic_seconds(seconds, deadline))
+        D_alpha = definition_shape(integral, D_alpha, regime, alpha_points, cosmetic_seconds(seconds, deadline), log)
         D_alpha = erfc_form(D_alpha)
         forms[regime.name] = (D_alpha, condition_in_alpha(cond, regime))
     above, cond_above = forms[ABOVE.name]

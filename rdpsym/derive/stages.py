@@ -5,29 +5,45 @@ found, records its steps in the provenance log and stores its own findings (or t
 nothing). A stage that makes the rest pointless (the support could not be split) marks the derivation
 ``done``. The order is the engine's pipeline (see :mod:`rdpsym.derive.engine`):
 
-    split the support -> check the densities -> general order -> alpha = 1 (KL) -> alpha = oo
-    -> removable orders -> limit checks -> status
+    split the support -> check the densities -> applicability -> general order -> alpha = 1 (KL)
+    -> alpha = oo -> removable orders -> limit checks -> status
+
+The applicability stage (:mod:`.applicability`) reads the structure of the integrands and, when it
+puts them outside every form the template and sympy can integrate, the general order (or the KL) is
+reported as "no closed form" with the reason at once, instead of after its time limits.
+
+The whole derivation has a time budget of :data:`BUDGET_STEPS` step limits (60 s at the default 20 s):
+every stage runs within what is left of it (the general order and the KL leaving a reserve for the
+stages after them), and a stage the budget cuts short finds nothing, with the reason. The status stage
+always runs.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import sympy as sp
 
+from .applicability import general_order_obstruction, kl_obstruction
 from .crosscheck import sample_values
 from .forms import compact
-from .general_order import general_order
+from .general_order import cosmetic_seconds, general_order
 from .limits import check_limits
 from .pieces import DerivationError, split_support
 from .removable import exceptional_points
 from .result import Status
 from .special_orders import kl_divergence, kl_from_below, max_divergence
 from .steplog import StepLog
-from .timeout import StepTimeout
+from .timeout import StepTimeout, time_limit
 
-__all__ = ["Derivation", "STAGES", "run_stages"]
+__all__ = ["Derivation", "STAGES", "run_stages", "BUDGET_STEPS"]
+
+#: the derivation's total time budget, in step limits
+BUDGET_STEPS = 3
+#: a stage is not started with less than this many seconds of the budget left
+MIN_STAGE_SECONDS = 0.5
 
 
 @dataclass
@@ -49,9 +65,14 @@ class Derivation:
     kl: sp.Expr | None = None
     dinf: sp.Expr | None = None
     exceptional: tuple = ()
+    #: why the general order / the KL has no closed form, found from the integrands' structure
+    no_general: str | None = None
+    no_kl: str | None = None
     reasons: list = field(default_factory=list)
     status: Status | None = None
     integer_orders: tuple = ()
+    #: when the running stage's share of the time budget ends (``time.monotonic()``), None: no budget
+    deadline: float | None = None
     #: set by a stage after which nothing more can be derived
     done: bool = False
 
@@ -83,10 +104,23 @@ def densities(d: Derivation) -> None:
         check_densities(d.P, d.Q, d.x, d.support, d.pieces, d.symbols, d.params, d.seconds, d.log)
 
 
+def applicability(d: Derivation) -> None:
+    """Whether the template can apply at all (:mod:`.applicability`): a structural test of the integrands
+    of the general order and of the KL, recorded in the provenance either way."""
+    d.no_general = d.log.timed("applicability (general order)", general_order_obstruction, d.pieces, d.x, d.seconds,
+                               detail=lambda r: f"no closed form: {r}" if r else "no obstruction found")
+    d.no_kl = d.log.timed("applicability (KL)", kl_obstruction, d.pieces, d.x, d.seconds,
+                          detail=lambda r: f"no closed form: {r}" if r else "no obstruction found")
+
+
 def general(d: Derivation) -> None:
     """The general order alpha in (0, 1) u (1, oo) with its finiteness conditions (:mod:`.general_order`)."""
+    if d.no_general:
+        d.expr, d.cond = None, sp.true
+        d.reasons.append(f"general order not derived: no closed form: {d.no_general}")
+        return
     try:
-        d.expr, d.cond = general_order(d.pieces, d.x, d.symbols, d.params, d.seconds, d.log)
+        d.expr, d.cond = general_order(d.pieces, d.x, d.symbols, d.params, d.seconds, d.log, d.deadline)
     except (DerivationError, StepTimeout) as exc:
         d.expr, d.cond = None, sp.true
         d.reasons.append(f"general order not derived: {exc}")
@@ -96,14 +130,16 @@ def kl(d: Derivation) -> None:
     """alpha = 1: E_P[log P/Q] directly, else the limit from below of the general form (:mod:`.special_orders`)."""
     seconds, log = d.seconds, d.log
     try:
+        if d.no_kl:
+            raise DerivationError(f"no closed form: {d.no_kl}")
         value = kl_divergence(d.pieces, d.x, seconds, log)
-        value = compact(value, d.points(), seconds)
+        value = compact(value, d.points(), cosmetic_seconds(seconds, d.deadline))
         if value.has(sp.meijerg):
             # same rule as for the general order: a Meijer G form is not a usable closed form
             raise DerivationError(f"only a Meijer G-function form was found: {sp.sstr(value)}")
     except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
         value = None
-        kl_reason = f"KL not derived: {type(exc).__name__}: {exc}"
+        kl_reason = f"KL not derived: {exc if d.no_kl else f'{type(exc).__name__}: {exc}'}"
         if d.expr is not None:
             try:
                 value = log.timed("KL as lim alpha -> 1-", kl_from_below, d.expr, d.points(), seconds,
@@ -182,14 +218,86 @@ def integer_orders(d: Derivation) -> None:
 
 
 #: the engine's pipeline, in order
-STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, general, kl, sup, removable, limits, status,
-                                                    integer_orders)
+STAGES: tuple[Callable[[Derivation], None], ...] = (split, densities, applicability, general, kl, sup, removable, limits,
+                                                    status, integer_orders)
+
+
+#: seconds (in step limits) that a stage leaves to the stages after it: the general order and the KL
+#: may run into their time limits, and D_inf (often derivable when they are not) must still get its turn
+_RESERVE = {general: 0.5, kl: 0.25}
+#: what a stage that the budget cut short leaves behind: its reason, and the findings it may not keep
+_CUT = {
+    split: ("support not split", ()),
+    densities: ("densities not checked", ()),
+    applicability: ("applicability not decided", ()),
+    general: ("general order not derived", ("expr",)),
+    kl: ("KL not derived", ("kl",)),
+    sup: ("D_inf not derived", ("dinf",)),
+    removable: ("removable orders not all found", ()),
+    limits: ("limit checks not completed", ()),
+    integer_orders: ("integer orders not derived", ()),
+}
+
+
+def _cut_short(d: Derivation, stage, budget: float) -> None:
+    what, drop = _CUT.get(stage, (f"stage {stage.__name__} not completed", ()))
+    # "timed out": the cache keeps no result whose provenance or reason says so (cache.cacheable)
+    why = f"timed out: the derivation's time budget of {budget:g} s ran out"
+    for name in drop:
+        setattr(d, name, None)
+    if stage is split:
+        d.status, d.done = Status.NUMERIC_ONLY, True
+    d.log.note(f"stage {stage.__name__}", f"{what}: {why}")
+    if stage in (densities, applicability, removable, limits, integer_orders):
+        # nothing is lost but a check or a special order, as when these stages' own steps time out: the
+        # checks are recorded as not done, and an order whose removable value was not found raises
+        # when evaluated there (it is singular in the form), it is never a wrong number
+        return
+    if d.reasons and d.reasons[-1].startswith(what):
+        d.reasons[-1] += f"; {why}"  # the stage's own reason (its steps that timed out) comes first
+    else:
+        d.reasons.append(f"{what}: {why}")
+
+
+def _nothing_to_compute(d: Derivation, stage) -> bool:
+    """Whether ``stage`` only records what is decided already (it then runs even out of budget, so
+    that the reason it gives is the real one)."""
+    if stage is general:
+        return bool(d.no_general)
+    if stage is kl:
+        return bool(d.no_kl) and d.expr is None
+    return stage in (removable, limits) and d.expr is None
 
 
 def run_stages(d: Derivation, stages=STAGES) -> Derivation:
-    """Run ``stages`` in order on ``d`` until one marks it done."""
-    for stage in stages:
-        stage(d)
-        if d.done:
-            break
+    """Run ``stages`` in order on ``d`` until one marks it done, within the time budget.
+
+    The budget is :data:`BUDGET_STEPS` times the step limit ``d.seconds``; every stage but
+    :func:`status` runs under a time limit of what is left (less its reserve), and its steps' limits are
+    at most that. A stage cut short leaves its findings unset with the reason (:data:`_CUT`); the
+    expired limit is counted, so such a derivation is never cached.
+    """
+    step = d.seconds
+    budget = BUDGET_STEPS * step
+    deadline = time.monotonic() + budget
+    try:
+        for stage in stages:
+            if stage is status or _nothing_to_compute(d, stage):
+                stage(d)
+                continue
+            left = deadline - time.monotonic() - _RESERVE.get(stage, 0) * step
+            if left < MIN_STAGE_SECONDS:
+                _cut_short(d, stage, budget)
+            else:
+                d.seconds, d.deadline = min(step, left), time.monotonic() + left
+                try:
+                    with time_limit(left):
+                        stage(d)
+                except StepTimeout:
+                    _cut_short(d, stage, budget)
+                d.deadline = None
+            if d.done:
+                break
+    finally:
+        d.seconds, d.deadline = step, None
     return d

@@ -14,7 +14,8 @@ uses the Gaussian and Laplace instances in Props. 6 and 7).
 
 When sympy does not integrate directly, changes of variable turn the integrand into a gamma or beta
 integral: u = log x (log-normal), u = x**p (Weibull), u = 1/x (Lévy, inverse Gaussian) and
-u = exp(c x) (Gumbel: exp(k1 x + k2 exp(c x)) -> u**(k1/c) exp(k2 u)). Sums over a finite range with a
+u = exp(c x) (Gumbel: exp(k1 x + k2 exp(c x)) -> u**(k1/c) exp(k2 u)); a shifted density f(x - a) is
+integrated in u = x - a first (:mod:`.shift`). Sums over a finite range with a
 symbolic end (binomial) are accepted only when the formula is proven for every ratio (the sum and its
 reflection m -> N - m), since such a sum is finite everywhere.
 """
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from .pieces import DerivationError, sign_of
+from .shift import centre
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult", "mixture_log"]
@@ -38,8 +40,11 @@ def log_expand(expr: sp.Expr) -> sp.Expr:
     return sp.expand(logged)
 
 
-def decompose(L: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]]:
-    """Write L = c0 + sum_j c_j T_j(x) with x-free coefficients c_j; returns (c0, {T_j: c_j})."""
+def decompose(L: sp.Expr, x: sp.Symbol, simplify: bool = True) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]]:
+    """Write L = c0 + sum_j c_j T_j(x) with x-free coefficients c_j; returns (c0, {T_j: c_j}).
+
+    ``simplify=False`` leaves the coefficients as expand gives them (a coefficient that is zero only after
+    simplification is then kept): enough for reading which basis functions occur, at a fraction of the cost."""
     c0 = sp.Integer(0)
     basis: dict[sp.Expr, sp.Expr] = {}
     # exponentials of x stand in as symbols while expanding: sympy's expand would otherwise merge
@@ -57,6 +62,8 @@ def decompose(L: sp.Expr, x: sp.Symbol) -> tuple[sp.Expr, dict[sp.Expr, sp.Expr]
             c0 += coeff
         else:
             basis[dep] = basis.get(dep, 0) + coeff
+    if not simplify:
+        return c0, {T: c for T, c in basis.items() if c != 0}
     cleaned = {}
     for T, c in basis.items():
         c = sp.factor(sp.simplify(c))
@@ -326,9 +333,10 @@ def _substitutions(integrand, x, lo, hi):
         ulo = -sp.oo if lo == 0 else sp.log(lo)
         uhi = sp.oo if hi == sp.oo else sp.log(hi)
         out.append(("u = log x", new, u, ulo, uhi))
-    if lo == 0 and (hi == sp.oo or hi.is_positive):
+    if (lo == 0 or lo.is_positive) and (hi == sp.oo or hi.is_positive):
         # u = x**p for a power x**p (p symbolic or not an integer) inside exp: Weibull-type,
-        # and u = 1/x for exp(c/x): Lévy and inverse-Gaussian-type integrands.
+        # and u = 1/x for exp(c/x): Lévy and inverse-Gaussian-type integrands (from lo > 0 too: an
+        # incomplete gamma integral, e.g. a generalised Gaussian's tail beyond its shift).
         powers = set()
         for e in integrand.atoms(sp.exp):
             for term in sp.Add.make_args(sp.expand(e.args[0])):
@@ -342,7 +350,8 @@ def _substitutions(integrand, x, lo, hi):
             new = integrand.subs(x, u ** (1 / p)) * sp.Abs(1 / p) * u ** (1 / p - 1)
             new = sp.powsimp(sp.expand_power_base(sp.powdenest(sp.expand_power_exp(new), force=True), force=True), force=True)
             uhi = sp.oo if hi == sp.oo else hi**p
-            ends = (sp.Integer(0), uhi) if p.is_positive else ((sp.Integer(0) if hi == sp.oo else hi**p), sp.oo)
+            ulo = sp.Integer(0) if lo == 0 else lo**p
+            ends = (ulo, uhi) if p.is_positive else ((sp.Integer(0) if hi == sp.oo else hi**p), sp.oo if lo == 0 else ulo)
             out.append((f"u = x**({p})", new, u, ends[0], ends[1]))
     # u = exp(c x): exponentials nested inside another exponential first (Gumbel-type
     # exp(k1 x + k2 exp(c x)) becomes u**(k1/c) exp(k2 u), a gamma integral)
@@ -405,6 +414,19 @@ def integrate_template(
                 f"the integrand contains S**({sp.sstr(c)}) with S a mixture (a sum of exponentials in {x} with "
                 "non-constant ratios): no exponential-family template form; integer orders are derived by "
                 "rdpsym.derive.integer_order")
+    a = None if discrete else centre(coeffs, x)
+    if a is not None:
+        # a shifted density's integrand: integrate it in u = x - a, where it is f(u) (see .shift), and
+        # in u = a - x on a range left of a, so that the range starts at 0 where it can
+        side = -1 if (hi - a).is_nonpositive else 1
+        to = a + side * x
+        shifted = sp.Add(*[c * (sp.log(sp.expand(T.args[0].subs(x, to))) if isinstance(T, sp.log) else T.subs(x, to))
+                           for T, c in coeffs.items()])
+        c0, moved = decompose(sp.expand(shifted), x)
+        ends = (lo - a, hi - a) if side == 1 else (a - hi, a - lo)
+        res = integrate_template(moved, x, *ends, False, seconds, max_unknown)
+        return TemplateResult(tuple((sp.exp(c0) * v, cond) for v, cond in res.cases),
+                              (f"translated: x = {sp.sstr(to.subs(x, sp.Symbol('u')))}",) + res.notes)
     if not coeffs:
         length = (hi - lo + 1) if discrete else (hi - lo)
         if length.is_infinite:
