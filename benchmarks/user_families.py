@@ -179,7 +179,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         verdict = rdpsym.check_claim(by_name[family], claim, relation, **kwargs)
         wrong += str(verdict.verdict) != expected
-        print(f"{family}: {claim} {relation} D: {verdict.verdict} (expected {expected}) in "
+        print(f"{family}: D {relation} {claim}: {verdict.verdict} (expected {expected}) in "
               f"{time.perf_counter() - t0:.1f} s; {source}")
     return 0 if worst_all <= TARGET and failures == 0 and wrong == 0 else 1
 
