@@ -28,8 +28,9 @@ __all__ = [
 from .derive.engine import renyi_divergence
 from .derive.mechanism_rdp import rdp
 from . import mechanisms
+from .mechanisms.subsample import subsample
 
-__all__ += ["renyi_divergence", "rdp", "mechanisms"]
+__all__ += ["renyi_divergence", "rdp", "mechanisms", "subsample"]
 
 from .numeric import numeric_divergence
 from .verification import verify

@@ -75,6 +75,10 @@ class Mechanism:
         module-level function: it pickles by reference (process pools, Dask) and compares by identity,
         so a mechanism with a provider is never equal to (never shares a cached curve with) one without.
 
+    subsampling: ``None``, or the :class:`~rdpsym.specify.subsampling.Subsampling` this mechanism was
+        made by (:func:`rdpsym.subsample`): its base mechanism, rate, scheme and neighbouring relation.
+        The derivation and the accountant read it; the pairs are then the subsampled output densities.
+
     Behaviour is chosen by these attributes, never by ``name``: a user's mechanism that happens to share
     a built-in's name gets its own curve.
     """
@@ -90,6 +94,7 @@ class Mechanism:
     defaults: tuple[tuple[str, Any], ...] = ()
     display: tuple[tuple[str, sp.Expr, str], ...] = ()
     curve_provider: Callable[..., Any] | None = field(default=None, repr=False)
+    subsampling: Any = field(default=None, repr=False)
 
     def __post_init__(self):
         if not isinstance(self.support, sp.Set):
@@ -132,6 +137,11 @@ class Mechanism:
                 raise ValueError(f"display: the expression for {key!r} may use only its symbol; got {sp.sstr(expr)}")
             display.append((key, expr, str(label)))
         object.__setattr__(self, "display", tuple(display))
+        if self.subsampling is not None:
+            from .subsampling import Subsampling
+
+            if not isinstance(self.subsampling, Subsampling):
+                raise ArgumentError("subsampling", "None or a Subsampling", self.subsampling)
         if self.curve_provider is not None and not callable(self.curve_provider):
             raise TypeError(f"curve_provider: must be callable or None, got {type(self.curve_provider).__name__}")
 
