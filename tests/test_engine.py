@@ -243,3 +243,22 @@ def test_laplace_comes_out_in_the_definition_shape():
     inner = r.expr * (alpha - 1)
     assert isinstance(inner, sp.log) and len(sp.Add.make_args(inner.args[0])) == 2
     assert len(inner.atoms(sp.exp)) == 2
+
+
+def test_parameters_named_like_the_regime_variables_are_their_own_symbols():
+    """The regimes write alpha = 1 + t and alpha = 1/(1 + v) in symbols of their own: a user's
+    parameters named t and v are other symbols (they used to be the same, and the derivation failed)."""
+    import mpmath
+
+    from rdpsym import numeric_divergence
+
+    x = sp.Symbol("x", real=True)
+    t, v = sp.symbols("t v", positive=True)
+    P, Q = sp.exp(-sp.Abs(x) / t) / (2 * t), sp.exp(-sp.Abs(x - v) / t) / (2 * t)
+    result = renyi_divergence(P, Q, x, sp.S.Reals, cache=False)
+    assert result.is_closed_form and result.expr.free_symbols == {alpha, t, v}
+    with mpmath.workdps(30):
+        for a in (sp.Rational(1, 2), 3):
+            exact = result.evaluate(a, dps=25, t=2, v=1)
+            assert mpmath.almosteq(exact, numeric_divergence(P, Q, x, sp.S.Reals, a, {"t": 2, "v": 1}, dps=30).value,
+                                   rel_eps=mpmath.mpf(10) ** -20)

@@ -14,8 +14,8 @@ from ..symbols import alpha as ALPHA
 
 __all__ = ["Regime", "ABOVE", "BELOW"]
 
-_T = sp.Symbol("t", positive=True)  # alpha = 1 + t
-_V = sp.Symbol("v", positive=True)  # alpha = 1 / (1 + v)
+_T = sp.Dummy("t", positive=True)  # alpha = 1 + t; a Dummy: a parameter named t is another symbol
+_V = sp.Dummy("v", positive=True)  # alpha = 1 / (1 + v)
 
 
 @dataclass(frozen=True)
