@@ -342,7 +342,9 @@ class AdjacentFamily:
 
     def describe(self, value) -> str:
         """``"t = v"`` or ``"(t1, t2) = (v1, v2)"`` for reports."""
-        def show(v):
+        def show(v):  # a sampled shift is exact (sympy) or, during refinement, an mpmath number
+            if isinstance(v, sp.Basic) and v.is_number and not v.is_Rational:
+                v = mpmath.mpf(sp.N(v, 20))
             return mpmath.nstr(v, 8) if isinstance(v, mpmath.mpf) else sp.sstr(v)
         if self.is_vector:
             return f"({', '.join(map(str, self.shift))}) = ({', '.join(show(v) for v in value)})"
