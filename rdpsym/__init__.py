@@ -8,6 +8,7 @@ __version__ = "0.1.0"
 from .symbols import alpha
 from .specify.params import Parameter, parameter
 from .specify.mechanism import AdjacentFamily, AdjacentPair, Mechanism
+from .specify.adjacency import ShiftBall
 from .derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "parameter",
     "AdjacentPair",
     "AdjacentFamily",
+    "ShiftBall",
     "Mechanism",
     "DivergenceResult",
     "ExceptionalPoint",

@@ -369,9 +369,14 @@ def family_supremum(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, param
     in-process memo under ``(family, x, support, params, seconds) + key`` (nothing that timed out).
 
     ``derive_pair(P, Q, label, params) -> (results, steps)`` derives one pair, both directions, as
-    :func:`rdpsym.derive.mechanism_rdp.rdp` does for a listed pair.
+    :func:`rdpsym.derive.mechanism_rdp.rdp` does for a listed pair. A vector family (shifts over a
+    :class:`~rdpsym.specify.adjacency.ShiftBall`) is taken by
+    :func:`rdpsym.derive.balls.ball_family_supremum` instead.
     """
     if not isinstance(family, AdjacentFamily):
         raise TypeError(f"family: expected an AdjacentFamily, got {type(family).__name__}")
+    analyse = _analyse
+    if family.is_vector:  # a ball of shift vectors: its own arguments (lazy: balls imports this module)
+        from .balls import ball_family_supremum as analyse
     return _MEMO.get_or_compute((family, x, support, tuple(params), seconds) + tuple(key),
-                                lambda: _analyse(family, x, support, tuple(params), derive_pair, seconds))
+                                lambda: analyse(family, x, support, tuple(params), derive_pair, seconds))

@@ -4,7 +4,9 @@
 
 A family of pairs (:class:`~rdpsym.specify.adjacency.AdjacentFamily`) contributes its supremum over the
 shift t, taken by :mod:`rdpsym.derive.adjacency` (symbolically when the divergence is shown
-non-decreasing in |t|, else ``numeric_only``).
+non-decreasing in |t|, else ``numeric_only``); a vector family (a tuple of shifts over a
+:class:`~rdpsym.specify.adjacency.ShiftBall`, the engine called with the tuple of output variables) by
+:mod:`rdpsym.derive.balls` (Mironov 2017, Def. 4: the supremum over the whole ball).
 
 The reverse direction is skipped only when a symmetry is established mechanically: a reflection
 x -> c - x that maps the support onto itself and P onto Q (then it maps Q onto P too, and the two

@@ -105,13 +105,15 @@ class Mechanism:
         if len(set(names)) != len(names):
             raise ValueError(f"parameters: duplicate names in {names}")
         object.__setattr__(self, "pairs", tuple(self.pairs))
-        known = {p.symbol for p in self.parameters} | {self.variable}
+        # a tuple of output variables (a vector mechanism, :mod:`.variables`) contributes each of them
+        variables = set(self.variable) if isinstance(self.variable, tuple) else {self.variable}
+        known = {p.symbol for p in self.parameters} | variables
         for pair in self.pairs:
             if not isinstance(pair, (AdjacentPair, AdjacentFamily)):
                 raise ArgumentError("pairs", "AdjacentPair or AdjacentFamily objects", pair)
-            shift = {pair.shift} if isinstance(pair, AdjacentFamily) else set()
+            shift = set(pair.shift_symbols) if isinstance(pair, AdjacentFamily) else set()
             if isinstance(pair, AdjacentFamily):
-                self._check_family(pair, known, names)
+                self._check_family(pair, known, names, variables)
             stray = (pair.P.free_symbols | pair.Q.free_symbols) - known - shift
             if stray:
                 raise ValueError(
@@ -145,13 +147,13 @@ class Mechanism:
         if self.curve_provider is not None and not callable(self.curve_provider):
             raise TypeError(f"curve_provider: must be callable or None, got {type(self.curve_provider).__name__}")
 
-    def _check_family(self, family: AdjacentFamily, known: set, names: list[str]) -> None:
-        t = family.shift
-        if t in known or t.name in names or t.name == self.variable.name:
-            raise ArgumentError(f"pairs [{family.label}]", "a family whose shift is not a parameter or the variable",
-                                t, message=f"pairs [{family.label}]: the shift {t} is maximised over, so it must not "
-                                           f"be a parameter or the variable; the parameters are {sorted(names)}")
-        stray = family.over.free_symbols - (known - {self.variable})
+    def _check_family(self, family: AdjacentFamily, known: set, names: list[str], variables: set) -> None:
+        for t in family.shift_symbols:
+            if t in known or t.name in names or t.name in {v.name for v in variables}:
+                raise ArgumentError(f"pairs [{family.label}]", "a family whose shift is not a parameter or the variable",
+                                    t, message=f"pairs [{family.label}]: the shift {t} is maximised over, so it must "
+                                               f"not be a parameter or the variable; the parameters are {sorted(names)}")
+        stray = family.over.free_symbols - (known - variables)
         if stray:
             raise ArgumentError(f"pairs [{family.label}]", "a family whose set of shifts uses only parameters",
                                 family.over, message=f"pairs [{family.label}]: over = {sp.sstr(family.over)} uses "

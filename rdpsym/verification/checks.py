@@ -97,8 +97,7 @@ def _numeric_max(target: _Target, point: Point, dps: int, method: Callable = num
     for family in target.families:
         found = supremum_over_family(family, target.x, target.support, point.alpha, values, dps=dps,
                                      interior=FAMILY_INTERIOR_SHIFTS, divergence=method)
-        parts += [(f"D({d}) [{family.label}] at {family.shift} = {mpmath.nstr(mpmath.mpf(sp.N(s, 20)), 8)}", nv)
-                  for s, d, nv in found.evaluations]
+        parts += [(f"D({d}) [{family.label}] at {family.describe(s)}", nv) for s, d, nv in found.evaluations]
     with mpmath.workdps(dps + 10):
         top = max(parts, key=lambda u: u[1].value)[1]
         if top.value == mpmath.inf and top.converged:
@@ -251,7 +250,8 @@ def _distinct_pairs(target: _Target) -> list[tuple[sp.Expr, sp.Expr]]:
     """(P, Q) of every direction, and of each family at the two ends of its shifts, once each."""
     pairs = []
     candidates = [(P, Q) for P, Q, _ in target.directions]
-    candidates += [(f.P.subs(f.shift, e), f.Q.subs(f.shift, e)) for f in target.families for e in f.ends]
+    candidates += [(f.P.subs(f.shift, e), f.Q.subs(f.shift, e)) for f in target.families if not f.is_vector
+                   for e in f.ends]
     for P, Q in candidates:
         if not any({P, Q} == {u, v} for u, v in pairs):
             pairs.append((P, Q))
