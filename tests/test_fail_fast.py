@@ -227,14 +227,14 @@ def test_divergence_is_read_from_the_leading_behaviour_not_from_sympy_limit():
     """x (1 + x^2/nu)^(-(nu+1)(t+1)/2) (1 + (x-a)^2/nu)^(t(nu+1)/2) tends to 0 like x^(-nu): the Student t
     pair's integrand converges for every order, though sympy.limit returns oo for it (a D = oo closed
     form came out of that before). Related coefficients keep their relation in the test."""
-    from rdpsym.derive import template
+    from rdpsym.derive import convergence
 
     x = sp.Symbol("x", real=True)
     nu, t, a = sp.symbols("nu t a", positive=True)
     student = {sp.log(1 + x**2 / nu): -(nu + 1) * (t + 1) / 2,
                sp.log(a**2 / nu - 2 * a * x / nu + 1 + x**2 / nu): t * (nu + 1) / 2}
-    assert not template._diverges(student, x, -sp.oo, sp.oo, False, 5.0)
+    assert not convergence.diverges(student, x, -sp.oo, sp.oo, False, 5.0)
     # powers whose sum is >= -1 do diverge, and a growing exponential does
-    assert template._diverges({sp.log(1 + x**2): -(nu + 1) / 2 + nu / 2}, x, -sp.oo, sp.oo, False, 5.0)
-    assert template._diverges({x: t, x**2: -t, sp.log(1 + x**2): nu}, x, -sp.oo, sp.oo, False, 5.0) is False
-    assert template._diverges({x**3: t}, x, sp.S.Zero, sp.oo, False, 5.0)
+    assert convergence.diverges({sp.log(1 + x**2): -(nu + 1) / 2 + nu / 2}, x, -sp.oo, sp.oo, False, 5.0)
+    assert convergence.diverges({x: t, x**2: -t, sp.log(1 + x**2): nu}, x, -sp.oo, sp.oo, False, 5.0) is False
+    assert convergence.diverges({x**3: t}, x, sp.S.Zero, sp.oo, False, 5.0)
