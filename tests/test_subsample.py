@@ -93,9 +93,13 @@ def test_gaussian_integer_orders_are_the_binomial_sum():
 
 @pytest.mark.slow
 def test_verify_checks_the_mixture():
+    from rdpsym.verification.points import Point
+
     r = rdpsym.rdp(subsample(laplace(), sp.Rational(1, 5)))
-    report = rdpsym.verify(r, level="quick", executor="serial")
-    assert report.status == "verified", report
+    values = (("b", sp.Rational(7, 5)), ("sensitivity", sp.Integer(1)))
+    points = [Point(a, values, "typical") for a in (2, sp.Rational(5, 2), sp.oo)]
+    report = rdpsym.verify(r, points=points, executor="serial")  # the reference method on sampled shifts
+    assert report.status == "verified", [(c.point.alpha, c.status, c.note[:200]) for c in report.checks]
 
 
 def test_bad_arguments_are_named():
@@ -106,7 +110,7 @@ def test_bad_arguments_are_named():
     with pytest.raises(ArgumentError, match="^q"):
         subsample(gaussian(), sp.Symbol("q"))  # not known to be real
     with pytest.raises(ArgumentError, match="^q"):
-        subsample(gaussian(), parameter("q", sp.Interval(0, 2)))
+        subsample(gaussian(), parameter("q", sp.Interval(0, 2), typical=(0.1, 0.5)))
     with pytest.raises(ArgumentError, match="^scheme"):
         subsample(gaussian(), sp.Rational(1, 2), scheme="bootstrap")
     with pytest.raises(ArgumentError, match="^neighbouring"):
