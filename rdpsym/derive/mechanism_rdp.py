@@ -158,6 +158,10 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
     symbolically: no finite set of pairs is known to stand for it (use
     :func:`rdpsym.specify.adjacency.supremum_over_family` for numbers).
     """
+    if mechanism.subsampling is not None:  # the mixtures at the base's worst shifts, when shown
+        from .subsampled import worst_mixture_pairs
+
+        return worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache)
     out: list[AdjacentPair] = []
     for item in mechanism.pairs:
         if not isinstance(item, AdjacentFamily):
@@ -183,6 +187,10 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     """
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism: expected an rdpsym Mechanism, got {type(mechanism).__name__}")
+    if mechanism.subsampling is not None:  # by what it is: a mixture, from the base's derivation
+        from .subsampled import subsampled_rdp
+
+        return subsampled_rdp(mechanism, step_seconds=step_seconds, cache=cache)
     x, support, params = mechanism.variable, mechanism.support, mechanism.parameters
     results: list[DivergenceResult] = []
     notes: list[Step] = []

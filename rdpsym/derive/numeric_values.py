@@ -48,7 +48,9 @@ class CurveValue:
     ``value`` is an ``mpmath.mpf`` (``+inf`` allowed, never NaN) with ``dps`` digits; ``error`` an
     absolute error estimate of ``value`` (for an exact piece, the rounding to ``dps`` digits); ``exact``
     whether it comes from an exact expression (closed form, KL, D_inf, removable or integer order);
-    ``method`` names the route and ``detail`` the numeric path's account.
+    ``method`` names the route and ``detail`` the numeric path's account; ``bound``: the value is an
+    upper bound of the divergence, not its value (a subsampled mechanism's curve where its exact value
+    is not reached, :mod:`rdpsym.derive.subsampled`).
     """
 
     value: mpmath.mpf
@@ -57,6 +59,7 @@ class CurveValue:
     method: str
     exact: bool
     detail: str = ""
+    bound: bool = False
 
     def __float__(self) -> float:
         return float(self.value)

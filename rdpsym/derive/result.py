@@ -136,6 +136,11 @@ class DivergenceResult:
     #: ``(k, D_k)`` for integer orders k >= 2 derived exactly when the general order was not (by the
     #: multinomial expansion, :mod:`rdpsym.derive.integer_order`); :meth:`evaluate` uses them
     integer_orders: tuple[tuple[int, sp.Expr], ...] = ()
+    #: for a result without a general form: an object whose ``value(result, alpha, values, dps)`` gives
+    #: the :class:`~rdpsym.derive.numeric_values.CurveValue` at orders without an exact piece (a
+    #: subsampled mechanism's curve, :class:`rdpsym.derive.subsampled.SubsampledCurve`); None: the
+    #: numeric path on the result's densities
+    curve: Any = field(default=None, compare=False, repr=False)
 
     # -- conveniences -----------------------------------------------------------------------------
     @property
@@ -351,6 +356,8 @@ class DivergenceResult:
                 with mpmath.workdps(dps):
                     v = +mpmath.mpf(number)
                 return CurveValue(v, rounding(v), dps, _piece_name(self, a), True)
+            if self.curve is not None:
+                return self.curve.value(self, a, {s.name: v for s, v in subs.items()}, dps)
             return numeric_value(self, a, {s.name: v for s, v in subs.items()}, dps)
 
         try:

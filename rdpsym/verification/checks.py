@@ -297,9 +297,11 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
     numeric_curve = result.expr is None and result.exact_piece(sp.S(point.alpha)) is None
     method = reference_divergence if numeric_curve else numeric_divergence
     closed = None
+    point_bound = False
     if numeric_curve:
         try:
-            closed = _closed_value(result, point.alpha, dps + 10, point.value_dict)
+            cv = result.evaluate_with_error(point.alpha, dps + 10, **point.value_dict)
+            closed, point_bound = cv.value, cv.bound  # a value that is a bound is checked as one
         except (ArithmeticError, ValueError, TypeError) as exc:
             # the curve has no value here: nothing to compare, whatever the reference method gives
             return PointCheck(point, None, mpmath.mpf(0), mpmath.inf, mpmath.inf, 0.0, "inconclusive",
@@ -321,7 +323,7 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
         return PointCheck(point, None, num, err, mpmath.inf, 0.0, status,
                           f"{what} cannot be evaluated here: {exc}" + (f"; {note}" if note else ""),
                           time.perf_counter() - start, same)
-    bound = result.status is Status.BOUND
+    bound = result.status is Status.BOUND or point_bound
     with mpmath.workdps(wp):
         if closed == mpmath.inf or num == mpmath.inf:
             if closed == num:
@@ -505,7 +507,8 @@ def verify(
         result = target
     else:
         raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
-    if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY):
+    if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY
+                                          and result.curve is None):
         raise ValueError(f"target has nothing to verify (status {result.status}: {result.reason})")
     if fixed is not None and not isinstance(fixed, Mapping):
         raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")
