@@ -214,7 +214,7 @@ def _start(coords):
     for c in coords:
         if c.continuous:
             lo, hi = c.spans[0]
-            if lo <= 0 <= hi:
+            if lo < 0 < hi:  # strictly inside: an end of the support may be a zero of P or Q
                 out.append(mpmath.mpf(0))
             elif mpmath.isinf(lo) or mpmath.isinf(hi):
                 out.append(hi - 1 if mpmath.isinf(lo) else lo + 1)
@@ -318,7 +318,7 @@ def _width(f, t0, v0, c):
 
 def find_peak(L, coords, sweeps, iters):
     """Maximum of L over the product support: coordinate ascent, then Newton with a numeric Hessian.
-    Returns (x, L(x), widths, Σ or None)."""
+    Returns (x, L(x), widths, Σ or None, directions of positive curvature of L at x)."""
     d = len(coords)
     x = _start(coords)
     v = L(tuple(x))
@@ -328,17 +328,20 @@ def find_peak(L, coords, sweeps, iters):
             t, v = _ascend(_along(L, x, j), coords[j], x[j], v, iters)
             x[j] = t
             if v == mpmath.inf:
-                return x, v, [mpmath.mpf(1)] * d, None
+                return x, v, [mpmath.mpf(1)] * d, None, []
         if v == -mpmath.inf or v - before <= mpmath.eps * 64 * (1 + abs(v)):
             break
     if not mpmath.isfinite(v):
-        return x, v, [mpmath.mpf(1)] * d, None
+        return x, v, [mpmath.mpf(1)] * d, None, []
     widths = [_width(_along(L, x, j), x[j], v, coords[j]) for j in range(d)]
     free = [j for j in range(d) if coords[j].continuous]
     h = [w * mpmath.mpf(10) ** (-mpmath.mp.dps / 4) for w in widths]
     sigma = None
     for _ in range(8):
-        found = _hessian(L, x, h, free) if free else None
+        try:
+            found = _hessian(L, x, h, free) if free else None
+        except Failed:
+            found = None
         if found is None:
             break
         g, H = found
@@ -355,13 +358,26 @@ def find_peak(L, coords, sweeps, iters):
         if not vy > v:
             break
         x, v = y, vy
-    found = _hessian(L, x, h, list(range(d))) if d else None
+    try:
+        found = _hessian(L, x, h, list(range(d)))
+    except Failed:  # a discrete coordinate's pmf has no value between its points
+        found = None
+    growth = []
     if found is not None:
-        try:
-            mpmath.cholesky(-found[1])  # -H positive definite: a Gaussian matches exp(L) at the peak
-            sigma = mpmath.inverse(-found[1])
-        except (ValueError, ZeroDivisionError):
-            sigma = None
-    return x, v, widths, sigma
+        H = found[1]
+        try:  # directions of positive curvature: L may grow without bound along them
+            ev, vecs = mpmath.eigsy(H)
+            growth = [[vecs[i, k] for i in range(d)] for k in range(d) if ev[k] > 0]
+        except (ValueError, ZeroDivisionError, mpmath.libmp.NoConvergence):
+            pass
+        # the quadratic model is used only where it matches the drops of L along each axis (within a
+        # factor 2): at a kink (Laplace's cusp) the difference quotients are not a curvature
+        if all(H[j, j] < 0 and abs(mpmath.sqrt(2 / -H[j, j]) / widths[j] - 1) < 1 for j in range(d)):
+            try:
+                mpmath.cholesky(-H)  # -H positive definite: a Gaussian matches exp(L) at the peak
+                sigma = mpmath.inverse(-H)
+            except (ValueError, ZeroDivisionError):
+                sigma = None
+    return x, v, widths, sigma, growth
 
 

@@ -139,10 +139,10 @@ def _shape(pair, coords, order, q, a, sweeps, iters):
     Lw = log_form(pair, kind, a)
     Lchk = log_form(pair, "klabs", a) if isinstance(q, KL) else (Lint or Lw)
     if Lint is not None:
-        x, v, _, _ = find_peak(Lint, coords, 2, 30)
+        x, v, _, _, _ = find_peak(Lint, coords, 2, 30)
         if v == mpmath.inf and a > 1:
             raise Infinite(f"P > 0 where Q = 0 (at x = {show(x)}), alpha > 1")
-    peak, Lmax, widths, sigma = find_peak(Lw, coords, sweeps, iters)
+    peak, Lmax, widths, sigma, growth = find_peak(Lw, coords, sweeps, iters)
     if Lmax == -mpmath.inf:
         raise Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
     if Lmax == mpmath.inf:
@@ -151,7 +151,20 @@ def _shape(pair, coords, order, q, a, sweeps, iters):
         lp, lq = pair.logpq(tuple(peak))
         if lp > -mpmath.inf and lq == -mpmath.inf and (isinstance(q, KL) or a > 1):
             raise Infinite(f"P > 0 where Q = 0 (at x = {show(peak)})")
+    # L curving upward at its best point: an indefinite quadratic (Gaussians with alpha S_Q + (1 - alpha)
+    # S_P not positive definite) grows without bound along such a direction
+    scale = max(widths)
+    for u in growth:
+        for sgn in (1, -1):
+            def line(t, u=u, sgn=sgn):
+                return tuple(peak[i] + sgn * t * u[i] for i in range(len(coords)))
+            if all(coords[i].continuous and coords[i].spans == [(-mpmath.inf, mpmath.inf)]
+                   for i in range(len(coords)) if u[i] != 0):
+                fw = [far(Lchk, lambda k=k: line(scale * mpmath.mpf(10) ** k), k + 10) for k in (8, 16)]
+                if fw[0] > Lmax + 10**6 and fw[1] > fw[0]:
+                    raise Infinite("the integrand grows without bound along a direction of positive curvature")
     slopes, conds = _regression(sigma, order, widths)
+    conds = [max(u, v) for u, v in zip(conds, widths)]
     thr = Lmax - (mpmath.mp.dps * mpmath.log(10) + 40)
     cuts, doubts = {}, []
     for j, c in enumerate(coords):
@@ -370,7 +383,7 @@ def _sup(pair, coords, jitter):
     """D_inf = sup log P/Q: coordinate ascent + Newton, then rays from the best point (raises Infinite)."""
     R = log_form(pair, "ratio", None)
     iters = int(mpmath.mp.prec * 1.5)
-    x, v, widths, _ = find_peak(R, coords, 40, iters)
+    x, v, widths, _, _ = find_peak(R, coords, 40, iters)
     if v == mpmath.inf:
         raise Infinite(f"P > 0 where Q = 0 (at x = {show(x)})")
     if v == -mpmath.inf:
