@@ -88,7 +88,7 @@ def _laplace_1d(a, d):
     return mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) * d) + (a - 1) / (2 * a - 1) * mpmath.exp(-a * d)) / (a - 1)
 
 
-@pytest.mark.parametrize("alpha", [sp.Rational(1, 3), sp.oo])
+@pytest.mark.parametrize("alpha", [pytest.param(sp.Rational(1, 3), marks=pytest.mark.slow), sp.oo])
 def test_product_of_laplace_is_the_sum_of_coordinates(alpha):
     lap = lambda x, m, b: sp.exp(-sp.Abs(x - m) / b) / (2 * b)  # noqa: E731
     P = lap(x1, 0, 1) * lap(x2, 0, 2)
@@ -102,6 +102,7 @@ def test_product_of_laplace_is_the_sum_of_coordinates(alpha):
         _close(nv, exact, 20)
 
 
+@pytest.mark.slow
 def test_product_of_geometric_pmfs_on_naturals0_squared():
     p, q = sp.Rational(1, 2), sp.Rational(1, 3)
     G = lambda x, r: r * (1 - r) ** x  # noqa: E731

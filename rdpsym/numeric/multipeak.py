@@ -152,7 +152,7 @@ class Pair:
 
     def logpq(self, pt):
         self.tick()
-        if self.arb_lp is not None:
+        if self.arb_lp is not None and self.arb_lq is not None:
             a, b = self.arb_lp(*pt), self.arb_lq(*pt)
             if a is not None and b is not None:
                 return a, b

@@ -222,10 +222,19 @@ def _pieces(shape, coords, conds, j, pt, jitter):
             continue
         pts = {lo, hi, *[k for k in coords[j].kinks if lo < k < hi]}
         tol = w * mpmath.mpf(10) ** -3
+        fixed = set(pts) - {lo, hi} | {e for e in (lo, hi) if e in coords[j].spans[0] or e in
+                                       [b for span in coords[j].spans for b in span]}
         for t in [c] + [c + s * w * 4**k for k in range(1, 4) for s in (1, -1)]:
             if lo < t < hi and all(abs(t - u) > tol for u in pts):
                 pts.add(t)
-        out.append(sorted(pts))
+        fixed.add(c)
+        pts = sorted(pts)
+        if jitter != 1:
+            # the second evaluation must not repeat the first one's rule on a piece whose ends the
+            # scaling does not move (support ends, kinks, the centre): such a piece is split
+            pts = sorted(set(pts) | {u + (v - u) / jitter for u, v in zip(pts[:-1], pts[1:])
+                                     if u in fixed and v in fixed and not (mpmath.isinf(u) or mpmath.isinf(v))})
+        out.append(pts)
     return out
 
 
