@@ -158,7 +158,8 @@ def substitute_values(P, Q, x, support, values) -> tuple[sp.Expr, sp.Expr, sp.Se
         if not isinstance(key, str):
             raise ValueError(f"values keys must be sympy Symbols or str, found {k!r}.")
         by_name[key] = v
-    free = (P.free_symbols | Q.free_symbols | support.free_symbols) - {x}
+    variables = set(x) if isinstance(x, tuple) else {x}  # a tuple: the variables of a multivariate pair
+    free = (P.free_symbols | Q.free_symbols | support.free_symbols) - variables
     missing = sorted(s.name for s in free if s.name not in by_name)
     if missing:
         raise ValueError(f"values is missing parameter(s) {', '.join(missing)}: P and Q must depend on {x} only after substitution.")
@@ -226,7 +227,21 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     Raises ``ValueError`` for bad arguments (naming the argument). Normalisation of P and Q is not
     checked. A normaliser written as a ``Sum`` or ``Integral`` free of ``x`` is evaluated once per
     call with its own error control, and its error enters ``error`` (:mod:`.normalisers`).
+
+    ``x`` may be a tuple of up to :data:`~rdpsym.specify.variables.MAX_DIMENSION` real symbols with
+    ``support`` a ``ProductSet`` of one-dimensional sets (``S.Reals**2``, ``ProductSet(Interval(0, 1),
+    S.Naturals0)``): the divergence is then computed by iterated quadrature and sums
+    (:mod:`.multivariate`). A tuple of one symbol is that symbol.
     """
+    if isinstance(x, (tuple, list)):
+        from ..specify.variables import as_variables, coordinate_supports
+
+        variables = as_variables(x)
+        if len(variables) > 1:
+            from .multivariate import multivariate_divergence
+
+            return multivariate_divergence(P, Q, variables, support, alpha, values, dps)
+        x, support = variables[0], coordinate_supports(support, 1)[0]
     if not isinstance(x, sp.Symbol):
         raise ValueError(f"x must be a sympy Symbol, found {type(x).__name__}.")
     if not isinstance(dps, int) or isinstance(dps, bool) or dps < 5:

@@ -154,6 +154,12 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
     """D_alpha(P||Q) (alpha > 0, alpha = 1 the KL; not alpha = oo) by the method of the module docstring,
     a :class:`~rdpsym.numeric.NumericValue` with its error estimate. Arguments as for
     :func:`rdpsym.numeric.numeric_divergence`."""
+    if isinstance(x, (tuple, list)) and len(x) > 1:
+        # not implemented for several variables: no evidence, so a numeric curve is inconclusive there
+        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False,
+                            "the reference method integrates over one variable only")
+    if isinstance(x, (tuple, list)):
+        x, support = x[0], support.args[0] if isinstance(support, sp.ProductSet) else support
     a = sp.S(alpha) if not isinstance(alpha, mpmath.mpf) else sp.Rational(str(alpha))
     if a == sp.oo or not a.is_number or not a.is_positive:
         raise ValueError(f"alpha must be a finite number > 0 for the reference method; got {alpha!r}")
