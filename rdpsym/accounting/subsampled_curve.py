@@ -222,7 +222,12 @@ def subsampled_curve(mechanism: Mechanism, group: int):
 
 
 def _base_values(base_curve, a: np.ndarray, one: dict, base_names) -> np.ndarray:
-    return base_curve.values(a, {n: np.array([one[n]]) for n in base_names})[:, 0]
+    """The base's curve at orders ``a`` for one event; +inf at NaN orders (never handed to the base)."""
+    out = np.full(a.shape, np.inf)
+    ok = ~np.isnan(a)
+    if ok.any():
+        out[ok] = base_curve.values(a[ok], {n: np.array([one[n]]) for n in base_names})[:, 0]
+    return out
 
 
 def _valid_rate(q: float) -> bool:
@@ -257,7 +262,7 @@ def _generic_fn(spec, kind: str, base_curve, base_names, names):
                 out[sel] = np.inf
                 continue
             if q == 0:
-                out[sel] = 0.0
+                out[sel] = np.where(np.isnan(aa), np.inf, 0.0)
                 continue
             base_at = _base_values(base_curve, aa, one, base_names)
             if q == 1:
@@ -270,6 +275,7 @@ def _generic_fn(spec, kind: str, base_curve, base_names, names):
             need = int(min(K_MAX, max(2, math.ceil(float(finite.max())) if finite.size else 2)))
             res = _at_orders(aa, table_for(one, q, need), cap)
             res[np.isposinf(aa)] = top
+            res[np.isnan(aa)] = np.inf  # fail closed: a NaN order makes no claim
             out[sel] = res
         return out.reshape(shape)
 
