@@ -4,7 +4,10 @@ Run:  python benchmarks/subsampled.py
 Orders: dp_accounting's RdpAccountant defaults (fractional 1.1 .. 10.9, integers 11 .. 63, 128, 256, 512).
 Reports the time of one curve (all orders) for rdpsym.accounting.subsampled.subsampled_gaussian_rdp and
 for dp_accounting's per-order function, their ratio, and both functions' largest relative deviation
-from the 50-digit mpmath reference at a few fractional and integer orders.
+from the 50-digit mpmath reference at a few fractional and integer orders; then the accountant's curve
+(rdpsym.accounting.mechanism_curve) of the built-in subsampled_gaussian and of subsample(gaussian(), q)
+at sensitivity 2 (the same mechanism at sigma / 2): time of a first evaluation (no memo) and its
+largest relative deviation from subsampled_gaussian_rdp.
 """
 
 from __future__ import annotations
@@ -51,6 +54,30 @@ def main() -> None:
         print(f"{q:8.3g} {s:6.3g} {ours_t:11.4f} {theirs_t:11.4f} {theirs_t / ours_t:7.2f} "
               f"{worst_ours:19.3e} {worst_theirs:19.3e}")
     print("ratio > 1: rdpsym is faster. dp_accounting sums the fractional-order series in absolute values.")
+    curves()
+
+
+def curves() -> None:
+    import sympy
+
+    import rdpsym
+    from rdpsym.accounting import mechanism_curve
+
+    cases = [("subsampled_gaussian", "subsampled_gaussian", {}, 1.0)]
+    if hasattr(rdpsym, "subsample"):
+        cases.append(("subsample(gaussian(), q), sensitivity 2", rdpsym.subsample(rdpsym.mechanisms.gaussian(), sympy.Symbol("q", real=True)),
+                      {"sensitivity": 2.0}, 2.0))
+    print(f"\n{'curve':>42s} {'q':>8s} {'sigma':>6s} {'first call (s)':>15s} {'max rel dev':>12s}")
+    for label, mech, extra, scale in cases:
+        curve = mechanism_curve(mech)
+        curve(ORDERS, q=0.5, sigma=1.0, **extra)  # prepare (derivations, code generation) outside the timing
+        for q, s in CASES:
+            start = time.perf_counter()
+            got = curve(ORDERS, q=q, sigma=s, **extra)
+            took = time.perf_counter() - start
+            ref = subsampled_gaussian_rdp(ORDERS, q, s / scale)
+            dev = float(np.max(np.abs(got - ref) / ref))
+            print(f"{label:>42s} {q:8.3g} {s:6.3g} {took:15.4f} {dev:12.3e}")
 
 
 if __name__ == "__main__":

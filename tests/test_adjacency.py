@@ -208,7 +208,10 @@ def test_group_privacy_of_a_family_takes_k_times_the_shifts():
             assert abs(got - want) <= mpmath.mpf(10) ** -20 * abs(want), (got, want)
 
 
-def test_randomized_response_and_subsampled_gaussian_keep_their_pairs():
-    for name in ("randomized_response", "subsampled_gaussian"):
-        mech = mechanisms.get(name)
-        assert mech.pairs and all(isinstance(p, AdjacentPair) for p in mech.pairs) and not mech.families
+def test_randomized_response_keeps_its_pairs_and_subsampled_gaussian_subsamples_a_family():
+    mech = mechanisms.get("randomized_response")
+    assert mech.pairs and all(isinstance(p, AdjacentPair) for p in mech.pairs) and not mech.families
+    # subsample(gaussian(), q) at sensitivity 1: both subsampled pairs of the base's family, over |t| <= 1
+    mech = mechanisms.get("subsampled_gaussian")
+    assert len(mech.families) == len(mech.pairs) == 2
+    assert all(f.over == sp.Interval(-1, 1) for f in mech.families)

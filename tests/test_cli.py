@@ -88,9 +88,9 @@ def test_exit_code_3_when_a_numeric_curve_cannot_be_verified(monkeypatch):
     monkeypatch.setattr(numeric_values, "numeric_value", fails)
     out = CliRunner().invoke(main, ["verify", "subsampled_gaussian", "--level", "quick"])
     assert out.exit_code == ExitCode.INCONCLUSIVE == 3 and "inconclusive" in out.output, out.output
-    # the status note's "[record sampled with probability q]" is text, not a rich style tag that vanished
+    # the status note's "[subsampled: ...]" pair label is text, not a rich style tag that vanished
     text = " ".join(out.output.split())
-    assert "D_alpha(P||Q) [record sampled with probability q]" in text, out.output
+    assert "[subsampled: f(D) = 0, f(D') = t" in text, out.output
 
 
 def _broken_rdp(*args, **kwargs):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from types import SimpleNamespace
 
 import mpmath
 import numpy as np
@@ -222,11 +223,30 @@ def mech():
     return mechanisms.get("subsampled_gaussian")
 
 
+def sampled_pair(mech):
+    """(P, Q) = ((1 - q) N(0, sigma^2) + q N(1, sigma^2), N(0, sigma^2)) from the registered densities: the
+    first subsampled pair (base density, mixture) at its largest shift t = 1, mixture first."""
+    family = mech.pairs[0]
+    top = family.over.sup
+    return SimpleNamespace(P=family.Q.subs(family.shift, top), Q=family.P.subs(family.shift, top))
+
+
+def test_the_mechanism_is_the_subsampled_gaussian_at_sensitivity_one(mech):
+    """subsample(gaussian(), q) with the sensitivity fixed to 1: the sampled pair of MTZ 2019, Sect. 3."""
+    x, q, s = mech.variable, mech.params["q"], mech.params["sigma"]
+    assert mech.subsampling is not None and mech.subsampling.scheme == "poisson"
+    pair = sampled_pair(mech)
+    normal = lambda m: sp.exp(-(x - m) ** 2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)  # noqa: E731
+    assert sp.simplify(pair.P - ((1 - q) * normal(0) + q * normal(1))) == 0
+    assert sp.simplify(pair.Q - normal(0)) == 0
+    assert sp.simplify(pair.P - ((1 - q) * normal(0) + q * normal(2))) != 0  # the check can fail
+
+
 @pytest.fixture(scope="module")
 def derived_orders(mech):
     from rdpsym.derive.integer_order import renyi_divergence_at_integer_order
 
-    pair = mech.pairs[0]
+    pair = sampled_pair(mech)
     return {k: renyi_divergence_at_integer_order(pair.P, pair.Q, mech.variable, mech.support, k, params=mech.parameters)
             for k in (2, 3, 5)}
 
@@ -368,7 +388,7 @@ def test_log_likelihood_ratio_matches_the_registered_densities(mech):
     """The quadrature's L(x) = log P/Q (float code) is the registered densities' log ratio."""
     from rdpsym.accounting.subsampled import _L
 
-    pair, x = mech.pairs[0], mech.variable
+    pair, x = sampled_pair(mech), mech.variable
     q, s = mech.params["q"], mech.params["sigma"]
     ratio = sp.log(pair.P / pair.Q)
     with mpmath.workdps(40):
@@ -385,7 +405,7 @@ def test_fractional_orders_against_the_independent_numeric_path(mech, a, q, s):
     alpha = 1 the RDP is the larger of the two directions."""
     from rdpsym.numeric import numeric_divergence
 
-    pair, x = mech.pairs[0], mech.variable
+    pair, x = sampled_pair(mech), mech.variable
     values = {"q": sp.Float(q, 40), "sigma": sp.Float(s, 40)}
     with mpmath.workdps(30):
         fwd = numeric_divergence(pair.P, pair.Q, x, mech.support, sp.Float(a, 40), values, dps=30)

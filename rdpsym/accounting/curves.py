@@ -24,8 +24,9 @@ Three kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
   whose quadrature did not converge is +inf (no claim). Grid values are cached per parameter values.
 * anything else — a curve the mechanism supplies itself: ``Mechanism.curve_provider`` (asked first
   under ``method="auto"``; ``None`` from it means the kinds above). The provider builds its curve with
-  :func:`float_curve`. The built-in Poisson-subsampled Gaussian supplies ``"subsampled"``
-  (:mod:`rdpsym.mechanisms.subsampled_gaussian`). Nothing here looks at a mechanism's name.
+  :func:`float_curve`. Every subsampled mechanism (:func:`rdpsym.subsample`, the built-in
+  Poisson-subsampled Gaussian among them) supplies ``"subsampled"``
+  (:mod:`rdpsym.accounting.subsampled_curve`). Nothing here looks at a mechanism's name.
 
 Fail closed everywhere: NaN becomes +inf (a NaN order never wins a minimum); a float evaluation that
 raises falls back to the exact value (:meth:`DivergenceResult.evaluate`), and to +inf if that fails
@@ -392,8 +393,8 @@ def _group_wrapped(mechanism, group, kind, detail, base, inner=None) -> Mechanis
 def mechanism_curve(mechanism, group: int = 1, method: str = "auto") -> MechanismCurve:
     """The float curve of ``mechanism`` (a Mechanism or registry name) for groups of ``group``.
 
-    ``method="auto"`` uses the mechanism's own curve when it has a ``curve_provider`` (the subsampled
-    Gaussian), else the closed form when the engine derives one, else the numeric curve; ``method="numeric"`` forces the numeric curve (to check
+    ``method="auto"`` uses the mechanism's own curve when it has a ``curve_provider`` (subsampled
+    mechanisms), else the closed form when the engine derives one, else the numeric curve; ``method="numeric"`` forces the numeric curve (to check
     the closed form against it). Prepared once per (mechanism, group, method) and cached.
     """
     m = resolve_mechanism(mechanism)

@@ -185,10 +185,11 @@ def _derivation_kept(value) -> bool:
 # memoize, not lru_cache: a derivation or float code made while a time limit expired is not kept
 @memoize(accept=_derivation_kept)
 def sampled_component():
-    """D_alpha(P_1||Q) for the built-in mechanism's pair at q = 1, derived by the engine.
+    """D_alpha(P_1||Q) = D_alpha(N(1, sigma^2)||N(0, sigma^2)), the sampled component, derived by the engine.
 
-    P_1 = P|_{q=1} is the component of the mixture P = (1 - q) Q + q P_1 that carries the sampled record.
-    Its divergence from Q enters this module three times, never typed in:
+    P_1 is the component of the mixture P = (1 - q) Q + q P_1 that carries the sampled record: the
+    built-in subsampled Gaussian's base pair (``subsample(gaussian(), q)`` at sensitivity 1) at its
+    largest shift t = 1. Its divergence from Q enters this module three times, never typed in:
 
     * the binomial expansion at integer k: E_Q[(P_1/Q)^j] = exp((j - 1) D_j(P_1||Q)) (Def. 3 of
       Mironov 2017 at the integer order j);
@@ -197,21 +198,21 @@ def sampled_component():
       Erven and Harremoes 2014, Thm. 13), used by accounting curves above their largest order.
 
     Returns ``(result, f)``: the engine's :class:`~rdpsym.derive.result.DivergenceResult` (derived
-    from :func:`rdpsym.mechanisms.subsampled_gaussian`'s own densities, cached on disk like every
-    derivation) and its generated float code ``f(alpha, sigma)``. Raises ``RuntimeError`` if the
+    from the densities of :func:`rdpsym.mechanisms.subsampled_gaussian`'s base, cached on disk like
+    every derivation) and its generated float code ``f(alpha, sigma)``. Raises ``RuntimeError`` if the
     engine does not return a closed form (this module then has nothing to stand on).
     """
     from ..derive.engine import renyi_divergence
     from ..derive.result import Status
     from ..mechanisms.subsampled_gaussian import subsampled_gaussian
 
-    # the built-in factory itself, never whatever is registered under its name: the provider that asks
-    # for this curve has checked that its mechanism has exactly these densities
-    mech = subsampled_gaussian()
-    pair = mech.pairs[0]
-    q, sigma = (next(p for p in mech.parameters if p.name == n) for n in ("q", "sigma"))
-    result = renyi_divergence(pair.P.subs(q.symbol, 1), pair.Q, mech.variable, mech.support, params=[sigma],
-                              label="D_alpha(P_1||Q), the sampled component (q = 1)")
+    # the built-in factory itself, never whatever is registered under its name
+    base = subsampled_gaussian().subsampling.base
+    pair = base.pairs[0]
+    sigma = base.parameter_by_name["sigma"]
+    top = pair.over.sup  # the largest shift, t = 1 (the sensitivity)
+    result = renyi_divergence(pair.Q.subs(pair.shift, top), pair.P.subs(pair.shift, top), base.variable, base.support,
+                              params=[sigma], label="D_alpha(P_1||Q), the sampled component (q = 1)")
     if result.status is not Status.CLOSED_FORM:
         raise RuntimeError(f"the engine did not derive the sampled component in closed form ({result.status}: "
                            f"{result.reason}); the subsampled Gaussian's float code needs it")

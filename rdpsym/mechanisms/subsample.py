@@ -21,6 +21,7 @@ from typing import Any
 import sympy as sp
 
 from .._numbers import ArgumentError, exact_number
+from ..accounting.subsampled_curve import subsampled_curve
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter, parameter
@@ -97,4 +98,6 @@ def subsample(mechanism: Any, q: Any, *, scheme: str = "poisson", neighbouring: 
         defaults=base.defaults,
         display=base.display,
         subsampling=spec,
+        # the accountant's float curve of any subsampled mechanism, chosen by ``subsampling`` (not a name)
+        curve_provider=subsampled_curve,
     )
