@@ -52,6 +52,11 @@ def _mixed(pair, q: sp.Expr) -> list:
     """The subsampled pairs of one base pair: (P, (1-q) P + q Q) and (Q, (1-q) Q + q P)."""
     P, Q = pair.P, pair.Q
     first, second = (P, (1 - q) * P + q * Q), (Q, (1 - q) * Q + q * P)
+    if isinstance(pair, AdjacentFamily) and q == 0:
+        # a rate of 0 never samples the record: both outputs are P_t, identical for every shift, so the
+        # family has nothing to maximise over (any shift gives D = 0; t = 0 is taken)
+        at = {s: 0 for s in pair.shift_symbols}
+        return [AdjacentPair(a.subs(at), b.subs(at), f"subsampled at rate 0: {pair.label}") for a, b in (first, second)]
     if isinstance(pair, AdjacentFamily):
         return [AdjacentFamily(a, b, shift=pair.shift, over=pair.over, label=f"subsampled: {pair.label}")
                 for a, b in (first, second)]
