@@ -45,8 +45,8 @@ __all__ = ["AuditCase", "Uncovered", "Inventory", "AuditRow", "run_case", "run_i
 class AuditCase:
     """One library function checked against one rdpsym mechanism, at one order (None: the curve).
 
-    ``covers``: the name of the library's definition this case audits (``rdp_bank.RDP_gaussian``), the key
-    of the inventory; ``function``: how the report names the call (with its variant). ``mechanism``: a
+    ``function``: how the report names the call (with its variant); ``covers``: the name of the library's
+    definition the case audits (``rdp_bank.RDP_gaussian``; default ``function``), the key of the inventory. ``mechanism``: a
     registered rdpsym name; ``subsample``: ``"poisson"`` or ``"without_replacement"`` to audit
     ``rdpsym.subsample(mechanism, q, scheme=...)`` (the rate is the parameter ``q``). ``relation``:
     ``"=="`` for a function that states the exact RDP, ``"<="`` for a stated upper bound. The remaining
@@ -55,7 +55,6 @@ class AuditCase:
     """
 
     library: str
-    covers: str
     function: str
     mechanism: str
     fn: Callable
@@ -68,6 +67,11 @@ class AuditCase:
     fixed: dict | None = None
     subsample: str | None = None
     mapping: str = ""
+    covers: str = ""
+
+    def __post_init__(self):
+        if not self.covers:
+            object.__setattr__(self, "covers", self.function)
 
 
 @dataclass(frozen=True)
@@ -112,16 +116,30 @@ class MechanismUnavailable(LookupError):
 
 @dataclass(frozen=True)
 class AuditRow:
-    """The verdict on one case (``case`` set) or an uncovered definition (``uncovered`` set)."""
+    """The verdict on one case (``case`` and ``verdict`` set) or an uncovered definition (``uncovered``)."""
 
-    library: str
-    covers: str
-    function: str
-    mechanism: str
     case: AuditCase | None = None
     verdict: ClaimVerdict | None = None
     seconds: float = 0.0
     uncovered: Uncovered | None = None
+
+    @property
+    def library(self) -> str:
+        return self.case.library if self.case is not None else self.uncovered.library
+
+    @property
+    def covers(self) -> str:
+        return self.case.covers if self.case is not None else self.uncovered.covers
+
+    @property
+    def function(self) -> str:
+        return self.case.function if self.case is not None else self.uncovered.covers
+
+    @property
+    def mechanism(self) -> str:
+        if self.case is None:
+            return "-"
+        return self.case.mechanism + (f" (subsampled, {self.case.subsample})" if self.case.subsample else "")
 
     @property
     def checked(self) -> bool:
@@ -188,7 +206,7 @@ def build_mechanism(case: AuditCase):
     return subsample(base, sp.Symbol("q", real=True), scheme=case.subsample)
 
 
-def run_case(case: AuditCase, *, digits: int = 3, search: int = 30, seconds: float = 60.0) -> AuditRow:
+def run_case(case: AuditCase, *, digits: int = 3, search: int = 20, seconds: float = 120.0) -> AuditRow:
     """Check ``case`` with check_claim within ``seconds``; never raises for the library's or the case's
     faults (they make the verdict inconclusive, with the reason in the evidence)."""
     started = time.perf_counter()
@@ -209,12 +227,10 @@ def run_case(case: AuditCase, *, digits: int = 3, search: int = 30, seconds: flo
             verdict = _inconclusive(case, f"not finished within the case's time budget of {seconds:g} s")
         except (ValueError, TypeError) as exc:
             verdict = _inconclusive(case, f"the case could not be checked: {type(exc).__name__}: {exc}")
-    return AuditRow(case.library, case.covers, case.function, case.mechanism + (
-        f" (subsampled, {case.subsample})" if case.subsample else ""), case=case, verdict=verdict,
-        seconds=time.perf_counter() - started)
+    return AuditRow(case, verdict, time.perf_counter() - started)
 
 
-def run_inventory(inv: Inventory, *, digits: int = 3, search: int = 30, seconds: float = 60.0,
+def run_inventory(inv: Inventory, *, digits: int = 3, search: int = 20, seconds: float = 120.0,
                   budget: float = 600.0, only: tuple[str, ...] = (), progress: Callable | None = None) -> list[AuditRow]:
     """Every case of ``inv`` (those whose ``covers`` or ``function`` contains a text of ``only``, when
     given), each within ``seconds`` and all within ``budget`` seconds, then the uncovered definitions."""
@@ -225,8 +241,7 @@ def run_inventory(inv: Inventory, *, digits: int = 3, search: int = 30, seconds:
             continue
         left = budget - (time.perf_counter() - started)
         if left < 1:
-            row = AuditRow(case.library, case.covers, case.function, case.mechanism, case=case,
-                           verdict=_inconclusive(case, f"not run: the library's time budget of {budget:g} s was spent"))
+            row = AuditRow(case, _inconclusive(case, f"not run: the library's time budget of {budget:g} s was spent"))
         else:
             row = run_case(case, digits=digits, search=search, seconds=min(seconds, left))
         if progress is not None:
@@ -235,7 +250,7 @@ def run_inventory(inv: Inventory, *, digits: int = 3, search: int = 30, seconds:
     for u in inv.uncovered:
         if only and not any(t in u.covers for t in only):
             continue
-        rows.append(AuditRow(u.library, u.covers, u.covers, "-", uncovered=u))
+        rows.append(AuditRow(uncovered=u))
     return rows
 
 

@@ -46,13 +46,13 @@ def _bank_cases(rb) -> list[AuditCase]:
     def add(fn, mech, args, orders, *, rng=(1, sp.oo), symbols=None, fixed=None, relation="==", sub=None,
             mapping="", name=None, covers=None, below=None):
         for order in orders:
-            out.append(AuditCase(LIB, covers or f"rdp_bank.{fn.__name__}", name or f"rdp_bank.{fn.__name__}", mech, fn,
-                                 order, relation, rng if order is None else (1, sp.oo), "params_dict", args, symbols,
-                                 fixed, sub, mapping))
+            out.append(AuditCase(LIB, name or f"rdp_bank.{fn.__name__}", mech, fn, order, relation,
+                                 rng if order is None else (1, sp.oo), "params_dict", args, symbols, fixed, sub,
+                                 mapping, covers or f"rdp_bank.{fn.__name__}"))
         if below is not None:  # a separate case for alpha in (0, 1): the function states something else there
-            out.append(AuditCase(LIB, covers or f"rdp_bank.{fn.__name__}", (name or f"rdp_bank.{fn.__name__}")
-                                 + " (alpha < 1)", mech, fn, None, below, (0, 1), "params_dict", args, symbols, fixed,
-                                 sub, mapping))
+            out.append(AuditCase(LIB, (name or f"rdp_bank.{fn.__name__}") + " (alpha < 1)", mech, fn, None, below,
+                                 (0, 1), "params_dict", args, symbols, fixed, sub, mapping,
+                                 covers or f"rdp_bank.{fn.__name__}"))
 
     add(rb.RDP_gaussian, "gaussian", ("sigma",), (None, 1, sp.oo), rng=ALL)
     add(rb.RDP_laplace, "laplace", ("b",), (None, 1, sp.oo), rng=ALL)
@@ -79,15 +79,15 @@ def _bank_cases(rb) -> list[AuditCase]:
         return float(rb.pRDP_diag_gaussian({"mu1": np.array([0.0]), "mu2": np.array([1.0]), "sigma1": v,
                                             "sigma2": v}, alpha))
 
-    out.append(AuditCase(LIB, "rdp_bank.pRDP_diag_gaussian", "rdp_bank.pRDP_diag_gaussian", "gaussian",
-                         diag_gaussian, None, "==", ALL, mapping="mu1 = 0, mu2 = 1, variances sigma^2"))
+    out.append(AuditCase(LIB, "rdp_bank.pRDP_diag_gaussian", "gaussian", diag_gaussian, None, "==", ALL,
+                         mapping="mu1 = 0, mu2 = 1, variances sigma^2"))
 
     def expfamily(alpha, sigma):
         s2 = sigma**2
         return float(rb.pRDP_expfamily({"eta1": 0.0, "eta2": 1 / s2, "A": lambda e: s2 * e * e / 2, "mu": 0.0}, alpha))
 
     for order in (None, 1):
-        out.append(AuditCase(LIB, "rdp_bank.pRDP_expfamily", "rdp_bank.pRDP_expfamily", "gaussian", expfamily, order,
+        out.append(AuditCase(LIB, "rdp_bank.pRDP_expfamily", "gaussian", expfamily, order,
                              mapping="A(eta) = sigma^2 eta^2/2, eta1 = 0, eta2 = 1/sigma^2, mu = 0"))
     sub_pure = functools.wraps(rb.RDP_subsampled_pureDP)(lambda params, alpha: rb.RDP_subsampled_pureDP(params, alpha))
     add(sub_pure, "randomized_response", ("eps", "prob"), (None,), rng=SUBSAMPLED, symbols={**RR_EPS, "prob": "q"},
@@ -155,9 +155,9 @@ def _zoo_cases() -> list[AuditCase]:
 
     def add(cls_name, mech, names, *, symbols=None, relation="==", sub=None, mapping="", orders=(None,), rng=(1, sp.oo)):
         for order in orders:
-            out.append(AuditCase(LIB, f"mechanism_zoo.{cls_name}", f"mechanism_zoo.{cls_name}(...).RenyiDP", mech,
-                                 renyi(cls_name, *names), order, relation, rng, "positional", names, symbols, None,
-                                 sub, mapping))
+            out.append(AuditCase(LIB, f"mechanism_zoo.{cls_name}(...).RenyiDP", mech, renyi(cls_name, *names), order,
+                                 relation, rng, "positional", names, symbols, None, sub, mapping,
+                                 f"mechanism_zoo.{cls_name}"))
 
     add("GaussianMechanism", "gaussian", ("sigma",))
     add("ExactGaussianMechanism", "gaussian", ("sigma",))
@@ -187,9 +187,9 @@ def _zoo_cases() -> list[AuditCase]:
         return fn
 
     for poisson, scheme in ((True, "poisson"), (False, "without_replacement")):
-        out.append(AuditCase(LIB, "transformer_zoo.AmplificationBySampling", sampled(poisson).__name__, "gaussian",
-                             sampled(poisson), None, "<=", SUBSAMPLED, symbols={"prob": "q"}, subsample=scheme,
-                             mapping="prob = q, improved_bound_flag=True"))
+        out.append(AuditCase(LIB, sampled(poisson).__name__, "gaussian", sampled(poisson), None, "<=", SUBSAMPLED,
+                             symbols={"prob": "q"}, subsample=scheme, mapping="prob = q, improved_bound_flag=True",
+                             covers="transformer_zoo.AmplificationBySampling"))
     return out
 
 

@@ -64,8 +64,8 @@ def _cases(dpa, ra) -> list[AuditCase]:
     def add(covers, function, mech, fn, orders=(None,), *, rng=(1, sp.oo), symbols=None, relation="==", sub=None,
             mapping=""):
         for order in orders:
-            out.append(AuditCase(LIB, covers, function, mech, fn, order, relation, rng, "keywords", None, symbols,
-                                 None, sub, mapping))
+            out.append(AuditCase(LIB, function, mech, fn, order, relation, rng, "keywords", None, symbols, None, sub,
+                                 mapping, covers))
 
     add("dp_event.GaussianDpEvent", "RdpAccountant + GaussianDpEvent", "gaussian", ev["GaussianDpEvent"], (None, sp.oo))
     add("dp_event.LaplaceDpEvent", "RdpAccountant + LaplaceDpEvent", "laplace", ev["LaplaceDpEvent"])

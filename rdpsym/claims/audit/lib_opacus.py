@@ -72,12 +72,12 @@ def inventory() -> Inventory:
         return float(rdp.compute_rdp(q=q, noise_multiplier=sigma, steps=1, orders=[alpha])[0])
 
     one.__name__, steps.__name__ = "_compute_rdp", "compute_rdp"
-    cases = [AuditCase(LIB, f"{prefix}._compute_rdp", "_compute_rdp(q, sigma, alpha)", "gaussian", one,
-                       None, "==", SUBSAMPLED, subsample="poisson"),
-             AuditCase(LIB, f"{prefix}.compute_rdp", "compute_rdp(q, sigma, steps=1, orders=[alpha])", "gaussian",
-                       steps, None, "==", SUBSAMPLED, subsample="poisson"),
-             AuditCase(LIB, f"{prefix}.compute_rdp", "compute_rdp(q, sigma, steps=1, orders=[oo])", "gaussian",
-                       steps, sp.oo, "==", SUBSAMPLED, subsample="poisson")]
+    cases = [AuditCase(LIB, "_compute_rdp(q, sigma, alpha)", "gaussian", one, None, "==", SUBSAMPLED,
+                       subsample="poisson", covers=f"{prefix}._compute_rdp"),
+             AuditCase(LIB, "compute_rdp(q, sigma, steps=1, orders=[alpha])", "gaussian", steps, None, "==",
+                       SUBSAMPLED, subsample="poisson", covers=f"{prefix}.compute_rdp"),
+             AuditCase(LIB, "compute_rdp(q, sigma, steps=1, orders=[oo])", "gaussian", steps, sp.oo, "==",
+                       SUBSAMPLED, subsample="poisson", covers=f"{prefix}.compute_rdp")]
     uncovered = [Uncovered(LIB, f"{prefix}.{n}", k, r) for n, (k, r) in _UNCOVERED.items()]
     defined = defined_in(rdp, prefix)
     return Inventory(LIB, _version(), ("opacus.accountants.analysis.rdp",), cases,
