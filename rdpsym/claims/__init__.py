@@ -2,7 +2,7 @@
 
 ``rdpsym.check_claim`` is :func:`rdpsym.claims.check.check_claim`; symbol mapping lives in
 :mod:`rdpsym.claims.mapping`, the counterexample search in :mod:`rdpsym.claims.search`, and the recipe
-that audits autodp and dp_accounting in :mod:`rdpsym.claims.audit`.
+that audits autodp, dp_accounting and opacus (``rdpsym audit LIBRARY``) in :mod:`rdpsym.claims.audit`.
 """
 
 from .check import ClaimVerdict, Counterexample, RELATIONS, Verdict, check_claim
