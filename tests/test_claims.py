@@ -76,6 +76,14 @@ def test_gaussian_with_sensitivity_and_alias(mechs):
     assert any("Delta" in line for line in v.inferred)
 
 
+def test_a_fixed_value_may_be_an_exact_irrational(mechs):
+    """fixed={"sensitivity": sqrt(2)} is read at the working precision (it raised "cannot create mpf")."""
+    assert check_claim(mechs["gaussian"], "alpha*sensitivity**2/(2*sigma**2)",
+                       fixed={"sensitivity": sp.sqrt(2)}).verdict is Verdict.PROVED
+    wrong = check_claim(mechs["gaussian"], "alpha*sensitivity**2/(2.01*sigma**2)", fixed={"sensitivity": sp.sqrt(2)})
+    assert wrong.verdict is Verdict.REFUTED and wrong.counterexample.values["sensitivity"] == sp.sqrt(2)
+
+
 def test_special_orders(mechs):
     rr = mechs["randomized_response"]
     assert check_claim(rr, "log(p/(1-p))", order=sp.oo).ok

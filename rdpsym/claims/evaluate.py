@@ -103,7 +103,9 @@ class _Evaluator:
         return sp.Integer(1) if self.order == 1 else sp.oo
 
     def env(self, a, values):
-        env = {self.by_name[k]: mpmath.mpf(int(v.p)) / int(v.q) if v.is_Rational else mpmath.mpf(v)
+        # exact numbers other than rationals (sqrt(2), pi) are evaluated at the working precision
+        env = {self.by_name[k]: mpmath.mpf(int(v.p)) / int(v.q) if v.is_Rational
+               else mpmath.mpf(sp.Float(v.evalf(mpmath.mp.dps + 5))._mpf_) if isinstance(v, sp.Basic) else mpmath.mpf(v)
                for k, v in {**values, **self.fixed}.items()}
         av = self.point_alpha(a)
         env[ALPHA] = mpmath.inf if av == sp.oo else mpmath.mpf(int(av.p)) / int(av.q)
