@@ -20,6 +20,7 @@ import sympy as sp
 from .._numbers import ArgumentError, exact_number
 from .adjacency import AdjacentFamily
 from .params import Parameter
+from .variables import as_variables, coordinate_supports, is_multivariate
 
 __all__ = ["AdjacentPair", "AdjacentFamily", "Mechanism", "is_discrete_support"]
 
@@ -56,8 +57,11 @@ class Mechanism:
     Attributes
     ----------
     name: registry name (``"laplace"``).
-    variable: the output variable ``x`` (a real symbol; integer for pmfs).
-    support: a sympy set: ``Reals``, an ``Interval``, ``Integers``, a ``Range`` or a ``FiniteSet``.
+    variable: the output variable ``x`` (a real symbol; integer for pmfs), or a tuple ``(x1, ..., xd)``
+        of them for a vector output (read by :func:`rdpsym.specify.variables.as_variables`; a tuple of one
+        becomes its symbol, over its one coordinate set).
+    support: a sympy set: ``Reals``, an ``Interval``, ``Integers``, a ``Range`` or a ``FiniteSet``; for a
+        tuple ``variable``, a ``ProductSet`` of such sets, one per variable (``S.Reals**2``).
     pairs: the adjacent pairs whose divergences bound the mechanism's RDP: :class:`AdjacentPair`
         objects, and :class:`~rdpsym.specify.adjacency.AdjacentFamily` objects (a pair for every shift
         t in a set; the RDP takes the supremum over t). ``families`` lists the latter.
@@ -84,7 +88,7 @@ class Mechanism:
     """
 
     name: str
-    variable: sp.Symbol
+    variable: sp.Symbol | tuple[sp.Symbol, ...]
     support: sp.Set
     pairs: tuple[AdjacentPair | AdjacentFamily, ...]
     parameters: tuple[Parameter, ...]
@@ -105,7 +109,14 @@ class Mechanism:
         if len(set(names)) != len(names):
             raise ValueError(f"parameters: duplicate names in {names}")
         object.__setattr__(self, "pairs", tuple(self.pairs))
-        known = {p.symbol for p in self.parameters} | {self.variable}
+        if is_multivariate(self.variable):
+            variables = as_variables(self.variable, "variable")
+            coords = coordinate_supports(self.support, len(variables), "support")
+            # a tuple of one is the scalar case: its symbol over its one coordinate set
+            object.__setattr__(self, "variable", variables if len(variables) > 1 else variables[0])
+            if len(variables) == 1:
+                object.__setattr__(self, "support", coords[0])
+        known = {p.symbol for p in self.parameters} | set(self.variables)
         for pair in self.pairs:
             if not isinstance(pair, (AdjacentPair, AdjacentFamily)):
                 raise ArgumentError("pairs", "AdjacentPair or AdjacentFamily objects", pair)
@@ -147,11 +158,11 @@ class Mechanism:
 
     def _check_family(self, family: AdjacentFamily, known: set, names: list[str]) -> None:
         t = family.shift
-        if t in known or t.name in names or t.name == self.variable.name:
+        if t in known or t.name in names or t.name in {v.name for v in self.variables}:
             raise ArgumentError(f"pairs [{family.label}]", "a family whose shift is not a parameter or the variable",
                                 t, message=f"pairs [{family.label}]: the shift {t} is maximised over, so it must not "
                                            f"be a parameter or the variable; the parameters are {sorted(names)}")
-        stray = family.over.free_symbols - (known - {self.variable})
+        stray = family.over.free_symbols - (known - set(self.variables))
         if stray:
             raise ArgumentError(f"pairs [{family.label}]", "a family whose set of shifts uses only parameters",
                                 family.over, message=f"pairs [{family.label}]: over = {sp.sstr(family.over)} uses "
@@ -186,7 +197,16 @@ class Mechanism:
         return value, None
 
     @property
+    def variables(self) -> tuple[sp.Symbol, ...]:
+        """The output variables as a tuple: ``(x,)`` for one symbol."""
+        return self.variable if isinstance(self.variable, tuple) else (self.variable,)
+
+    @property
     def discrete(self) -> bool:
+        """Whether the outputs are countable: for a product support, whether every coordinate set is
+        (a product with a continuous coordinate, R x Z, is not discrete)."""
+        if isinstance(self.variable, tuple):
+            return all(is_discrete_support(s) for s in coordinate_supports(self.support, len(self.variable)))
         return is_discrete_support(self.support)
 
     def substitutions(self, values: dict) -> dict[sp.Symbol, sp.Expr]:
