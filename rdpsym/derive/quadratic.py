@@ -224,6 +224,21 @@ def _mass_is_one(name, f, d, points, check, seconds, notes) -> bool:
     return False
 
 
+def tidy(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with its log-free terms over one factored denominator and its log terms kept apart
+    (cancel/factor only: exact, and cheap where simplify() takes seconds)."""
+    terms = sp.Add.make_args(sp.expand(expr))
+    logs = sp.Add(*[t for t in terms if t.has(sp.log)])
+    rest = sp.factor(sp.cancel(sp.together(sp.Add(*[t for t in terms if not t.has(sp.log)]))))
+    return rest + sp.factor_terms(logs)
+
+
+def _zero(e: sp.Expr) -> sp.Basic:
+    """e = 0, read on its numerator (its denominator is a product of entries' denominators, non-zero
+    where P and Q are densities)."""
+    return sp.Eq(sp.fraction(sp.factor(sp.cancel(e)))[0], 0)
+
+
 def _entries(M: sp.Matrix) -> sp.Matrix:
     return M.applyfunc(lambda e: sp.factor(sp.cancel(e)))
 
@@ -274,20 +289,20 @@ def _kl(fp, fq, d, normalised, points, seconds):
     mean = (cov * fp.b).applyfunc(sp.cancel)
     M, beta = _entries(fp.A - fq.A), (fp.b - fq.b).applyfunc(sp.expand)
     value = -((M * cov).trace() + _form(mean, M)) / 2 + (beta.T * mean)[0, 0] + _gamma(fp, fq, d, normalised)
-    return sp.factor_terms(sp.expand_log(value, force=False))
+    return tidy(value)
 
 
 def _dinf(fp, fq, d, normalised, points, params, seconds, notes):
     M, beta = _entries(fp.A - fq.A), (fp.b - fq.b).applyfunc(lambda e: sp.factor(sp.expand(e)))
     gamma = _gamma(fp, fq, d, normalised)
     if all(e == 0 for e in M):
-        zero = sp.And(*[sp.Eq(e, 0) for e in beta])
+        zero = sp.And(*[_zero(e) for e in beta])
         notes.append(("alpha = oo", "log P/Q is affine (A_P = A_Q): bounded above iff its slope is 0"))
-        value = sp.factor_terms(gamma)
+        value = tidy(gamma)
         if zero is sp.true:
             return value
         return sp.oo if zero is sp.false else sp.Piecewise((value, zero), (sp.oo, True))
-    value = sp.factor_terms(sp.together(_form(beta, _inverse(M)) / 2) + gamma)
+    value = tidy(_form(beta, _inverse(M)) / 2 + gamma)
     pd = sp.And(*positivity_tests(leading_minors(M), params))
     not_psd = sp.Or(*[positivity_tests([-m], params)[0] for m in principal_minors(M)])
     notes.append(("alpha = oo", f"sup of -1/2 x^T M x + beta^T x + gamma, M = {sp.sstr(M.tolist())}: "
