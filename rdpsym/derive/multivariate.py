@@ -34,7 +34,7 @@ from .quadratic import gaussian_divergence
 from .result import DivergenceResult, Provenance, Status, library_versions
 from .stages import BUDGET_STEPS
 from .steplog import StepLog
-from .timeout import StepTimeout
+from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["read_variables", "derive_multivariate"]
 
@@ -97,6 +97,14 @@ def _gaussian(P, Q, variables, symbols, params, seconds, check_density, log):
                 kl=found.kl, max_divergence=found.dinf)
 
 
+def _is_zero(expr, seconds) -> bool:
+    """expr == 0 by simplify within the step limit (False when not shown)."""
+    try:
+        return run_with_time_limit(sp.simplify, expr, seconds=seconds) == 0
+    except (StepTimeout, Exception):  # noqa: BLE001
+        return False
+
+
 def _product(P, Q, variables, coords, params, seconds, check_density, cache, label, log):
     from .crosscheck import numeric_equal, sample_values
     from .engine import renyi_divergence
@@ -124,7 +132,7 @@ def _product(P, Q, variables, coords, params, seconds, check_density, cache, lab
     symbols = sorted((P.free_symbols | Q.free_symbols) - set(variables), key=lambda s: s.name)
     points = sample_values(symbols, params, 3)
     for name, mass in masses.items():
-        one = sp.simplify(mass - 1) == 0 or numeric_equal(mass, sp.Integer(1), points) is True
+        one = _is_zero(mass - 1, seconds) or numeric_equal(mass, sp.Integer(1), points) is True
         if not one:
             if check_density:
                 raise DensityError(f"{name}: its mass over the product support is {sp.sstr(mass)}, not 1")
@@ -135,7 +143,7 @@ def _product(P, Q, variables, coords, params, seconds, check_density, cache, lab
     parts = []
     for v, s, pi, qi in pairs:
         part_label = f"{label} [{v}]"
-        if sp.simplify(pi - qi) == 0:
+        if _is_zero(pi - qi, seconds):
             log.note(f"coordinate {v}", "P and Q have the same factor: D_alpha = 0 for every order")
             parts.append(DivergenceResult(expr=sp.Integer(0), status=Status.CLOSED_FORM, kl=sp.Integer(0),
                                           max_divergence=sp.Integer(0), label=part_label))

@@ -306,13 +306,17 @@ def _dinf(fp, fq, d, normalised, points, params, seconds, notes):
     pd = sp.And(*positivity_tests(leading_minors(M), params))
     not_psd = sp.Or(*[positivity_tests([-m], params)[0] for m in principal_minors(M)])
     notes.append(("alpha = oo", f"sup of -1/2 x^T M x + beta^T x + gamma, M = {sp.sstr(M.tolist())}: "
-                                f"1/2 beta^T M^-1 beta + gamma where M > 0, +oo where a principal minor < 0 "
-                                f"(M singular positive semidefinite is not covered: evaluating there raises)"))
+                                f"1/2 beta^T M^-1 beta + gamma where M > 0, +oo where a principal minor < 0, "
+                                f"gamma or +oo where M = 0 (slope 0 or not); a singular M != 0 that is positive "
+                                f"semidefinite is not covered: evaluating there raises"))
     if pd is sp.true:
         return value
     if not_psd is sp.true:
         return sp.oo
-    return sp.Piecewise((value, pd), (sp.oo, not_psd))
+    # where M vanishes (equal forms at these parameters), log P/Q is affine: bounded iff its slope is 0
+    vanishes = sp.And(*[_zero(e) for e in set(M)])
+    flat = sp.And(vanishes, *[_zero(e) for e in beta])
+    return sp.Piecewise((value, pd), (sp.oo, not_psd), (tidy(gamma), flat), (sp.oo, vanishes))
 
 
 def gaussian_divergence(P, Q, variables, symbols, params, seconds, check_density) -> GaussianParts | None:
