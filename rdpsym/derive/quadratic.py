@@ -11,13 +11,13 @@ and the Gaussian integral gives, exactly when A is positive definite,
 
     ∫ exp(-1/2 x^T A x + b^T x + c) dx = (2 pi)^(d/2) det(A)^(-1/2) exp(b^T A^-1 b / 2 + c)
 
-(e.g. Rasmussen & Williams 2006, Gaussian Processes for Machine Learning, App. A.1, eq. A.8, by
-completing the square). Otherwise the integral is +oo. Positive definiteness is decided by Sylvester's
+(by completing the square: x^T A x - 2 b^T x = (x - A^-1 b)^T A (x - A^-1 b) - b^T A^-1 b, and the
+normal density with covariance A^-1 integrating to 1). Otherwise the integral is +oo. Positive definiteness is decided by Sylvester's
 criterion (Horn & Johnson 2013, Matrix Analysis, Thm. 7.2.5: all leading principal minors > 0); for
 alpha in (0, 1) it always holds, A being a convex combination of the positive definite A_P and A_Q
 (P and Q are integrable). For two Gaussians N(mu_1, S_1), N(mu_2, S_2) this is the condition
-alpha S_2 + (1 - alpha) S_1 > 0 of Gil, Alajaji & Linder 2013 (Inf. Sci. 249, Table 2), which is only
-used by the tests: here everything is read off the densities.
+alpha S_2 + (1 - alpha) S_1 > 0 in the form of Gil, Alajaji & Linder 2013 (Information Sciences 249),
+which only the tests use: here everything is read off the densities.
 
 With log Z_P = d/2 log 2pi - 1/2 log det A_P + b_P^T A_P^-1 b_P / 2 + c_P (zero for a density),
 
