@@ -2,7 +2,7 @@
 coordinates, the fallback, the inputs, and vector mechanisms.
 
 Closed forms are compared with the published ones (shared covariance: alpha/2 Delta^T Sigma^-1 Delta,
-Gil, Alajaji & Linder 2013, Table 2) and with independent mpmath quadratures of the definition
+Gil, Alajaji & Linder 2013, Information Sciences 249) and with independent mpmath quadratures of the definition
 (Mironov 2017, Def. 3) over R^2."""
 
 from __future__ import annotations
