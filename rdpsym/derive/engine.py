@@ -36,6 +36,7 @@ import sympy as sp
 
 from ..specify.params import Parameter
 from .inputs import check_inputs
+from .multivariate import derive_multivariate, read_variables
 from .pieces import DerivationError
 from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
 from .result import DivergenceResult, Provenance, library_versions
@@ -64,9 +65,11 @@ def renyi_divergence(
     P, Q: densities (continuous ``support``) or pmfs (discrete ``support``) as sympy expressions in
         ``x``; they may contain Abs, Max, Min, Piecewise, Heaviside, sign, gamma and beta functions.
         Their parameters must carry assumptions (real, positive, integer).
-    x: the output variable, a real symbol.
+    x: the output variable, a real symbol; or a tuple ``(x1, ..., xd)`` of them for a vector output
+        (:mod:`.multivariate`; a tuple of one is the scalar case).
     support: a sympy set: ``S.Reals``, an ``Interval``, ``S.Integers``, ``S.Naturals0``, a ``Range``
-        or a ``FiniteSet``.
+        or a ``FiniteSet``; for a tuple ``x``, a ``ProductSet`` of such sets, one per variable
+        (``S.Reals**2``).
     params: optional :class:`~rdpsym.Parameter` objects; their typical ranges give the points of the
         numeric cross-checks, and their domains decide the order of kinks that the assumptions leave
         open (d in (0, 1) is below 1; the domain ``Interval.open(m1, oo)`` of m2 declares m1 < m2).
@@ -83,9 +86,18 @@ def renyi_divergence(
 
     References: Mironov 2017, Def. 3 (Rényi divergence), Props. 5-7 (Table II).
     """
-    check_inputs(P, Q, x, support)
+    x, support = read_variables(x, support)
+    if isinstance(x, tuple):
+        check_inputs(P, Q, x[0], support[0])
+        support = sp.ProductSet(*support)
+    else:
+        check_inputs(P, Q, x, support)
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
-    if cache:
+    if isinstance(x, tuple) and not cache:
+        # the one-dimensional parts of independent coordinates are then derived afresh too
+        result = derive_multivariate(P, Q, x, support, read_variables(x, support)[1], params, seconds,
+                                     check_density, False, label)
+    elif cache:
         from .cache import cached_derivation
 
         result = cached_derivation(P, Q, x, support, params, seconds, check_density, label)
@@ -105,6 +117,10 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
     The split uses the parameters' declared domains where their assumptions do not decide (:mod:`.domains`);
     where neither decides, the divergence is derived case by case (:mod:`.cases`, ``depth`` nested
     splits so far) and the cases combined."""
+    if isinstance(x, tuple):
+        # several output variables: the Gaussian template or independent coordinates (.multivariate)
+        coords = read_variables(x, support)[1]
+        return derive_multivariate(P, Q, x, support, coords, params, seconds, check_density, True, label)
     d = Derivation(P, Q, x, support, params, seconds, check_density)
     inputs = (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(x)), ("support", sp.sstr(support)))
     started = time.perf_counter()

@@ -125,6 +125,12 @@ def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple
     """D(P||Q), and D(Q||P) unless :func:`reflection_symmetry` proves it equal: (results, steps)."""
     kw = dict(params=params, step_seconds=step_seconds, cache=cache)
     results = [renyi_divergence(P, Q, x, support, label=f"D_alpha(P||Q) [{label}]", **kw)]
+    if isinstance(x, tuple):
+        # vector outputs: no reflection search in several variables (yet), so both directions count
+        notes = [Step("symmetry", f"[{label}] not sought for the vector output {tuple(map(str, x))}: "
+                                  "both directions derived")]
+        results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
+        return results, notes
     centre = reflection_symmetry(P, Q, x, support)
     if centre is not None:
         notes = [Step("symmetry", f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto itself: D(Q||P) = D(P||Q)")]
@@ -180,7 +186,8 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     """The RDP curve eps(alpha) of ``mechanism``, derived by the engine from its densities.
 
     The maximum over adjacent pairs and both directions (Mironov 2017, Def. 4); a direction is skipped
-    only when :func:`reflection_symmetry` proves it equal to the other. A family of pairs contributes
+    only when :func:`reflection_symmetry` proves it equal to the other (for a vector output, a tuple
+    ``mechanism.variable``, no symmetry is sought and both directions are derived). A family of pairs contributes
     its supremum over the shift (:func:`family_analysis`): at the largest ``|t|`` when shown
     non-decreasing in ``|t|`` (recorded in the provenance), else ``numeric_only`` with the reason
     "supremum over t not shown symbolically".

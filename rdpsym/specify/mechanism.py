@@ -20,6 +20,7 @@ import sympy as sp
 from .._numbers import ArgumentError, exact_number
 from .adjacency import AdjacentFamily
 from .params import Parameter
+from .variables import as_variables, coordinate_supports, is_multivariate
 
 __all__ = ["AdjacentPair", "AdjacentFamily", "Mechanism", "is_discrete_support"]
 
@@ -56,8 +57,11 @@ class Mechanism:
     Attributes
     ----------
     name: registry name (``"laplace"``).
-    variable: the output variable ``x`` (a real symbol; integer for pmfs).
-    support: a sympy set: ``Reals``, an ``Interval``, ``Integers``, a ``Range`` or a ``FiniteSet``.
+    variable: the output variable ``x`` (a real symbol; integer for pmfs), or a tuple ``(x1, ..., xd)``
+        of them for a vector output (read by :func:`rdpsym.specify.variables.as_variables`; a tuple of one
+        becomes its symbol, over its one coordinate set).
+    support: a sympy set: ``Reals``, an ``Interval``, ``Integers``, a ``Range`` or a ``FiniteSet``; for a
+        tuple ``variable``, a ``ProductSet`` of such sets, one per variable (``S.Reals**2``).
     pairs: the adjacent pairs whose divergences bound the mechanism's RDP: :class:`AdjacentPair`
         objects, and :class:`~rdpsym.specify.adjacency.AdjacentFamily` objects (a pair for every shift
         t in a set; the RDP takes the supremum over t). ``families`` lists the latter.
@@ -84,7 +88,7 @@ class Mechanism:
     """
 
     name: str
-    variable: sp.Symbol
+    variable: sp.Symbol | tuple[sp.Symbol, ...]
     support: sp.Set
     pairs: tuple[AdjacentPair | AdjacentFamily, ...]
     parameters: tuple[Parameter, ...]
@@ -105,15 +109,20 @@ class Mechanism:
         if len(set(names)) != len(names):
             raise ValueError(f"parameters: duplicate names in {names}")
         object.__setattr__(self, "pairs", tuple(self.pairs))
-        # a tuple of output variables (a vector mechanism, :mod:`.variables`) contributes each of them
-        variables = set(self.variable) if isinstance(self.variable, tuple) else {self.variable}
-        known = {p.symbol for p in self.parameters} | variables
+        if is_multivariate(self.variable):
+            variables = as_variables(self.variable, "variable")
+            coords = coordinate_supports(self.support, len(variables), "support")
+            # a tuple of one is the scalar case: its symbol over its one coordinate set
+            object.__setattr__(self, "variable", variables if len(variables) > 1 else variables[0])
+            if len(variables) == 1:
+                object.__setattr__(self, "support", coords[0])
+        known = {p.symbol for p in self.parameters} | set(self.variables)
         for pair in self.pairs:
             if not isinstance(pair, (AdjacentPair, AdjacentFamily)):
                 raise ArgumentError("pairs", "AdjacentPair or AdjacentFamily objects", pair)
             shift = set(pair.shift_symbols) if isinstance(pair, AdjacentFamily) else set()
             if isinstance(pair, AdjacentFamily):
-                self._check_family(pair, known, names, variables)
+                self._check_family(pair, known, names)
             stray = (pair.P.free_symbols | pair.Q.free_symbols) - known - shift
             if stray:
                 raise ValueError(
@@ -147,7 +156,8 @@ class Mechanism:
         if self.curve_provider is not None and not callable(self.curve_provider):
             raise TypeError(f"curve_provider: must be callable or None, got {type(self.curve_provider).__name__}")
 
-    def _check_family(self, family: AdjacentFamily, known: set, names: list[str], variables: set) -> None:
+    def _check_family(self, family: AdjacentFamily, known: set, names: list[str]) -> None:
+        variables = set(self.variables)
         for t in family.shift_symbols:
             if t in known or t.name in names or t.name in {v.name for v in variables}:
                 raise ArgumentError(f"pairs [{family.label}]", "a family whose shift is not a parameter or the variable",
@@ -188,7 +198,16 @@ class Mechanism:
         return value, None
 
     @property
+    def variables(self) -> tuple[sp.Symbol, ...]:
+        """The output variables as a tuple: ``(x,)`` for one symbol."""
+        return self.variable if isinstance(self.variable, tuple) else (self.variable,)
+
+    @property
     def discrete(self) -> bool:
+        """Whether the outputs are countable: for a product support, whether every coordinate set is
+        (a product with a continuous coordinate, R x Z, is not discrete)."""
+        if isinstance(self.variable, tuple):
+            return all(is_discrete_support(s) for s in coordinate_supports(self.support, len(self.variable)))
         return is_discrete_support(self.support)
 
     def substitutions(self, values: dict) -> dict[sp.Symbol, sp.Expr]:
