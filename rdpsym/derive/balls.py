@@ -47,6 +47,8 @@ from ..specify.adjacency import AdjacentFamily, FamilySupremum, ShiftBall, refin
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .adjacency import NOT_SHOWN, FamilyAnalysis, _is_nonneg, nondecreasing
+from .domains import decide_sign
+from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Provenance, Status, Step
 from .timeout import StepTimeout, run_with_time_limit
@@ -186,9 +188,10 @@ def convex(expr: sp.Expr | None, u: sp.Symbol) -> str | None:
 # --------------------------------------------------------------------------------------------------
 # the arguments
 # --------------------------------------------------------------------------------------------------
-def _quadratic(expr: sp.Expr, ts: tuple) -> tuple[sp.Expr, sp.Matrix] | None:
-    """``(c, M)`` with ``expr = c t^T M t``, ``c`` free of ``t`` and ``M`` a constant symmetric matrix
-    (normalised so that ``c > 0``), or None."""
+def _quadratic(expr: sp.Expr, ts: tuple, params=()) -> tuple[sp.Expr, sp.Matrix] | None:
+    """``(c, M)`` with ``expr = c t^T M t``, ``c`` free of ``t`` and ``M`` a symmetric matrix free of ``t``
+    (its entries may hold parameters: a correlation), normalised so that ``c > 0`` (the sign decided by the
+    assumptions or the parameters' domains), or None."""
     try:
         poly = sp.Poly(sp.expand(expr), *ts)
     except sp.PolynomialError:
@@ -207,11 +210,12 @@ def _quadratic(expr: sp.Expr, ts: tuple) -> tuple[sp.Expr, sp.Matrix] | None:
             A[j, i] += coeff / 2
     c = next(a for a in A if a != 0)
     M = A.applyfunc(lambda a: sp.cancel(a / c))
-    if any(a.free_symbols for a in M):
+    if any(a.has(t) for a in M for t in ts):
         return None
-    if c.is_negative:
+    sign = decide_sign(c, [p for p in params if isinstance(p, Parameter)])
+    if sign == -1:
         c, M = -c, -M
-    return (c, M) if c.is_positive else None
+    return (c, M) if sign in (1, -1) else None
 
 
 def _unit(v: sp.Matrix) -> tuple:
@@ -219,7 +223,15 @@ def _unit(v: sp.Matrix) -> tuple:
     return tuple(sp.radsimp(a / n) for a in v)
 
 
-def _quadratic_supremum(c, M, ts, ball: ShiftBall) -> BallSupremum | None:
+def _largest(values: list, params) -> sp.Expr:
+    """Max of ``values`` with the arguments the parameters' domains show never larger dropped."""
+    keep = [v for i, v in enumerate(values)
+            if not any(decide_sign(w - v, params) == 1 or (decide_sign(w - v, params) == 0 and j < i)
+                       for j, w in enumerate(values) if j != i)]
+    return sp.Max(*(keep or values[:1]))
+
+
+def _quadratic_supremum(c, M, ts, ball: ShiftBall, params=()) -> BallSupremum | None:
     d, R = len(ts), ball.radius
     form = f"{sp.sstr(c)} t^T M t with M = {sp.sstr(M.tolist())}"
     if ball.norm == 2:
@@ -228,13 +240,29 @@ def _quadratic_supremum(c, M, ts, ball: ShiftBall) -> BallSupremum | None:
             value, at = (c * m * R**2, ((R,) + (sp.S.Zero,) * (d - 1),)) if m >= 0 else (sp.S.Zero, ((sp.S.Zero,) * d,))
             return BallSupremum(value, f"{form} = {sp.sstr(c * m)} ||t||_2^2 (isotropic): the supremum over the "
                                        f"{ball} is {sp.sstr(value)} on its sphere", at)
-        eigs = list(M.eigenvals())
-        top = sp.Max(*eigs)
+        params = [p for p in params if isinstance(p, Parameter)]
+        eigs = [sp.factor(e) for e in M.eigenvals()]
+        top = _largest(eigs, params)
         if isinstance(top, sp.Max):
-            return None  # not decided which eigenvalue is the largest
-        if top.is_nonnegative is not True:
+            # which eigenvalue is the largest depends on the parameters (the sign of a correlation): the
+            # supremum is R^2 times their Max, attained along the eigenvector of whichever is largest
+            if not all(decide_sign(e, params) in (0, 1) for e in eigs):
+                top = _largest([sp.S.Zero, *eigs], params)
+            at = []
+            for e in eigs:
+                space = (M - e * sp.eye(d)).nullspace(simplify=True)
+                if len(space) != 1:
+                    return None
+                at.append(tuple(R * a for a in _unit(space[0])))
+            return BallSupremum(c * top * R**2, f"{form}: sup over the {ball} of t^T M t is R^2 lambda_max(M) = "
+                                                f"{sp.sstr(top)} R^2 (Rayleigh-Ritz, Horn & Johnson 2013, Thm. "
+                                                "4.2.2), at R times a unit eigenvector of the largest", tuple(at))
+        sign = decide_sign(top, params)
+        if sign in (-1, 0):
             return BallSupremum(sp.S.Zero, f"{form}, M negative semidefinite: the supremum is 0 at t = 0",
                                 ((sp.S.Zero,) * d,))
+        if sign is None:
+            return None  # the largest eigenvalue's sign is not decided: neither form is shown
         v = (M - top * sp.eye(d)).nullspace()[0]
         at = (tuple(R * a for a in _unit(v)),)
         return BallSupremum(c * top * R**2, f"{form}: sup over the {ball} of t^T M t is R^2 lambda_max(M) = "
@@ -301,7 +329,7 @@ def _at_zero(f: sp.Expr, u: sp.Symbol) -> sp.Expr | None:
     return sp.simplify(f0) if sp.simplify(lim - f0) == 0 else None
 
 
-def _separable_supremum(expr, ts, ball: ShiftBall) -> BallSupremum | None:
+def _separable_supremum(expr, ts, ball: ShiftBall, params=()) -> BallSupremum | None:
     u = sp.Dummy("u", positive=True)
     found = _separable(expr, ts, u)
     if found is None:
@@ -359,9 +387,9 @@ def ball_supremum(expr: sp.Expr, shifts, norm, radius, params=(), *, seconds: fl
         return BallSupremum(expr, f"free of {sp.sstr(ts)}: the same value over the {ball}")
     if expr.has(sp.nan, sp.zoo):
         return None
-    for argument in (_quadratic_argument, _separable_supremum):
+    for argument in (_infinite_off_points, _quadratic_argument, _separable_supremum):
         try:
-            found = run_with_time_limit(argument, expr, ts, ball, seconds=limit)
+            found = run_with_time_limit(argument, expr, ts, ball, params, seconds=limit)
         except StepTimeout:
             found = None
         except (ValueError, TypeError, NotImplementedError, ZeroDivisionError, AttributeError, RecursionError):
@@ -371,9 +399,45 @@ def ball_supremum(expr: sp.Expr, shifts, norm, radius, params=(), *, seconds: fl
     return None
 
 
-def _quadratic_argument(expr, ts, ball):
-    found = _quadratic(expr, ts)
-    return None if found is None else _quadratic_supremum(*found, ts, ball)
+def _point_conditions(cond, ts, params=()) -> bool:
+    """True when ``cond`` holds on finitely many shift vectors only: a conjunction of equalities linear in
+    the shifts whose matrix is invertible (its determinant's sign decided by the assumptions or the
+    parameters' domains), or a disjunction of such."""
+    if isinstance(cond, sp.Or):
+        return all(_point_conditions(c, ts, params) for c in cond.args)
+    parts = cond.args if isinstance(cond, sp.And) else (cond,)
+    if not all(isinstance(c, sp.Eq) for c in parts):
+        return False
+    try:
+        A, _ = sp.linear_eq_to_matrix([c.lhs - c.rhs for c in parts], list(ts))
+    except (sp.PolynomialError, ValueError, NonlinearError):
+        return False
+    if A.rows < len(ts) or any(a.has(t) for a in A for t in ts):
+        return False
+    square = A if A.rows == len(ts) else A.T * A
+    return decide_sign(sp.factor(square.det()), [p for p in params if isinstance(p, Parameter)]) in (1, -1)
+
+
+def _infinite_off_points(expr, ts, ball, params=()):
+    """``Piecewise((f, t = c), ..., (oo, True))``: +oo everywhere but at finitely many shifts (a shared
+    covariance's D_inf: log P/Q is affine with a slope that vanishes only at t = 0). A ball of positive
+    radius has infinitely many points, so the supremum is +oo, attained at a point off them."""
+    if not isinstance(expr, sp.Piecewise) or expr.args[-1] != (sp.oo, sp.true):
+        return None
+    if not all(_point_conditions(cond, ts, params) for _, cond in expr.args[:-1]):
+        return None
+    # (R, 0, ..., 0) and (0, R, 0, ...) lie on the boundary of every l_p ball of radius R
+    axes = [tuple(ball.radius if j == i else sp.S.Zero for j in range(len(ts))) for i in range(len(ts))]
+    at = next((v for v in axes if all(cond.subs(dict(zip(ts, v))) is sp.false for _, cond in expr.args[:-1])), None)
+    if at is None:
+        return None
+    return BallSupremum(sp.oo, f"+oo at every shift but finitely many points, and the {ball} (radius > 0) "
+                               "has infinitely many: the supremum is +oo", (at,))
+
+
+def _quadratic_argument(expr, ts, ball, params=()):
+    found = _quadratic(expr, ts, params)
+    return None if found is None else _quadratic_supremum(*found, ts, ball, params)
 
 
 def _shifts(shifts) -> tuple:
