@@ -216,6 +216,27 @@ def _by_construction(whole: sp.Expr, x: sp.Symbol, support: sp.Set) -> str | Non
     return None
 
 
+def _positive_inside(dens, x, piece) -> bool:
+    """True when sympy's assumptions alone show ``dens > 0`` on the open piece, with ``x`` written inside it
+    (``lo + y``, ``hi - y`` or ``lo + (hi - lo) y/(1 + y)``, ``y > 0``): exp of a real argument, positive
+    constants and powers of positive bases, decided without a solver (which can take its whole time limit
+    on exp(-(-x)**(5/2)) < 0)."""
+    y = sp.Dummy("y", positive=True)
+    lo, hi = piece.lo, piece.hi
+    if lo == -sp.oo and hi == sp.oo:
+        pos = x
+    elif lo == -sp.oo:
+        pos = hi - y
+    elif hi == sp.oo:
+        pos = lo + y
+    else:
+        pos = lo + (hi - lo) * y / (1 + y)
+    try:
+        return bool(dens.subs(x, pos).is_positive)
+    except (TypeError, ValueError):
+        return False
+
+
 def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
     """Raise DensityError if ``dens`` (numeric parameters) is negative somewhere on ``piece``."""
     xs = [piece.lo] if piece.is_point else _interior(piece)
@@ -224,6 +245,8 @@ def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
         if value.is_real and value < 0:
             raise DensityError(f"{name}: negative value {value} at x = {xv}, parameters {point}")
     if piece.is_point or dens.free_symbols != {x}:
+        return
+    if _positive_inside(dens, x, piece):
         return
     domain = sp.Interval.open(piece.lo, piece.hi)
     try:

@@ -31,7 +31,7 @@ How it is checked (:func:`likelihood_ratio_order`): on every smooth piece of the
 kinks of P and Q, :mod:`.pieces`) the sign of ``d/dx d/du log Q_u`` is decided by sympy, with ``x`` written
 inside the piece (``x = lo + y``, ``x = hi - y``, ``x = lo + (hi - lo) y/(1 + y)`` with ``y > 0``) and each
 parameter written inside its declared domain (``p = 1 + q``, ``q >= 0`` for ``p`` in ``[1, oo)``); at every
-boundary between two pieces the jump of ``d/du log Q_u`` must have the same sign. Anything undecided
+boundary between two pieces the jump of ``d/du log Q_u`` must have the same sign (:func:`_jump_ok`). Anything undecided
 counts against the claim (the supremum is then not shown).
 """
 
@@ -85,6 +85,17 @@ def _sign_ok(expr: sp.Expr, sign: int) -> bool:
     return False
 
 
+def _jump_ok(gl: sp.Expr, gr: sp.Expr, at: sp.Expr, x: sp.Symbol, inside: dict, sign: int) -> bool:
+    """The jump of the score at the boundary ``at`` of two pieces has the sign ``sign``: the values there
+    when both sides are finite, else ``sign (g_right(at + y) - g_left(at - y)) >= 0`` for every ``y > 0``,
+    which bounds the difference of the one-sided limits (they exist: the score is monotone on each piece)."""
+    jump = (gr.subs(x, at) - gl.subs(x, at)).subs(inside)
+    if not jump.has(sp.nan, sp.zoo, sp.oo, -sp.oo) and _sign_ok(jump, sign):
+        return True
+    y = sp.Dummy("y", positive=True)
+    return _sign_ok((gr.subs(x, at + y) - gl.subs(x, at - y)).subs(inside), sign)
+
+
 def _log_density(dens: sp.Expr) -> sp.Expr:
     return sp.expand_log(sp.log(dens), force=True)
 
@@ -116,9 +127,7 @@ def likelihood_ratio_order(P: sp.Expr, Qu: sp.Expr, u: sp.Symbol, x: sp.Symbol, 
                 break
         if ok:
             for (left, gl), (right, gr) in zip(zip(smooth, scores), zip(smooth[1:], scores[1:])):
-                at = left.hi
-                jump = (gr.subs(x, at) - gl.subs(x, at)).subs(inside)
-                if not _sign_ok(jump, sign):
+                if not _jump_ok(gl, gr, left.hi, x, inside, sign):
                     ok = False
                     break
         if ok:
