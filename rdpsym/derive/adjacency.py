@@ -319,16 +319,23 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
         derived, notes = derive_pair(P, Q, f"{family.label}; {side}", params + (u_param,))
         steps.extend(notes)
         bad = [r for r in derived if r.status not in (Status.CLOSED_FORM, Status.BOUND)]
-        if bad:
-            return not_shown(f"the divergence at {side} was not derived in closed form ({bad[0].status}: "
-                             f"{bad[0].reason})", derived)
         started = time.perf_counter()
+        order = _by_likelihood_ratio(P, Q, u, x, support, params, seconds) if bad else None
+        if bad and order is None:
+            return not_shown(f"the divergence at {side} was not derived in closed form ({bad[0].status}: "
+                             f"{bad[0].reason}), and no monotone likelihood ratio in {x} was shown", derived)
         where = f"|{t}| = {sp.sstr(U)} ({t} = {', '.join(map(sp.sstr, ends))})"
         for r in derived:
-            try:
-                why, failed = run_with_time_limit(_result_monotone, r, u, seconds=seconds)
-            except StepTimeout:
-                why, failed = None, f"showing it non-decreasing in {u} timed out after {seconds:g} s"
+            if order is not None:
+                why = order  # every order at once, for the values the engine has and the numeric ones
+            else:
+                try:
+                    why, failed = run_with_time_limit(_result_monotone, r, u, seconds=seconds)
+                except StepTimeout:
+                    why, failed = None, f"showing it non-decreasing in {u} timed out after {seconds:g} s"
+                if why is None:
+                    order = _by_likelihood_ratio(P, Q, u, x, support, params, seconds)
+                    why = order
             if why is None:
                 return not_shown(f"{r.label}: {failed}", derived)
             steps.append(Step("supremum over t", f"[{family.label}] {r.label}: non-decreasing in {u} = |{t}| > 0 "
@@ -354,6 +361,17 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
             results.extend(derived)
             members.append(family.member(0))
     return FamilyAnalysis(family, True, tuple(results), tuple(members), tuple(steps))
+
+
+def _by_likelihood_ratio(P, Q, u, x, support, params, seconds) -> str | None:
+    """The likelihood-ratio argument of :mod:`.shift_order` for one side (P = the pair at t = 0), under a
+    time limit; None when not shown (an error or a timeout counts against it)."""
+    from .shift_order import likelihood_ratio_order
+
+    try:
+        return run_with_time_limit(likelihood_ratio_order, P, Q, u, x, support, tuple(params), seconds=seconds)
+    except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the supremum is not shown
+        return None
 
 
 def _keep(analysis: FamilyAnalysis) -> bool:

@@ -43,7 +43,7 @@ from .crosscheck import is_zero
 from .template import decompose, log_expand
 from .timeout import StepTimeout, run_with_time_limit
 
-__all__ = ["general_order_obstruction", "kl_obstruction", "CHECK_SECONDS"]
+__all__ = ["general_order_obstruction", "integer_order_obstruction", "max_divergence_obstruction", "kl_obstruction", "CHECK_SECONDS"]
 
 #: the structural test's own time limit: it is a shortcut, never a step that may cost the derivation time
 CHECK_SECONDS = 5.0
@@ -241,3 +241,50 @@ def kl_obstruction(pieces, x, seconds: float) -> str | None:
     """Why E_P[log P/Q] cannot be integrated in closed form piece by piece (K1, K3 of the module
     docstring), or None when nothing rules it out."""
     return _checked(_kl, pieces, x, seconds)
+
+
+def _integer(pieces, x, k) -> str | None:
+    for piece in _pieces_to_check(pieces):
+        st = _structure(piece, x)
+        # O2 and O3 do not depend on alpha being an integer; O1 does: at an integer order the factors
+        # h**(k e_P + (1 - k) e_Q) with integer exponents make a rational integrand (residues), so O1
+        # stands only when some exponent there is not an integer
+        reason = _o2(st, x) or _o3(st)
+        if reason is None:
+            moving = [(f, kind, sp.expand(k * eP + (1 - k) * eQ)) for f, (eP, eQ, kind) in st.factors.items()
+                      if _nonzero(eP - eQ)]
+            if (len(moving) >= 2 and any(kind != "binomial" for _, kind, _ in moving)
+                    and any(e.is_integer is not True for _, _, e in moving)):
+                reason = (f"at alpha = {k} the integrand is a product of {_shown((f, e) for f, _, e in moving)}, "
+                          "not all with integer exponents: no exponential-family or Meijer G form")
+        if reason:
+            return f"on {piece.describe()}, {reason}"
+    return None
+
+
+def integer_order_obstruction(pieces, x, k: int, seconds: float) -> str | None:
+    """Why ∫ P^k Q^(1-k) at the integer order ``k`` cannot come out of the template either (O2, O3, or O1
+    with an exponent that is not an integer at alpha = k), or None when nothing rules it out."""
+    try:
+        return run_with_time_limit(_integer, pieces, x, k, seconds=min(seconds, CHECK_SECONDS))
+    except (StepTimeout, Exception):  # noqa: BLE001 - an undecided test never skips a derivation
+        return None
+
+
+def _dinf(pieces, x) -> str | None:
+    for piece in _pieces_to_check(pieces):
+        reason = _o3(_structure(piece, x))
+        if reason:
+            return (f"on {piece.describe()}, the critical points of log P/Q solve an equation in non-integer "
+                    f"powers of different linear forms ({reason}): not located symbolically")
+    return None
+
+
+def max_divergence_obstruction(pieces, x, seconds: float) -> str | None:
+    """Why the critical points of log P/Q (for D_inf = ess sup log P/Q) cannot be located by sympy's
+    solvers: O3 (non-integer powers of two linear forms, e.g. |x|**p - |x - t|**p with p symbolic), or
+    None when nothing rules it out."""
+    try:
+        return run_with_time_limit(_dinf, pieces, x, seconds=min(seconds, CHECK_SECONDS))
+    except (StepTimeout, Exception):  # noqa: BLE001 - an undecided test never skips a derivation
+        return None

@@ -62,9 +62,26 @@ def _numbers(dens: sp.Expr, x: sp.Symbol) -> sp.Expr:
     return dens.xreplace(rep)
 
 
+def _translate_of(Q: sp.Expr, P: sp.Expr, x: sp.Symbol, support: sp.Set) -> sp.Expr | None:
+    """``c`` with ``Q(x) = P(x - c)`` on the real line (``c`` a symbol of Q that P does not use, as the
+    shift of a location family is), or None. Lebesgue measure on R is translation invariant, so Q then
+    has P's total mass, and Q >= 0 wherever P >= 0: Q's checks are P's."""
+    if support != sp.S.Reals:
+        return None
+    for c in sorted(Q.free_symbols - P.free_symbols - {x}, key=lambda s: s.name):
+        if Q.subs(x, x + c) == P or sp.expand(Q.subs(x, x + c) - P) == 0:
+            return c
+    return None
+
+
 def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> None:
     points = sample_values(symbols, params, 2)
     for name, attr, whole in (("P", "P", P), ("Q", "Q", Q)):
+        shift = _translate_of(Q, P, x, support) if name == "Q" else None
+        if shift is not None:
+            log.note("density Q", f"Q(x) = P(x - {shift}) on the real line: the same sign and total mass as P "
+                                  "(Lebesgue measure is translation invariant)")
+            continue
         skipped = []
         for point in points:
             for piece in pieces:
@@ -199,6 +216,27 @@ def _by_construction(whole: sp.Expr, x: sp.Symbol, support: sp.Set) -> str | Non
     return None
 
 
+def _positive_inside(dens, x, piece) -> bool:
+    """True when sympy's assumptions alone show ``dens > 0`` on the open piece, with ``x`` written inside it
+    (``lo + y``, ``hi - y`` or ``lo + (hi - lo) y/(1 + y)``, ``y > 0``): exp of a real argument, positive
+    constants and powers of positive bases, decided without a solver (which can take its whole time limit
+    on exp(-(-x)**(5/2)) < 0)."""
+    y = sp.Dummy("y", positive=True)
+    lo, hi = piece.lo, piece.hi
+    if lo == -sp.oo and hi == sp.oo:
+        pos = x
+    elif lo == -sp.oo:
+        pos = hi - y
+    elif hi == sp.oo:
+        pos = lo + y
+    else:
+        pos = lo + (hi - lo) * y / (1 + y)
+    try:
+        return bool(dens.subs(x, pos).is_positive)
+    except (TypeError, ValueError):
+        return False
+
+
 def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
     """Raise DensityError if ``dens`` (numeric parameters) is negative somewhere on ``piece``."""
     xs = [piece.lo] if piece.is_point else _interior(piece)
@@ -207,6 +245,8 @@ def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
         if value.is_real and value < 0:
             raise DensityError(f"{name}: negative value {value} at x = {xv}, parameters {point}")
     if piece.is_point or dens.free_symbols != {x}:
+        return
+    if _positive_inside(dens, x, piece):
         return
     domain = sp.Interval.open(piece.lo, piece.hi)
     try:

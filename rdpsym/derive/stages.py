@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
-from .applicability import general_order_obstruction, kl_obstruction
+from .applicability import general_order_obstruction, kl_obstruction, max_divergence_obstruction
 from .crosscheck import sample_values
 from .forms import compact
 from .general_order import cosmetic_seconds, general_order
@@ -153,6 +153,11 @@ def kl(d: Derivation) -> None:
 
 def sup(d: Derivation) -> None:
     """alpha = oo: ess sup over {P > 0} of log P/Q (:mod:`.special_orders`)."""
+    why = max_divergence_obstruction(d.pieces, d.x, d.seconds) if d.no_general else None
+    if why:
+        d.dinf = None
+        d.reasons.append(f"D_inf not derived: {why}")
+        return
     try:
         d.dinf = d.log.timed("alpha = oo", max_divergence, d.pieces, d.x, d.seconds, d.log,
                              detail=lambda v: f"ess sup log P/Q = {sp.sstr(v)}")
@@ -205,8 +210,15 @@ def integer_orders(d: Derivation) -> None:
     (:mod:`.numeric_values`), so the numeric curve has exact points (within a few seconds in all)."""
     if d.expr is not None or d.status is not Status.NUMERIC_ONLY or d.pieces is None:
         return
-    from .numeric_values import INTEGER_ORDERS_SECONDS, recorded_integer_orders
+    from .applicability import integer_order_obstruction
+    from .numeric_values import INTEGER_ORDERS_RECORDED, INTEGER_ORDERS_SECONDS, recorded_integer_orders
 
+    k = INTEGER_ORDERS_RECORDED[0]
+    why = integer_order_obstruction(d.pieces, d.x, k, d.seconds) if d.no_general else None
+    if why:
+        # no integer order derives when the lowest does not: recorded at once, no time limit spent
+        d.log.note("integer orders", f"none derived: no closed form: {why}")
+        return
     seconds = min(d.seconds, INTEGER_ORDERS_SECONDS)
     try:
         d.integer_orders = d.log.timed(
