@@ -277,6 +277,10 @@ def _distinct_pairs(target: _Target) -> list[tuple[sp.Expr, sp.Expr]]:
     candidates = [(P, Q) for P, Q, _ in target.directions]
     candidates += [(f.P.subs(f.shift, e), f.Q.subs(f.shift, e)) for f in target.families if not f.is_vector
                    for e in f.ends]
+    # a vector family at the axis points of its ball (the ball has no ends); without any pair "P = Q at
+    # every pair" would hold vacuously and every point would count as verifying nothing
+    candidates += [(f.P.xreplace(f.assignment(v)), f.Q.xreplace(f.assignment(v))) for f in target.families
+                   if f.is_vector for v in f.over.points(len(f.shift))[:2 * len(f.shift)]]
     for P, Q in candidates:
         if not any({P, Q} == {u, v} for u, v in pairs):
             pairs.append((P, Q))
@@ -292,8 +296,8 @@ def _p_equals_q_somewhere(target: _Target, dps: int):
     def avoid(values: Mapping[str, sp.Expr]) -> bool:
         key = tuple(sorted(values.items()))
         if key not in seen:
-            seen[key] = all(_same_distribution(P, Q, target.x, target.support, values, dps, quick=True)
-                            for P, Q in pairs)
+            seen[key] = bool(pairs) and all(_same_distribution(P, Q, target.x, target.support, values, dps, quick=True)
+                                            for P, Q in pairs)
         return seen[key]
 
     return avoid
@@ -306,7 +310,7 @@ def _p_equals_q(target: _Target, point: Point, dps: int, num, err) -> tuple[bool
     found = [_same_distribution(P, Q, target.x, target.support, values, dps) for P, Q in pairs]
     if any(f is False for f in found):
         return False, ""
-    if all(f is True for f in found):
+    if found and all(f is True for f in found):
         return True, "P = Q at this point: it verifies nothing"
     # undecided symbolically and not told apart at the sampled x: the numeric divergence decides
     with mpmath.workdps(dps + 10):
