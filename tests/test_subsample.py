@@ -73,7 +73,6 @@ def test_laplace_fixed_q_and_without_replacement_bound():
             assert cv.bound and cv.value >= truth, (alpha, cv.value, truth)
 
 
-@pytest.mark.slow
 def test_gaussian_integer_orders_are_the_binomial_sum():
     r = rdpsym.rdp(subsample(gaussian(), sp.Symbol("q", positive=True)))
     with mpmath.workdps(30):

@@ -158,17 +158,6 @@ def _at_orders(a: np.ndarray, table: np.ndarray, cap: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # the provider
 # --------------------------------------------------------------------------------------------------
-def _rebuilt(spec):
-    from ..mechanisms.subsample import subsample
-
-    rate = spec.rate if spec.value is None else spec.value
-    return subsample(spec.base, rate, scheme=spec.scheme, neighbouring=spec.neighbouring)
-
-
-def _structure(m: Mechanism) -> tuple:
-    return (m.variable, m.support, m.pairs, tuple(p.symbol for p in m.parameters))
-
-
 def _rate_of(spec, p: dict) -> np.ndarray | float:
     return float(spec.value) if spec.value is not None else p[spec.rate.name]
 
@@ -195,8 +184,10 @@ def subsampled_curve(mechanism: Mechanism, group: int):
     provenance is ``"subsampled"`` and its ``detail`` says exact or bound and which theorem. Groups:
     Mironov 2017, Prop. 2 around it (:func:`rdpsym.accounting.curves.float_curve`).
     """
+    from ..mechanisms.subsample import is_as_subsampled
+
     spec = mechanism.subsampling
-    if spec is None or _structure(_rebuilt(spec)) != _structure(mechanism):
+    if not is_as_subsampled(mechanism):
         return None
     from .curves import float_curve, mechanism_curve
     from .subsampled_structure import gaussian_noise_ratio, is_laplace_shift

@@ -155,6 +155,13 @@ def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_second
     return family_supremum(family, x, support, mechanism.parameters, derive_pair, seconds, key=(cache,))
 
 
+def _as_subsampled(mechanism: Mechanism) -> bool:
+    """The mechanism is what :func:`rdpsym.subsample` built (a copy with other densities is not)."""
+    from ..mechanisms.subsample import is_as_subsampled
+
+    return is_as_subsampled(mechanism)
+
+
 def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> tuple[AdjacentPair, ...]:
     """Concrete adjacent pairs whose divergences are the mechanism's RDP: its :class:`AdjacentPair` entries,
     and for each family the pairs at the shift(s) where :func:`rdp` shows its supremum (the largest
@@ -164,7 +171,7 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
     symbolically: no finite set of pairs is known to stand for it (use
     :func:`rdpsym.specify.adjacency.supremum_over_family` for numbers).
     """
-    if mechanism.subsampling is not None:  # the mixtures at the base's worst shifts, when shown
+    if mechanism.subsampling is not None and _as_subsampled(mechanism):  # the mixtures at the base's worst shifts
         from .subsampled import worst_mixture_pairs
 
         return worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache)
@@ -194,7 +201,7 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     """
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism: expected an rdpsym Mechanism, got {type(mechanism).__name__}")
-    if mechanism.subsampling is not None:  # by what it is: a mixture, from the base's derivation
+    if mechanism.subsampling is not None and _as_subsampled(mechanism):  # by what it is: a mixture
         from .subsampled import subsampled_rdp
 
         return subsampled_rdp(mechanism, step_seconds=step_seconds, cache=cache)

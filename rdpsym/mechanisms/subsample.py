@@ -27,7 +27,7 @@ from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter, parameter
 from ..specify.subsampling import Subsampling
 
-__all__ = ["subsample"]
+__all__ = ["subsample", "is_as_subsampled"]
 
 
 def _rate(q: Any, base: Mechanism) -> tuple[Parameter, sp.Expr | None]:
@@ -106,3 +106,20 @@ def subsample(mechanism: Any, q: Any, *, scheme: str = "poisson", neighbouring: 
         # the accountant's float curve of any subsampled mechanism, chosen by ``subsampling`` (not a name)
         curve_provider=subsampled_curve,
     )
+
+
+def is_as_subsampled(mechanism: Mechanism) -> bool:
+    """Whether ``mechanism`` is exactly what :func:`subsample` builds from its ``subsampling``: the same
+    variable, support, pairs and parameter symbols. A copy whose densities were replaced
+    (``dataclasses.replace``) keeps its ``subsampling`` attribute but is another mechanism: the derivation
+    and the accountant then treat it by its own densities, never by the record of how it was made."""
+    spec = getattr(mechanism, "subsampling", None)
+    if spec is None:
+        return False
+    rebuilt = subsample(spec.base, spec.rate if spec.value is None else spec.value, scheme=spec.scheme,
+                        neighbouring=spec.neighbouring)
+
+    def structure(m: Mechanism) -> tuple:
+        return (m.variable, m.support, m.pairs, tuple(p.symbol for p in m.parameters))
+
+    return structure(rebuilt) == structure(mechanism)
