@@ -196,7 +196,7 @@ def test_density_check_real_shift_of_the_discrete_gaussian_is_not_a_pmf():
 def test_density_check_integral_normaliser_and_skellam():
     notes = _density_notes(XI_P, XI_Q, x, sp.S.Reals)
     assert "the normaliser is the integral of the numerator" in notes["density P"], notes
-    assert "translated by c (a real number)" in notes["density Q"], notes
+    assert "Q(x) = P(x - c) on the real line" in notes["density Q"], notes  # a shift of P: its sign and mass
     notes = _density_notes(SK_P, SK_Q, k, sp.S.Integers)
     assert "total mass 1 (by quadrature at typical parameters)" in notes["density Q"], notes
 
