@@ -182,3 +182,15 @@ def test_a_factory_raising_key_error_is_not_reported_as_unknown():
 @pytest.mark.parametrize("name", NAMES)
 def test_registered_name_is_the_mechanisms_name(name):
     assert mechanisms.get(name).name == name
+
+
+def test_the_readme_table_lists_every_built_in():
+    """README.md's table of built-in mechanisms has a row for every registered built-in, and no other."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Built-in mechanisms", 1)[1].split("\n## ", 1)[0]
+    rows = set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+    built_in = {n for n in mechanisms.names() if mechanisms.source(n).startswith("built-in")}
+    assert rows == built_in
