@@ -35,7 +35,7 @@ def test_shipped_registry_covers_table_ii_and_builtins():
     # every built-in with a closed form in alpha has entries; the subsampled Gaussian has none (a mixture:
     # numeric_only), its integer orders are checked against the published binomial form in
     # tests/test_subsampled_gaussian.py
-    without_closed_form = {"subsampled_gaussian", "cauchy", "student_t"}  # no value at all: fails closed
+    without_closed_form = {"subsampled_gaussian", "cauchy", "student_t"}  # numeric curves (student_t: no values)
     assert {e.mechanism for e in entries if e.mechanism} >= set(mechanisms.names()) - without_closed_form
     assert sum(1 for e in entries if e.densities) >= 4
     assert all("Mironov" in e.source or "Gil" in e.source or "exponential-family" in e.source or "KL" in e.source

@@ -261,6 +261,7 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
     symbols = tuple(sorted(set(r.symbols) - {u} | (U.free_symbols & {p.symbol for p in params}), key=lambda s: s.name))
     return replace(r, expr=sub(r.expr), kl=sub(r.kl), max_divergence=sub(r.max_divergence),
                    conditions=r.conditions.subs(u, U), exceptional_points=points, symbols=symbols,
+                   integer_orders=tuple((k, sub(v)) for k, v in r.integer_orders),
                    domains=tuple((p.symbol, p.domain) for p in params if p.symbol in symbols), label=label,
                    pair=None if r.pair is None else (sub(r.pair[0]), sub(r.pair[1])) + tuple(r.pair[2:]))
 
@@ -366,12 +367,17 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
 def _by_likelihood_ratio(P, Q, u, x, support, params, seconds) -> str | None:
     """The likelihood-ratio argument of :mod:`.shift_order` for one side (P = the pair at t = 0), under a
     time limit; None when not shown (an error or a timeout counts against it)."""
-    from .shift_order import likelihood_ratio_order
+    from .shift_order import cauchy_scale_order, likelihood_ratio_order
 
-    try:
-        return run_with_time_limit(likelihood_ratio_order, P, Q, u, x, support, tuple(params), seconds=seconds)
-    except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the supremum is not shown
-        return None
+    for argument, args in ((likelihood_ratio_order, (P, Q, u, x, support, tuple(params))),
+                           (cauchy_scale_order, (P, Q, u, x, support))):
+        try:
+            found = run_with_time_limit(argument, *args, seconds=seconds)
+        except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the supremum is not shown
+            found = None
+        if found is not None:
+            return found
+    return None
 
 
 def _keep(analysis: FamilyAnalysis) -> bool:

@@ -42,7 +42,7 @@ import sympy as sp
 from ..specify.params import Parameter
 from .pieces import split_support
 
-__all__ = ["likelihood_ratio_order"]
+__all__ = ["likelihood_ratio_order", "cauchy_scale_order"]
 
 
 def _inside_domains(params: tuple[Parameter, ...]) -> dict:
@@ -136,4 +136,33 @@ def likelihood_ratio_order(P: sp.Expr, Qu: sp.Expr, u: sp.Symbol, x: sp.Symbol, 
                     f"likelihood ratio, so the divergences of every order are non-decreasing in {u} "
                     "(Neyman-Pearson, Blackwell's theorem: Dong, Roth & Su 2022, Thm. 2.10; data processing: "
                     "van Erven & Harremoes 2014, Thm. 9; rdpsym.derive.shift_order)")
+    return None
+
+
+def cauchy_scale_order(P: sp.Expr, Qu: sp.Expr, u: sp.Symbol, x: sp.Symbol, support: sp.Set) -> str | None:
+    r"""Why ``D_alpha(C_0||C_u)`` and ``D_alpha(C_u||C_0)`` are non-decreasing in ``u > 0`` for a Cauchy
+    location family ``C_s(x) = g/(pi (g^2 + (x - s)^2))`` on the real line, or None when ``P`` and ``Qu``
+    are not such a pair (read from the densities, not from a name).
+
+    The Cauchy law is not log-concave (the likelihood-ratio argument does not apply), but it is 1-stable:
+    C(0, g) + C(0, h) = C(0, g + h) for independent summands, and x -> c x maps C(s, g) to C(c s, c g).
+    For 0 < u <= u', let g' = g u'/u >= g. Adding independent C(0, g' - g) noise to both (a Markov
+    kernel) maps (C(0, g), C(u', g)) to (C(0, g'), C(u', g')), and x -> x u/u' maps that to
+    (C(0, g), C(u, g)). By the data-processing inequality (van Erven and Harremoës 2014, IEEE T-IT 60(7),
+    Thm. 9) both divergences at u are at most those at u', for every order; x -> -x gives u < 0.
+    """
+    if support != sp.S.Reals or P.has(u) or not Qu.has(u):
+        return None
+    for g in sorted(P.free_symbols - {x}, key=lambda s: s.name):
+        if g.is_positive is not True:
+            continue
+        cauchy = g / (sp.pi * (g**2 + x**2))
+        if sp.simplify(P - cauchy) != 0:
+            continue
+        for shifted in (cauchy.subs(x, x - u), cauchy.subs(x, x + u)):
+            if sp.simplify(Qu - shifted) == 0:
+                return (f"a Cauchy location family of scale {g} (1-stable): adding independent Cauchy noise and "
+                        "rescaling maps the pair at a larger |t| onto the pair at a smaller one, so every "
+                        "divergence is non-decreasing in |t| (data processing, van Erven and Harremoës 2014, "
+                        "Thm. 9)")
     return None
