@@ -51,7 +51,7 @@ from .._timeout import deadline_passed, timeout_count
 from ..derive.result import DivergenceResult, Status
 from ..specify.mechanism import Mechanism
 
-__all__ = ["MechanismCurve", "mechanism_curve", "resolve_mechanism", "prop2_bound", "float_curve", "NUMERIC_GRID",
+__all__ = ["MechanismCurve", "mechanism_curve", "resolve_mechanism", "prop2_bound", "float_curve", "event_rows", "NUMERIC_GRID",
            "clear_cache"]
 
 #: Orders at which numeric curves are computed (alpha = 1 is the KL divergence).
@@ -356,25 +356,30 @@ def float_curve(mechanism: Mechanism, group: int, provenance: str, detail: str,
     return _group_wrapped(mechanism, group, provenance, detail, base)
 
 
+def event_rows(a, params: dict, names: list[str]):
+    """Orders and parameters broadcast together, split by event: ``(shape, flat orders, [(selector, one
+    event's values), ...])`` over the distinct parameter rows (a float curve is evaluated one event at a
+    time: its sums and bounds depend on the event's values, not on each order's)."""
+    arrays = np.broadcast_arrays(np.asarray(a, dtype=float), *[np.asarray(params[n], dtype=float) for n in names])
+    flat_a = arrays[0].ravel()
+    if names:
+        table = np.stack([x.ravel() for x in arrays[1:]], axis=1)
+        uniq, inverse = np.unique(table, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+    else:
+        uniq, inverse = np.zeros((1, 0)), np.zeros(flat_a.shape, dtype=int)
+    return arrays[0].shape, flat_a, [(inverse == i, dict(zip(names, map(float, row)))) for i, row in enumerate(uniq)]
+
+
 def _group_wrapped(mechanism, group, kind, detail, base, inner=None) -> MechanismCurve:
     """A Prop. 2 group bound around a float base curve ``base(alpha, params)``; D_inf scales by k."""
     detail = (f"{detail}; groups of {group}: {PROP2} (3^c eps(2^c alpha) for alpha >= 2, "
               f"3^c eps(2^(c+1)) at alpha = 1, +inf (no claim) in between; k eps(oo) at alpha = oo)")
 
     def fn(a, **p):
-        names = list(p)
-        arrays = np.broadcast_arrays(np.asarray(a, dtype=float), *[np.asarray(v, dtype=float) for v in p.values()])
-        flat_a = arrays[0].ravel()
+        shape, flat_a, rows = event_rows(a, p, list(p))
         res = np.empty(flat_a.shape)
-        if names:
-            table = np.stack([x.ravel() for x in arrays[1:]], axis=1)
-            uniq, inverse = np.unique(table, axis=0, return_inverse=True)
-            inverse = inverse.ravel()
-        else:
-            uniq, inverse = np.zeros((1, 0)), np.zeros(flat_a.shape, dtype=int)
-        for j, row in enumerate(uniq):  # one parameter set (one event) at a time
-            one = dict(zip(names, map(float, row)))
-            sel = inverse == j
+        for sel, one in rows:  # one parameter set (one event) at a time
             bound = prop2_bound(lambda b: base(b, one), group)
             fin = sel & ~np.isinf(flat_a)
             if fin.any():
@@ -382,7 +387,7 @@ def _group_wrapped(mechanism, group, kind, detail, base, inner=None) -> Mechanis
             top = sel & np.isinf(flat_a)
             if top.any():
                 res[top] = group * base(np.array([np.inf]), one)[0]
-        return res.reshape(arrays[0].shape)
+        return res.reshape(shape)
 
     curve = MechanismCurve(mechanism, group, "bound", detail, None, fn)
     if inner is not None:

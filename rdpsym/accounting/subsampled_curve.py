@@ -162,19 +162,6 @@ def _rate_of(spec, p: dict) -> np.ndarray | float:
     return float(spec.value) if spec.value is not None else p[spec.rate.name]
 
 
-def _rows(a, params: dict, names: list[str]):
-    """Broadcast orders and parameters; yield (selector, one event's values) over distinct events."""
-    arrays = np.broadcast_arrays(np.asarray(a, dtype=float), *[np.asarray(params[n], dtype=float) for n in names])
-    flat_a = arrays[0].ravel()
-    if names:
-        table = np.stack([x.ravel() for x in arrays[1:]], axis=1)
-        uniq, inverse = np.unique(table, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-    else:
-        uniq, inverse = np.zeros((1, 0)), np.zeros(flat_a.shape, dtype=int)
-    return arrays[0].shape, flat_a, [(inverse == i, dict(zip(names, map(float, row)))) for i, row in enumerate(uniq)]
-
-
 def subsampled_curve(mechanism: Mechanism, group: int):
     """The accountant's float curve of a subsampled mechanism (``Mechanism.curve_provider``).
 
@@ -244,7 +231,9 @@ def _generic_fn(spec, kind: str, base_curve, base_names, names):
         return table
 
     def fn(a, params):
-        shape, flat_a, rows = _rows(a, params, names)
+        from .curves import event_rows  # lazily, as the provider imports curves: subsample() loads this module
+
+        shape, flat_a, rows = event_rows(a, params, names)
         out = np.empty(flat_a.shape)
         for sel, one in rows:
             q = _rate_of(spec, one)
@@ -310,7 +299,9 @@ def _gaussian_fn(spec, ratios, base):
     sigmas: dict = {}
 
     def fn(a, params):
-        shape, flat_a, rows = _rows(a, params, names)
+        from .curves import event_rows  # lazily, as the provider imports curves: subsample() loads this module
+
+        shape, flat_a, rows = event_rows(a, params, names)
         out = np.empty(flat_a.shape)
         for sel, one in rows:
             q = _rate_of(spec, one)

@@ -225,9 +225,12 @@ def _unit(v: sp.Matrix) -> tuple:
 
 def _largest(values: list, params) -> sp.Expr:
     """Max of ``values`` with the arguments the parameters' domains show never larger dropped."""
-    keep = [v for i, v in enumerate(values)
-            if not any(decide_sign(w - v, params) == 1 or (decide_sign(w - v, params) == 0 and j < i)
-                       for j, w in enumerate(values) if j != i)]
+    def beaten(i, v):
+        # another value always at least as large drops v (a tie keeps the first of the two)
+        return any(sign == 1 or (sign == 0 and j < i)
+                   for j, w in enumerate(values) if j != i for sign in (decide_sign(w - v, params),))
+
+    keep = [v for i, v in enumerate(values) if not beaten(i, v)]
     return sp.Max(*(keep or values[:1]))
 
 

@@ -21,7 +21,9 @@ import sympy as sp
 from .._optimize import golden_max
 from . import fast
 from .backends.mpmath import MODULES, log_expr
+from .densities import log_integrand
 from .kinks import scan_points
+from .quantities import Form
 from .tails import Failed
 
 __all__ = ["MAX_TERMS", "Coordinate", "OutOfTime", "Pair", "find_peak", "log_form", "show"]
@@ -177,24 +179,11 @@ def show(pt) -> str:
     return "(" + ", ".join(mpmath.nstr(t, 8) for t in pt) + ")"
 
 
-def log_form(pair, kind, a):
-    """L at a point: ``finite`` a lp + (1-a) lq, ``weight`` lp, ``ratio`` lp - lq, ``klabs`` log|P log P/Q|."""
+def log_form(pair, form: Form, a):
+    """L at a point (:func:`rdpsym.numeric.densities.log_integrand`): ``FINITE`` a lp + (1-a) lq,
+    ``WEIGHT`` lp, ``RATIO`` lp - lq, ``KLABS`` log|P log P/Q|."""
     def L(pt):
-        lp, lq = pair.logpq(pt)
-        if lp == -mpmath.inf:
-            return -mpmath.inf
-        if kind == "finite":
-            if lq == -mpmath.inf:
-                return mpmath.inf if a > 1 else -mpmath.inf
-            return a * lp + (1 - a) * lq
-        if kind == "ratio":
-            return lp - lq if lq > -mpmath.inf else mpmath.inf
-        if kind == "klabs":
-            if lq == -mpmath.inf:
-                return mpmath.inf
-            r = abs(lp - lq)
-            return lp + mpmath.log(r) if r > 0 else -mpmath.inf
-        return lp
+        return log_integrand(*pair.logpq(pt), form, a)
     return L
 
 

@@ -62,7 +62,7 @@ from ..specify.variables import MAX_DIMENSION, as_variables, coordinate_supports
 from .kinks import kink_arguments
 from .kinks import kinks as find_kinks
 from .multipeak import MAX_TERMS, Coordinate, OutOfTime, Pair, find_peak, log_form, show
-from .quantities import KL, FiniteOrder, NearOne, Sup, quantity_for
+from .quantities import KL, FiniteOrder, Form, NearOne, Sup, quantity_for
 from .tails import Failed, Infinite, far
 
 __all__ = ["multivariate_divergence"]
@@ -134,10 +134,10 @@ def _directions(j, coords, sigma):
 
 def _shape(pair, coords, order, q, a, sweeps, iters):
     """Peak, shift, widths, regression slopes, exponential-tail cuts and tail doubts (raises Infinite)."""
-    kind = "finite" if isinstance(q, FiniteOrder) and not isinstance(q, NearOne) else "weight"
-    Lint = log_form(pair, "finite", a) if isinstance(q, FiniteOrder) else None
+    kind = Form.FINITE if isinstance(q, FiniteOrder) and not isinstance(q, NearOne) else Form.WEIGHT
+    Lint = log_form(pair, Form.FINITE, a) if isinstance(q, FiniteOrder) else None
     Lw = log_form(pair, kind, a)
-    Lchk = log_form(pair, "klabs", a) if isinstance(q, KL) else (Lint or Lw)
+    Lchk = log_form(pair, Form.KLABS, a) if isinstance(q, KL) else (Lint or Lw)
     if Lint is not None:
         x, v, _, _, _ = find_peak(Lint, coords, 2, 30)
         if v == mpmath.inf and a > 1:
@@ -368,7 +368,7 @@ def _once(pair, coords, order, q, a, shape, conds, rule, jitter):
         rounding = 8 * mpmath.eps * (abs(S) + abs(mpmath.log(M)) + abs(logI) + 1)
         return (logI / am1, (eJ / M + eM / M + rounding) / abs(am1),
                 f"iterated {rule_name}, I = ∫P + ∫P expm1((alpha-1) log P/Q)", doubts + nj.doubts + nm.doubts)
-    L = log_form(pair, "finite", a)
+    L = log_form(pair, Form.FINITE, a)
 
     def g(pt):
         v = pair.integrand(pt, a, S)
@@ -390,7 +390,7 @@ def _once(pair, coords, order, q, a, shape, conds, rule, jitter):
 
 def _sup(pair, coords, jitter):
     """D_inf = sup log P/Q: coordinate ascent + Newton, then rays from the best point (raises Infinite)."""
-    R = log_form(pair, "ratio", None)
+    R = log_form(pair, Form.RATIO, None)
     iters = int(mpmath.mp.prec * 1.5)
     x, v, widths, _, _ = find_peak(R, coords, 40, iters)
     if v == mpmath.inf:
