@@ -7,6 +7,8 @@
   Canonne–Kamath–Steinke 2020, Prop. 12), optimised over continuous alpha; each conversion is one entry
   of the registry :mod:`rdpsym.accounting.conversions`, its formula written once over the math namespace
   of :mod:`rdpsym.accounting.mathns`, searched over alpha by :mod:`rdpsym.accounting.orders`.
+* :class:`GuaranteeCurve` — curves a privacy definition states (zCDP :data:`ZCDP`, truncated CDP
+  :data:`TCDP`; :mod:`rdpsym.accounting.guarantees`), composed by the :class:`Accountant` with the rest.
 * :func:`privacy_profile` — the exact delta(epsilon) = ∫ max(P - e^eps Q, 0), and
   :func:`check_conversion`, which checks a conversion against it.
 """
@@ -25,5 +27,9 @@ __all__ = [
 
 from .accountant import Accountant, AccountantConversion, AccountantReport, Event
 from .curves import MechanismCurve, mechanism_curve
+from .guarantees import GuaranteeCurve
+from .guarantees.tcdp import TCDP
+from .guarantees.zcdp import ZCDP
 
-__all__ += ["Accountant", "AccountantConversion", "AccountantReport", "Event", "MechanismCurve", "mechanism_curve"]
+__all__ += ["Accountant", "AccountantConversion", "AccountantReport", "Event", "MechanismCurve", "mechanism_curve",
+            "GuaranteeCurve", "ZCDP", "TCDP"]

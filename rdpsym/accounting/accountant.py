@@ -38,6 +38,7 @@ import sympy as sp
 from .._numbers import mp_number
 from ..specify.mechanism import Mechanism
 from . import conversions
+from .guarantees import GuaranteeCurve
 from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
 from .mathns import MPMATH, NUMPY
 from .orders import extend_at_top, refine_local_minima
@@ -115,7 +116,7 @@ def _fast_check(mechanism: Mechanism, values: dict):
 
 def _is_expensive(curve: MechanismCurve) -> bool:
     """Curves without generated closed-form code (numeric grids, the subsampled Gaussian's quadrature)."""
-    return curve.result is None or curve.provenance == "numeric"
+    return not curve.cheap and (curve.result is None or curve.provenance == "numeric")
 
 
 # -- the optimiser ---------------------------------------------------------------------------------
@@ -258,6 +259,8 @@ class Accountant:
         if curve not in ("auto", "numeric"):
             raise ValueError(f"curve must be 'auto' or 'numeric'; got {curve!r}")
         m = self._canonical(mechanism)
+        if isinstance(m, GuaranteeCurve):
+            values = {**m.default_values, **values}
         if "sensitivity" in m.params and "sensitivity" not in values:
             values = {**values, "sensitivity": 1}
         try:
@@ -300,7 +303,7 @@ class Accountant:
             return m
         m = self._by_id.get(id(mechanism))
         if m is None:
-            if not isinstance(mechanism, Mechanism):
+            if not isinstance(mechanism, (Mechanism, GuaranteeCurve)):
                 resolve_mechanism(mechanism)  # raises the TypeError
             m = self._by_eq.setdefault(mechanism, mechanism)
             self._by_id[id(mechanism)] = m

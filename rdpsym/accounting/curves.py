@@ -77,10 +77,17 @@ def clear_cache() -> None:
 
 
 def resolve_mechanism(mechanism) -> Mechanism:
-    """A :class:`~rdpsym.Mechanism` from itself or a registry name (built once per process)."""
-    if isinstance(mechanism, Mechanism):
+    """A :class:`~rdpsym.Mechanism` (or a :class:`~rdpsym.accounting.guarantees.GuaranteeCurve`) from
+    itself or a registry name (built once per process); mechanisms' names come first."""
+    from . import guarantees
+
+    if isinstance(mechanism, (Mechanism, guarantees.GuaranteeCurve)):
         return mechanism
     if isinstance(mechanism, str):
+        from .. import mechanisms
+
+        if mechanism not in mechanisms.names() and mechanism in guarantees.names():
+            return guarantees.get(mechanism)
         with _LOCK:
             if mechanism not in _REGISTRY:
                 from .. import mechanisms
@@ -149,6 +156,9 @@ class MechanismCurve:
     _argnames: tuple = field(default=(), repr=False)
     _numeric: dict = field(default_factory=dict, repr=False)
     _notes: dict = field(default_factory=dict, repr=False)
+    #: float code that costs microseconds per order (closed forms, stated guarantees): the accountant's
+    #: scan needs no pruning for it
+    cheap: bool = False
 
     # -- evaluation --------------------------------------------------------------------------------
     def values(self, alpha, params: dict[str, np.ndarray]) -> np.ndarray:
@@ -342,6 +352,16 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     return _numeric_curve(mechanism, group, why, result)
 
 
+def _prepare_guarantee(guarantee, group: int, method: str) -> MechanismCurve:
+    """A stated guarantee's curve (:mod:`rdpsym.accounting.guarantees`); it has no numeric curve."""
+    from .guarantees import guarantee_curve
+
+    if method != "auto":
+        raise ValueError(f"method: {guarantee.name!r} is a stated guarantee with no densities; only 'auto' "
+                         f"applies (got {method!r})")
+    return guarantee_curve(guarantee, group)
+
+
 def float_curve(mechanism: Mechanism, group: int, provenance: str, detail: str,
                 base: Callable[[np.ndarray, dict], np.ndarray]) -> MechanismCurve:
     """A :class:`MechanismCurve` from a float function ``base(alpha, params)`` (for curve providers).
@@ -410,7 +430,7 @@ def mechanism_curve(mechanism, group: int = 1, method: str = "auto") -> Mechanis
         curve = _CURVES.get(key)
         if curve is None:
             before = timeout_count()
-            curve = _prepare(m, group, method)
+            curve = _prepare_guarantee(m, group, method) if not isinstance(m, Mechanism) else _prepare(m, group, method)
             # like every cache (rdpsym._cache): a curve prepared while a time limit expired (a derivation
             # that fell back to the numeric curve, say) is returned, never kept
             if timeout_count() == before and not deadline_passed():

@@ -121,7 +121,8 @@ def pair_counts(order: list[str], adds: tuple[str, ...], counts: tuple[int, ...]
 @click.option("--add", "adds", multiple=True, metavar="MECHANISM:NAME=VALUE,...",
               help="An event: a mechanism and its parameter values, e.g. gaussian:sigma=1.1 (sensitivity "
                    "defaults to 1). MECHANISM is a registered name, path/to/file.py[:name] or "
-                   "package.module:attribute; the values follow its last ':'. Repeatable.")
+                   "package.module:attribute, or a stated guarantee: zcdp:rho=R[,xi=X] or "
+                   "tcdp:rho=R,omega=W. The values follow its last ':'. Repeatable.")
 @click.option("--count", "counts", multiple=True, type=click.IntRange(min=0), metavar="N",
               help="How many times the preceding --add is released (default 1).")
 @click.option("--delta", type=float, default=None, help="Report the smallest epsilon for this delta in (0, 1).")
@@ -151,6 +152,7 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
     from rich.console import Console
 
     from .. import mechanisms
+    from ..accounting import guarantees
     from ..accounting.accountant import Accountant
 
     if not adds:
@@ -164,7 +166,9 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
         name, values = parse_event(spec)
         if name not in resolved:  # one Mechanism per spelling: the accountant merges equal ones
             try:
-                resolved[name] = mechanisms.resolve(name, argument="--add")
+                # a stated guarantee (zcdp, tcdp) by name, unless a mechanism has that name
+                resolved[name] = (guarantees.get(name) if name in guarantees.names() and name not in mechanisms.names()
+                                  else mechanisms.resolve(name, argument="--add"))
             except ValueError as exc:
                 raise click.BadParameter(f"{spec!r}: {exc}", param_hint="--add") from None
         try:
