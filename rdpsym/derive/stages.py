@@ -31,6 +31,7 @@ from .crosscheck import sample_values
 from .forms import compact
 from .general_order import cosmetic_seconds, general_order
 from .limits import check_limits
+from .paper_form import paper_form
 from .pieces import DerivationError, split_support
 from .removable import exceptional_points
 from .result import Status
@@ -121,6 +122,7 @@ def general(d: Derivation) -> None:
         return
     try:
         d.expr, d.cond = general_order(d.pieces, d.x, d.symbols, d.params, d.seconds, d.log, d.deadline)
+        d.expr = paper_form(d.expr, d.symbols, d.params, cosmetic_seconds(d.seconds, d.deadline), d.cond, d.log)
     except (DerivationError, StepTimeout) as exc:
         d.expr, d.cond = None, sp.true
         d.reasons.append(f"general order not derived: {exc}")
@@ -148,7 +150,7 @@ def kl(d: Derivation) -> None:
                 kl_reason += f"; lim alpha -> 1- not taken: {type(exc2).__name__}: {exc2}"
         if value is None:
             d.reasons.append(kl_reason)
-    d.kl = value
+    d.kl = paper_form(value, d.symbols, d.params, cosmetic_seconds(seconds, d.deadline), log=log)
 
 
 def sup(d: Derivation) -> None:
@@ -161,6 +163,7 @@ def sup(d: Derivation) -> None:
     try:
         d.dinf = d.log.timed("alpha = oo", max_divergence, d.pieces, d.x, d.seconds, d.log,
                              detail=lambda v: f"ess sup log P/Q = {sp.sstr(v)}")
+        d.dinf = paper_form(d.dinf, d.symbols, d.params, cosmetic_seconds(d.seconds, d.deadline), log=d.log)
     except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
         d.dinf = None
         d.reasons.append(f"D_inf not derived: {type(exc).__name__}: {exc}")
