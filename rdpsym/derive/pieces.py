@@ -241,9 +241,8 @@ def _integer_ranges(support: sp.Set) -> list[tuple[sp.Expr, sp.Expr]]:
     if isinstance(support, sp.Range):
         if support.step != 1:
             raise DerivationError("Range supports must have step 1")
-        lo = support.inf
-        hi = support.sup
-        return [(lo, hi)]
+        # start and stop - 1, not inf and sup: sympy cannot take those of a Range with symbolic ends
+        return [(support.start, support.stop - 1)]
     if isinstance(support, sp.Union):
         return [r for a in support.args for r in _integer_ranges(a)]
     raise DerivationError(f"unsupported discrete support {support}")
@@ -253,8 +252,13 @@ def finite_points(support: sp.Set) -> list[sp.Expr] | None:
     """The atoms of a finite support, or None if the support is infinite."""
     if isinstance(support, sp.FiniteSet):
         return list(support.args)
-    if isinstance(support, sp.Range) and support.size.is_finite and support.size.is_number:
-        return list(support)
+    if isinstance(support, sp.Range):
+        try:
+            size = support.size
+        except ValueError:  # a Range with symbolic ends (sympy has no size for it): not a list of atoms
+            return None
+        if size.is_finite and size.is_number:
+            return list(support)
     return None
 
 
@@ -315,30 +319,33 @@ def _discrete_pieces(P, Q, x, lo, hi, cuts, params=None):
     for c in cuts:
         test = _test_point(left_kink, c)
         if c.is_integer:
-            if _nonempty(start, c - 1):
+            if _nonempty(start, c - 1, params):
                 pieces.append(_range_piece(P, Q, x, start, c - 1, test, params))
             pieces.append(Piece(c, c, _point_value(P, x, c, params), _point_value(Q, x, c, params), True))
             start = c + 1
         elif c.is_integer is False and c.is_number:
-            if _nonempty(start, sp.floor(c)):
+            if _nonempty(start, sp.floor(c), params):
                 pieces.append(_range_piece(P, Q, x, start, sp.floor(c), test, params))
             start = sp.ceiling(c)
         else:
             raise DerivationError(f"cannot decide whether the kink {c} is an integer")
         left_kink = c
-    if _nonempty(start, hi):
+    if _nonempty(start, hi, params):
         pieces.append(_range_piece(P, Q, x, start, hi, _test_point(left_kink, sp.oo), params))
     return pieces
 
 
-def _nonempty(a, b) -> bool:
+def _nonempty(a, b, params=None) -> bool:
     """Whether to keep the integer range [a, b]; a range of symbolic length >= 0 is kept (it may be
-    empty for some parameter values, where its sum is 0 by the usual convention)."""
+    empty for some parameter values, where its sum is 0 by the usual convention). The parameters'
+    domains decide what the assumptions leave open (n in [3, oo) makes [2, n - 1] non-empty)."""
     if a == -sp.oo or b == sp.oo:
         return True
     ok = _decide(sp.Le(a, b))
     if ok is None:
         ok = _decide(sp.Ge(b - a + 1, 0))
+    if ok is None and params:
+        ok, _ = decide_relation(sp.Ge(b - a + 1, 0), params)
         if ok is None:
             raise DerivationError(f"cannot decide whether the integer range [{a}, {b}] is empty")
     return ok
