@@ -235,8 +235,10 @@ def _line_pieces(expr: sp.Expr, names: dict, budget: float | None) -> list[str]:
             head = _prefactor(c, names)
             if budget is None or visual_width(head + r"\log(" + " ".join(terms) + ")") <= budget:
                 return [head + r"\log\left(" + " ".join(terms) + r"\right)"]
-            terms[0] = head + r"\log\Bigl(" + terms[0]
-            terms[-1] += r"\Bigr)"
+            # fixed-size parentheses (\left/\right cannot span lines), tall enough for display fractions
+            size = "bigg" if any(r"\frac" in t for t in terms) else "Big"
+            terms[0] = head + r"\log\%sl(" % size + terms[0]
+            terms[-1] += r"\%sr)" % size
             return terms
     if expr.is_Add:
         return _signed_terms(expr, names)
@@ -246,7 +248,7 @@ def _line_pieces(expr: sp.Expr, names: dict, budget: float | None) -> list[str]:
             return [whole]
         name = r"\max" if isinstance(expr, sp.Max) else r"\min"
         args = [paper_latex(e, names) for e in expr.args]
-        return [name + r"\Bigl(" + args[0] + ","] + [e + "," for e in args[1:-1]] + [args[-1] + r"\Bigr)"]
+        return [name + r"\biggl(" + args[0] + ","] + [e + "," for e in args[1:-1]] + [args[-1] + r"\biggr)"]
     return [_term_latex(expr, names)]
 
 
