@@ -93,7 +93,7 @@ def test_numeric_only_fragment_says_so():
     m, r = numeric_only()
     tex = report(m, r, "tex")
     assert "no closed form" in tex and "numerical" in tex and r"\begin{cases}" not in tex  # nothing to show
-    assert "numeric only" in tex
+    assert "numeric only" in tex and "% rdpsym's reason: general order not derived" in tex
 
 
 def test_display_form_keeps_only_an_equal_rewrite():
@@ -126,13 +126,20 @@ def test_standalone_report_compiles_without_overfull_boxes(results, name, tmp_pa
 
 
 @needs_tex
-def test_numeric_only_report_and_the_fragment_in_a_paper_compile(results, tmp_path):
+def test_numeric_only_report_compiles(tmp_path):
     m, r = numeric_only()
     compile_clean(report(m, r, "tex", standalone=True, derivation=True, provenance=True), tmp_path, "numeric")
-    mech, r = results["laplace"]
-    (tmp_path / "frag.tex").write_text(report(mech, r, "tex"))
+
+
+@needs_tex
+@pytest.mark.parametrize("name", NAMES)
+def test_the_fragment_inputs_into_a_default_article(results, name, tmp_path):
+    """The fragment with its derivation in LaTeX's default article (345 pt text width): no overfull box."""
+    mech, r = results[name]
+    (tmp_path / "frag.tex").write_text(report(mech, r, "tex", derivation=True))
     paper = "\n".join([r"\documentclass{article}", r"\usepackage{amsmath,amssymb}", r"\begin{document}",
-                       r"\input{frag}", r"See Proposition~\ref{rdpsym:laplace}.", r"\end{document}"])
+                       r"\input{frag}", r"See Proposition~\ref{rdpsym:%s}." % name.replace("_", "-"),
+                       r"\end{document}"])
     compile_clean(paper, tmp_path, "paper")
 
 

@@ -20,7 +20,7 @@ import sympy as sp
 from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Step
 from ..specify.params import Parameter
-from .paper import LINE_BUDGET, broken_lines, display_form, paper_latex
+from .paper import LINE_BUDGET, broken_lines, display_form, paper_latex, visual_width
 
 __all__ = ["derivation_latex"]
 
@@ -47,7 +47,9 @@ def _tex(e: sp.Expr, names: dict) -> str:
     return sp.latex(e, symbol_names=names, ln_notation=False)
 
 
-def _rhs(e: sp.Expr, names: dict, parameters, order, budget=LINE_BUDGET - 14) -> list[str]:
+def _rhs(e: sp.Expr, names: dict, parameters, order, lhs: str = "") -> list[str]:
+    """The right side of ``lhs = e`` as lines that fit beside ``lhs``."""
+    budget = max(24.0, LINE_BUDGET - visual_width(lhs) - 4)
     return broken_lines(display_form(e, parameters, order), names, budget)
 
 
@@ -104,15 +106,16 @@ def _group(result: DivergenceResult, label: str, steps: list[Step], names: dict,
         integrand = r"\left(%s\right)^{\alpha} \left(%s\right)^{1 - \alpha}" % (paper_latex(P, names), paper_latex(Q, names))
         if discrete and lo == hi:
             lhs = r"x = %s:\quad P(x)^{\alpha} Q(x)^{1-\alpha}" % _tex(lo, names)
-            rows.append((lhs, _rhs(_shorter(value), names, parameters, a)))
+            rows.append((lhs, _rhs(_shorter(value), names, parameters, a, lhs)))
             continue
-        rows.append((_integral(lo, hi, r"P^{\alpha} Q^{1-\alpha}", discrete, names), [_integral(lo, hi, integrand, discrete, names)]))
-        rows.append(("", _rhs(_shorter(value), names, parameters, a)))
+        lhs = _integral(lo, hi, r"P^{\alpha} Q^{1-\alpha}", discrete, names)
+        rows.append((lhs, [_integral(lo, hi, integrand, discrete, names)]))
+        rows.append(("", _rhs(_shorter(value), names, parameters, a, lhs)))
     out.append(_align(rows))
     Z, D = total
     out.append(r"Their sum $Z(\alpha)$, and the divergence it gives (Mironov 2017, Def. 3), simplified:")
-    rows = [("Z(\\alpha)", _rhs(_shorter(Z), names, parameters, a)),
-            (r"D_{\alpha}(P \| Q) = \frac{1}{\alpha - 1} \log Z(\alpha)", _rhs(D, names, parameters, a))]
+    lhs = r"D_{\alpha}(P \| Q) = \frac{1}{\alpha - 1} \log Z(\alpha)"
+    rows = [("Z(\\alpha)", _rhs(_shorter(Z), names, parameters, a, lhs)), (lhs, _rhs(D, names, parameters, a, lhs))]
     out.append(_align(rows))
     regimes = next((s for s in steps if _kind(s)[1] == "regimes"), None)
     if regimes is not None:
@@ -127,9 +130,10 @@ def _group(result: DivergenceResult, label: str, steps: list[Step], names: dict,
         out.append(r"At $\alpha = 1$, the KL divergence $D_1(P \| Q) = \int P \log(P/Q)$, piece by piece:")
         rows = []
         for lo, hi, P, Q, value, discrete in kl:
-            rows.append((_integral(lo, hi, r"P \log\frac{P}{Q}", bool(discrete), names), _rhs(_shorter(value), names, parameters, a)))
+            lhs = _integral(lo, hi, r"P \log\frac{P}{Q}", bool(discrete), names)
+            rows.append((lhs, _rhs(_shorter(value), names, parameters, a, lhs)))
         if len(kl) > 1 and result.kl is not None and len(derived_pairs(result)) == 1:
-            rows.append((r"D_1(P \| Q)", _rhs(result.kl, names, parameters, a)))
+            rows.append((r"D_1(P \| Q)", _rhs(result.kl, names, parameters, a, lhs)))
         out.append(_align(rows))
     return out
 
@@ -159,8 +163,8 @@ def derivation_latex(result: DivergenceResult, parameters: Sequence[Parameter], 
                    " below are that pair.")
     derived = derived_pairs(result)
     if not derived:
-        out.append("No integral of this derivation was recorded in closed form, so there is no derivation to"
-                   " show: " + esc(result.reason or str(result.status)) + ".")
+        out.append("No integral of this derivation was recorded in closed form, so there is no derivation of the"
+                   " general order to show (the engine's reason is in the statement and the provenance).")
     for k, (label, g) in enumerate(derived):
         if len(derived) > 1:
             out.append(r"\paragraph{Adjacent pair %d of %d.}" % (k + 1, len(derived)))
@@ -168,11 +172,11 @@ def derivation_latex(result: DivergenceResult, parameters: Sequence[Parameter], 
     a = result.alpha
     rows = []
     if result.max_divergence is not None:
-        rows.append((r"D_{\infty}(P \| Q) = \operatorname*{ess\,sup}_x \log\frac{P(x)}{Q(x)}",
-                     _rhs(result.max_divergence, names, parameters, a)))
+        lhs = r"D_{\infty}(P \| Q) = \operatorname*{ess\,sup}_x \log\frac{P(x)}{Q(x)}"
+        rows.append((lhs, _rhs(result.max_divergence, names, parameters, a, lhs)))
     for p in result.exceptional_points:
-        rows.append((r"D_{%s}(P \| Q) = \lim_{\alpha \to %s} D_{\alpha}(P \| Q)" % (sp.latex(p.alpha), sp.latex(p.alpha)),
-                     _rhs(p.value, names, parameters, a)))
+        lhs = r"D_{%s}(P \| Q) = \lim_{\alpha \to %s} D_{\alpha}(P \| Q)" % (sp.latex(p.alpha), sp.latex(p.alpha))
+        rows.append((lhs, _rhs(p.value, names, parameters, a, lhs)))
     if rows:
         out.append(r"The orders the general form leaves out:")
         out.append(_align(rows))

@@ -20,9 +20,11 @@ from ..specify.params import Parameter
 
 __all__ = ["display_form", "visual_width", "paper_latex", "broken_lines", "cases_display", "LINE_BUDGET"]
 
-#: the width, in :func:`visual_width` units (about one math-italic letter), of one display line that
-#: surely fits a 16 cm text width at 11 pt (about 75 units fit; the margin absorbs the estimate's error)
-LINE_BUDGET = 58.0
+#: the width, in :func:`visual_width` units (about one math-italic letter: 5.6 pt at 11 pt, 5.1 pt at
+#: 10 pt), of one display line: what fits the text width of LaTeX's default article (345 pt at 10 pt),
+#: where a fragment is most often \input, with a margin for the estimate's error (the compile tests
+#: fail on any overfull box, in a default article and in the standalone document)
+LINE_BUDGET = 56.0
 
 
 # -- equal forms ---------------------------------------------------------------------------------------
@@ -294,8 +296,8 @@ def cases_display(result: DivergenceResult, parameters: Sequence[Parameter], lhs
     rows = []
     conditions = [generic + (r",\ " + finite if finite else "")] + [
         r"\alpha = %s \quad \text{(%s)}" % (sp.latex(o), SPECIAL_ORDER_NAMES[k]) for k, o, _ in specials]
-    # what the condition column and the brace leave of the line for the formulas
-    width = max(24.0, budget - max(visual_width(c) for c in conditions) - 6)
+    # what the left side, the brace and the condition column (after a quad) leave of the line
+    width = max(24.0, budget - max(visual_width(c) for c in conditions) - visual_width(lhs) - 4)
     if result.expr is None:
         rows.append((r"\text{no closed form: numeric values only}", r"\text{if } " + generic))
     else:

@@ -29,16 +29,17 @@ def _label(m: Mechanism) -> str:
 
 
 def _subject(m: Mechanism) -> str:
-    """"For lambda in (0, oo) (the scale) and ..., the Laplace mechanism" (or "The ..." without parameters)."""
-    title = escape_text(m.title or m.name)
+    """"Let lambda in (0, oo) (the scale) and .... Then \\emph{Laplace mechanism}" (the title as a name, so
+    "Randomized response" and "Laplace mechanism" read alike), or just the name without parameters."""
+    title = r"\emph{%s}" % escape_text(m.title or m.name)
     parts = []
     for p in m.parameters:
         meaning = f" ({escape_text(p.meaning)})" if p.meaning else ""
         parts.append(rf"${p.latex} \in {sp.latex(p.domain)}${meaning}")
     if not parts:
-        return f"The {title}"
+        return title
     listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    return f"For {listed}, the {title}"
+    return f"Let {listed}. Then {title}"
 
 
 def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
@@ -58,15 +59,13 @@ def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
                    + (" at most (an upper bound, not the exact value):" if bound else ":"))
         out += [r"\[", cases_display(r, m.parameters), r"\]"]
     else:
-        why = r.reason or str(r.status)
-        if "not derived" in why:  # the engine's own words from there on, without the pair's label
-            why = why[why.index("not derived"):]
-        reason = escape_text(_short(why))
+        # the engine's reason (sympy notation) as a comment for the author, typeset in the provenance
+        out += ["% rdpsym's reason: " + line for line in (r.reason or str(r.status)).splitlines()]
         out.append(f"{subject} satisfies"
                    r" $(\alpha, \varepsilon(\alpha))$-R\'{e}nyi differential privacy (Mironov 2017, Def.~4)"
                    r" with $\varepsilon(\alpha)$ the largest R\'{e}nyi divergence over adjacent inputs;"
                    r" \emph{no closed form of $\varepsilon(\alpha)$ was derived} for general $\alpha$"
-                   f" (status: {escape_text(str(r.status).replace('_', ' '))}; {reason}). Its values at each order"
+                   f" (status: {escape_text(str(r.status).replace('_', ' '))}). Its values at each order"
                    " come from certified numerical integration only.")
         if r.special_orders():
             out.append(r"The orders derived exactly:")
@@ -75,10 +74,6 @@ def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
     out.append(rf"\emph{{Source:}} {cite}.")
     out.append(rf"\end{{{_ENV}}}")
     return "\n".join(out) + "\n"
-
-
-def _short(text: str, n: int = 240) -> str:
-    return text if len(text) <= n else text[: n - 3].rsplit(" ", 1)[0] + "..."
 
 
 def _breakable(text: str) -> str:
@@ -94,6 +89,8 @@ def provenance_latex(r: DivergenceResult) -> str:
     """The provenance log (inputs, each step with its time, checks, versions) as a small list."""
     p = r.provenance
     items = [f"{escape_text(k)}: {_breakable(v)}" for k, v in p.inputs]
+    if r.reason:
+        items.insert(0, f"status {escape_text(str(r.status))}: {_breakable(r.reason)}")
     items += [rf"{_breakable(s.name)} ({s.seconds:.3f}\,s): {_breakable(s.detail)}" for s in p.steps]
     items += [f"verification: {_breakable(str(v))}" for v in p.verifications]
     if p.versions:
