@@ -242,3 +242,12 @@ def test_a_derived_numeric_only_report_compiles(tmp_path):
     tex = report(m, r, "tex", standalone=True, derivation=True, provenance=True)
     assert "no closed form" in tex and r"\alpha = 2" in tex  # the exact order it has
     compile_clean(tex, tmp_path)
+
+
+def test_a_bound_is_stated_as_a_bound():
+    m = mechanisms.get("gaussian")
+    s, d = m.params["sigma"], m.params["sensitivity"]
+    r = rdpsym.DivergenceResult(expr=rdpsym.alpha * d**2 / s**2, status=Status.BOUND, mechanism=m,
+                                symbols=(s, d), kl=d**2 / s**2)
+    tex = report(m, r, "tex")
+    assert r"\varepsilon(\alpha) \le" in tex and "upper bound" in tex and r"\varepsilon(\alpha) =" not in tex

@@ -9,6 +9,7 @@ text.
 
 from __future__ import annotations
 
+import cmath
 import re
 from typing import Sequence
 
@@ -62,7 +63,9 @@ def _equal_at(a: sp.Expr, b: sp.Expr, points: list[dict], digits: int = 30) -> b
                 x, y = complex(sp.N(a.subs(pt), digits + 20)), complex(sp.N(b.subs(pt), digits + 20))
             except (TypeError, ValueError):
                 return False
-            if x.imag or y.imag or x != x or abs(x - y) > 10.0 ** (-digits) * max(1.0, abs(y)):
+            # a non-finite or complex value at any point refuses the rewrite (inf - inf would compare as nan)
+            if not (cmath.isfinite(x) and cmath.isfinite(y)) or x.imag or y.imag \
+                    or abs(x - y) > 10.0 ** (-digits) * max(1.0, abs(y)):
                 return False
     return True
 
@@ -320,4 +323,5 @@ def cases_display(result: DivergenceResult, parameters: Sequence[Parameter], lhs
         rows.append((tex, r"\text{if } \alpha = %s \quad \text{(%s)}" % (sp.latex(order), SPECIAL_ORDER_NAMES[kind])))
     # display style in each case (cases sets its entries in text style: the fractions would be tiny)
     body = " \\\\[1ex]\n".join(f"\\displaystyle {e} & {c}" for e, c in rows)
-    return f"{lhs} =\n\\begin{{cases}}\n{body}\n\\end{{cases}}"
+    relation = "" if lhs.rstrip().endswith(("\\le", "\\ge", "=")) else " ="
+    return f"{lhs}{relation}\n\\begin{{cases}}\n{body}\n\\end{{cases}}"

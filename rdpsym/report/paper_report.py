@@ -57,7 +57,8 @@ def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
         bound = r.status is Status.BOUND
         out.append(f"{subject} {what}"
                    + (" at most (an upper bound, not the exact value):" if bound else ":"))
-        out += [r"\[", cases_display(r, m.parameters), r"\]"]
+        lhs = r"\varepsilon(\alpha) \le" if bound else r"\varepsilon(\alpha)"
+        out += [r"\[", cases_display(r, m.parameters, lhs=lhs), r"\]"]
     else:
         # the engine's reason (sympy notation) as a comment for the author, typeset in the provenance
         out += ["% rdpsym's reason: " + line for line in (r.reason or str(r.status)).splitlines()]
