@@ -115,7 +115,7 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
         if len(text) > 150:
             text = text[:147].rsplit(" ", 1)[0] + "..."
         line = rf"&\text{{{text}}}"
-        if step.expr is not None:
+        if isinstance(step.expr, sp.Expr):  # a step's value; the pieces' records are derivation_latex's
             line += rf" && {formula(step.expr, names)}"
         rows.append(line)
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
