@@ -68,14 +68,14 @@ def test_markdown(results):
     assert "| Mechanism |" in table
 
 
-@pytest.mark.parametrize("fmt", ["md", "tex"])
-def test_report_sections(results, fmt):
+def test_report_sections(results):
     mech, r = results["laplace"]
-    text = report(mech, r, fmt)
+    text = report(mech, r, "md")
     for needle in ("Statement", "Conditions", "Special orders", "Verification evidence", "References", "Prop. 6"):
         assert needle in text, needle
-    if fmt == "tex":
-        assert text.startswith(r"\documentclass") and text.rstrip().endswith(r"\end{document}")
+    tex = report(mech, r, "tex", standalone=True)
+    assert tex.startswith(r"\documentclass") and tex.rstrip().endswith(r"\end{document}")
+    assert r"\begin{cases}" in tex and "Prop. 6" in tex and r"\usepackage[T1]{fontenc}" in tex
 
 
 def test_report_rejects_unknown_format(results):
@@ -89,15 +89,6 @@ def _compile(tex: str, tmp_path):
     src.write_text(tex)
     return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", src.name], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
-
-
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-@pytest.mark.parametrize("name", NAMES)
-def test_report_compiles_with_pdflatex(results, name, tmp_path):
-    mech, r = results[name]
-    proc = _compile(report(mech, r, "tex"), tmp_path)
-    assert proc.returncode == 0, proc.stdout[-3000:]
-    assert (tmp_path / "doc.pdf").stat().st_size > 1000
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")

@@ -25,22 +25,31 @@ def _write(output: str, text: str):
 @main.command()
 @click.argument("name")
 @click.option("--format", "fmt", type=click.Choice(["md", "tex"]), default="md", show_default=True,
-              help="Markdown or a complete LaTeX document.")
+              help="Markdown, or LaTeX: a fragment to \\input into a paper (see --standalone).")
+@click.option("--standalone", is_flag=True, help="LaTeX: a complete document (article, T1 fonts, amsmath) instead of a fragment.")
+@click.option("--derivation", is_flag=True, help="LaTeX: add the derivation (the pieces, their integrals, the sum, the limits).")
+@click.option("--provenance", is_flag=True, help="LaTeX: add the provenance log (an appendix of a standalone document).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of standard output.")
-def report(name: str, fmt: str, output: str | None):
+def report(name: str, fmt: str, standalone: bool, derivation: bool, provenance: bool, output: str | None):
     """Write a report on the RDP of the mechanism NAME.
 
     NAME is a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
 
-    Statement, parameters, finiteness conditions, special orders (alpha = 1, infinity, removable
-    singularities), verification evidence from the provenance, the derivation steps and citations.
+    Markdown: statement, parameters, finiteness conditions, special orders (alpha = 1, infinity,
+    removable singularities), verification evidence, the derivation steps and citations. LaTeX: a
+    statement (a theorem-style environment with the parameters' symbols and the curve as a cases
+    display) to \\input into a paper, which needs amsmath and amssymb; --standalone makes a document
+    that compiles with pdflatex, --derivation and --provenance add those parts.
     """
     from ..derive.mechanism_rdp import rdp
     from ..report.report import report as make_report
 
+    if fmt == "md" and (standalone or derivation or provenance):
+        raise click.BadParameter("--standalone, --derivation and --provenance apply to --format tex "
+                                 "(Markdown always has the derivation steps)", param_hint="--format")
     mech = _mechanism(name)
-    text = make_report(mech, rdp(mech), fmt)
+    text = make_report(mech, rdp(mech), fmt, standalone=standalone, derivation=derivation, provenance=provenance)
     if output:
         _write(output, text)
         click.echo(f"wrote {output}", err=True)

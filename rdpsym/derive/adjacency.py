@@ -263,7 +263,9 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
                    conditions=r.conditions.subs(u, U), exceptional_points=points, symbols=symbols,
                    integer_orders=tuple((k, sub(v)) for k, v in r.integer_orders),
                    domains=tuple((p.symbol, p.domain) for p in params if p.symbol in symbols), label=label,
-                   pair=None if r.pair is None else (sub(r.pair[0]), sub(r.pair[1])) + tuple(r.pair[2:]))
+                   pair=None if r.pair is None else (sub(r.pair[0]), sub(r.pair[1])) + tuple(r.pair[2:]),
+                   # the steps' formulas at the supremum too, so a report's derivation shows them there
+                   provenance=replace(r.provenance, steps=tuple(replace(s, expr=sub(s.expr)) for s in r.provenance.steps)))
 
 
 def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:

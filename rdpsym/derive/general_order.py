@@ -32,7 +32,11 @@ def regime_integral(pieces: list[Piece], x, regime: Regime, seconds: float, log:
             log.note(f"piece {piece.describe()}", "P > 0 where Q = 0: the divergence is +oo for alpha >= 1")
             return "infinite"
         if piece.is_point:
-            total += piece.P ** a * piece.Q ** (1 - a)
+            term = piece.P ** a * piece.Q ** (1 - a)
+            # the atom's term, in alpha, for a report's derivation (rdpsym.report.latex.derivation_latex)
+            log.note(f"piece {piece.describe()}", f"{regime.name}: P^alpha Q^(1-alpha) at the atom",
+                     _record(piece, term, regime))
+            total += term
             continue
         L = a * log_expand(piece.P) + (1 - a) * log_expand(piece.Q)
         c0, coeffs = decompose(L, x)
@@ -44,17 +48,26 @@ def regime_integral(pieces: list[Piece], x, regime: Regime, seconds: float, log:
             + f"); {'summed' if piece.discrete else 'integrated'} over {piece.describe()}"
             + (f"; {'; '.join(res.notes)}" if res.notes else "")
         )
-        log.steps.append(Step(f"piece {piece.describe()}", detail, time.perf_counter() - start))
         if not res.cases:
+            log.steps.append(Step(f"piece {piece.describe()}", detail, time.perf_counter() - start))
             return "infinite"
         if len(res.cases) == 1:
             value, cond = res.cases[0]
         else:
             value = sp.Piecewise(*res.cases)
             cond = res.condition
+        log.steps.append(Step(f"piece {piece.describe()}", detail, time.perf_counter() - start,
+                              _record(piece, sp.exp(c0) * value, regime)))
         total += sp.exp(c0) * value
         conditions.append(cond)
     return total, sp.And(*conditions)
+
+
+def _record(piece: Piece, value: sp.Expr, regime: Regime) -> sp.Tuple:
+    """``(lo, hi, P, Q, value, discrete)`` of one piece's integral, the value in alpha: what a report
+    shows of the step (the piece, the integrand P^alpha Q^(1-alpha) and its integral)."""
+    return sp.Tuple(piece.lo, piece.hi, piece.P, piece.Q, value.subs(regime.var, regime.var_in_alpha),
+                    sp.true if piece.discrete else sp.false)
 
 
 def cosmetic_seconds(seconds: float, deadline: float | None) -> float:
@@ -89,6 +102,9 @@ def general_order(pieces, x, symbols, params, seconds, log, deadline=None):
         D_alpha = in_alpha(D, regime, alpha_points, cosmetic_seconds(seconds, deadline))
         D_alpha = definition_shape(integral, D_alpha, regime, alpha_points, cosmetic_seconds(seconds, deadline), log)
         D_alpha = erfc_form(D_alpha)
+        # the sum of the pieces and the divergence it gives, in alpha, for a report's derivation
+        log.note(f"sum ({regime.name})", "Z = the sum of the pieces' integrals; D_alpha = log(Z)/(alpha - 1)",
+                 sp.Tuple(integral.subs(regime.var, regime.var_in_alpha), D_alpha))
         forms[regime.name] = (D_alpha, condition_in_alpha(cond, regime))
     above, cond_above = forms[ABOVE.name]
     below, cond_below = forms[BELOW.name]

@@ -8,6 +8,8 @@ When E_P[log P/Q] is not integrated (a binomial sum over [0, n]) the KL is taken
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mpmath
 import sympy as sp
 
@@ -57,6 +59,9 @@ def kl_divergence(pieces, x, seconds, log) -> sp.Expr:
                           detail=lambda v: "E_P[log P/Q] " + ("summed" if piece.discrete else "integrated"))
         if value.has(sp.Integral, sp.Sum):
             raise DerivationError(f"KL: sympy left the integral over {piece.describe()} unevaluated")
+        # the piece, its integrand P log(P/Q) and its value, for a report's derivation
+        log.steps[-1] = replace(log.steps[-1], expr=sp.Tuple(piece.lo, piece.hi, piece.P, piece.Q, value,
+                                                             sp.true if piece.discrete else sp.false))
         total += value
     return total
 

@@ -24,6 +24,7 @@ __all__ = [
     "result_latex",
     "escape_text",
     "latex_document",
+    "PREAMBLE",
     "parse_back",
 ]
 
@@ -62,12 +63,31 @@ _TEXT_ESCAPES = {
 }
 
 
+_ACCENTS = {"é": r"\'{e}", "è": r"\`{e}", "ö": r'\"{o}', "ü": r'\"{u}', "ä": r'\"{a}', "ç": r"\c{c}",
+            "É": r"\'{E}", "—": "---", "–": "--", "≤": r"$\le$", "≥": r"$\ge$", "∞": r"$\infty$",
+            "ε": r"$\varepsilon$", "∝": r"$\propto$", "’": "'", "×": r"$\times$"}
+
+
 def escape_text(text: str) -> str:
-    """Escape text for LaTeX text mode (``\\text{...}`` or a paragraph); non-ASCII is transliterated."""
-    text = text.replace("—", "--").replace("–", "--").replace("é", "\u00e9")
+    """Escape text for LaTeX text mode (``\\text{...}`` or a paragraph): the special characters, the
+    accented letters of names ("Rényi", "Harremoës") as accent commands, a few math signs as math; any
+    other non-ASCII character becomes "?" (a fragment must compile under any input encoding)."""
     out = "".join(_TEXT_ESCAPES.get(c, c) for c in text)
-    out = out.replace("\u00e9", r"\'e").replace("||", r"$\|$")
-    return "".join(c if ord(c) < 128 else "?" for c in out)
+    out = out.replace("||", r"$\|$")
+    out = "".join(_ACCENTS.get(c, c) for c in out)
+    return "".join(c if ord(c) < 128 else _greek(c) for c in out)
+
+
+def _greek(c: str) -> str:
+    """A Greek letter as math (σ -> $\\sigma$), "?" for any other character."""
+    import unicodedata
+
+    name = unicodedata.name(c, "")
+    if name.startswith("GREEK SMALL LETTER ") and " " not in name[19:]:
+        return r"$\%s$" % name[19:].lower().replace("lamda", "lambda")
+    if name.startswith("GREEK CAPITAL LETTER ") and " " not in name[21:]:
+        return r"$\%s$" % name[21:].capitalize().replace("Lamda", "Lambda")
+    return "?"
 
 
 def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequence[Parameter] | None = None,
@@ -95,23 +115,34 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
         if len(text) > 150:
             text = text[:147].rsplit(" ", 1)[0] + "..."
         line = rf"&\text{{{text}}}"
-        if step.expr is not None:
+        if isinstance(step.expr, sp.Expr):  # a step's value; the pieces' records are derivation_latex's
             line += rf" && {formula(step.expr, names)}"
         rows.append(line)
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
 
-def latex_document(body: str, title: str = "") -> str:
-    """A complete, compilable document around ``body`` (article class, amsmath)."""
-    head = [
-        r"\documentclass[10pt]{article}",
-        r"\usepackage[margin=2cm,landscape]{geometry}",
-        r"\usepackage{amsmath,amssymb}",
-        r"\allowdisplaybreaks",
-        r"\begin{document}",
-    ]
+#: the preamble of every standalone document: T1 fonts (so "<" and accents print as themselves),
+#: Latin Modern (scalable T1 fonts), the AMS packages, booktabs for tables
+PREAMBLE = (
+    r"\documentclass[11pt]{article}",
+    r"\usepackage[T1]{fontenc}",
+    r"\usepackage[utf8]{inputenc}",
+    r"\usepackage{lmodern}",
+    r"\usepackage[a4paper,margin=2.5cm]{geometry}",
+    r"\usepackage{amsmath,amssymb,amsthm}",
+    r"\usepackage{booktabs}",
+    r"\allowdisplaybreaks",
+)
+
+
+def latex_document(body: str, title: str = "", landscape: bool = False) -> str:
+    """A complete, compilable document around ``body`` (article, :data:`PREAMBLE`); ``title`` is LaTeX."""
+    head = list(PREAMBLE)
+    if landscape:
+        head[4] = r"\usepackage[a4paper,margin=2cm,landscape]{geometry}"
+    head.append(r"\begin{document}")
     if title:
-        head.append(r"\section*{%s}" % escape_text(title))
+        head.append(r"\section*{%s}" % title)
     return "\n".join(head + [body, r"\end{document}", ""])
 
 

@@ -1,8 +1,9 @@
 """A report on one mechanism's RDP curve: statement, conditions, special orders, evidence, citations.
 
 Everything in it is generated from the :class:`~rdpsym.derive.result.DivergenceResult` the engine
-derives, so the document cannot drift from the derivation. Formats: Markdown (``"md"``) and a complete
-LaTeX document (``"tex"``) that compiles with ``pdflatex``.
+derives, so the document cannot drift from the derivation. Formats: Markdown (``"md"``) and LaTeX
+(``"tex"``: a fragment for a paper, or a standalone document that compiles with ``pdflatex``; see
+:mod:`rdpsym.report.paper_report`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sympy as sp
 
 from ..derive.result import DivergenceResult
 from ..specify.mechanism import Mechanism
-from .latex import escape_text, formula, latex_document, result_latex, symbol_names
+from .latex import formula, symbol_names
 from .markdown import result_markdown
 
 __all__ = ["report", "FORMATS"]
@@ -25,10 +26,16 @@ def _evidence(result: DivergenceResult) -> list[str]:
     return checks + [str(v) for v in result.provenance.verifications]
 
 
-def report(mechanism: Mechanism | str, result: DivergenceResult | None = None, fmt: str = "md") -> str:
+def report(mechanism: Mechanism | str, result: DivergenceResult | None = None, fmt: str = "md", *,
+           standalone: bool = False, derivation: bool = False, provenance: bool = False) -> str:
     """The report of ``mechanism`` (a Mechanism or a registered name) in format ``fmt`` ("md" or "tex").
 
-    ``result`` defaults to ``rdpsym.rdp(mechanism)``.
+    ``result`` defaults to ``rdpsym.rdp(mechanism)``. For ``"tex"``: a fragment to ``\\input`` into a
+    paper (a statement with the mechanism's symbols, the ``cases`` display of the curve, the citation;
+    it needs ``amsmath`` and ``amssymb``), or with ``standalone`` a complete document (T1 fonts,
+    amsmath, amssymb) that compiles with ``pdflatex``. ``derivation`` adds the derivation as mathematics
+    (:func:`rdpsym.report.derivation.derivation_latex`); ``provenance`` adds the provenance log (in an
+    appendix of a standalone document). Markdown always holds all of it.
     """
     if fmt not in FORMATS:
         raise ValueError(f"fmt must be one of {FORMATS}; got {fmt!r}")
@@ -42,7 +49,11 @@ def report(mechanism: Mechanism | str, result: DivergenceResult | None = None, f
         from ..derive.mechanism_rdp import rdp
 
         result = rdp(mechanism)
-    return _markdown(mechanism, result) if fmt == "md" else _latex(mechanism, result)
+    if fmt == "md":
+        return _markdown(mechanism, result)
+    from .paper_report import latex_report
+
+    return latex_report(mechanism, result, standalone=standalone, derivation=derivation, provenance=provenance)
 
 
 def _markdown(m: Mechanism, r: DivergenceResult) -> str:
@@ -70,26 +81,3 @@ def _markdown(m: Mechanism, r: DivergenceResult) -> str:
     out += ["", "## Derivation", "", "```", r.provenance.describe(), "```", "", "## References", ""]
     out += [f"- {ref}" for ref in m.references] or ["- none given"]
     return "\n".join(out) + "\n"
-
-
-def _latex(m: Mechanism, r: DivergenceResult) -> str:
-    names = symbol_names(r, m.parameters)
-    body = [
-        r"\subsection*{Statement}",
-        escape_text(f"The mechanism {m.name} satisfies (alpha, eps(alpha))-RDP, eps(alpha) being the maximum of "
-                    "D_alpha(P||Q) over its adjacent pairs (Mironov 2017, Def. 4); status: ") + escape_text(str(r.status)) + ".",
-        r"\[" + result_latex(r, steps=False, parameters=m.parameters).join([r"\varepsilon(\alpha) = ", ""]) + r"\]",
-        r"\subsection*{Parameters}",
-        r"\begin{tabular}{llll}\hline name & symbol & domain & meaning \\ \hline",
-    ]
-    body += [rf"{escape_text(p.name)} & ${p.latex}$ & ${sp.latex(p.domain)}$ & {escape_text(p.meaning)} \\" for p in m.parameters]
-    body += [r"\hline\end{tabular}", r"\subsection*{Conditions}"]
-    body.append("Finite for every order." if r.conditions is sp.true
-                else rf"Finite where ${formula(r.conditions, names)}$; $+\infty$ elsewhere.")
-    body += [r"\subsection*{Special orders and derivation}", r"\[", result_latex(r, steps=True, parameters=m.parameters), r"\]",
-             r"\subsection*{Verification evidence}", r"\begin{itemize}"]
-    body += [r"\item " + escape_text(e) for e in _evidence(r)] or [r"\item none recorded"]
-    body += [r"\end{itemize}", r"\subsection*{References}", r"\begin{itemize}"]
-    body += [r"\item " + escape_text(ref) for ref in m.references] or [r"\item none given"]
-    body += [r"\end{itemize}"]
-    return latex_document("\n".join(body), title=f"{m.title or m.name}: Renyi differential privacy")
