@@ -56,7 +56,7 @@ def test_exponential_mechanism_against_the_k_outcomes():
     """Uniform on k = 10 outcomes against one outcome raised by Delta and nine lowered (probabilities
     proportional to exp(eps u/(2 Delta))), both orders, summed over all ten outcomes."""
     r = rdpsym.rdp(mechanisms.get("exponential_mechanism"))
-    assert r.status is Status.CLOSED_FORM, r.reason
+    assert r.status is Status.LOWER_BOUND and r.expr is not None, r.reason  # one instance (neighbours="some")
     with mp.workdps(40):
         k, e = 10, mp.mpf(1)
         w = [mp.exp(e / 2)] + [mp.exp(-e / 2)] * (k - 1)

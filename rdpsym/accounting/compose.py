@@ -151,6 +151,10 @@ def compose(*items, counts=None, step_seconds: float | None = None, cache: bool 
 
     status = _worst_status([c.status for _, c in used])
     reasons = [f"{c.label}: {c.reason}" for _, c in used if c.reason]
+    if status is Status.LOWER_BOUND:
+        # a lower bound summed with others is a lower bound only beside exact curves; fail closed instead
+        status = Status.FAILED
+        reasons.append("an item's curve is only a lower bound on its RDP: the sum is no guarantee")
     if status is Status.CLOSED_FORM and len(used) > 1 and not all(composable_exactly(c) for _, c in used):
         status = Status.BOUND
         reasons.append("an item's curve is a maximum over adjacent pairs or directions: the sum of maxima "
@@ -162,8 +166,8 @@ def compose(*items, counts=None, step_seconds: float | None = None, cache: bool 
         return sp.Add(*[k * v for k, v in values])
 
     expr = total([(k, c.expr) for k, c in used]) if status in (Status.CLOSED_FORM, Status.BOUND) else None
-    kl = total([(k, c.kl) for k, c in used])
-    dinf = total([(k, c.max_divergence) for k, c in used])
+    kl = total([(k, c.kl) for k, c in used]) if status is not Status.FAILED else None
+    dinf = total([(k, c.max_divergence) for k, c in used]) if status is not Status.FAILED else None
     points = []
     for a0 in sorted({p.alpha for _, c in used for p in c.exceptional_points}, key=sp.default_sort_key):
         try:

@@ -322,6 +322,10 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     from ..compile import CodegenError, identifier as _identifier  # the generated argument names
     from .group import group_privacy
 
+    if mechanism.neighbours != "all":
+        raise ValueError(f"mechanism: {mechanism.name!r} specifies some of its neighbouring inputs only "
+                         f"(neighbours={mechanism.neighbours!r}): its divergence is a lower bound on its RDP, "
+                         "not a guarantee to account with")
     if method == "auto":
         own = _own_curve(mechanism, group)
         if own is not None:

@@ -109,6 +109,10 @@ def _bound(base: DivergenceResult, k: int, name: str) -> DivergenceResult:
     reason = (f"{PROP2} with c = {c} (k = {k} <= 2^c): D at order alpha <= 3^c eps(2^c alpha), valid for "
               "alpha >= 2 (the proposition's alpha >= 2^(c+1)); +inf (no claim) below 2 except alpha = 1 "
               "(monotonicity, Prop. 9)")
+    if base.status is Status.LOWER_BOUND:  # Prop. 2 of a lower bound bounds nothing
+        return DivergenceResult(expr=None, status=Status.FAILED, reason=f"{reason}; but the curve is only a lower "
+                                f"bound ({base.reason}): Prop. 2 on it bounds nothing", symbols=base.symbols,
+                                provenance=base.provenance, label=f"RDP of {name} for groups of {k}")
     if base.expr is None:
         return DivergenceResult(expr=None, status=base.status if base.status is Status.FAILED else Status.NUMERIC_ONLY,
                                 reason=f"{reason}; the base curve has no expression ({base.status}: {base.reason})",

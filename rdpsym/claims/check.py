@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import mpmath
@@ -228,7 +229,7 @@ def check_claim(
             # from a wrong one, and is often out of reach (heavy tails, far-apart densities)
             digits = min(digits, NUMERIC_CURVE_DIGITS)
         fields = check_numeric_claim(tgt, c, relation, order, smap.fixed, free, (lo, hi), digits, dps, independent)
-        return ClaimVerdict(**{**base, **fields})
+        return _on_lower_bound(tgt.result, ClaimVerdict(**{**base, **fields}))
     if not ok:
         return ClaimVerdict(evidence=(why,), **base)
 
@@ -239,8 +240,34 @@ def check_claim(
     run = _ClaimRun(evaluator, relation, order, (lo, hi), tol, digits, dps, free, independent)
     for verdict in run.stages(executor, search, prove, prove_seconds, certify_seconds if certify else 0):
         if verdict is not None:
-            return ClaimVerdict(**{**base, **verdict})
+            return _on_lower_bound(tgt.result, ClaimVerdict(**{**base, **verdict}))
     raise AssertionError("unreachable: the last stage always decides")  # pragma: no cover
+
+
+def _on_lower_bound(result, verdict: ClaimVerdict) -> ClaimVerdict:
+    """The verdict on the mechanism when the target's values are only lower bounds on its RDP
+    (status ``lower_bound``: some of its neighbouring inputs). With L <= RDP:
+
+    * an upper-bound claim (``<=``, or the upper half of ``==``) is refuted where L exceeds it, since then
+      the RDP does too; agreement shows nothing about the inputs not covered: ``inconclusive``;
+    * a lower-bound claim (``>=``) holds where L is above it: proved and confirmed stand; a point where
+      L is below it says nothing about the RDP: ``inconclusive``.
+    """
+    if result.status is not Status.LOWER_BOUND:
+        return verdict
+    note = f"the target's values are lower bounds on the RDP ({result.reason})"
+    v, cx = verdict.verdict, verdict.counterexample
+    if verdict.relation == ">=":
+        keep = v in (Verdict.PROVED, Verdict.CONFIRMED, Verdict.INCONCLUSIVE)
+    else:
+        above = cx is not None and cx.gap is not None and cx.divergence is not None and bool(cx.gap < 0)
+        keep = v is Verdict.INCONCLUSIVE or (v is Verdict.REFUTED and above)
+    if keep:
+        return replace(verdict, evidence=verdict.evidence + (f"{note}: the verdict holds for the mechanism",))
+    why = ("agreement with an upper bound here shows nothing about the neighbouring inputs not covered"
+           if v in (Verdict.PROVED, Verdict.CONFIRMED) else "a value below the claim says nothing about the RDP")
+    return replace(verdict, verdict=Verdict.INCONCLUSIVE, counterexample=None,
+                   evidence=verdict.evidence + (f"was {v.value}, but {note}: {why}",))
 
 
 # ---------------------------------------------------------------------------------------------------

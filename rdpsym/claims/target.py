@@ -271,7 +271,8 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
 
 def usable(result: DivergenceResult, order) -> tuple[bool, str]:
     """Whether the result has the closed form needed for ``order``, and why not."""
-    if result.status is Status.FAILED or (result.status is Status.NUMERIC_ONLY and order is None):
+    if result.status is Status.FAILED or (result.status in (Status.NUMERIC_ONLY, Status.LOWER_BOUND)
+                                          and order is None and result.expr is None):
         return False, f"the target has no closed form (status {result.status}: {result.reason})"
     expr = result.expr if order is None else (result.kl if order == 1 else result.max_divergence)
     if expr is None:

@@ -204,7 +204,7 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     if mechanism.subsampling is not None and _as_subsampled(mechanism):  # by what it is: a mixture
         from .subsampled import subsampled_rdp
 
-        return subsampled_rdp(mechanism, step_seconds=step_seconds, cache=cache)
+        return as_covered(subsampled_rdp(mechanism, step_seconds=step_seconds, cache=cache), mechanism)
     x, support, params = mechanism.variable, mechanism.support, mechanism.parameters
     results: list[DivergenceResult] = []
     notes: list[Step] = []
@@ -217,7 +217,24 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
         more, steps = _pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
         results.extend(more)
         notes.extend(steps)
-    return replace(_combine(mechanism, results, notes), mechanism=mechanism)
+    return as_covered(replace(_combine(mechanism, results, notes), mechanism=mechanism), mechanism)
+
+
+def as_covered(result: DivergenceResult, mechanism: Mechanism) -> DivergenceResult:
+    """``result`` as what the mechanism's pairs make it: unchanged when they cover every neighbouring
+    input; when they are some of them (``neighbours == "some"``), an exact or numeric divergence is a
+    lower bound on the RDP (status ``lower_bound``), and an upper bound on those pairs bounds nothing
+    (``failed``)."""
+    if mechanism.neighbours == "all" or result.status is Status.FAILED:
+        return result
+    pairs = "; ".join(p.label for p in mechanism.pairs)
+    if result.status is Status.BOUND:
+        return replace(result, status=Status.FAILED, expr=None, kl=None, max_divergence=None,
+                       reason=f"an upper bound for some neighbouring inputs only ({pairs}) bounds nothing: "
+                              f"{result.reason}")
+    why = (f"lower bound: the divergence of some of {mechanism.name}'s neighbouring inputs ({pairs}), not "
+           "shown to be the worst case; the RDP is at least this")
+    return replace(result, status=Status.LOWER_BOUND, reason=f"{why}; {result.reason}" if result.reason else why)
 
 
 def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[Step]) -> DivergenceResult:

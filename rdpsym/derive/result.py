@@ -37,6 +37,10 @@ class Status(enum.StrEnum):
     BOUND = "bound"
     #: No closed form was found; values come from numerical integration or summation only.
     NUMERIC_ONLY = "numeric_only"
+    #: The divergence of some of the mechanism's neighbouring inputs only (``Mechanism.neighbours ==
+    #: "some"``): the mechanism's RDP is at least this. It refutes an upper bound, never confirms one,
+    #: and is never accounted with.
+    LOWER_BOUND = "lower_bound"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
 

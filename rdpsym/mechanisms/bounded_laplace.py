@@ -11,7 +11,7 @@ Here l = 0 and u = ``width`` (only u - l matters: translating the range translat
 neighbouring inputs are the pair at the lower bound, f(D) = 0 and f(D') = sensitivity, where the normaliser
 is smallest: the pair of Holohan et al.'s ε condition (both orders), not every pair of positions in
 [0, width]. The curve is this pair's divergence (its label says so), a lower bound on the supremum over all
-positions. (A family over 0 <= t <= sensitivity derives in closed form at each t, but the engine does not
+positions (``neighbours="some"``, status ``lower_bound``). (A family over 0 <= t <= sensitivity derives in closed form at each t, but the engine does not
 show it non-decreasing in t, and takes about a minute: the single pair is what is shipped.)
 """
 
@@ -54,4 +54,5 @@ def bounded_laplace() -> Mechanism:
         description="Adds Laplace(0, b) noise truncated and renormalised to the query's range [l, u].",
         references=("Holohan et al. 2018 (JPC 10(1); arXiv:1808.10410), Def. 3.1 and Sect. 4",),
         defaults=(("width", 4),),
+        neighbours="some",  # one known bad case, not shown to be the worst: a lower bound
     )

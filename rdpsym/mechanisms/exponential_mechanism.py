@@ -33,7 +33,8 @@ def exponential_mechanism() -> Mechanism:
     P(x) = (k-1)^x / k,   Q(x) = e^(ε(1-x)) (k-1)^x / (e^ε + k - 1),
 
     with both orders of the pair (Mironov 2017, arXiv:1702.07476 v3, Def. 4). This is one instance of
-    the mechanism, so its D_α is a lower bound on the supremum over all inputs; over all utilities the
+    the mechanism (``neighbours="some"``), so its D_α is a lower bound on the supremum over all inputs
+    (status ``lower_bound``: it can refute a claimed bound, never confirm one); over all utilities the
     supremum is that of the binary bounded-range pairs (Cesar & Rogers 2021, Sect. 3), which the ε²α/8
     bound covers.
     """
@@ -57,4 +58,5 @@ def exponential_mechanism() -> Mechanism:
         references=("Durfee & Rogers 2019 (NeurIPS; arXiv:1905.04273), Lemma 4.2: the exponential mechanism is ε-BR",
                     "Cesar & Rogers 2021 (ALT; arXiv:2004.07223), Lemma 3.2: ε-BR implies (ε²/8)-zCDP"),
         defaults=(("epsilon", 1), ("k", 10)),
+        neighbours="some",  # one known bad case, not shown to be the worst: a lower bound
     )

@@ -103,6 +103,7 @@ def subsample(mechanism: Any, q: Any, *, scheme: str = "poisson", neighbouring: 
         defaults=base.defaults,
         display=base.display,
         subsampling=spec,
+        neighbours=base.neighbours,  # subsampling some neighbouring inputs covers some
         # the accountant's float curve of any subsampled mechanism, chosen by ``subsampling`` (not a name)
         curve_provider=subsampled_curve,
     )

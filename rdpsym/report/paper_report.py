@@ -59,6 +59,13 @@ def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
                    + (" at most (an upper bound, not the exact value):" if bound else ":"))
         lhs = r"\varepsilon(\alpha) \le" if bound else r"\varepsilon(\alpha)"
         out += [r"\[", cases_display(r, m.parameters, lhs=lhs), r"\]"]
+    elif r.expr is not None and r.status is Status.LOWER_BOUND:
+        pairs = escape_text("; ".join(p.label for p in m.pairs))
+        out.append(rf"For the neighbouring inputs {pairs} (some of those of {subject}, not shown to be the worst"
+                   r" case), $\varepsilon(\alpha) = D_{\alpha}(M(D) \| M(D'))$ is as follows; the R\'{e}nyi"
+                   r" differential privacy of the mechanism is \emph{at least} this (a lower bound, not a"
+                   r" guarantee):")
+        out += [r"\[", cases_display(r, m.parameters, lhs=r"\varepsilon(\alpha) \ge"), r"\]"]
     else:
         # the engine's reason (sympy notation) as a comment for the author, typeset in the provenance
         out += ["% rdpsym's reason: " + line for line in (r.reason or str(r.status)).splitlines()]

@@ -50,6 +50,10 @@ class AdjacentPair:
     label: str = "D, D'"
 
 
+#: What a mechanism's ``pairs`` cover: all neighbouring inputs (the RDP) or some (a lower bound).
+NEIGHBOURS = ("all", "some")
+
+
 @dataclass(frozen=True)
 class Mechanism:
     """A noise mechanism specified by its output densities.
@@ -79,6 +83,11 @@ class Mechanism:
         module-level function: it pickles by reference (process pools, Dask) and compares by identity,
         so a mechanism with a provider is never equal to (never shares a cached curve with) one without.
 
+    neighbours: ``"all"`` (default) when ``pairs`` are every pair of neighbouring inputs up to
+        symmetry, or pairs shown to dominate them, so the divergence is the mechanism's RDP; ``"some"``
+        when they are particular neighbouring inputs (a known bad case, with no argument that it is the
+        worst): the divergence is then only a lower bound on the RDP, status ``lower_bound``, never
+        used as a guarantee.
     subsampling: ``None``, or the :class:`~rdpsym.specify.subsampling.Subsampling` this mechanism was
         made by (:func:`rdpsym.subsample`): its base mechanism, rate, scheme and neighbouring relation.
         The derivation and the accountant read it; the pairs are then the subsampled output densities.
@@ -99,12 +108,15 @@ class Mechanism:
     display: tuple[tuple[str, sp.Expr, str], ...] = ()
     curve_provider: Callable[..., Any] | None = field(default=None, repr=False)
     subsampling: Any = field(default=None, repr=False)
+    neighbours: str = "all"
 
     def __post_init__(self):
         if not isinstance(self.support, sp.Set):
             raise TypeError(f"support: must be a sympy Set, got {type(self.support).__name__}")
         if not self.pairs:
             raise ValueError("pairs: a mechanism needs at least one adjacent pair")
+        if self.neighbours not in NEIGHBOURS:
+            raise ArgumentError("neighbours", f"one of {NEIGHBOURS}", self.neighbours)
         names = [p.name for p in self.parameters]
         if len(set(names)) != len(names):
             raise ValueError(f"parameters: duplicate names in {names}")
