@@ -206,6 +206,16 @@ class AccountantConversion:
     def __float__(self) -> float:
         return float(self.value)
 
+    def __repr__(self) -> str:
+        from ..report.display import conversion_repr
+
+        return conversion_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import conversion_html
+
+        return conversion_html(self)
+
     @property
     def finite(self) -> bool:
         return self.status != "infinite"
@@ -244,6 +254,16 @@ class Accountant:
         # a result a user holds. The shared cache (mechanism_curve) keeps no curve prepared while a time
         # limit expired, and without this the minimisation over orders would prepare it at every order.
         self._prepared: dict = {}
+
+    def __repr__(self) -> str:
+        from ..report.display import accountant_repr
+
+        return accountant_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import accountant_html
+
+        return accountant_html(self)
 
     # -- adding events -----------------------------------------------------------------------------
     def add(self, mechanism, count: int = 1, *, curve: str = "auto", **values) -> "Accountant":
@@ -543,6 +563,14 @@ class AccountantReport:
         return text
 
     _repr_markdown_ = markdown
+
+    def _repr_html_(self) -> str:
+        from ..report.display import accountant_report_html
+
+        return accountant_report_html(self)
+
+    def __repr__(self) -> str:
+        return f"<AccountantReport {self._headline()[0]}, {len(self.rows)} event(s)>"
 
     def __str__(self) -> str:
         head, rows = self._table()

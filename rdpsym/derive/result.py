@@ -441,7 +441,22 @@ class DivergenceResult:
         return result_latex(self, steps=steps, **kwargs)
 
     def _repr_latex_(self) -> str:
-        return f"${self.latex()}$"
+        """The whole curve as a ``cases`` display (general form under its finiteness conditions, the
+        special orders, +oo elsewhere) with the parameters' LaTeX symbols
+        (:func:`rdpsym.report.display.result_cases_latex`)."""
+        from ..report.display import result_cases_latex
+
+        return f"$${result_cases_latex(self)}$$"
+
+    def _repr_html_(self) -> str:
+        from ..report.display import result_html
+
+        return result_html(self)
+
+    def __repr__(self) -> str:
+        from ..report.display import result_repr
+
+        return result_repr(self)
 
     def parameters(self, given: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
         """The :class:`~rdpsym.Parameter` of each of :attr:`symbols`: from ``given`` if passed, else from
