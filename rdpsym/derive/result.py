@@ -15,7 +15,7 @@ import mpmath
 import sympy as sp
 
 from .._config import settings
-from .._numbers import exact_or_symbolic
+from .._numbers import exact_or_symbolic, precise
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
@@ -281,13 +281,17 @@ class DivergenceResult:
     def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
         """The divergence as an mpmath number with ``dps`` digits (+inf outside the conditions).
 
+        The number is a :class:`~rdpsym._numbers.PreciseMpf`: an ``mpmath.mpf`` that prints its ``dps``
+        digits (``print(result.evaluate(2, dps=40, ...))`` shows 40 digits, not mpmath's default 15)
+        and becomes a sympy Float of ``dps`` digits under ``sympify``; ``float()`` of it is the float.
+
         For a result without a general closed form (``numeric_only``) the value comes from its exact
         pieces where it has one (KL, D_inf, removable and integer orders) and otherwise from the numeric
         path on its densities, certified to ``dps`` digits (:meth:`evaluate_with_error` says which).
         NaN is never returned: a value that cannot be evaluated raises ``ArithmeticError``.
         """
         if self.expr is None:
-            return self.evaluate_with_error(alpha, dps, **values).value
+            return precise(self.evaluate_with_error(alpha, dps, **values).value, dps)
         from .timeout import StepTimeout, run_with_time_limit
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
@@ -315,9 +319,9 @@ class DivergenceResult:
             raise ArithmeticError(f"{self.label} evaluates to {number} at alpha={alpha}, {values}")
         if number == sp.oo:
             return mpmath.inf
-        # The mpf keeps dps digits whatever the caller's context is.
+        # The mpf keeps dps digits whatever the caller's context is, and prints them (PreciseMpf).
         with mpmath.workdps(dps):
-            return +mpmath.mpf(number)
+            return precise(+mpmath.mpf(number), dps)
 
     def evaluate_with_error(self, alpha, dps: int = 30, **values):
         """:meth:`evaluate` with how the value was obtained: a
