@@ -62,6 +62,8 @@ def jsonable(value: Any) -> Any:
             return "inf" if f > 0 else "-inf"
         return f
     if isinstance(value, sp.Basic):
+        if value is sp.true or value is sp.false:
+            return bool(value)
         if value.is_Integer:
             return int(value)
         if value is sp.oo:
