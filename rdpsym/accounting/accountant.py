@@ -584,7 +584,9 @@ class AccountantReport:
         from rich.text import Text
 
         head, rows = self._table()
-        table = Table(*head, title="events")
+        table = Table(title="events")
+        for h in head:  # a narrow terminal wraps a cell, never cuts it to "gaussian(sig…"
+            table.add_column(h, overflow="fold")
         for r in rows:
             table.add_row(*r)
         return Group(*[Text(line) for line in self._headline()], table)
