@@ -82,7 +82,8 @@ def test_result_repr_is_one_line_and_latex_keeps_its_conditions_and_orders(lapla
 
 def test_reports_verdicts_conversions_and_the_accountant_have_short_reprs_and_html(laplace):
     m, r = laplace
-    report = rdpsym.verify(r, mechanism=m, level="quick", executor="serial")
+    gauss = mechanisms.get("gaussian")
+    report = rdpsym.verify(rdpsym.rdp(gauss), mechanism=gauss, level="quick", dps=15, executor="serial")
     verdict = rdpsym.check_claim(m, "1/b + exp(-1/b) - 1", "==", 1)
     prop = rdpsym.properties.curve.non_negativity(r, {"b": 1, "sensitivity": 1}, dps=20)
     conv = rdpsym.epsilon(r, 1e-5, b=1, sensitivity=1)
