@@ -19,7 +19,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-__all__ = ["ArgumentError", "exact_number", "exact_or_symbolic", "mp_number"]
+__all__ = ["ArgumentError", "exact_number", "exact_or_symbolic", "mp_number", "PreciseMpf", "precise"]
 
 _MISSING = object()
 
@@ -129,3 +129,54 @@ def mp_number(value: Any, name: str = "value", *, finite: bool = False) -> mpmat
     if exact.is_infinite:
         return mpmath.inf if exact > 0 else mpmath.ninf
     return mpmath.mpf(sp.Float(exact, mpmath.mp.dps + 5))
+
+
+class PreciseMpf(mpmath.mpf):
+    """An ``mpmath.mpf`` that remembers the ``dps`` digits it was computed with and prints them.
+
+    A plain mpf prints at the *current* mpmath precision (15 digits by default), so
+    ``result.evaluate(alpha, dps=40)`` showed 15 digits of a 40-digit value. This subclass keeps the
+    value bit for bit (its ``_mpf_`` is rounded to ``dps`` digits once, when made), prints ``dps``
+    digits with ``str``/``repr``, becomes a sympy ``Float`` of ``dps`` digits under ``sympify`` and
+    pickles with its digits. Arithmetic returns plain mpf numbers at the working precision, as any mpf's.
+    """
+
+    __slots__ = ("dps",)
+
+    def __new__(cls, value, dps: int):
+        with mpmath.workdps(dps):
+            self = mpmath.mpf.__new__(cls, value)
+        self.dps = int(dps)
+        return self
+
+    def __reduce__(self):
+        return (PreciseMpf, (self._mpf_, self.dps))
+
+    def __str__(self) -> str:
+        return mpmath.nstr(self, self.dps)
+
+    def __repr__(self) -> str:
+        return f"mpf('{mpmath.nstr(self, self.dps)}')"
+
+    def _sympy_(self):
+        return sp.Float(self, self.dps)  # the bits as they are, shown with dps digits
+
+
+def precise(value, dps: int) -> mpmath.mpf:
+    """``value`` as a :class:`PreciseMpf` of ``dps`` digits; infinities and NaN as plain mpmath numbers."""
+    with mpmath.workdps(dps):
+        v = mpmath.mpf(value)
+    if not mpmath.isfinite(v):
+        return v
+    return PreciseMpf(v._mpf_, dps)
+
+
+def _register_sympy_converter():
+    # sympify finds mpmath's own converter (15 digits at the default precision) through the class's MRO
+    # before it looks for ``_sympy_``: register this class itself, which comes first in its MRO
+    from sympy.core.sympify import converter
+
+    converter[PreciseMpf] = PreciseMpf._sympy_
+
+
+_register_sympy_converter()

@@ -88,3 +88,58 @@ def test_plot_options_are_bounded(tmp_path, args, message):
 
     out = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "x.png")])
     assert out.exit_code == 2 and message in out.output, out.output
+
+
+def test_plots_draw_on_the_callers_axes_and_leave_the_backend_alone(monkeypatch):
+    """Issue 18, item 6: ax= is drawn on, the Figure is returned, matplotlib's backend is not forced."""
+    import math
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import sympy as sp
+
+    import rdpsym
+
+    backend = matplotlib.get_backend()
+    fig, axes = plt.subplots(1, 4, figsize=(12, 3))
+    assert plots.figure1(points=20, ax=axes[:3]) is fig
+    assert all(len(a.lines) == 3 for a in axes[:3])
+    # a numeric curve (no closed form): N(0, 1) against N(1, 1), whose RDP is alpha/2 (Mironov 2017, Prop. 7)
+    x = sp.Symbol("x", real=True)
+    P, Q = (sp.exp(-(x - m) ** 2 / 2) / sp.sqrt(2 * sp.pi) for m in (0, 1))
+    numeric = rdpsym.DivergenceResult(expr=None, status=rdpsym.Status.NUMERIC_ONLY, pair=(P, Q, x, sp.S.Reals),
+                                      label="numeric N(0,1) vs N(1,1)")
+    monkeypatch.setattr(plots, "NUMERIC_PLOT_POINTS", 4)
+    assert plots.rdp_plot(numeric, ax=axes[3], alpha_max=4) is fig
+    line = axes[3].lines[0]
+    alphas, values = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+    assert len(alphas) == 4 and "numeric" in line.get_label()
+    assert np.allclose(values, alphas / 2, rtol=1e-12, atol=0)
+    assert matplotlib.get_backend() == backend
+    plt.close(fig)
+    with pytest.raises(ValueError, match="ax: figure1 needs 3"):
+        plots.figure1(points=5, ax=axes[:2])
+    alone = plots.rdp_plot("gaussian", sigma=2.0)
+    assert math.isfinite(alone.axes[0].lines[0].get_ydata()[-1])
+    plt.close(alone)
+
+
+def test_conversion_plot_shows_a_pure_dp_epsilon_as_a_line():
+    """Randomized response (p = 0.75) is log(3)-DP: delta = 0 for epsilon >= log 3, drawn as a vertical
+    line, the zeros left out of the log axis; below it the exact delta is p - e^eps (1 - p)."""
+    import math
+
+    import rdpsym
+
+    p = 0.75
+    eps0 = math.log(p / (1 - p))
+    result = rdpsym.rdp(rdpsym.mechanisms.get("randomized_response"))
+    chosen = plots.conversion_epsilons(result, p=p)
+    assert chosen.max() == pytest.approx(1.15 * eps0, rel=1e-12) and chosen.min() > 0
+    fig = plots.conversion_plot("randomized_response", epsilons=[0.5, 1.2], p=p)
+    ax = fig.axes[0]
+    exact = next(line for line in ax.lines if line.get_label() == "exact privacy profile")
+    y = np.asarray(exact.get_ydata(), dtype=float)
+    assert y[0] == pytest.approx(p - math.exp(0.5) * (1 - p), rel=1e-9) and np.isnan(y[1])
+    pure = [line for line in ax.lines if line.get_label().startswith("pure DP")]
+    assert len(pure) == 1 and np.allclose(pure[0].get_xdata(), eps0)

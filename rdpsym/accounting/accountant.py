@@ -207,6 +207,16 @@ class AccountantConversion:
     def __float__(self) -> float:
         return float(self.value)
 
+    def __repr__(self) -> str:
+        from ..report.display import conversion_repr
+
+        return conversion_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import conversion_html
+
+        return conversion_html(self)
+
     @property
     def finite(self) -> bool:
         return self.status != "infinite"
@@ -245,6 +255,16 @@ class Accountant:
         # a result a user holds. The shared cache (mechanism_curve) keeps no curve prepared while a time
         # limit expired, and without this the minimisation over orders would prepare it at every order.
         self._prepared: dict = {}
+
+    def __repr__(self) -> str:
+        from ..report.display import accountant_repr
+
+        return accountant_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import accountant_html
+
+        return accountant_html(self)
 
     # -- adding events -----------------------------------------------------------------------------
     def add(self, mechanism, count: int = 1, *, curve: str = "auto", **values) -> "Accountant":
@@ -547,6 +567,14 @@ class AccountantReport:
 
     _repr_markdown_ = markdown
 
+    def _repr_html_(self) -> str:
+        from ..report.display import accountant_report_html
+
+        return accountant_report_html(self)
+
+    def __repr__(self) -> str:
+        return f"<AccountantReport {self._headline()[0]}, {len(self.rows)} event(s)>"
+
     def __str__(self) -> str:
         head, rows = self._table()
         widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
@@ -559,7 +587,9 @@ class AccountantReport:
         from rich.text import Text
 
         head, rows = self._table()
-        table = Table(*head, title="events")
+        table = Table(title="events")
+        for h in head:  # a narrow terminal wraps a cell, never cuts it to "gaussian(sig…"
+            table.add_column(h, overflow="fold")
         for r in rows:
             table.add_row(*r)
         return Group(*[Text(line) for line in self._headline()], table)

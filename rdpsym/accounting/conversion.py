@@ -68,6 +68,16 @@ class Conversion:
     def __float__(self) -> float:
         return float(self.value)
 
+    def __repr__(self) -> str:
+        from ..report.display import conversion_repr
+
+        return conversion_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import conversion_html
+
+        return conversion_html(self)
+
 
 # -- the objectives --------------------------------------------------------------------------------
 def objective(method: str, kind: str, eps_rdp, a, target):

@@ -58,6 +58,10 @@ class Counterexample:
     numeric: tuple | None = None
     shrunk_from: tuple | None = None
 
+    def __repr__(self) -> str:
+        first = self.describe().splitlines()[0]
+        return f"<Counterexample {first[:100]}>"
+
     def describe(self) -> str:
         point = ", ".join([f"alpha = {_fmt(self.alpha)}"] + [f"{k} = {_fmt(v)}" for k, v in self.values.items()])
         args = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.claim_arguments.items())
@@ -114,6 +118,16 @@ class ClaimVerdict:
         if self.counterexample is not None:
             lines.append("  counterexample " + self.counterexample.describe())
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        from ..report.display import verdict_repr
+
+        return verdict_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import verdict_html
+
+        return verdict_html(self)
 
 
 def _fmt_values(values: Mapping) -> str:

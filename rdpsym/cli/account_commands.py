@@ -8,7 +8,9 @@ import re
 import click
 
 from . import main
+from ._console import output, progress
 from ._exit import ExitCode
+from ._json import emit, json_option
 from ._params import name_values
 
 # a decimal number (optionally with exponent) or a fraction of two such numbers; nothing else is read
@@ -133,8 +135,9 @@ def pair_counts(order: list[str], adds: tuple[str, ...], counts: tuple[int, ...]
               help="RDP -> (epsilon, delta) conversion, one of rdpsym.accounting.conversions: improved "
                    "(CKS20 Prop. 12), mironov (Mironov 2017 Prop. 3), or any registered one.")
 @click.option("--markdown", is_flag=True, help="Print the report as Markdown.")
+@json_option
 @click.pass_context
-def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
+def account(ctx, adds, counts, delta, epsilon, group, method, markdown, as_json):
     """Compose mechanisms (Mironov 2017, Prop. 1) and convert to (epsilon, delta)-DP.
 
     Example: rdpsym account --add gaussian:sigma=1.1 --count 1000 --add laplace:b=2 --delta 1e-5
@@ -147,12 +150,9 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
     float code), numeric curves where there is none, or bounds (group privacy); the conversion is
     optimised over continuous alpha and the pure-DP order. Prints epsilon (or delta), the optimal
     alpha, the mechanism dominating the curve there and a table of the events. Values are read as
-    numbers only. Exit code 1 when no finite guarantee follows (epsilon = inf).
+    numbers only. Exit code 1 when no finite guarantee follows (epsilon = inf). With --json: the
+    guarantee and the events (schema rdpsym/1, docs/json.md).
     """
-    from rich.console import Console
-
-    from .. import mechanisms
-    from ..accounting import guarantees
     from ..accounting.accountant import Accountant
 
     if not adds:
@@ -162,7 +162,34 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
     events = pair_counts(ctx.meta.get("account_order", []), adds, counts)
     acct = Accountant(group_size=group, method=method)
     resolved = {}
+    with progress("preparing the curves", total=len(events), enabled=not as_json) as bar:
+        _add_events(acct, events, resolved, bar)
+    try:
+        with progress("converting", enabled=not as_json):
+            report = acct.report(delta=delta) if delta is not None else acct.report(epsilon=epsilon)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--delta/--epsilon") from None
+    code = ExitCode.OK if report.conversion.finite else ExitCode.FAILED
+    if as_json:
+        c = report.conversion
+        emit("account", {**report.as_dict(), "group_size": report.group_size, "note": c.note,
+                         "rdp_at_alpha": c.rdp_at_alpha, "pure_epsilon": c.pure_epsilon, "finite": c.finite}, code)
+        return
+    if markdown:
+        click.echo(report.markdown())
+    else:
+        output().print(report)
+    if code:
+        ctx.exit(code)
+
+
+def _add_events(acct, events, resolved, bar):
+    """Add each ``(spec, count)`` to the accountant (its curve is prepared here: the slow part)."""
+    from .. import mechanisms
+    from ..accounting import guarantees
+
     for spec, n in events:
+        bar.advance(spec)
         name, values = parse_event(spec)
         if name not in resolved:  # one Mechanism per spelling: the accountant merges equal ones
             try:
@@ -175,13 +202,3 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown):
             acct.add(resolved[name], count=n, **values)
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise click.BadParameter(f"{spec!r}: {exc}", param_hint="--add") from None
-    try:
-        report = acct.report(delta=delta) if delta is not None else acct.report(epsilon=epsilon)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--delta/--epsilon") from None
-    if markdown:
-        click.echo(report.markdown())
-    else:
-        Console(width=160).print(report)
-    if not report.conversion.finite:
-        ctx.exit(ExitCode.FAILED)

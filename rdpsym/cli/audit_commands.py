@@ -16,7 +16,8 @@ _LIBRARIES = ("autodp", "dp_accounting", "opacus")
 @main.command()
 @click.argument("library", type=click.Choice(_LIBRARIES))
 @click.option("--json", "json_out", metavar="FILE|-", default=None,
-              help="Write the audit as JSON (schema rdpsym-audit/1) to FILE, or to stdout with '-'.")
+              help="Write the audit as JSON (schema rdpsym-audit/1, with command and exit_code as in "
+                   "docs/json.md) to FILE, or to stdout with '-'.")
 @click.option("--markdown", "markdown_out", metavar="FILE", default=None, help="Write the Markdown report to FILE.")
 @click.option("--only", multiple=True, metavar="TEXT",
               help="Audit only the functions whose name contains TEXT (repeatable).")
@@ -59,19 +60,21 @@ def audit(library, json_out, markdown_out, only, digits, search, seconds, budget
     rows = run_inventory(inv, digits=digits, search=search, seconds=seconds, budget=budget, only=tuple(only),
                          progress=progress)
     text = format_audit(rows, inv)
+    labels = {r.label for r in rows if r.checked}
+    code = (ExitCode.FAILED if "refuted" in labels else ExitCode.INCONCLUSIVE if "inconclusive" in labels
+            else ExitCode.OK)
     if markdown_out:
         with open(markdown_out, "w", encoding="utf-8") as fh:
             fh.write(text + "\n")
     if json_out:
-        doc = json.dumps(audit_json(rows, inv, settings), indent=1)
+        # the audit's own, richer schema (rdpsym-audit/1, docs/audit.md), with the keys every rdpsym
+        # document has besides its schema (docs/json.md): the command and the exit code
+        doc = json.dumps({**audit_json(rows, inv, settings), "command": "audit", "exit_code": int(code)}, indent=1)
         if json_out == "-":
             click.echo(doc)
         else:
             with open(json_out, "w", encoding="utf-8") as fh:
                 fh.write(doc + "\n")
     click.echo(text, err=json_out == "-")
-    labels = {r.label for r in rows if r.checked}
-    if "refuted" in labels:
-        sys.exit(ExitCode.FAILED)
-    if "inconclusive" in labels:
-        sys.exit(ExitCode.INCONCLUSIVE)
+    if code:
+        sys.exit(code)

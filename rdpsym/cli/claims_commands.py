@@ -7,7 +7,9 @@ import sys
 import click
 
 from . import main
+from ._console import output, progress
 from ._exit import ExitCode, is_usage_error, one_line
+from ._json import emit, json_option, verdict_json
 from ._mechanism import mechanism_argument
 from ._params import name_values
 from .options import execution_options
@@ -27,8 +29,10 @@ from .options import execution_options
               help="Hold a parameter fixed (default: an unmentioned sensitivity is 1).")
 @click.option("--all-sensitivities", is_flag=True, help="Do not fix an unmentioned sensitivity at 1.")
 @click.option("--below-one", is_flag=True, help="Also check orders in (0, 1) (default: alpha > 1).")
+@json_option
 @execution_options
-def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_sensitivities, below_one, executor):
+def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_sensitivities, below_one, executor,
+          as_json=False):
     """Check a claimed formula for the RDP of the mechanism NAME (a registered name,
     path/to/file.py[:name] or package.module:attribute).
 
@@ -55,19 +59,23 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
         except FormulaError as exc:
             raise click.BadParameter(str(exc), param_hint="--fixed") from None
     try:
-        verdict = check_claim(mech, claim, relation, {"1": 1, "oo": sp.oo, None: None}[order],
-                              name_values(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
-                              alpha_range=(0 if below_one else 1, sp.oo), executor=executor)
+        with progress(f"checking the claim on {mech.name}", enabled=not as_json):
+            verdict = check_claim(mech, claim, relation, {"1": 1, "oo": sp.oo, None: None}[order],
+                                  name_values(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
+                                  alpha_range=(0 if below_one else 1, sp.oo), executor=executor)
     except (ValueError, TypeError) as exc:
         if not is_usage_error(exc):  # not about the user's arguments: an internal error (exit 4)
             raise
         click.echo(f"error: {one_line(exc)}", err=True)
         sys.exit(ExitCode.USAGE)
+    code = {Verdict.REFUTED: ExitCode.FAILED, Verdict.INCONCLUSIVE: ExitCode.INCONCLUSIVE}.get(verdict.verdict,
+                                                                                               ExitCode.OK)
+    if as_json:
+        emit("check", {"mechanism": mech.name, **verdict_json(verdict)}, code)
+        return
     click.echo(str(verdict))
-    if verdict.verdict is Verdict.REFUTED:
-        sys.exit(ExitCode.FAILED)
-    if verdict.verdict is Verdict.INCONCLUSIVE:
-        sys.exit(ExitCode.INCONCLUSIVE)
+    if code:
+        sys.exit(code)
 
 
 @main.command()
@@ -76,8 +84,12 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
 @click.option("--search", type=int, default=60, show_default=True, help="Hypothesis-guided points per entry.")
 @click.option("--strict", is_flag=True, help="Exit 3 when an entry is inconclusive (default: only regressions fail).")
 @click.option("-v", "--verbose", is_flag=True, help="Print every entry's full report.")
+@click.option("--junit", "junit", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
+              help="Also write JUnit XML to FILE: one testcase per entry, a failure for a regression, an error "
+                   "for an inconclusive entry.")
+@json_option
 @execution_options
-def regress(files, only, search, strict, verbose, executor):
+def regress(files, only, search, strict, verbose, executor, junit=None, as_json=False):
     """Re-derive and re-verify the closed forms of a regression registry (TOML).
 
     Without FILES, the registry shipped with rdpsym (all built-ins, Table II of Mironov 2017, and more
@@ -86,39 +98,54 @@ def regress(files, only, search, strict, verbose, executor):
     the formula holds and the independent numerics ran and agreed; it is inconclusive when they gave no
     answer (not converged, or skipped). Prints a table and "N pass, M inconclusive, K fail". Exit code
     1 on any regression; else 3 with --strict if any entry is inconclusive; else 0. Each entry is one
-    task: --workers/--scheduler say where they run.
+    task: --workers/--scheduler say where they run. --junit FILE writes JUnit XML for CI; --json prints
+    one JSON object (schema rdpsym/1, docs/json.md) instead of the table.
     """
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from ..regress import RegistryError, run_registry
 
     try:
-        rows = run_registry(files, only=only, search=search, executor=executor, progress=True)
+        rows = run_registry(files, only=only, search=search, executor=executor, progress=not as_json)
     except RegistryError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.USAGE)
+    bad = [r.name for r in rows if r.label == "fail"]
+    unsure = [r.name for r in rows if r.label == "inconclusive"]
+    code = ExitCode.FAILED if bad else (ExitCode.INCONCLUSIVE if unsure and strict else ExitCode.OK)
+    if junit:
+        from ._junit import write_junit
+
+        try:
+            write_junit(rows, junit)
+        except OSError as exc:
+            raise click.BadParameter(f"cannot write {junit}: {exc.strerror or exc}", param_hint="--junit") from None
+    if as_json:
+        emit("regress", {"entries": [{"name": r.name, "label": r.label, "derivation": r.status, "verdict": r.verdict,
+                                      "independent": r.independent, "seconds": r.seconds, "source": r.source,
+                                      "detail": r.detail or None} for r in rows],
+                         "counts": {"pass": len(rows) - len(bad) - len(unsure), "inconclusive": len(unsure),
+                                    "fail": len(bad)}, "junit": junit}, code)
+        return
     table = Table(title="rdpsym regress")
     for col in ("entry", "derivation", "verdict", "independent numerics", "s", "source"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     marks = {"pass": "", "inconclusive": "[yellow]INCONCLUSIVE[/] ", "fail": "[bold red]REGRESSION[/] "}
     for r in rows:
         table.add_row(escape(str(r.name)), escape(str(r.status)), marks[r.label] + escape(str(r.verdict)),
-                      escape(str(r.independent)), f"{r.seconds:.1f}", escape(str(r.source)[:60]))
-    console = Console(width=160)
+                      escape(str(r.independent)), f"{r.seconds:.1f}", escape(str(r.source)))
+    console = output()
     console.print(table)
     for r in rows:
         if not r.ok or verbose:
             console.print(f"[bold]{escape(str(r.name))}[/]: {escape(str(r.detail or ''))}")
             if verbose and r.report is not None:
                 console.print(str(r.report), markup=False)
-    bad = [r.name for r in rows if r.label == "fail"]
-    unsure = [r.name for r in rows if r.label == "inconclusive"]
     console.print(f"{len(rows) - len(bad) - len(unsure)} pass, {len(unsure)} inconclusive, {len(bad)} fail"
                   f" ({len(rows)} entries)" + (f"; regressions: {', '.join(bad)}" if bad else "")
                   + (f"; inconclusive: {', '.join(unsure)}" if unsure else ""), markup=False)
-    if bad:
-        sys.exit(ExitCode.FAILED)
-    if unsure and strict:
-        sys.exit(ExitCode.INCONCLUSIVE)
+    if junit:
+        click.echo(f"wrote {junit}", err=True)
+    if code:
+        sys.exit(code)

@@ -9,6 +9,8 @@ import click
 
 from . import main
 from ._exit import ExitCode
+from ._console import progress
+from ._json import emit, json_option, result_json
 from ._mechanism import mechanism_argument
 
 
@@ -63,21 +65,28 @@ def table(as_latex: bool, as_json: bool, no_cache: bool, step_seconds: float | N
 @main.command()
 @click.argument("name")
 @click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
-def derive(name: str, no_cache: bool):
+@json_option
+def derive(name: str, no_cache: bool, as_json: bool):
     """Derive the RDP curve of the mechanism NAME and print it with its provenance.
 
     NAME is a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
+    With --json: the result (status, general form, conditions, special orders, parameters, provenance).
     """
     from ..derive.mechanism_rdp import rdp
 
     mech = mechanism_argument(name)
-    result = rdp(mech, cache=not no_cache)
+    with progress(f"deriving {mech.name}", enabled=not as_json):
+        result = rdp(mech, cache=not no_cache)
+    if as_json:
+        emit("derive", {"mechanism": mech.name, "result": result_json(result)})
+        return
     click.echo(str(result))
     click.echo("\nprovenance:\n" + result.provenance.describe())
 
 
 @main.command("list")
-def list_mechanisms():
+@json_option
+def list_mechanisms(as_json: bool):
     """List the registered mechanisms and where each comes from.
 
     A source is `built-in`, `entry point MODULE:ATTR (DIST VERSION)` (a package's `rdpsym.mechanisms`
@@ -86,16 +95,24 @@ def list_mechanisms():
     """
     from .. import mechanisms
 
+    rows = []
     for name in mechanisms.names():
         where = mechanisms.source(name)
         try:
             m = mechanisms.get(name)
         except ValueError as exc:  # a package's broken entry point: its row says so, the others list
-            click.echo(f"{name:24s} (cannot be built: {exc})  from: {where}")
+            rows.append({"name": name, "title": None, "parameters": [], "source": where, "error": str(exc)})
+            if not as_json:
+                click.echo(f"{name:24s} (cannot be built: {exc})  from: {where}")
             continue
-        click.echo(f"{name:24s} {m.title}  (parameters: {', '.join(m.params)})  from: {where}")
-    for problem in mechanisms.problems():
+        rows.append({"name": name, "title": m.title, "parameters": list(m.params), "source": where, "error": None})
+        if not as_json:
+            click.echo(f"{name:24s} {m.title}  (parameters: {', '.join(m.params)})  from: {where}")
+    problems = [str(p) for p in mechanisms.problems()]
+    for problem in problems:
         click.echo(f"warning: {problem}", err=True)
+    if as_json:
+        emit("list", {"mechanisms": rows, "problems": problems})
 
 
 @main.group()
@@ -104,7 +121,8 @@ def cache():
 
 
 @cache.command("clear")
-def cache_clear():
+@json_option
+def cache_clear(as_json: bool):
     """Delete every cached derivation and all generated code, and empty the in-process caches."""
     # a cache registers itself with clear_all when its module is imported: import every owner first
     from .._cache import cache_dir, clear_all
@@ -117,14 +135,21 @@ def cache_clear():
     removed = clear_all()
     gone = [f for f in before if not f.exists()]
     code = sum(f.name.startswith("codegen-") for f in gone)
+    if as_json:
+        emit("cache clear", {"directory": str(directory), "removed": removed, "derivations": len(gone) - code,
+                             "generated_code": code})
+        return
     click.echo(f"removed {removed} cached file(s) from {directory}: {len(gone) - code} derivation(s), "
                f"{code} generated-code file(s); in-process caches emptied")
 
 
 @cache.command("path")
-def cache_path():
+@json_option
+def cache_path(as_json: bool):
     """Print the cache directory."""
     from ..derive.cache import cache_dir
 
+    if as_json:
+        emit("cache path", {"directory": str(cache_dir())})
+        return
     click.echo(str(cache_dir()))
-

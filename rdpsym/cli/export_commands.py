@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from . import main
+from ._console import progress
+from ._json import emit, json_option
 from ._mechanism import mechanism_argument
 from ._params import name_values
 
@@ -61,20 +63,32 @@ def report(name: str, fmt: str, standalone: bool, derivation: bool, provenance: 
 @click.argument("name")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the Python source to this file instead of standard output.")
-def codegen(name: str, output: str | None):
+@json_option
+def codegen(name: str, output: str | None, as_json: bool):
     """Print numerically stable, vectorised numpy code for the RDP curve of mechanism NAME.
 
     The code imports only numpy: log-sum-exp, log1p/expm1, series near alpha = 1, near exceptional
     orders and near parameter boundaries; +inf outside the finiteness conditions. NAME is a registered
-    name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
+    name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute. With --json: the source
+    (or the file written) with the derivation's status.
     """
     from ..derive.mechanism_rdp import rdp
     from ..compile import generate_source
 
-    source = generate_source(rdp(_mechanism(name)))
+    mech = _mechanism(name)
+    with progress(f"generating code for {mech.name}", total=2, enabled=not as_json) as bar:
+        bar.update(0, what="deriving")
+        result = rdp(mech)
+        bar.update(1, what="compiling")
+        source = generate_source(result)
     if output:
         _write(output, source)
+        if as_json:
+            emit("codegen", {"mechanism": mech.name, "status": str(result.status), "output": output, "source": None})
+            return
         click.echo(f"wrote {output}", err=True)
+    elif as_json:
+        emit("codegen", {"mechanism": mech.name, "status": str(result.status), "output": None, "source": source})
     else:
         click.echo(source)
 
@@ -88,34 +102,60 @@ _OUT = click.option("-o", "--output", type=click.Path(dir_okay=False, writable=T
                     help="Output file: .png, .pdf or .svg.")
 
 
-def _save(fig, output: str):
+def _backend():
+    """The CLI writes files: a non-interactive backend (the library functions leave the backend alone)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def _save(fig, output: str, command: str, as_json: bool, **payload):
     from ..report.plots import save
 
     try:
         save(fig, output)
     except (ValueError, OSError) as exc:
         raise click.BadParameter(str(exc), param_hint="--output") from None
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    if as_json:
+        emit(command, {"output": output, "format": Path(output).suffix.lstrip(".").lower(), **payload})
+        return
     click.echo(f"wrote {output}", err=True)
+
+
+def _check_suffix(output: str):
+    """A bad suffix fails before minutes of work, not after."""
+    if Path(output).suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise click.BadParameter(f"must end in .png, .pdf or .svg; got {output!r}", param_hint="--output")
 
 
 @plot.command("curves")
 @_OUT
 @click.option("--alpha-max", type=click.FloatRange(min=1, min_open=True, max=1e6), default=10.0, show_default=True,
               help="Largest order shown (in (1, 1e6]).")
-def plot_curves(output: str, alpha_max: float):
+@json_option
+def plot_curves(output: str, alpha_max: float, as_json: bool):
     """Figure 1: RDP budget curves of randomized response, Laplace and Gaussian (three panels)."""
-    from ..report.plots import figure1
+    from ..report.plots import FIGURE1_PANELS, figure1
 
     if not alpha_max > 1:
         raise click.BadParameter(f"must be > 1; got {alpha_max}", param_hint="--alpha-max")
-    _save(figure1(alpha_max=alpha_max), output)
+    _check_suffix(output)
+    _backend()
+    with progress("figure 1", total=len(FIGURE1_PANELS), enabled=not as_json) as bar:
+        fig = figure1(alpha_max=alpha_max, progress=bar)
+    _save(fig, output, "plot curves", as_json, alpha_max=alpha_max)
 
 
 @plot.command("figure2")
 @_OUT
 @click.option("--n-max", type=click.IntRange(min=1, max=10_000), default=250, show_default=True,
               help="Largest number of compositions (1 to 10000).")
-def plot_figure2(output: str, n_max: int):
+@json_option
+def plot_figure2(output: str, n_max: int, as_json: bool):
     """Figure 2: bounds on an event's probability increase after n-fold composition.
 
     Naive n*eps, advanced composition, Prop. 4 and the RDP analysis (best alpha in Prop. 10).
@@ -124,7 +164,11 @@ def plot_figure2(output: str, n_max: int):
 
     if n_max < 1:
         raise click.BadParameter(f"must be >= 1; got {n_max}", param_hint="--n-max")
-    _save(figure2(n_max=n_max), output)
+    _check_suffix(output)
+    _backend()
+    with progress("figure 2", total=2, enabled=not as_json) as bar:
+        fig = figure2(n_max=n_max, progress=bar)
+    _save(fig, output, "plot figure2", as_json, n_max=n_max)
 
 
 @plot.command("conversion")
@@ -132,10 +176,13 @@ def plot_figure2(output: str, n_max: int):
 @_OUT
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A parameter value, e.g. --param sigma=1 (sensitivity defaults to 1).")
-def plot_conversion(name: str, output: str, params: tuple[str, ...]):
+@json_option
+def plot_conversion(name: str, output: str, params: tuple[str, ...], as_json: bool):
     """(epsilon, delta) curves from each RDP conversion against the exact privacy profile of NAME.
 
     NAME (default gaussian) is a registered name, path/to/file.py[:name] or package.module:attribute.
+    The epsilon range follows the mechanism (up to where the exact delta is tiny, or a little past a
+    pure-DP epsilon, which is drawn as a vertical line).
     """
     from ..report.plots import conversion_plot
 
@@ -149,8 +196,11 @@ def plot_conversion(name: str, output: str, params: tuple[str, ...]):
                                      param_hint="--param") from None
     for key, value in mech.defaults:  # the mechanism's example values (Gaussian: sigma = 1), never its name
         values.setdefault(key, float(value))
+    _check_suffix(output)
+    _backend()
     try:
-        fig = conversion_plot(mech, **values)
+        with progress(f"conversions of {mech.name}", enabled=not as_json) as bar:
+            fig = conversion_plot(mech, progress=bar, **values)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--param") from None
-    _save(fig, output)
+    _save(fig, output, "plot conversion", as_json, mechanism=mech.name, values=values)

@@ -8,7 +8,10 @@ from pathlib import Path
 import click
 
 from . import main
+from ._console import output
+from ._console import progress as progress_bar
 from ._exit import ExitCode
+from ._json import emit, json_option, result_json, verification_json
 from ._mechanism import mechanism_argument
 from ._params import name_values
 from .options import execution_options
@@ -47,8 +50,9 @@ def load_mechanism_file(path: Path, function: str | None = None):
 @click.option("--no-cache", is_flag=True, help="Derive from scratch, ignoring the on-disk cache.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Hold parameter NAME at VALUE (an exact number such as 1, 1/3, 2.5) at every point; repeatable.")
+@json_option
 @execution_options
-def verify_command(target, function, dps, digits, seed, level, all_points, no_cache, params, executor):
+def verify_command(target, function, dps, digits, seed, level, all_points, no_cache, params, executor, as_json=False):
     """Verify the derived RDP curve of TARGET against independent high-precision numerics.
 
     TARGET is a registered mechanism name (see `rdpsym list`), package.module:attribute, or a path to a
@@ -73,7 +77,8 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     from ..derive.result import Status
     from ..verification import verify
 
-    console = Console()
+    console = output()
+    err = Console(stderr=True)
     if function is not None:  # --function NAME is TARGET:NAME for a file
         path = Path(target)
         if not (target.endswith(".py") or (path.is_file() and target not in mechanisms.names())):
@@ -89,18 +94,24 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--param") from None
 
-    with console.status(f"deriving {escape(mech.name)}"):
+    with progress_bar(f"deriving {mech.name}", enabled=not as_json):
         result = rdp(mech, cache=not no_cache)
-    console.print(str(result), markup=False)
     if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY):
+        if as_json:
+            emit("verify", {"mechanism": mech.name, "status": "nothing to verify", "result": result_json(result),
+                            "verification": None}, EXIT_NO_CLOSED_FORM)
+        console.print(str(result), markup=False)
         console.print(f"[red]nothing to verify[/red]: status {escape(str(result.status))}: {escape(str(result.reason))}")
         sys.exit(EXIT_NO_CLOSED_FORM)
-    if result.expr is None:
+    if not as_json:
+        console.print(str(result), markup=False)
+    if result.expr is None and not as_json:
         console.print("[yellow]no closed form[/yellow]: the numeric curve is checked against the independent "
                       "reference method (its exact pieces against the numeric path)")
 
     with Progress(TextColumn("verifying {task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console, transient=True) as bar:
+                  TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=err, transient=True,
+                  disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(escape(mech.name), total=None, last="")
 
         def progress(done, total, check):
@@ -111,6 +122,12 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
 
     import mpmath
 
+    st = str(report.status)
+    code = {"verified": EXIT_VERIFIED, "mismatch": EXIT_MISMATCH, "inconclusive": EXIT_INCONCLUSIVE}[st]
+    if as_json:
+        emit("verify", {"mechanism": mech.name, "status": st, "result": result_json(result),
+                        "verification": verification_json(report)}, code)
+        return
     checks = list(report.checks)
     if not all_points and len(checks) > 12:
         order = {"mismatch": 0, "inconclusive": 1, "agree": 2}
@@ -119,7 +136,8 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
                   + ("" if len(checks) == len(report.checks) else " (worst 12 shown; --all-points for all)"))
     curve = "closed form" if result.expr is not None else "curve"
     for col in ("regime", "point", curve, "numeric", "rel. diff", "error est.", "digits", "status"):
-        table.add_column(col, justify="right" if col in ("rel. diff", "error est.", "digits") else "left")
+        table.add_column(col, justify="right" if col in ("rel. diff", "error est.", "digits") else "left",
+                         overflow="fold")  # a narrow terminal wraps a point, never cuts it to "alpha=…"
     colour = {"agree": "green", "mismatch": "red", "inconclusive": "yellow"}
     for c in checks:
         table.add_row(escape(str(c.point.regime)), escape(c.point.describe()), "n/a" if c.closed is None else mpmath.nstr(c.closed, 12),
@@ -127,7 +145,6 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
                       "all" if c.digits == float("inf") else f"{c.digits:.1f}",
                       f"[{colour[c.status]}]{c.status}[/{colour[c.status]}]")
     console.print(table)
-    st = str(report.status)
     stcol = {"verified": "green", "mismatch": "red", "inconclusive": "yellow"}[st]
     console.print(f"[bold {stcol}]{escape(str(report))}[/]")
-    sys.exit({"verified": EXIT_VERIFIED, "mismatch": EXIT_MISMATCH, "inconclusive": EXIT_INCONCLUSIVE}[st])
+    sys.exit(code)

@@ -15,7 +15,7 @@ import mpmath
 import sympy as sp
 
 from .._config import settings
-from .._numbers import exact_or_symbolic
+from .._numbers import exact_or_symbolic, precise
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
@@ -285,13 +285,17 @@ class DivergenceResult:
     def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
         """The divergence as an mpmath number with ``dps`` digits (+inf outside the conditions).
 
+        The number is a :class:`~rdpsym._numbers.PreciseMpf`: an ``mpmath.mpf`` that prints its ``dps``
+        digits (``print(result.evaluate(2, dps=40, ...))`` shows 40 digits, not mpmath's default 15)
+        and becomes a sympy Float of ``dps`` digits under ``sympify``; ``float()`` of it is the float.
+
         For a result without a general closed form (``numeric_only``) the value comes from its exact
         pieces where it has one (KL, D_inf, removable and integer orders) and otherwise from the numeric
         path on its densities, certified to ``dps`` digits (:meth:`evaluate_with_error` says which).
         NaN is never returned: a value that cannot be evaluated raises ``ArithmeticError``.
         """
         if self.expr is None:
-            return self.evaluate_with_error(alpha, dps, **values).value
+            return precise(self.evaluate_with_error(alpha, dps, **values).value, dps)
         from .timeout import StepTimeout, run_with_time_limit
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
@@ -319,9 +323,9 @@ class DivergenceResult:
             raise ArithmeticError(f"{self.label} evaluates to {number} at alpha={alpha}, {values}")
         if number == sp.oo:
             return mpmath.inf
-        # The mpf keeps dps digits whatever the caller's context is.
+        # The mpf keeps dps digits whatever the caller's context is, and prints them (PreciseMpf).
         with mpmath.workdps(dps):
-            return +mpmath.mpf(number)
+            return precise(+mpmath.mpf(number), dps)
 
     def evaluate_with_error(self, alpha, dps: int = 30, **values):
         """:meth:`evaluate` with how the value was obtained: a
@@ -445,7 +449,22 @@ class DivergenceResult:
         return result_latex(self, steps=steps, **kwargs)
 
     def _repr_latex_(self) -> str:
-        return f"${self.latex()}$"
+        """The whole curve as a ``cases`` display (general form under its finiteness conditions, the
+        special orders, +oo elsewhere) with the parameters' LaTeX symbols
+        (:func:`rdpsym.report.display.result_cases_latex`)."""
+        from ..report.display import result_cases_latex
+
+        return f"$${result_cases_latex(self)}$$"
+
+    def _repr_html_(self) -> str:
+        from ..report.display import result_html
+
+        return result_html(self)
+
+    def __repr__(self) -> str:
+        from ..report.display import result_repr
+
+        return result_repr(self)
 
     def parameters(self, given: Sequence[Parameter] | None = None) -> tuple[Parameter, ...]:
         """The :class:`~rdpsym.Parameter` of each of :attr:`symbols`: from ``given`` if passed, else from

@@ -34,7 +34,7 @@ def bounded_laplace() -> Mechanism:
     b = parameter("b", typical=(0.1, 10.0), latex="b", meaning="scale of the Laplace noise before truncation",
                   log_scale=True)
     d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L1 sensitivity of the query")
-    w = parameter("width", sp.Interval.open(d.symbol, sp.oo), typical=(2.0, 10.0), latex="u - l",
+    w = parameter("width", sp.Interval.open(d.symbol, sp.oo), typical=(3.0, 10.0), latex="u - l",
                   meaning="width u - l of the query's range [l, u] (the output range), larger than the sensitivity")
     bs, ds, ws = b.symbol, d.symbol, w.symbol
 

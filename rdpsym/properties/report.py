@@ -102,6 +102,16 @@ class PropertyReport:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        from ..report.display import property_repr
+
+        return property_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import property_html
+
+        return property_html(self)
+
 
 def margin_of(value, bound) -> mpmath.mpf:
     """(bound - value) / max(1, |bound|), with the conventions of +inf (inf <= inf has margin 0)."""

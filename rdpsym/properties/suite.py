@@ -56,6 +56,16 @@ class SuiteReport:
         """Checks that did not run to the end (raised, timed out, lost their worker): inconclusive rows."""
         return [r for r in self.reports if "task" in r.extra]
 
+    def __repr__(self) -> str:
+        from ..report.display import suite_repr
+
+        return suite_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import suite_html
+
+        return suite_html(self)
+
     def __str__(self) -> str:
         return f"{self.mechanism} {self.values}: {self.verdict}\n" + "\n".join("  " + r.summary() for r in self.reports)
 

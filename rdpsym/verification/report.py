@@ -62,6 +62,9 @@ class PointCheck:
             return Outcome.FAILS
         return Outcome.HOLDS if self.is_evidence else Outcome.INCONCLUSIVE
 
+    def __repr__(self) -> str:
+        return f"<PointCheck {self.describe()[:120]}>"
+
     def describe(self) -> str:
         c = "n/a" if self.closed is None else mpmath.nstr(self.closed, 15)
         tag = self.status + (", P = Q" if self.p_equals_q else "")
@@ -170,6 +173,16 @@ class VerificationReport:
         elif self.status is not VerificationStatus.VERIFIED and self.worst is not None:
             s += f"; worst: {self.worst.describe()}"
         return s
+
+    def __repr__(self) -> str:
+        from ..report.display import verification_repr
+
+        return verification_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import verification_html
+
+        return verification_html(self)
 
     def describe(self) -> str:
         """Every point, one a line."""
