@@ -35,6 +35,7 @@ import mpmath
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
+from .exp_monomials import NotMonomial, factored_form, monomial_equal
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["paper_form", "proved_equal", "domain_substitution", "random_points", "candidates"]
@@ -149,7 +150,23 @@ def _logs_cancel(d: sp.Expr) -> bool:
     return bool(num) and _normal(sp.Mul(*num) - sp.Mul(*den)) == 0
 
 
+def _monomial_logs_cancel(d: sp.Expr, subs: dict) -> bool:
+    """:func:`_logs_cancel` with the products compared as rational functions of generators
+    (:func:`.exp_monomials.monomial_equal`: the binomial theorem, exponentials of multiples of 1/b)."""
+    if d.has(ALPHA):
+        d = sp.Add(*[(ALPHA - 1) * t for t in sp.Add.make_args(sp.expand(d))])
+    num, den = [], []
+    for t in sp.Add.make_args(sp.expand(d)):
+        c, lg = t.as_independent(sp.log, as_Add=False)
+        if not (isinstance(lg, sp.log) and c.is_Integer):
+            return False
+        (num if c > 0 else den).append(lg.args[0] ** abs(c))
+    return bool(num) and monomial_equal(sp.Mul(*num), sp.Mul(*den), subs)
+
+
 def _symbolic_zero(diff: sp.Expr, subs: dict) -> bool:
+    if _monomial_logs_cancel(diff, subs):
+        return True
     d = diff.subs(subs)
     if d == 0 or _logs_cancel(d):
         return True
@@ -361,12 +378,21 @@ def _log_quotients(e: sp.Expr) -> sp.Expr:
     return e.replace(lambda n: isinstance(n, sp.Add) and n.has(sp.log), combine)
 
 
+def _factored(Z: sp.Expr, subs: dict) -> sp.Expr | None:
+    """log Z as :func:`.exp_monomials.factored_form` reads it (a quotient; a power of a sum), or None."""
+    try:
+        return factored_form(Z, subs)
+    except NotMonomial:
+        return None
+
+
 def candidates(e: sp.Expr, subs: dict) -> list:
     """The rewrites of ``e`` (module docstring), each a function of the expression."""
     refine = (lambda x: _refine_abs(x, subs))
     gather = (lambda x: _on_logs(x, _gathered))
     power = (lambda x: _on_logs(x, lambda Z: _power_of_sum(Z, subs), power=True))
     return [
+        lambda: _log_quotients(_on_logs(e, lambda Z: _factored(Z, subs), power=True)),
         lambda: _log_quotients(e),
         lambda: _log_quotients(gather(refine(e))),
         lambda: _log_quotients(power(refine(e))),
