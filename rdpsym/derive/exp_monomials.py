@@ -56,8 +56,9 @@ def _split_exponent(e: sp.Expr) -> tuple[sp.Rational, sp.Rational]:
 class Generators:
     """The map of the module docstring; ``subs`` (parameter -> expression over its domain) decides signs."""
 
-    def __init__(self, subs: dict):
+    def __init__(self, subs: dict, atoms: bool = False):
         self.subs = subs
+        self.atoms = atoms        # polynomial factors in the parameters alone as generators (1 - q -> Y)
         self.gens: dict = {}      # key -> Dummy
         self.values: dict = {}    # Dummy -> the function it stands for (in the original symbols)
         self.exp_of: dict = {}    # Dummy of exp(m) -> m
@@ -135,6 +136,8 @@ class Generators:
 
     def _pow(self, base: sp.Expr, ex: sp.Expr) -> sp.Expr:
         if ex.is_Integer:
+            if self.atoms and base.is_Add:
+                return self._pow_of_factors(base, ex, ex, sp.Integer(0))
             return self.map(base) ** ex
         if base == sp.E:
             return self._exp(ex)
@@ -172,7 +175,8 @@ class Generators:
                     f, c = sp.expand(-f), c * (-1) ** k
             if not (f.is_Symbol or (k * e0).is_Integer):
                 raise NotMonomial(f"non-integer power of {f}")
-            out *= f ** (k * e0) * (self._alpha_power(f) ** (k * e1) if e1 else 1)
+            fy = self._gen(("poly", f), f) if self.atoms and f.is_Add and not f.has(*self.values) else f
+            out *= fy ** (k * e0) * (self._alpha_power(f) ** (k * e1) if e1 else 1)
         if not (c.is_Rational and c > 0):
             raise NotMonomial(f"constant {c} of a power")
         return out * self._pow(c, ex) if c != 1 else out
@@ -241,11 +245,14 @@ def _is_zero_rational(d: sp.Expr) -> bool:
 
 def monomial_equal(a: sp.Expr, b: sp.Expr, subs: dict) -> bool:
     """a == b shown through :class:`Generators` (False when not shown, never an error)."""
-    g = Generators(subs)
-    try:
-        return _is_zero_rational(g.map(a) - g.map(b))
-    except NotMonomial:
-        return False
+    for atoms in (True, False):  # polynomial factors as atoms first (cheap), then multiplied out
+        g = Generators(subs, atoms)
+        try:
+            if _is_zero_rational(g.map(a) - g.map(b)):
+                return True
+        except NotMonomial:
+            return False
+    return False
 
 
 def _monomial_split(e: sp.Expr, gens) -> tuple[sp.Expr, sp.Expr]:
@@ -293,8 +300,15 @@ def factored_form(Z: sp.Expr, subs: dict) -> sp.Expr:
     """log Z read off the factored image of Z = c M prod N_i^k_i / D (M a monomial of generators): for a
     numerator c M F^n (n >= 2) the power of a sum n log(M^(1/n) F) + log c - log D, else log(N/D) with
     M carried into the numerator's terms. Raises :class:`NotMonomial` outside the map's shapes."""
-    g = Generators(subs)
-    c, factors = _factor_list(g.map(Z))
+    g = Generators(subs, atoms=True)  # the binomial theorem on the terms as they stand, else factor
+    num, den = sp.fraction(sp.cancel(sp.together(g.map(Z))))
+    power = _binomial_power(num)
+    if power is not None and not den.has(*[y for k, y in g.gens.items() if k[0] == "poly"]):
+        cd, fd = _sqf_then_factor(den)
+        c, factors = 1 / cd, power[1] + [(f, -k) for f, k in fd]
+    else:
+        g = Generators(subs)
+        c, factors = _factor_list(g.map(Z))
     gens = set(g.values)
     mono, num, den = sp.Integer(1), [], []
     for f, k in factors:

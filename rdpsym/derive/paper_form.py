@@ -153,11 +153,12 @@ def _logs_cancel(d: sp.Expr) -> bool:
 def _monomial_logs_cancel(d: sp.Expr, subs: dict) -> bool:
     """:func:`_logs_cancel` with the products compared as rational functions of generators
     (:func:`.exp_monomials.monomial_equal`: the binomial theorem, exponentials of multiples of 1/b)."""
-    if d.has(ALPHA):
-        d = sp.Add(*[(ALPHA - 1) * t for t in sp.Add.make_args(sp.expand(d))])
+    # top-level products distributed only: expanding inside the logs would multiply out (1 - p)^9
+    scale = (ALPHA - 1) if d.has(ALPHA) else 1
     num, den = [], []
-    for t in sp.Add.make_args(sp.expand(d)):
+    for t in sp.Add.make_args(sp.expand_mul(d, deep=False)):
         c, lg = t.as_independent(sp.log, as_Add=False)
+        c = sp.cancel(c * scale)
         if not (isinstance(lg, sp.log) and c.is_Integer):
             return False
         (num if c > 0 else den).append(lg.args[0] ** abs(c))
@@ -413,19 +414,21 @@ def paper_form(expr, symbols: Sequence[sp.Symbol], params, seconds: float, condi
     seconds = min(seconds, STEP_SECONDS)
     subs = domain_substitution([s for s in symbols if s != ALPHA], params)
     size = sp.count_ops(expr)
-    found = []
+    best, best_size, tried = expr, size, {expr}
+    # in order (the factored reading first: it usually wins, and a busy machine may leave time for
+    # little else); a candidate is proved only if it beats the best so far, equally short ones keep
+    # the earlier rewrite
     for make in candidates(expr, subs):
         try:
             cand = run_with_time_limit(make, seconds=seconds)
         except (StepTimeout, Exception):  # noqa: BLE001 - a rewrite that fails is skipped
             continue
-        if isinstance(cand, sp.Basic) and cand != expr and sp.count_ops(cand) < size:
-            found.append(cand)
-    # first the shortest; among equally short ones the earlier rewrite (quotients before powers of logs)
-    for cand in sorted(dict.fromkeys(found), key=sp.count_ops):
+        if not isinstance(cand, sp.Basic) or cand in tried or sp.count_ops(cand) >= best_size:
+            continue
+        tried.add(cand)
         if proved_equal(cand, expr, symbols, params, seconds, condition):
-            if log is not None:
-                log.note("paper form", f"{size} -> {sp.count_ops(cand)} operations, proved equal "
-                                       f"({time.perf_counter() - started:.2f} s)")
-            return cand
-    return expr
+            best, best_size = cand, sp.count_ops(cand)
+    if best is not expr and log is not None:
+        log.note("paper form", f"{size} -> {best_size} operations, proved equal "
+                               f"({time.perf_counter() - started:.2f} s)")
+    return best
