@@ -35,6 +35,7 @@ import mpmath
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
+from .exp_monomials import NotMonomial, factored_form, monomial_equal
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["paper_form", "proved_equal", "domain_substitution", "random_points", "candidates"]
@@ -149,7 +150,24 @@ def _logs_cancel(d: sp.Expr) -> bool:
     return bool(num) and _normal(sp.Mul(*num) - sp.Mul(*den)) == 0
 
 
+def _monomial_logs_cancel(d: sp.Expr, subs: dict) -> bool:
+    """:func:`_logs_cancel` with the products compared as rational functions of generators
+    (:func:`.exp_monomials.monomial_equal`: the binomial theorem, exponentials of multiples of 1/b)."""
+    # top-level products distributed only: expanding inside the logs would multiply out (1 - p)^9
+    scale = (ALPHA - 1) if d.has(ALPHA) else 1
+    num, den = [], []
+    for t in sp.Add.make_args(sp.expand_mul(d, deep=False)):
+        c, lg = t.as_independent(sp.log, as_Add=False)
+        c = sp.cancel(c * scale)
+        if not (isinstance(lg, sp.log) and c.is_Integer):
+            return False
+        (num if c > 0 else den).append(lg.args[0] ** abs(c))
+    return bool(num) and monomial_equal(sp.Mul(*num), sp.Mul(*den), subs)
+
+
 def _symbolic_zero(diff: sp.Expr, subs: dict) -> bool:
+    if _monomial_logs_cancel(diff, subs):
+        return True
     d = diff.subs(subs)
     if d == 0 or _logs_cancel(d):
         return True
@@ -361,12 +379,21 @@ def _log_quotients(e: sp.Expr) -> sp.Expr:
     return e.replace(lambda n: isinstance(n, sp.Add) and n.has(sp.log), combine)
 
 
+def _factored(Z: sp.Expr, subs: dict) -> sp.Expr | None:
+    """log Z as :func:`.exp_monomials.factored_form` reads it (a quotient; a power of a sum), or None."""
+    try:
+        return factored_form(Z, subs)
+    except NotMonomial:
+        return None
+
+
 def candidates(e: sp.Expr, subs: dict) -> list:
     """The rewrites of ``e`` (module docstring), each a function of the expression."""
     refine = (lambda x: _refine_abs(x, subs))
     gather = (lambda x: _on_logs(x, _gathered))
     power = (lambda x: _on_logs(x, lambda Z: _power_of_sum(Z, subs), power=True))
     return [
+        lambda: _log_quotients(_on_logs(e, lambda Z: _factored(Z, subs), power=True)),
         lambda: _log_quotients(e),
         lambda: _log_quotients(gather(refine(e))),
         lambda: _log_quotients(power(refine(e))),
@@ -387,19 +414,21 @@ def paper_form(expr, symbols: Sequence[sp.Symbol], params, seconds: float, condi
     seconds = min(seconds, STEP_SECONDS)
     subs = domain_substitution([s for s in symbols if s != ALPHA], params)
     size = sp.count_ops(expr)
-    found = []
+    best, best_size, tried = expr, size, {expr}
+    # in order (the factored reading first: it usually wins, and a busy machine may leave time for
+    # little else); a candidate is proved only if it beats the best so far, equally short ones keep
+    # the earlier rewrite
     for make in candidates(expr, subs):
         try:
             cand = run_with_time_limit(make, seconds=seconds)
         except (StepTimeout, Exception):  # noqa: BLE001 - a rewrite that fails is skipped
             continue
-        if isinstance(cand, sp.Basic) and cand != expr and sp.count_ops(cand) < size:
-            found.append(cand)
-    # first the shortest; among equally short ones the earlier rewrite (quotients before powers of logs)
-    for cand in sorted(dict.fromkeys(found), key=sp.count_ops):
+        if not isinstance(cand, sp.Basic) or cand in tried or sp.count_ops(cand) >= best_size:
+            continue
+        tried.add(cand)
         if proved_equal(cand, expr, symbols, params, seconds, condition):
-            if log is not None:
-                log.note("paper form", f"{size} -> {sp.count_ops(cand)} operations, proved equal "
-                                       f"({time.perf_counter() - started:.2f} s)")
-            return cand
-    return expr
+            best, best_size = cand, sp.count_ops(cand)
+    if best is not expr and log is not None:
+        log.note("paper form", f"{size} -> {best_size} operations, proved equal "
+                               f"({time.perf_counter() - started:.2f} s)")
+    return best
