@@ -16,6 +16,10 @@ from .emitter import doc_text
 from .factors import MOVING_TRUST, MOVING_WINDOW
 from .series import SERIES_TOLERANCE
 
+#: The closed form is kept without trying a series where its estimated rounding error is below this
+#: fraction of its value (the accuracy target is 1e-12; the estimate is first order)
+ERROR_TRUST = 1e-13
+
 __all__ = ["branch_evaluator", "entry_point"]
 
 
@@ -26,12 +30,13 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
     # local name starts with "_": parameter names never do (see identifier), so none is captured.
-    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None):")
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None):")
     lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
-    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes)[0]")
+    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes, _err)[0]")
     lines.append("    if not _expansions and not _centres and not _moving:")
-    lines.append(f"        return numpy.broadcast_to(_direct({arglist}), _shape)")
+    lines.append(f"        _v = _direct({arglist})")
+    lines.append("        return _v if numpy.shape(_v) == _shape else numpy.broadcast_to(_v, _shape)  # no read-only view")
     # The closed form everywhere first (lazy broadcasting, no gathers), then series values overwrite
     # it where they are accurate: the series serve few points, so gathering the rest would cost more.
     lines.append(f"    _out = _direct({arglist})")
@@ -39,6 +44,11 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append(f"            and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
     lines.append("        _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)  # a writable copy")
     lines.append("    _todo = numpy.ones(_shape, dtype=bool)")
+    # A series is computed only where the closed form's estimated rounding error (see
+    # rdpsym.compile.errors) is above ERROR_TRUST of its value: the estimate runs on the candidates of
+    # the series (their windows and screens) only, once per point.
+    lines.append("    _estimated = numpy.zeros(_shape, dtype=bool) if _err is not None else None")
+    lines.append("    _trusted = numpy.zeros(_shape, dtype=bool) if _err is not None else None")
     lines.append("    for _s, _center in _expansions:")
     lines.append("        # expansions in alpha are only tried close to their centre")
     lines.append("        if _center is None:")
@@ -59,6 +69,15 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _near[_near] = _keep")
     lines.append("        if not _near.any():")
     lines.append("            continue")
+    lines.append("        if _err is not None:")
+    lines.append("            _new = _near & ~_estimated")
+    lines.append("            if _new.any():")
+    lines.append(f"                _e = _err(*(numpy.broadcast_to(_a, _shape)[_new] for _a in ({arglist},)))")
+    lines.append(f"                _trusted[_new] = _e <= {ERROR_TRUST!r} * numpy.abs(_out[_new])")
+    lines.append("                _estimated |= _new")
+    lines.append("            _near = _near & ~_trusted")
+    lines.append("            if not _near.any():")
+    lines.append("                continue")
     lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
     lines.append("        _value, _tail = _s(*_sub)")
     lines.append(f"        _ok = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
@@ -144,7 +163,13 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     # the general orders of every branch, combined; evaluated block by block
     lines.append(f"def _general({arglist}, _notes=None):")
     lines.append(f"    _sub = ({arglist},)")
-    lines.append(f"    return {combined(lambda d, s, b, c, mv: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}], [{chr(44).join(mv)}], _notes)')}")
+    errs = getattr(mod, "errs", {})
+
+    def call(d, s, b, c, mv):
+        err = d.replace("_direct", "_err") if errs.get(d) else "None"
+        return f"_branch(*_sub, {d}, [{', '.join(s)}], [{', '.join(c)}], [{', '.join(mv)}], _notes, {err})"
+
+    lines.append(f"    return {combined(call)}")
     lines.append("")
     lines.append(f"def {name}({arglist}):")
     lines.append(f'    """{doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
@@ -168,6 +193,24 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
         lines.append("        if not numpy.all(_ok):")
         # the domain's text goes in as a Python literal (repr), never into the f-string itself
         lines.append(f"            raise ValueError('{a} must lie in ' + {dom!r} + f'; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
+    heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
+    if result.conditions == sp.true and not any(mv for *_, mv in branch_code):
+        # the common case, every order a general one: the general code writes the output itself (no
+        # NaN-filled array, no copy) and one comparison checks it (NaN fails >= 0 too)
+        special = "".join(f" & (alpha != {a0!r})" for a0, _ in exceptional)
+        lines.append(f"    if numpy.all(numpy.isfinite(alpha) & (alpha != 1.0){special}):")
+        lines.append("        with numpy.errstate(all='ignore'):")
+        if heavy:
+            lines.append(f"            _out = _blockwise(_general, ({arglist},), numpy.empty(_shape))")
+        else:
+            lines.append(f"            _out = _general({arglist})")
+            lines.append("            if not (isinstance(_out, numpy.ndarray) and _out.shape == _shape and _out.flags.writeable")
+            lines.append(f"                    and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
+            lines.append("                _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)")
+        lines.append("        if not numpy.all(_out >= 0):")
+        lines.append("            _what = 'NaN' if numpy.isnan(_out).any() else 'a negative value'")
+        lines.append(f"            raise ArithmeticError(f'{name}: the float code produced {{_what}}; use the exact result instead')")
+        lines.append("        return _out[()] if _out.ndim == 0 else _out")
     lines.append("    _out = numpy.full(_shape, numpy.nan)")
     lines.append(f"    _full = lambda _m: tuple(numpy.broadcast_to(_a, _shape)[_m] for _a in ({arglist},))  # noqa: E731")
     lines.append("    with numpy.errstate(all='ignore'):")
@@ -177,7 +220,6 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append("        _rest = numpy.broadcast_to(_rest, _shape)")
     # Blocks pay off when a point costs many array operations (series screens, log-sum-exp); a
     # one-line formula such as the Gaussian's is fastest on the whole grid at once.
-    heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
     blockwise = "_blockwise" if heavy else "_whole"
     guarded = any(mv for *_, mv in branch_code)
     general = "_general"

@@ -20,6 +20,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from . import runtime
 from .emitter import CodegenError, _Emitter, doc_text, identifier
+from .errors import ErrorEmitter
 from .evaluator import branch_evaluator, entry_point
 from .factors import (
     _abs_scale_code,
@@ -192,6 +193,16 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     lines, em, arglist, fn, emit_series = mod.lines, mod.em, mod.arglist, mod.fn, mod.emit_series
     direct_form = evaluation_form(original, checks, shift=False)
     direct = fn(f"_direct_{i}", _substitute_factors(direct_form, factors))
+    try:
+        err_code = ErrorEmitter(em).err(_substitute_factors(direct_form, factors))
+    except CodegenError:
+        err_code = None
+    if err_code is not None:
+        lines.append(f"def _err_{i}({arglist}):")
+        lines.append("    # estimated rounding error of the closed form: a series is computed only where it is large")
+        lines.append(f"    return {err_code} + _z(alpha)")
+        lines.append("")
+        mod.errs = {**getattr(mod, "errs", {}), direct: True}
     moving = []
     for j, f in enumerate(factors):
         if not f.removable:
