@@ -37,7 +37,6 @@ class ErrorEmitter:
         return f"numpy.abs({self.em.value(e)})"
 
     def err(self, e: sp.Expr) -> str:
-        em = self.em
         if e.is_Symbol or e.is_number:
             return "0.0"  # inputs are exact; constants are correctly rounded (below the eps terms)
         if isinstance(e, sp.log):

@@ -103,11 +103,29 @@ class _Module:
     def emit_series(self, fname: str, s: Series) -> str:
         lines, em, arglist, horner = self.lines, self.em, self.arglist, _horner
         s = Series(s.where, s.variable, tuple(horner(c) for c in s.coeffs))
+        # The coefficients at the inputs' own shapes (a boundary series' coefficients are polynomials
+        # in alpha: an order-only column), gathered by the caller; common subexpressions named once
+        lines.append(f"def {fname}_coef({arglist}):")
+        lines.append(f"    # Taylor coefficients, {doc_text(s.where)}, and the expansion variable")
+        names = sorted({str(a) for a in self.arglist.split(", ")})
+        del names
+        replacements, reduced = sp.cse(list(s.coeffs), symbols=sp.numbered_symbols("_c"), optimizations="basic")
+        for sym, sub in replacements:
+            em.names[sym] = str(sym)
+            lines.append(f"    {sym} = {em.value(sub)}")
+        lines.append(f"    return [{', '.join(em.value(c) for c in reduced)}], {em.value(s.variable)}")
+        lines.append("")
+        args = self.arglist.split(", ")
+        used = sorted({args.index(em.names[x]) for c in s.coeffs for x in c.free_symbols if em.names.get(x) in args})
+        lines.append(f"{fname}_coef.uses = {tuple(used)!r}")
+        lines.append("")
         lines.append(f"def {fname}({arglist}):")
         lines.append(f"    # Taylor series, {doc_text(s.where)}")
-        lines.append(f"    _v = {em.value(s.variable)} + _z(alpha)")
-        coeffs = ", ".join(f"{em.value(c)} + _z(_v)" for c in s.coeffs)
-        lines.append(f"    return _series([{coeffs}], _v)")
+        lines.append(f"    _cs, _v = {fname}_coef({arglist})")
+        lines.append("    _v = _v + _z(alpha)")
+        lines.append("    return _series([_c + _z(_v) for _c in _cs], _v)")
+        lines.append("")
+        lines.append(f"{fname}.coef = {fname}_coef")
         lines.append("")
         nonzero = [k for k, c in enumerate(s.coeffs) if c != 0]
         n = len(s.coeffs)
@@ -235,6 +253,9 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
         lines.append("")
         moving.append(f"(_rel_{i}_{j}, {series_name}, _cfe_{i}_{j})")
     bounds, points = series_expansions(result, br, params)
+    missing = [s.where for s in bounds if not s.coeffs]
+    bounds = [s for s in bounds if s.coeffs]
+    mod.missing = {**getattr(mod, "missing", {}), direct: missing}
     boundary_names = [f"({emit_series(f'_series_{i}_b{j}', s)}, None)" for j, s in enumerate(bounds)]
     point_names = [f"({emit_series(f'_series_{i}_e{j}', s)}, {em.number(ALPHA - s.variable)})"
                    for j, s in enumerate(points)]
