@@ -32,7 +32,7 @@ from .factors import (
 )
 from .forms import _branches, _check_points, evaluation_form
 from .series import SERIES_TERMS, Series, _singular_at, fixed_points, series_expansions
-from .store import SOURCE_CACHE, cache_key
+from .store import INCOMPLETE, SOURCE_CACHE, cache_key
 from .taylor import _TaylorEmitter
 
 __all__ = ["generate_source", "to_numpy"]
@@ -107,13 +107,13 @@ class _Module:
         # in alpha: an order-only column), gathered by the caller; common subexpressions named once
         lines.append(f"def {fname}_coef({arglist}):")
         lines.append(f"    # Taylor coefficients, {doc_text(s.where)}, and the expansion variable")
-        names = sorted({str(a) for a in self.arglist.split(", ")})
-        del names
         replacements, reduced = sp.cse(list(s.coeffs), symbols=sp.numbered_symbols("_c"), optimizations="basic")
         for sym, sub in replacements:
             em.names[sym] = str(sym)
             lines.append(f"    {sym} = {em.value(sub)}")
-        lines.append(f"    return [{', '.join(em.value(c) for c in reduced)}], {em.value(s.variable)}")
+        for k, c in enumerate(reduced):
+            lines.append(f"    _k{k} = {em.value(c)}")
+        lines.append(f"    return [{', '.join(f'_k{k}' for k in range(len(reduced)))}], {em.value(s.variable)}")
         lines.append("")
         args = self.arglist.split(", ")
         used = sorted({args.index(em.names[x]) for c in s.coeffs for x in c.free_symbols if em.names.get(x) in args})
@@ -136,11 +136,12 @@ class _Module:
             # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
             # column) and one comparison with log|v| (a parameter-only row) on the grid.
             lines.append(f"def {fname}_pre({arglist}):")
-            lines.append(f"    _lv = numpy.log(numpy.abs({em.value(s.variable)}))")
-            lines.append(f"    _lead = numpy.log(numpy.abs({em.value(s.coeffs[k])}))")
+            lines.append(f"    _cs, _v = {fname}_coef({arglist})")
+            lines.append("    _lv = numpy.log(numpy.abs(_v))")
+            lines.append(f"    _lead = numpy.log(numpy.abs(_cs[{k}]))")
             lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
             for j in (n - 1, n - 2):
-                ratio = f"numpy.log(numpy.abs({em.value(s.coeffs[j])})) - _lead"
+                ratio = f"numpy.log(numpy.abs(_cs[{j}])) - _lead"
                 if j > k:
                     lines.append(f"    _top = numpy.minimum(_top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
                 else:  # j == k: the screen asks |c_k| <= 5e-9 |c_k|, never true
@@ -201,6 +202,10 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     guarded = entry_point(mod, result, name, params, args, combine, branch_code, exceptional)
     if guarded:
         lines.insert(3, "import warnings")
+    gaps = sorted({w for ws in getattr(mod, "missing", {}).values() for w in ws})
+    if gaps:
+        lines.insert(0, f"{INCOMPLETE} no series for {doc_text(', '.join(gaps))} (sympy ran out of time); the code refuses "
+                        "the points there where the closed form loses digits")
     return "\n".join(lines)
 
 
