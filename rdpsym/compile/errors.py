@@ -32,9 +32,19 @@ class ErrorEmitter:
 
     def __init__(self, em: _Emitter):
         self.em = em
+        #: the function body: each value the estimate needs, named once (``_e0 = ...``)
+        self.lines: list[str] = []
+        self._names: dict[str, str] = {}
+
+    def name(self, code: str) -> str:
+        """A local holding ``code`` (one line per distinct value: readable, and computed once)."""
+        if code not in self._names:
+            self._names[code] = f"_e{len(self._names)}"
+            self.lines.append(f"    {self._names[code]} = {code}")
+        return self._names[code]
 
     def _abs(self, e: sp.Expr) -> str:
-        return f"numpy.abs({self.em.value(e)})"
+        return f"numpy.abs({self.name(self.em.value(e))})"
 
     def err(self, e: sp.Expr) -> str:
         if e.is_Symbol or e.is_number:
@@ -46,10 +56,10 @@ class ErrorEmitter:
         if e.is_Add:
             parts = " + ".join(self.err(t) for t in e.args)
             mags = " + ".join(self._abs(t) for t in e.args)
-            return f"({parts} + {EPS!r} * ({mags}))"
+            return self.name(f"{parts} + {EPS!r} * ({mags})")
         if e.is_Mul:
             rel = " + ".join(f"{self.err(f)} / {self._abs(f)}" for f in e.args if not f.is_number)
-            return f"{self._abs(e)} * ({rel} + {len(e.args) * EPS!r})"
+            return self.name(f"{self._abs(e)} * ({rel} + {len(e.args) * EPS!r})")
         if e.is_Pow:
             base, ex = e.base, e.exp
             if ex.is_number:
@@ -96,16 +106,17 @@ class ErrorEmitter:
                 rest = x - 1
                 return f"({self.err(rest)}) / numpy.abs({em.value(x)}) + {EPS!r}"
             # log|S| = m + log1p(...) (runtime._lse2 for two terms; log of the scaled sum otherwise)
-            total = em.logabs(x)[0]
-            m = terms[0][0]
-            for lt, _ in terms[1:]:
+            logs = [self.name(lt) for lt, _ in terms]
+            lx = self.name(em.logabs(x)[0])
+            m = logs[0]
+            for lt in logs[1:]:
                 m = f"numpy.maximum({m}, {lt})"
+            m = self.name(m)
             one = EPS if len(terms) == 2 else 2 * EPS
-            parts = " + ".join(f"numpy.exp(({lt}) - _lx) * ({self.err_log(t)} + {EPS!r})"
-                               for (lt, _), t in zip(terms, x.args))
-            return (f"(lambda _lx, _m: {parts} + {EPS!r} * numpy.abs(_m) + {one!r} * (numpy.exp(_m - _lx) + numpy.abs(_lx - _m)))"
-                    f"({total}, {m})")
-        return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({em.logabs(x)[0]}))"
+            parts = " + ".join(self.name(f"numpy.exp({lt} - {lx}) * ({self.err_log(t)} + {EPS!r})")
+                               for lt, t in zip(logs, x.args))
+            return self.name(f"{parts} + {EPS!r} * numpy.abs({m}) + {one!r} * (numpy.exp({m} - {lx}) + numpy.abs({lx} - {m}))")
+        return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({self.name(em.logabs(x)[0])}))"
 
 
 def has_alpha(e: sp.Expr) -> bool:

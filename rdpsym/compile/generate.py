@@ -216,13 +216,15 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     lines, em, arglist, fn, emit_series = mod.lines, mod.em, mod.arglist, mod.fn, mod.emit_series
     direct_form = evaluation_form(original, checks, shift=False)
     direct = fn(f"_direct_{i}", _substitute_factors(direct_form, factors))
+    errors = ErrorEmitter(em)
     try:
-        err_code = ErrorEmitter(em).err(_substitute_factors(direct_form, factors))
+        err_code = errors.err(_substitute_factors(direct_form, factors))
     except CodegenError:
         err_code = None
     if err_code is not None:
         lines.append(f"def _err_{i}({arglist}):")
         lines.append("    # estimated rounding error of the closed form: a series is computed only where it is large")
+        lines.extend(errors.lines)
         lines.append(f"    return {err_code} + _z(alpha)")
         lines.append("")
         mod.errs = {**getattr(mod, "errs", {}), direct: True}
