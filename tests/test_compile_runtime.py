@@ -157,3 +157,17 @@ def test_generated_code_carries_the_runtime_text():
 
     source = rdp(mechanisms.get("gaussian")).to_source()
     assert rt.source() in source
+
+
+def test_two_term_log_sum_exp_keeps_digits_next_to_one():
+    """log(a e^x - (a - 1) e^y) with the sum next to 1: the log1p form keeps the digits a plain log
+    of the scaled sum loses (Laplace next to alpha = 1)."""
+    a, x = 1 + 1e-12, 1e-13
+    logs = [np.log(np.array([a])) + x, np.log(np.array([a - 1]))]
+    got = rt._lse_abs(logs, [1.0, -1.0])
+    with mpmath.workdps(50):
+        am = mpmath.mpf(a)
+        exact = mpmath.log(am * mpmath.exp(x) - (am - 1))
+    assert abs(mpmath.mpf(float(got[0])) - exact) <= 1e-12 * abs(exact)  # a plain log: 1e-3
+    assert rt._lse_sign(logs, [1.0, -1.0])[0] == 1.0
+    assert rt._lse_sign(logs[::-1], [-1.0, 1.0])[0] == 1.0

@@ -137,11 +137,10 @@ def _compile(e: sp.Basic) -> _Fn:
         ex = _compile(expo)
         return lambda env: _power(base(env), ex(env))
     if isinstance(e, sp.log):
-        arg = _compile(e.args[0])
         if len(e.args) == 2:
-            b = _compile(e.args[1])
+            arg, b = _compile(e.args[0]), _compile(e.args[1])
             return lambda env: mpmath.log(arg(env)) / mpmath.log(b(env))
-        return lambda env: mpmath.log(arg(env))
+        return _compile_log(e.args[0])
     if e.func in _UNARY and len(e.args) == 1:
         f, arg = _UNARY[e.func], _compile(e.args[0])
         return lambda env: f(arg(env))
@@ -166,6 +165,61 @@ def _compile(e: sp.Basic) -> _Fn:
         a, b = (_compile(x) for x in e.args)
         return lambda env: mpmath.beta(a(env), b(env))
     return _fallback(e)
+
+
+def _positive(v) -> bool:
+    return isinstance(v, mpmath.mpf) and v > 0 and not mpmath.isinf(v)
+
+
+def _compile_log(e: sp.Basic) -> _Fn:
+    """log(e) in log space: log(b**x) = x log(b), log(x*y) = log(x) + log(y), log(exp(x)) = x, applied at
+    a point only where the bases and factors are positive reals there (the identities hold for positive
+    reals; elsewhere the plain log of the value). The KL of two Laplace scales contains
+    log(b2**(b2*exp(m/b1)) / b1**(b2*exp(m/b1))): as a value that is b2**(a number of 40,000 digits),
+    which no precision holds (the magnitude cap refuses it); in log space it is b2 exp(m/b1) log(b2/b1)."""
+    plain = _compile(e)
+
+    def plain_log(env):
+        return mpmath.log(plain(env))
+
+    if isinstance(e, sp.exp):
+        inner = _compile(e.args[0])
+
+        def log_exp(env):
+            v = inner(env)
+            return v if isinstance(v, mpmath.mpf) and not mpmath.isnan(v) else plain_log(env)
+
+        return log_exp
+    if isinstance(e, sp.Pow) and not e.exp.is_Integer or (isinstance(e, sp.Pow) and abs(int(e.exp)) > 64):
+        base, ex = _compile(e.base), _compile(e.exp)
+        log_base = _compile_log(e.base)
+
+        def log_pow(env):
+            b, x = base(env), ex(env)
+            if _positive(b) and isinstance(x, mpmath.mpf) and mpmath.isfinite(x):
+                return x * log_base(env)
+            return plain_log(env)
+
+        return log_pow
+    if isinstance(e, sp.Mul):
+        factors = [(_compile(f), _compile_log(f)) for f in e.args]
+
+        def log_mul(env):
+            values = [f(env) for f, _ in factors]
+            if all(_positive(v) for v in values):
+                return mpmath.fsum(lf(env) for _, lf in factors)
+            return plain_log(env)
+
+        # the factors' values are computed first: a factor too large for a value (the magnitude cap)
+        # is then taken in log space by the Pow rule above, not refused
+        def log_mul_safe(env):
+            try:
+                return log_mul(env)
+            except OverflowError:
+                return mpmath.fsum(lf(env) for _, lf in factors)
+
+        return log_mul_safe
+    return plain_log
 
 
 def _fallback(e: sp.Basic) -> _Fn:

@@ -16,6 +16,13 @@ from .emitter import doc_text
 from .factors import MOVING_TRUST, MOVING_WINDOW
 from .series import SERIES_TOLERANCE
 
+#: The closed form is kept without trying a series where its estimated rounding error is below this
+#: fraction of its value (the accuracy target is 1e-12; the estimate is first order)
+ERROR_TRUST = 1e-13
+#: Where a needed series is missing, the closed form is still returned where its estimated error is
+#: below this fraction of its value (the estimate is an upper bound to first order; target 1e-12)
+MISSING_TRUST = 1e-12
+
 __all__ = ["branch_evaluator", "entry_point"]
 
 
@@ -26,12 +33,13 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
     # local name starts with "_": parameter names never do (see identifier), so none is captured.
-    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None):")
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None, _missing=()):")
     lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
-    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes)[0]")
-    lines.append("    if not _expansions and not _centres and not _moving:")
-    lines.append(f"        return numpy.broadcast_to(_direct({arglist}), _shape)")
+    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes, _err, _missing)[0]")
+    lines.append("    if not _expansions and not _centres and not _moving and not _missing:")
+    lines.append(f"        _v = _direct({arglist})")
+    lines.append("        return _v if numpy.shape(_v) == _shape else numpy.broadcast_to(_v, _shape)  # no read-only view")
     # The closed form everywhere first (lazy broadcasting, no gathers), then series values overwrite
     # it where they are accurate: the series serve few points, so gathering the rest would cost more.
     lines.append(f"    _out = _direct({arglist})")
@@ -39,6 +47,11 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append(f"            and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
     lines.append("        _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)  # a writable copy")
     lines.append("    _todo = numpy.ones(_shape, dtype=bool)")
+    # A series is computed only where the closed form's estimated rounding error (see
+    # rdpsym.compile.errors) is above ERROR_TRUST of its value: the estimate runs on the candidates of
+    # the series (their windows and screens) only, once per point.
+    lines.append("    _estimated = numpy.zeros(_shape, dtype=bool) if _err is not None else None")
+    lines.append("    _trusted = numpy.zeros(_shape, dtype=bool) if _err is not None else None")
     lines.append("    for _s, _center in _expansions:")
     lines.append("        # expansions in alpha are only tried close to their centre")
     lines.append("        if _center is None:")
@@ -59,8 +72,24 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _near[_near] = _keep")
     lines.append("        if not _near.any():")
     lines.append("            continue")
+    lines.append("        if _err is not None and _center is not None:")
+    lines.append("            _new = _near & ~_estimated")
+    lines.append("            if _new.any():")
+    lines.append(f"                _e = _err(*(numpy.broadcast_to(_a, _shape)[_new] for _a in ({arglist},)))")
+    lines.append(f"                _trusted[_new] = _e <= {ERROR_TRUST!r} * numpy.abs(_out[_new])")
+    lines.append("                _estimated |= _new")
+    lines.append("            _near = _near & ~_trusted")
+    lines.append("            if not _near.any():")
+    lines.append("                continue")
     lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
-    lines.append("        _value, _tail = _s(*_sub)")
+    lines.append("        _coef = getattr(_s, 'coef', None)")
+    lines.append(f"        _args = ({arglist},)")
+    lines.append("        if _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= _sub[0].size:")
+    lines.append("            # coefficients at the inputs' own shapes (an order-only column), then gathered")
+    lines.append("            _cs, _v = _coef(*_args)")
+    lines.append("            _value, _tail = _series([numpy.broadcast_to(_c, _shape)[_near] for _c in _cs], numpy.broadcast_to(_v, _shape)[_near])")
+    lines.append("        else:")
+    lines.append("            _value, _tail = _s(*_sub)")
     lines.append(f"        _ok = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
     lines.append("        if _center is not None:")
     lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters");
@@ -71,6 +100,19 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("        _idx = numpy.flatnonzero(_near)[_ok]")
     lines.append("        _out.flat[_idx] = _value[_ok]")
     lines.append("        _todo.flat[_idx] = False")
+    lines.append("    if _missing:")
+    lines.append("        # a series the closed form needs was not built in time: where the closed form's estimated")
+    lines.append("        # error is too large and no other series served the point, refuse (fail closed)")
+    lines.append("        _rest = numpy.flatnonzero(_todo)")
+    lines.append("        if _rest.size:")
+    lines.append("            if _err is None:")
+    lines.append("                _bad = numpy.ones(_rest.size, dtype=bool)")
+    lines.append("            else:")
+    lines.append(f"                _e = _err(*(numpy.broadcast_to(_a, _shape).flat[_rest] for _a in ({arglist},)))")
+    lines.append(f"                _bad = ~(_e <= {MISSING_TRUST!r} * numpy.abs(_out.flat[_rest]))")
+    lines.append("            if _bad.any():")
+    lines.append("                raise ArithmeticError(f'no series for {\", \".join(_missing)} was built in time and the closed form loses '")
+    lines.append("                                      f'digits at {int(_bad.sum())} point(s) there; use the exact result instead')")
     lines.append("    for _c, _at_c, _guarded in _centres:")
     lines.append("        # next to a removable singular point the closed form is 0/0: where no series was accepted")
     lines.append("        # it must at least agree with the value at the point itself, and with no series at")
@@ -144,15 +186,41 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     # the general orders of every branch, combined; evaluated block by block
     lines.append(f"def _general({arglist}, _notes=None):")
     lines.append(f"    _sub = ({arglist},)")
-    lines.append(f"    return {combined(lambda d, s, b, c, mv: f'_branch(*_sub, {d}, [{chr(44).join(s)}], [{chr(44).join(c)}], [{chr(44).join(mv)}], _notes)')}")
+    errs = getattr(mod, "errs", {})
+
+    missing = getattr(mod, "missing", {})
+
+    def call(d, s, b, c, mv):
+        err = d.replace("_direct", "_err") if errs.get(d) else "None"
+        gaps = repr(tuple(missing.get(d, ())))
+        return f"_branch(*_sub, {d}, [{', '.join(s)}], [{', '.join(c)}], [{', '.join(mv)}], _notes, {err}, {gaps})"
+
+    lines.append(f"    return {combined(call)}")
     lines.append("")
     lines.append(f"def {name}({arglist}):")
     lines.append(f'    """{doc_text(result.label)}, vectorised over numpy arrays (broadcasting).')
     lines.append("")
     lines.append("    Closed form (derived by rdpsym, status %s):" % result.status)
     lines.append(f"        {doc_text(sp.sstr(result.expr))}")
-    lines.append("    alpha = 1 gives the KL divergence, alpha = inf the max divergence; +inf where the")
-    lines.append("    closed form's finiteness conditions fail.")
+    if result.kl is not None:
+        lines.append(f"    alpha = 1 (the KL divergence): {doc_text(sp.sstr(result.kl))}")
+    if result.max_divergence is not None:
+        lines.append(f"    alpha = inf (the max divergence): {doc_text(sp.sstr(result.max_divergence))}")
+    for ep in result.exceptional_points:
+        lines.append(f"    alpha = {doc_text(sp.sstr(ep.alpha))} (a limit): {doc_text(sp.sstr(ep.value))}")
+    if result.conditions != sp.true:
+        lines.append(f"    +inf where {doc_text(sp.sstr(result.conditions))} fails (finiteness).")
+    lines.append("")
+    # the source: what the formula was derived from, and the definition it evaluates
+    inputs = dict(result.provenance.inputs)
+    lines.append("    Source: derived by rdpsym (rdpsym.rdp / renyi_divergence) from the densities")
+    for key in ("P", "Q"):
+        if key in inputs:
+            lines.append(f"        {key} = {doc_text(inputs[key])}")
+    if "support" in inputs:
+        lines.append(f"    on {doc_text(inputs['support'])}, as D_alpha(P||Q) = 1/(alpha-1) log int P^alpha Q^(1-alpha)")
+    lines.append("    (Mironov 2017, arXiv:1702.07476 v3, Def. 3). Float evaluation: rdpsym.compile (log-sum-exp,")
+    lines.append("    log1p/expm1, Taylor series where the closed form cancels).")
     lines.append("")
     lines.append("    alpha: the Renyi order, > 0 (inf allowed)")
     lines.append(doc_params)
@@ -168,6 +236,24 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
         lines.append("        if not numpy.all(_ok):")
         # the domain's text goes in as a Python literal (repr), never into the f-string itself
         lines.append(f"            raise ValueError('{a} must lie in ' + {dom!r} + f'; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
+    heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
+    if result.conditions == sp.true and not any(mv for *_, mv in branch_code):
+        # the common case, every order a general one: the general code writes the output itself (no
+        # NaN-filled array, no copy) and one comparison checks it (NaN fails >= 0 too)
+        special = "".join(f" & (alpha != {a0!r})" for a0, _ in exceptional)
+        lines.append(f"    if numpy.all(numpy.isfinite(alpha) & (alpha != 1.0){special}):")
+        lines.append("        with numpy.errstate(all='ignore'):")
+        if heavy:
+            lines.append(f"            _out = _blockwise(_general, ({arglist},), numpy.empty(_shape))")
+        else:
+            lines.append(f"            _out = _general({arglist})")
+            lines.append("            if not (isinstance(_out, numpy.ndarray) and _out.shape == _shape and _out.flags.writeable")
+            lines.append(f"                    and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
+            lines.append("                _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)")
+        lines.append("        if not numpy.all(_out >= 0):")
+        lines.append("            _what = 'NaN' if numpy.isnan(_out).any() else 'a negative value'")
+        lines.append(f"            raise ArithmeticError(f'{name}: the float code produced {{_what}}; use the exact result instead')")
+        lines.append("        return _out[()] if _out.ndim == 0 else _out")
     lines.append("    _out = numpy.full(_shape, numpy.nan)")
     lines.append(f"    _full = lambda _m: tuple(numpy.broadcast_to(_a, _shape)[_m] for _a in ({arglist},))  # noqa: E731")
     lines.append("    with numpy.errstate(all='ignore'):")
@@ -177,7 +263,6 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append("        _rest = numpy.broadcast_to(_rest, _shape)")
     # Blocks pay off when a point costs many array operations (series screens, log-sum-exp); a
     # one-line formula such as the Gaussian's is fastest on the whole grid at once.
-    heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
     blockwise = "_blockwise" if heavy else "_whole"
     guarded = any(mv for *_, mv in branch_code)
     general = "_general"

@@ -20,6 +20,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from . import runtime
 from .emitter import CodegenError, _Emitter, doc_text, identifier
+from .errors import ErrorEmitter
 from .evaluator import branch_evaluator, entry_point
 from .factors import (
     _abs_scale_code,
@@ -31,7 +32,7 @@ from .factors import (
 )
 from .forms import _branches, _check_points, evaluation_form
 from .series import SERIES_TERMS, Series, _singular_at, fixed_points, series_expansions
-from .store import SOURCE_CACHE, cache_key
+from .store import INCOMPLETE, SOURCE_CACHE, cache_key
 from .taylor import _TaylorEmitter
 
 __all__ = ["generate_source", "to_numpy"]
@@ -102,11 +103,29 @@ class _Module:
     def emit_series(self, fname: str, s: Series) -> str:
         lines, em, arglist, horner = self.lines, self.em, self.arglist, _horner
         s = Series(s.where, s.variable, tuple(horner(c) for c in s.coeffs))
+        # The coefficients at the inputs' own shapes (a boundary series' coefficients are polynomials
+        # in alpha: an order-only column), gathered by the caller; common subexpressions named once
+        lines.append(f"def {fname}_coef({arglist}):")
+        lines.append(f"    # Taylor coefficients, {doc_text(s.where)}, and the expansion variable")
+        replacements, reduced = sp.cse(list(s.coeffs), symbols=sp.numbered_symbols("_c"), optimizations="basic")
+        for sym, sub in replacements:
+            em.names[sym] = str(sym)
+            lines.append(f"    {sym} = {em.value(sub)}")
+        for k, c in enumerate(reduced):
+            lines.append(f"    _k{k} = {em.value(c)}")
+        lines.append(f"    return [{', '.join(f'_k{k}' for k in range(len(reduced)))}], {em.value(s.variable)}")
+        lines.append("")
+        args = self.arglist.split(", ")
+        used = sorted({args.index(em.names[x]) for c in s.coeffs for x in c.free_symbols if em.names.get(x) in args})
+        lines.append(f"{fname}_coef.uses = {tuple(used)!r}")
+        lines.append("")
         lines.append(f"def {fname}({arglist}):")
         lines.append(f"    # Taylor series, {doc_text(s.where)}")
-        lines.append(f"    _v = {em.value(s.variable)} + _z(alpha)")
-        coeffs = ", ".join(f"{em.value(c)} + _z(_v)" for c in s.coeffs)
-        lines.append(f"    return _series([{coeffs}], _v)")
+        lines.append(f"    _cs, _v = {fname}_coef({arglist})")
+        lines.append("    _v = _v + _z(alpha)")
+        lines.append("    return _series([_c + _z(_v) for _c in _cs], _v)")
+        lines.append("")
+        lines.append(f"{fname}.coef = {fname}_coef")
         lines.append("")
         nonzero = [k for k, c in enumerate(s.coeffs) if c != 0]
         n = len(s.coeffs)
@@ -117,11 +136,12 @@ class _Module:
             # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
             # column) and one comparison with log|v| (a parameter-only row) on the grid.
             lines.append(f"def {fname}_pre({arglist}):")
-            lines.append(f"    _lv = numpy.log(numpy.abs({em.value(s.variable)}))")
-            lines.append(f"    _lead = numpy.log(numpy.abs({em.value(s.coeffs[k])}))")
+            lines.append(f"    _cs, _v = {fname}_coef({arglist})")
+            lines.append("    _lv = numpy.log(numpy.abs(_v))")
+            lines.append(f"    _lead = numpy.log(numpy.abs(_cs[{k}]))")
             lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
             for j in (n - 1, n - 2):
-                ratio = f"numpy.log(numpy.abs({em.value(s.coeffs[j])})) - _lead"
+                ratio = f"numpy.log(numpy.abs(_cs[{j}])) - _lead"
                 if j > k:
                     lines.append(f"    _top = numpy.minimum(_top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
                 else:  # j == k: the screen asks |c_k| <= 5e-9 |c_k|, never true
@@ -182,6 +202,10 @@ def _generate(result: DivergenceResult, name: str, params: tuple[Parameter, ...]
     guarded = entry_point(mod, result, name, params, args, combine, branch_code, exceptional)
     if guarded:
         lines.insert(3, "import warnings")
+    gaps = sorted({w for ws in getattr(mod, "missing", {}).values() for w in ws})
+    if gaps:
+        lines.insert(0, f"{INCOMPLETE} no series for {doc_text(', '.join(gaps))} (sympy ran out of time); the code refuses "
+                        "the points there where the closed form loses digits")
     return "\n".join(lines)
 
 
@@ -192,6 +216,18 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     lines, em, arglist, fn, emit_series = mod.lines, mod.em, mod.arglist, mod.fn, mod.emit_series
     direct_form = evaluation_form(original, checks, shift=False)
     direct = fn(f"_direct_{i}", _substitute_factors(direct_form, factors))
+    errors = ErrorEmitter(em)
+    try:
+        err_code = errors.err(_substitute_factors(direct_form, factors))
+    except CodegenError:
+        err_code = None
+    if err_code is not None:
+        lines.append(f"def _err_{i}({arglist}):")
+        lines.append("    # estimated rounding error of the closed form: a series is computed only where it is large")
+        lines.extend(errors.lines)
+        lines.append(f"    return {err_code} + _z(alpha)")
+        lines.append("")
+        mod.errs = {**getattr(mod, "errs", {}), direct: True}
     moving = []
     for j, f in enumerate(factors):
         if not f.removable:
@@ -224,6 +260,9 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
         lines.append("")
         moving.append(f"(_rel_{i}_{j}, {series_name}, _cfe_{i}_{j})")
     bounds, points = series_expansions(result, br, params)
+    missing = [s.where for s in bounds if not s.coeffs]
+    bounds = [s for s in bounds if s.coeffs]
+    mod.missing = {**getattr(mod, "missing", {}), direct: missing}
     boundary_names = [f"({emit_series(f'_series_{i}_b{j}', s)}, None)" for j, s in enumerate(bounds)]
     point_names = [f"({emit_series(f'_series_{i}_e{j}', s)}, {em.number(ALPHA - s.variable)})"
                    for j, s in enumerate(points)]

@@ -92,8 +92,33 @@ def _scaled_sum(logs, signs):
     return m, total
 
 
+def _lse2(logs, signs):
+    """(log|s1 e^l1 + s2 e^l2|, sign) as max(l1, l2) + log1p(s1 s2 exp(-|l1 - l2|)): one exp and one
+    log1p, and log1p keeps the digits of a sum next to 1 (Laplace next to alpha = 1); None where a log is
+    not finite (the general path handles that)."""
+    l1, l2 = logs
+    m = numpy.maximum(l1, l2)
+    if not numpy.isfinite(m).all():
+        return None
+    d = numpy.subtract(l1, l2)
+    x = numpy.abs(d)
+    owned = isinstance(x, numpy.ndarray) and x.ndim > 0
+    x = numpy.exp(numpy.negative(x, out=x) if owned else -x, out=x if owned else None)
+    s = signs[0] * signs[1]
+    if not isinstance(s, float):
+        x = numpy.multiply(x, s, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(s)) else x * s
+    elif s < 0:
+        x = numpy.negative(x, out=x) if owned else -x
+    x = numpy.log1p(x, out=x) if owned else numpy.log1p(x)
+    return (numpy.add(x, m, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(m)) else x + m), d
+
+
 def _lse_abs(logs, signs):
     """log|sum_i s_i exp(l_i)|, scaled by the largest l_i (no overflow)."""
+    if len(logs) == 2:
+        two = _lse2(logs, signs)
+        if two is not None:
+            return two[0]
     m, total = _scaled_sum(logs, signs)
     if isinstance(total, numpy.ndarray) and total.ndim > 0:  # total is a fresh array: reuse it
         numpy.abs(total, out=total)
@@ -106,6 +131,12 @@ def _lse_abs(logs, signs):
 
 def _lse_sign(logs, signs):
     """The sign of sum_i s_i exp(l_i)."""
+    if len(logs) == 2:
+        two = _lse2(logs, signs)
+        if two is not None:
+            value, d = two
+            # the larger term's sign; 0 where the two cancel exactly (log = -inf)
+            return numpy.where(d >= 0, signs[0], signs[1]) * (value > -numpy.inf)
     return numpy.sign(_scaled_sum(logs, signs)[1])
 
 
@@ -243,7 +274,7 @@ def _t_lse(logs, plain):
 
 
 #: the functions copied into every generated module, in this order
-_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse_abs, _lse_sign,
+_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_abs, _lse_sign,
             _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _series,
             _t_const, _t_dot, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 

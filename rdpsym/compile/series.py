@@ -29,6 +29,10 @@ __all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions", "f
 SERIES_TOLERANCE = 1e-15
 #: Number of Taylor terms kept (orders 0 .. SERIES_TERMS-1).
 SERIES_TERMS = 12
+#: Time limit of one symbolic series (sympy). A series not built in time fails closed (the float code
+#: refuses the points of its band where the closed form loses digits), so the limit trades time for
+#: coverage, never for correctness.
+SERIES_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,8 @@ class Series:
     """A truncated Taylor series sum_k coeffs[k] * v**k of one branch of the divergence.
 
     ``variable`` is the expansion variable as an expression of alpha and the parameters
-    (``alpha - 1``, ``1/b``, ``p - 1/2``); ``coeffs`` may depend on alpha and the parameters.
+    (``alpha - 1``, ``1/b``, ``p - 1/2``); ``coeffs`` may depend on alpha and the parameters. Empty
+    ``coeffs``: the series is needed (the closed form cancels there) but was not built in time.
     """
 
     where: str
@@ -133,14 +138,14 @@ def _tends_to_zero(result: DivergenceResult, expr: sp.Expr, param: Parameter, en
 
 
 def series_expansions(result: DivergenceResult, branch: sp.Expr, parameters: Sequence[Parameter],
-                      terms: int = SERIES_TERMS, seconds: float = 120.0) -> tuple[list[Series], list[Series]]:
+                      terms: int = SERIES_TERMS, seconds: float = SERIES_SECONDS) -> tuple[list[Series], list[Series]]:
     """Symbolic Taylor series for ``branch``: (at parameter boundaries, at exceptional points).
 
     The series at alpha = 1 is computed at run time (Taylor-mode arithmetic, :class:`_TaylorEmitter`).
     The symbolic series take seconds each; they are cached on disk with the derivations (series
     computed while a time limit expired are not kept).
     """
-    key = "\n".join(["series-1", sp.srepr(branch), str(terms),
+    key = "\n".join(["series-2", sp.srepr(branch), str(terms),
                      repr([(sp.srepr(p.alpha), sp.srepr(p.value)) for p in result.exceptional_points]),
                      repr([(p.name, sp.srepr(p.symbol), sp.srepr(p.domain), p.log_scale, p.typical) for p in parameters])])
     return SERIES_CACHE.get_or_compute(cache_key(key),
@@ -185,8 +190,10 @@ def _boundary_series(result, branch, parameters, terms, seconds) -> list[Series]
                 inside = 1 if (param.domain.contains(end + sp.Rational(1, 10**6)) is sp.true) else -1
                 sub, var = end + inside * u, inside * (param.symbol - end)
             coeffs = _taylor(branch.subs(param.symbol, sub), u, terms, seconds)
-            if coeffs is not None:
-                out.append(Series(f"{param.name} near {end}", var, coeffs))
+            # a series the closed form needs (it tends to 0 there) but sympy did not give in time is
+            # kept as a Series without coefficients: the float code then refuses the points of that
+            # band where the closed form's estimated error is too large (fail closed, never a guess)
+            out.append(Series(f"{param.name} near {end}", var, coeffs if coeffs is not None else ()))
     return out
 
 

@@ -13,12 +13,21 @@ from pathlib import Path
 from .._cache import DiskCache, source_fingerprint
 from ..derive.result import library_versions
 
-__all__ = ["SERIES_CACHE", "SOURCE_CACHE", "cache_key"]
+__all__ = ["INCOMPLETE", "SERIES_CACHE", "SOURCE_CACHE", "cache_key"]
 
-#: generated modules, ``codegen-<key>.py``
-SOURCE_CACHE = DiskCache("codegen-", ".py", kind="text")
+#: the first line of a generated module that lacks a series sympy did not build in time
+INCOMPLETE = "# INCOMPLETE:"
+
+
+def _complete_series(value) -> bool:
+    # (boundary series, point series): a boundary series without coefficients was not built in time
+    return not (isinstance(value, tuple) and value and any(not getattr(s, "coeffs", True) for s in value[0]))
+
+
+#: generated modules, ``codegen-<key>.py``; one missing a series (a slow moment) is never kept
+SOURCE_CACHE = DiskCache("codegen-", ".py", kind="text", accept=lambda text: INCOMPLETE not in text)
 #: symbolic series (:func:`rdpsym.compile.series.series_expansions`), ``codegen-<key>.pickle``
-SERIES_CACHE = DiskCache("codegen-", ".pickle")
+SERIES_CACHE = DiskCache("codegen-", ".pickle", accept=_complete_series)
 
 
 def cache_key(key_text: str) -> str:

@@ -1,0 +1,123 @@
+"""A running estimate of the rounding error of the closed form's float code (forward error analysis).
+
+Series are expensive (a Taylor-mode series around alpha = 1 costs about a hundred array operations per
+point); the closed form is accurate at most points where a series would converge. :class:`_ErrorEmitter`
+emits, for an expression, numpy code of an estimate of the absolute error of the code
+:class:`~rdpsym.compile.emitter._Emitter` emits for it, by the usual first-order rules (Higham 2002,
+*Accuracy and Stability of Numerical Algorithms*, Sect. 3.1): a sum's error is the sum of its terms'
+errors plus eps times the sum of their magnitudes; relative errors of factors add; the error of log|S| is
+the relative error of S; a log-sum-exp scaled by its largest term (what the emitter writes for a log of
+a sum) has the relative error sum_i |t_i| (err_i + eps) / |sum_i t_i|, which is large exactly where the
+sum cancels.
+
+The estimate is only ever used to *skip* a series where the closed form is already accurate: an
+estimate that is too large costs time (the series is computed as before), never digits.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..symbols import alpha as ALPHA
+from .emitter import _Emitter
+
+__all__ = ["EPS", "ErrorEmitter"]
+
+#: unit roundoff of float64, doubled (one rounding per elementary function call and per operation)
+EPS = 2.220446049250313e-16
+
+
+class ErrorEmitter:
+    """Code of an estimate of the absolute rounding error of ``_Emitter.value(e)``."""
+
+    def __init__(self, em: _Emitter):
+        self.em = em
+        #: the function body: each value the estimate needs, named once (``_e0 = ...``)
+        self.lines: list[str] = []
+        self._names: dict[str, str] = {}
+
+    def name(self, code: str) -> str:
+        """A local holding ``code`` (one line per distinct value: readable, and computed once)."""
+        if code not in self._names:
+            self._names[code] = f"_e{len(self._names)}"
+            self.lines.append(f"    {self._names[code]} = {code}")
+        return self._names[code]
+
+    def _abs(self, e: sp.Expr) -> str:
+        return f"numpy.abs({self.name(self.em.value(e))})"
+
+    def err(self, e: sp.Expr) -> str:
+        if e.is_Symbol or e.is_number:
+            return "0.0"  # inputs are exact; constants are correctly rounded (below the eps terms)
+        if isinstance(e, sp.log):
+            return self.err_log(e.args[0])
+        if isinstance(e, sp.exp):
+            return f"{self._abs(e)} * ({self.err(e.args[0])} + {EPS!r})"
+        if e.is_Add:
+            parts = " + ".join(self.err(t) for t in e.args)
+            mags = " + ".join(self._abs(t) for t in e.args)
+            return self.name(f"{parts} + {EPS!r} * ({mags})")
+        if e.is_Mul:
+            rel = " + ".join(f"{self.err(f)} / {self._abs(f)}" for f in e.args if not f.is_number)
+            return self.name(f"{self._abs(e)} * ({rel} + {len(e.args) * EPS!r})")
+        if e.is_Pow:
+            base, ex = e.base, e.exp
+            if ex.is_number:
+                return f"{self._abs(e)} * ({abs(float(ex))!r} * {self.err(base)} / {self._abs(base)} + {EPS!r})"
+            return f"{self._abs(e)} * ({self.err(ex * sp.log(base))} + {EPS!r})"
+        if isinstance(e, (sp.Max, sp.Min)):
+            out = self.err(e.args[0])
+            for a in e.args[1:]:
+                out = f"numpy.maximum({out}, {self.err(a)})"
+            return out
+        if isinstance(e, sp.Abs):
+            return self.err(e.args[0])
+        return f"numpy.inf + 0.0 * {self._abs(e)}"  # unknown node: never trusted without its series
+
+    def err_log(self, x: sp.Expr) -> str:
+        """Error of the emitter's log|x| (it never forms x when x is a product, power or exponential)."""
+        em = self.em
+        if x.is_number:
+            return "0.0"
+        if x.is_Symbol:
+            return f"{EPS!r} * numpy.abs(numpy.log({em.value(x)}))"
+        if isinstance(x, sp.exp):
+            return self.err(x.args[0])
+        if x.is_Pow:
+            base, ex = x.base, x.exp
+            lb = em.logabs(base)[0]
+            if ex.is_number:
+                return f"{abs(float(ex))!r} * ({self.err_log(base)}) + {EPS!r} * numpy.abs({lb})"
+            return (f"numpy.abs({em.value(ex)}) * ({self.err_log(base)}) + ({self.err(ex)} + {EPS!r} * numpy.abs({em.value(ex)}))"
+                    f" * numpy.abs({lb})")
+        if x.is_Mul:
+            factors = list(x.args)
+            parts = []
+            if em._tilted_powers(factors) is not None:
+                # c_i log b_i + alpha log1p(B - 1) (see _Emitter._tilted_powers): each part to eps
+                code, factors = em._tilted_powers(factors)
+                parts.append(f"{4 * EPS!r} * numpy.abs({code}) + {4 * EPS!r} * numpy.abs(alpha)")
+            parts += [self.err_log(f) for f in factors]
+            return " + ".join(f"({p})" for p in parts) if parts else "0.0"
+        if x.is_Add:
+            const = [t for t in x.args if t.is_number]
+            terms = [em.logabs(t) for t in x.args]
+            if not all(s is None for _, s in terms) and const and const[0] == 1:
+                rest = x - 1
+                return f"({self.err(rest)}) / numpy.abs({em.value(x)}) + {EPS!r}"
+            # log|S| = m + log1p(...) (runtime._lse2 for two terms; log of the scaled sum otherwise)
+            logs = [self.name(lt) for lt, _ in terms]
+            lx = self.name(em.logabs(x)[0])
+            m = logs[0]
+            for lt in logs[1:]:
+                m = f"numpy.maximum({m}, {lt})"
+            m = self.name(m)
+            one = EPS if len(terms) == 2 else 2 * EPS
+            parts = " + ".join(self.name(f"numpy.exp({lt} - {lx}) * ({self.err_log(t)} + {EPS!r})")
+                               for lt, t in zip(logs, x.args))
+            return self.name(f"{parts} + {EPS!r} * numpy.abs({m}) + {one!r} * (numpy.exp({m} - {lx}) + numpy.abs({lx} - {m}))")
+        return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({self.name(em.logabs(x)[0])}))"
+
+
+def has_alpha(e: sp.Expr) -> bool:
+    return e.has(ALPHA)
