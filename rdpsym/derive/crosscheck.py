@@ -48,13 +48,25 @@ def sample_values(symbols: Iterable[sp.Symbol], params: Sequence[Parameter] | No
     return points
 
 
+def _value_at(expr: sp.Expr, point, dps: int) -> sp.Expr:
+    """``expr`` at ``point`` to ``dps`` digits. The numbers are substituted inside ``evalf`` first:
+    ``subs`` rebuilds the expression exactly, and a power of exp(rational) times a rational with a
+    rational exponent can send sympy's automatic simplification into minutes of polynomial factoring
+    (k-ary randomized response's alpha < 1 form). Where ``evalf`` leaves something unevaluated (an
+    unevaluated Sum, a function it has no numbers for), the exact substitution as before."""
+    value = expr.evalf(dps, subs=point)
+    if value.is_Number or (value.is_number and not value.atoms(sp.Function, sp.Sum, sp.Symbol)):
+        return value
+    return sp.N(expr.subs(point), dps)
+
+
 def numeric_equal(a: sp.Expr, b: sp.Expr, points, dps: int = 30) -> bool | None:
     """Equality of two expressions at the points (30 digits); None if they cannot be evaluated."""
     with mpmath.workdps(dps + 10):
         for point in points:
             try:
-                va = sp.N(a.subs(point), dps + 10)
-                vb = sp.N(b.subs(point), dps + 10)
+                va = _value_at(a, point, dps + 10)
+                vb = _value_at(b, point, dps + 10)
             except Exception:  # noqa: BLE001
                 return None
             if va == vb:

@@ -25,7 +25,7 @@ def discrete_laplace() -> Mechanism:
     b = parameter("b", typical=(0.5, 5.0), latex="b", meaning="scale of the discrete Laplace noise", log_scale=True)
     d = integer_sensitivity()
     bs, ds = b.symbol, d.symbol
-    c = (1 - sp.exp(-1 / bs)) / (1 + sp.exp(-1 / bs))
+    c = sp.tanh(1 / (2 * bs))  # (1 - e^{-1/b})/(1 + e^{-1/b}): the reciprocal of the normaliser
     return Mechanism(
         name="discrete_laplace",
         title="Discrete Laplace mechanism",

@@ -14,13 +14,14 @@ def k_randomized_response() -> Mechanism:
     estimation under local privacy", ICML, arXiv:1602.07387, Sect. 2, k-RR).
 
     Neighbouring inputs are two different true values u != v. The k outcomes are merged into three:
-    {u}, {v} and the k - 2 others, with masses P = (e^ε, 1, k - 2)/(e^ε + k - 1) and
-    Q = (1, e^ε, k - 2)/(e^ε + k - 1) on {0, 1, 2}. This is exact for every divergence: each of the k - 2
+    {u}, the k - 2 others and {v}, with masses P = (e^ε, k - 2, 1)/(e^ε + k - 1) and
+    Q = (1, k - 2, e^ε)/(e^ε + k - 1) on {0, 1, 2} (so Q(x) = P(2 - x): the engine derives one direction
+    and gets the other by this reflection). This is exact for every divergence: each of the k - 2
     other outcomes has P = Q = 1/(e^ε + k - 1) (likelihood ratio 1), and merging outcomes with equal
     ratio p_i/q_i = r leaves every term sum_i q_i (p_i/q_i)^alpha = r^alpha sum_i q_i unchanged, so
     D_alpha (every alpha, KL and D_inf) is that of the merged pair. The pair does not depend on u, v:
-    every pair of neighbouring inputs is this one up to relabelling. k = 2 is binary randomized response
-    (the third mass is 0 and drops out).
+    every pair of neighbouring inputs is this one up to relabelling. Here k >= 3; k = 2 (no middle
+    outcome) is binary randomized response, the built-in ``pure_dp``.
     """
     x = sp.Symbol("x", integer=True, nonnegative=True)
     kk = parameter("k", sp.Range(3, sp.oo), typical=(3, 10), latex="k", meaning="number of possible values",
@@ -30,8 +31,8 @@ def k_randomized_response() -> Mechanism:
     k, e = kk.symbol, eps.symbol
     n = sp.exp(e) + k - 1
 
-    def pmf(first, second):
-        return sp.Piecewise((first, sp.Eq(x, 0)), (second, sp.Eq(x, 1)), (k - 2, True)) / n
+    def pmf(first, last):
+        return sp.Piecewise((first, sp.Eq(x, 0)), (k - 2, sp.Eq(x, 1)), (last, True)) / n
 
     return Mechanism(
         name="k_randomized_response",
@@ -39,7 +40,7 @@ def k_randomized_response() -> Mechanism:
         variable=x,
         support=sp.FiniteSet(0, 1, 2),
         pairs=(AdjacentPair(pmf(sp.exp(e), 1), pmf(1, sp.exp(e)),
-                            "true values u != v; outcomes {u}, {v}, the k - 2 others"),),
+                            "true values u != v; outcomes {u}, the k - 2 others, {v}"),),
         parameters=(kk, eps),
         description="Reports the true one of k values with probability e^ε/(e^ε + k - 1), else a uniform other one.",
         references=("Kairouz, Oh and Viswanath 2016 (ICML; arXiv:1602.07387), Sect. 2 (k-RR)",
