@@ -196,8 +196,8 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
     ``|t|``; for the built-ins ``t = sensitivity``), so code written for pairs works on families too.
 
     A family whose shift is declared integer (neighbouring integer queries of a discrete mechanism)
-    stands, at parameter ``values`` (name -> number), for the finite set of its pairs at every integer
-    shift in ``over`` (at most :data:`MAX_INTEGER_SHIFTS`), whether or not its supremum was shown.
+    and whose supremum is not shown stands, at parameter ``values`` (name -> number), for the finite
+    set of its pairs at every integer shift in ``over`` (at most :data:`MAX_INTEGER_SHIFTS`).
 
     Raises :class:`~rdpsym._numbers.ArgumentError` for any other family whose supremum is not shown
     symbolically: no finite set of pairs is known to stand for it (use
@@ -212,13 +212,13 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
         if not isinstance(item, AdjacentFamily):
             out.append(item)
             continue
-        # every integer shift at the values: exact whether or not the supremum was shown, and needs no
-        # derivation (an analysis that timed out is not memoised, and would be redone at every value)
-        members = _integer_members(item, values)
+        found = family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
+        # not shown: every integer shift at the values, exact (a maximum over a finite set); a supremum
+        # shown is at fewer pairs (t = sensitivity), so it is preferred
+        members = None if found.shown else _integer_members(item, values)
         if members is not None:
             out.extend(members)
             continue
-        found = family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
         if not found.shown:
             raise ArgumentError(f"mechanism {mechanism.name!r}", "a mechanism whose families have a supremum shown "
                                 "at known shifts", message=f"mechanism {mechanism.name!r}: family [{item.label}]: "
