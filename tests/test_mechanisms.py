@@ -28,7 +28,7 @@ def get(derived, name):
 
 
 #: the built-ins the engine derives no closed form for (mixtures; heavy-tailed and generalized Gaussian noise); every other one must keep its closed form
-NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "student_t"}
+NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "student_t", "discrete_gaussian", "skellam"}
 
 
 def skip_unless_closed_form(name, result):

@@ -100,6 +100,8 @@ class Target:
     label: str = ""
     #: ``(density, x, support)`` of every distribution involved, for :meth:`distributions_ok`
     distributions: tuple[tuple[sp.Expr, sp.Symbol, sp.Set], ...] = ()
+    #: a mechanism with a family of integer shifts: its directions depend on the values (:meth:`directions_at`)
+    mechanism: Mechanism | None = None
     _compiled: dict = field(default_factory=dict)
     _valid: dict = field(default_factory=dict)
 
@@ -171,7 +173,7 @@ class Target:
         numeric_curve = self.result.expr is None and a != sp.oo and self.result.exact_piece(sp.S(a)) is None
         method = reference_divergence if numeric_curve else numeric_divergence
         best = None
-        for P, Q, x, support in self.directions:
+        for P, Q, x, support in self.directions_at(values):
             try:
                 nv = method(P, Q, x, support, a, dict(values), dps=dps)
             except Exception as exc:  # noqa: BLE001 - reported as evidence, never raised
@@ -179,6 +181,14 @@ class Target:
             if best is None or nv.value > best.value:
                 best = nv
         return (best.value, best.error, best.converged, best.detail)
+
+    def directions_at(self, values: Mapping[str, sp.Expr]) -> tuple:
+        """The directions at parameter ``values``: for a mechanism with a family of integer shifts, both
+        directions at every integer shift |t| <= Δ there (the supremum over a finite set is its maximum);
+        else :attr:`directions`."""
+        if self.mechanism is None:
+            return self.directions
+        return _mechanism_directions(self.mechanism, True, values)
 
     def distributions_ok(self, values: Mapping[str, sp.Expr]) -> bool | None:
         """Whether P and Q of every direction are probability distributions at these parameter values.
@@ -223,12 +233,31 @@ def _distinct_distributions(directions) -> tuple:
     return tuple(out)
 
 
-def _mechanism_directions(mech: Mechanism, cache: bool) -> tuple:
+def _integer_shifts(mech: Mechanism) -> bool:
+    """Whether ``mech`` has a family whose shift is declared integer (a discrete mechanism's neighbouring
+    integer queries): its directions then depend on the parameter values (the integers |t| <= Δ)."""
+    from ..specify.adjacency import AdjacentFamily
+
+    return any(isinstance(p, AdjacentFamily) and not p.is_vector and p.shift.is_integer for p in mech.pairs)
+
+
+def _mechanism_directions(mech: Mechanism, cache: bool, values: Mapping | None = None) -> tuple:
     """Both directions ``(P, Q, x, support)`` of every pair of ``mech``; a family's pairs at the supremum
-    :func:`rdpsym.rdp` shows (:func:`~rdpsym.derive.mechanism_rdp.worst_pairs`)."""
+    :func:`rdpsym.rdp` shows, or for a family of integer shifts at parameter ``values`` its pairs at
+    every integer shift there (:func:`~rdpsym.derive.mechanism_rdp.worst_pairs`). Without ``values``,
+    such a family whose supremum is not shown stands for its pairs at the mechanism's defaults (its
+    densities, for :meth:`Target.distributions_ok`; :meth:`Target.directions_at` gives the pairs at a
+    point)."""
+    from .._numbers import ArgumentError
     from ..derive.mechanism_rdp import worst_pairs
 
-    return tuple(d for pair in worst_pairs(mech, cache=cache)
+    try:
+        pairs = worst_pairs(mech, cache=cache, values=values)
+    except ArgumentError:
+        if values is not None or not _integer_shifts(mech):
+            raise
+        pairs = worst_pairs(mech, cache=cache, values=dict(mech.defaults))
+    return tuple(d for pair in pairs
                  for d in ((pair.P, pair.Q, mech.variable, mech.support), (pair.Q, pair.P, mech.variable, mech.support)))
 
 
@@ -247,13 +276,15 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
                 _RDP_MEMO[target] = result
         directions = _mechanism_directions(target, cache)
         return Target(result, tuple(target.parameters), directions, label=target.name,
-                      distributions=_distinct_distributions(directions))
+                      distributions=_distinct_distributions(directions),
+                      mechanism=target if _integer_shifts(target) else None)
     if isinstance(target, DivergenceResult) and target.mechanism is not None and parameters is None:
         # a mechanism's curve: its own parameters and every direction of its pairs, never found by name
         mech = target.mechanism
         directions = _mechanism_directions(mech, cache)
         return Target(target, tuple(mech.parameters), directions, label=target.label,
-                      distributions=_distinct_distributions(directions))
+                      distributions=_distinct_distributions(directions),
+                      mechanism=mech if _integer_shifts(mech) else None)
     if isinstance(target, DivergenceResult):
         if parameters is None:
             params = parameters_from_symbols(target.symbols)

@@ -250,7 +250,9 @@ def _fresh(family: AdjacentFamily, taken: set[str]) -> sp.Symbol:
     name = f"{family.shift.name}_abs"
     while name in taken:
         name += "_"
-    return sp.Symbol(name, positive=True)
+    # a shift declared integer (a discrete mechanism: neighbouring integer queries) stays one, so the
+    # engine splits a pmf on Z at the kink k = u (an integer) and the pmf Q_u stays normalised
+    return sp.Symbol(name, positive=True, integer=True) if family.shift.is_integer else sp.Symbol(name, positive=True)
 
 
 def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, ...], label: str) -> DivergenceResult:
@@ -300,7 +302,8 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
     else:
         return not_shown(f"the signs of the ends of {T} do not follow from the parameters' assumptions")
     u = _fresh(family, {p.name for p in params} | {x.name})
-    u_param = Parameter(u.name, u, sp.Interval.open(0, sp.oo), (0.5, 2.0), sp.latex(sp.Abs(t)),
+    u_param = Parameter(u.name, u, sp.Range(1, sp.oo) if u.is_integer else sp.Interval.open(0, sp.oo),
+                        (1.0, 3.0) if u.is_integer else (0.5, 2.0), sp.latex(sp.Abs(t)),
                         f"|{t}|, the size of the shift of family [{family.label}]")
     if len(sides) == 2:
         started = time.perf_counter()

@@ -24,11 +24,16 @@ O1  two or more distinct factors h**c(alpha) with h a polynomial in x of degree 
 O2  exp of a polynomial of degree >= 3 with at least three non-constant terms (not c (x - a)**n),
     some coefficient depending on alpha: generalised Gaussian location pairs with p = 3, 4, ...;
 O3  non-integer powers (x - a)**p of two or more different linear forms in the exponent, some
-    coefficient depending on alpha: generalised Gaussian location pairs with p not an integer.
+    coefficient depending on alpha: generalised Gaussian location pairs with p not an integer;
+O4  on a range of the integers unbounded on a side, exp of a polynomial of degree 2 in the variable with
+    a coefficient depending on alpha: sum_k exp(-a k^2 + b k) over the integers is a Jacobi theta
+    function (DLMF 20.2.3), which sympy does not sum: discrete Gaussian location pairs.
 
 For alpha = 1 the same reading of E_P[log P/Q] = sum_j c_j ∫ P T_j applies to each term: ∫ P log h with
 P containing another such factor (K1), or ∫ P (x - a)**p with P's exponent holding a power of another
-linear form (K3). Every test is one-sided: when it cannot decide (an expression it does not recognise,
+linear form (K3), or sum_k P k^n over an unbounded range of the integers with P holding exp(c k^2) (K4: a
+derivative of a theta function). For alpha = oo, the critical points of log P/Q are not located when it
+holds a special function of the integer variable such as I_k (D1: the Skellam pair). Every test is one-sided: when it cannot decide (an expression it does not recognise,
 a step that runs out of time) it reports no obstruction and the engine integrates as before.
 """
 
@@ -199,6 +204,32 @@ def _k3(st: _Structure) -> str | None:
     return None
 
 
+def _unbounded_sum(piece) -> bool:
+    return piece.discrete and (piece.lo == -sp.oo or piece.hi == sp.oo)
+
+
+def _o4(st: _Structure, piece) -> str | None:
+    if not _unbounded_sum(piece) or set(st.polynomial) - {1, 2} or 2 not in st.polynomial:
+        return None
+    if not any(_nonzero(cP - cQ) for cP, cQ in st.polynomial.values()):
+        return None
+    shown = _sstr(sp.Add(*[_exponent(*cs) * sp.Symbol("k")**n for n, cs in st.polynomial.items()]))
+    # at an order where the shift of the square is an integer the sum is the normaliser again (Canonne,
+    # Kamath and Steinke 2020, Prop. 5's equality case); the template does not use that
+    return (f"the summand is exp({shown}) (times constants) over an unbounded range of the integers: a Jacobi "
+            "theta function (DLMF 20.2.3), which the template does not sum in closed form")
+
+
+def _k4(st: _Structure, piece) -> str | None:
+    cP2 = st.polynomial.get(2, (0, 0))[0]
+    if not _unbounded_sum(piece) or not _nonzero(cP2) or set(st.polynomial) - {1, 2}:
+        return None
+    if not any(_nonzero(cP - cQ) for cP, cQ in st.polynomial.values()):
+        return None
+    return ("E_P[log P/Q] needs sums of k**n exp(c k**2) over an unbounded range of the integers (derivatives "
+            "of a Jacobi theta function, DLMF 20.2.3): not summed in closed form")
+
+
 def _pieces_to_check(pieces):
     """The pieces whose integral the general order and the KL need (P and Q both non-zero). Only
     structural zeros are left out: the pieces have their kink constructs resolved, so a zero density
@@ -209,7 +240,7 @@ def _pieces_to_check(pieces):
 def _general(pieces, x) -> str | None:
     for piece in _pieces_to_check(pieces):
         st = _structure(piece, x)
-        reason = _o1(st) or _o2(st, x) or _o3(st)
+        reason = _o1(st) or _o2(st, x) or _o3(st) or _o4(st, piece)
         if reason:
             return f"on {piece.describe()}, {reason}"
     return None
@@ -218,7 +249,7 @@ def _general(pieces, x) -> str | None:
 def _kl(pieces, x) -> str | None:
     for piece in _pieces_to_check(pieces):
         st = _structure(piece, x)
-        reason = _k1(st) or _k3(st)
+        reason = _k1(st) or _k3(st) or _k4(st, piece)
         if reason:
             return f"on {piece.describe()}, {reason}"
     return None
@@ -249,12 +280,15 @@ def _integer(pieces, x, k) -> str | None:
         # O2 and O3 do not depend on alpha being an integer; O1 does: at an integer order the factors
         # h**(k e_P + (1 - k) e_Q) with integer exponents make a rational integrand (residues), so O1
         # stands only when some exponent there is not an integer
-        reason = _o2(st, x) or _o3(st)
+        # O4 too: at an integer order the summand is still exp of a quadratic (a theta function)
+        reason = _o2(st, x) or _o3(st) or _o4(st, piece)
         if reason is None:
             moving = [(f, kind, sp.expand(k * eP + (1 - k) * eQ)) for f, (eP, eQ, kind) in st.factors.items()
                       if _nonzero(eP - eQ)]
+            # a special function of the variable (I_k) with integer exponents is no rational function:
+            # no residues either
             if (len(moving) >= 2 and any(kind != "binomial" for _, kind, _ in moving)
-                    and any(e.is_integer is not True for _, _, e in moving)):
+                    and any(e.is_integer is not True or kind == "special" for _, kind, e in moving)):
                 reason = (f"at alpha = {k} the integrand is a product of {_shown((f, e) for f, _, e in moving)}, "
                           "not all with integer exponents: no exponential-family or Meijer G form")
         if reason:
@@ -273,10 +307,15 @@ def integer_order_obstruction(pieces, x, k: int, seconds: float) -> str | None:
 
 def _dinf(pieces, x) -> str | None:
     for piece in _pieces_to_check(pieces):
-        reason = _o3(_structure(piece, x))
+        st = _structure(piece, x)
+        reason = _o3(st)
         if reason:
             return (f"on {piece.describe()}, the critical points of log P/Q solve an equation in non-integer "
                     f"powers of different linear forms ({reason}): not located symbolically")
+        special = [f for f, (eP, eQ, kind) in st.factors.items() if kind == "special" and _nonzero(eP - eQ)]
+        if special and piece.discrete:
+            return (f"on {piece.describe()}, log P/Q holds {sp.sstr(special[0])}, a special function of the "
+                    "integer variable: its supremum over the variable is not located symbolically")
     return None
 
 

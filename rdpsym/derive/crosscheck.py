@@ -48,13 +48,32 @@ def sample_values(symbols: Iterable[sp.Symbol], params: Sequence[Parameter] | No
     return points
 
 
+def _value_at(expr: sp.Expr, point, dps: int) -> sp.Expr:
+    """``expr`` at ``point`` to ``dps`` digits. The numbers are substituted inside ``evalf`` first:
+    ``subs`` rebuilds the expression exactly, and a power of exp(rational) times a rational with a
+    rational exponent can send sympy's automatic simplification into minutes of polynomial factoring
+    (k-ary randomized response's alpha < 1 form at epsilon = 211377/794905). ``evalf`` with ``subs``
+    does not see an exact cancellation (0/0 at a removable order gives a finite number that depends on
+    the precision), so its value counts only when it is the same at two precisions; otherwise, and
+    where it leaves something unevaluated (a Sum, a function it has no numbers for), the exact
+    substitution as before."""
+    def clean(v):
+        return v.is_Number and v.is_finite and not v.has(sp.nan)
+
+    coarse, fine = expr.evalf(2 * dps, subs=point), expr.evalf(4 * dps, subs=point)
+    if clean(coarse) and clean(fine):
+        if abs(fine - coarse) <= sp.Float(10, 4 * dps) ** (-dps) * max(abs(fine), sp.Integer(1)):
+            return fine.evalf(dps)
+    return sp.N(expr.subs(point), dps)
+
+
 def numeric_equal(a: sp.Expr, b: sp.Expr, points, dps: int = 30) -> bool | None:
     """Equality of two expressions at the points (30 digits); None if they cannot be evaluated."""
     with mpmath.workdps(dps + 10):
         for point in points:
             try:
-                va = sp.N(a.subs(point), dps + 10)
-                vb = sp.N(b.subs(point), dps + 10)
+                va = _value_at(a, point, dps + 10)
+                vb = _value_at(b, point, dps + 10)
             except Exception:  # noqa: BLE001
                 return None
             if va == vb:

@@ -162,12 +162,44 @@ def _as_subsampled(mechanism: Mechanism) -> bool:
     return is_as_subsampled(mechanism)
 
 
-def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> tuple[AdjacentPair, ...]:
+#: at most this many integer shifts are enumerated for a family of integer shifts (:func:`worst_pairs`)
+MAX_INTEGER_SHIFTS = 129
+
+
+def _integer_members(family: AdjacentFamily, values) -> list[AdjacentPair] | None:
+    """The pairs at every integer shift in ``over`` at parameter ``values`` (name -> number), for a family
+    whose shift is declared integer; None when it is not, or ``over`` has no numeric ends at ``values``,
+    or it holds more than :data:`MAX_INTEGER_SHIFTS` integers. The supremum over them is a maximum over
+    a finite set: evaluated at every member it is exact, not a lower estimate."""
+    if values is None or family.is_vector or not family.shift.is_integer:
+        return None
+    by_name = {s.name: s for s in family.over.free_symbols}
+    subs = {by_name[k]: sp.sympify(v) for k, v in dict(values).items() if k in by_name}
+    start, end = (e.subs(subs) for e in family.ends)
+    if not (start.is_number and end.is_number and start.is_finite and end.is_finite):
+        return None
+    lo = sp.ceiling(start) + (1 if family.over.left_open and start.is_integer else 0)
+    hi = sp.floor(end) - (1 if family.over.right_open and end.is_integer else 0)
+    if hi - lo + 1 > MAX_INTEGER_SHIFTS:
+        return None
+    members = [family.member(sp.Integer(v)) for v in range(int(lo), int(hi) + 1)]
+    # a member with P = Q (t = 0 of a shift family) has divergence 0, below every other (Mironov 2017,
+    # Prop. 8: D_alpha >= 0); it is left out when another remains (its numerics would chase a zero)
+    others = [m for m in members if m.P != m.Q]
+    return others or members
+
+
+def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True,
+                values=None) -> tuple[AdjacentPair, ...]:
     """Concrete adjacent pairs whose divergences are the mechanism's RDP: its :class:`AdjacentPair` entries,
     and for each family the pairs at the shift(s) where :func:`rdp` shows its supremum (the largest
     ``|t|``; for the built-ins ``t = sensitivity``), so code written for pairs works on families too.
 
-    Raises :class:`~rdpsym._numbers.ArgumentError` for a family whose supremum is not shown
+    A family whose shift is declared integer (neighbouring integer queries of a discrete mechanism)
+    and whose supremum is not shown stands, at parameter ``values`` (name -> number), for the finite
+    set of its pairs at every integer shift in ``over`` (at most :data:`MAX_INTEGER_SHIFTS`).
+
+    Raises :class:`~rdpsym._numbers.ArgumentError` for any other family whose supremum is not shown
     symbolically: no finite set of pairs is known to stand for it (use
     :func:`rdpsym.specify.adjacency.supremum_over_family` for numbers).
     """
@@ -181,6 +213,12 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
             out.append(item)
             continue
         found = family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
+        # not shown: every integer shift at the values, exact (a maximum over a finite set); a supremum
+        # shown is at fewer pairs (t = sensitivity), so it is preferred
+        members = None if found.shown else _integer_members(item, values)
+        if members is not None:
+            out.extend(members)
+            continue
         if not found.shown:
             raise ArgumentError(f"mechanism {mechanism.name!r}", "a mechanism whose families have a supremum shown "
                                 "at known shifts", message=f"mechanism {mechanism.name!r}: family [{item.label}]: "

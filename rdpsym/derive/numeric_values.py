@@ -71,10 +71,12 @@ def numeric_digits(dps: int) -> int:
     return max(10, math.ceil(dps / 0.6))
 
 
-def directions(result) -> tuple[tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Set, str], ...]:
+def directions(result, values: Mapping | None = None) -> tuple[tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Set, str], ...]:
     """``(P, Q, x, support, label)`` of every direction whose maximum the result is: both directions of
-    every adjacent pair of its mechanism (a family's pairs at the supremum :func:`rdp` shows;
-    ``ArithmeticError`` when it shows none), or its own pair of densities. Empty when it has neither."""
+    every adjacent pair of its mechanism (a family's pairs at the supremum :func:`rdp` shows; for a
+    family of integer shifts not shown, its pairs at every integer shift at parameter ``values``,
+    :func:`~rdpsym.derive.mechanism_rdp.worst_pairs`; ``ArithmeticError`` otherwise), or its own pair
+    of densities. Empty when it has neither."""
     mech = getattr(result, "mechanism", None)
     if mech is not None:
         from .._numbers import ArgumentError
@@ -82,7 +84,7 @@ def directions(result) -> tuple[tuple[sp.Expr, sp.Expr, sp.Symbol, sp.Set, str],
 
         try:
             # a family of pairs stands for its supremum over the shift t: the pairs where rdp shows it
-            pairs = worst_pairs(mech)
+            pairs = worst_pairs(mech, values=values)
         except ArgumentError as exc:
             # a numeric maximisation over t is a lower estimate of the supremum, never a certified value
             raise ArithmeticError(f"{result.label}: {exc}") from None
@@ -106,7 +108,7 @@ def numeric_value(result, alpha: sp.Expr, values: Mapping[str, sp.Expr], dps: in
     """
     from ..numeric import numeric_divergence
 
-    dirs = directions(result)
+    dirs = directions(result, values)
     if not dirs:
         raise ArithmeticError(f"{result.label}: no closed form and no densities to compute it from "
                               f"(status {result.status}: {result.reason})")

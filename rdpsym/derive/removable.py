@@ -46,9 +46,36 @@ def singular_orders(expr: sp.Expr, params=None) -> list[sp.Expr]:
             continue
         if isinstance(roots, sp.FiniteSet):
             found |= {r for r in roots if not r.free_symbols}
+        found |= set(_coinciding_exponentials(base))
         if base.free_symbols - {ALPHA}:
             symbolic += [r for r in _parametric_roots(base) if r not in symbolic and _admissible(r, params)]
     return sorted(found, key=lambda r: float(r)) + sorted(symbolic, key=sp.default_sort_key)
+
+
+def _coinciding_exponentials(base: sp.Expr) -> list[sp.Expr]:
+    """Numeric orders where two exponentials of ``base`` coincide and ``base`` vanishes there (checked
+    at sample points): a geometric sum's denominator 1 - e^{c(alpha)} summed by the template, written
+    as a sum of exponentials in the parameters that solveset cannot solve (the discrete Laplace pair at
+    alpha = 1/2, like the continuous one's of Mironov 2017, Prop. 6)."""
+    from .crosscheck import numeric_equal, sample_values
+
+    args = sorted({e.args[0] for e in base.atoms(sp.exp) if e.has(ALPHA)}, key=sp.default_sort_key)
+    out = []
+    for i, u in enumerate(args):
+        for v in args[i + 1:]:
+            num = sp.numer(sp.together(u - v))
+            if not num.is_polynomial(ALPHA):
+                continue
+            poly = sp.Poly(num, ALPHA)
+            if poly.degree() not in (1, 2):
+                continue
+            for r in sp.roots(poly, multiple=True):
+                if r.free_symbols or r in out or not (r.is_positive and r != 1):
+                    continue
+                points = sample_values(base.free_symbols - {ALPHA}, None, 3)
+                if numeric_equal(base.subs(ALPHA, r), sp.Integer(0), points) is True:
+                    out.append(r)
+    return out
 
 
 def _parametric_roots(base: sp.Expr) -> list[sp.Expr]:

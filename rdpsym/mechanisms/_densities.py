@@ -24,3 +24,16 @@ def gaussian_noise(meaning: str) -> tuple[sp.Symbol, Parameter, Callable[[sp.Exp
         return normal_pdf(x, mean, sigma.symbol)
 
     return x, sigma, normal
+
+
+def integer_sensitivity(meaning: str = "sensitivity of the integer-valued query") -> Parameter:
+    """The sensitivity Δ of an integer-valued query: a positive integer (neighbouring inputs move the
+    query by an integer shift t with |t| <= Δ)."""
+    return parameter("sensitivity", sp.Range(1, sp.oo), typical=(1, 3), latex=r"\Delta", meaning=meaning,
+                     integer=True)
+
+
+def integer_shift() -> sp.Symbol:
+    """The shift t of an integer query between neighbouring inputs, declared integer: the family of pairs
+    then ranges over the integers |t| <= Δ (:func:`rdpsym.derive.mechanism_rdp.worst_pairs`)."""
+    return sp.Symbol("t", integer=True)
