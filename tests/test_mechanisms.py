@@ -28,7 +28,8 @@ def get(derived, name):
 
 
 #: the built-ins the engine derives no closed form for (mixtures; heavy-tailed and generalized Gaussian noise); every other one must keep its closed form
-NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "student_t", "discrete_gaussian", "skellam"}
+NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "student_t", "discrete_gaussian", "skellam",
+                "subsampled_laplace", "binomial"}
 
 
 def skip_unless_closed_form(name, result):
