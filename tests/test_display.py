@@ -134,6 +134,8 @@ def test_json_of_derive_list_cache_codegen_and_account(tmp_path, monkeypatch):
     doc = _json(["derive", "laplace"])
     assert doc["command"] == "derive" and doc["result"]["status"] == "closed_form"
     assert {o["kind"] for o in doc["result"]["special_orders"]} >= {"kl", "max"}
+    doc = _json(["report", "laplace", "--format", "tex"])
+    assert doc["command"] == "report" and doc["result"]["status"] == "closed_form" and "\\begin{cases}" in doc["text"]
     doc = _json(["list"])
     assert doc["command"] == "list" and "gaussian" in {m["name"] for m in doc["mechanisms"]}
     doc = _json(["codegen", "gaussian"])

@@ -8,7 +8,7 @@ import click
 
 from . import main
 from ._console import progress
-from ._json import emit, json_option
+from ._json import emit, json_option, result_json
 from ._mechanism import mechanism_argument
 from ._params import name_values
 
@@ -33,7 +33,9 @@ def _write(output: str, text: str):
 @click.option("--provenance", is_flag=True, help="LaTeX: add the provenance log (an appendix of a standalone document).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of standard output.")
-def report(name: str, fmt: str, standalone: bool, derivation: bool, provenance: bool, output: str | None):
+@json_option
+def report(name: str, fmt: str, standalone: bool, derivation: bool, provenance: bool, output: str | None,
+           as_json: bool = False):
     """Write a report on the RDP of the mechanism NAME.
 
     NAME is a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute.
@@ -42,7 +44,8 @@ def report(name: str, fmt: str, standalone: bool, derivation: bool, provenance: 
     removable singularities), verification evidence, the derivation steps and citations. LaTeX: a
     statement (a theorem-style environment with the parameters' symbols and the curve as a cases
     display) to \\input into a paper, which needs amsmath and amssymb; --standalone makes a document
-    that compiles with pdflatex, --derivation and --provenance add those parts.
+    that compiles with pdflatex, --derivation and --provenance add those parts. With --json: the
+    result (schema rdpsym/1, docs/json.md) and the report text under "text" (or the file under "output").
     """
     from ..derive.mechanism_rdp import rdp
     from ..report.report import report as make_report
@@ -51,9 +54,14 @@ def report(name: str, fmt: str, standalone: bool, derivation: bool, provenance: 
         raise click.BadParameter("--standalone, --derivation and --provenance apply to --format tex "
                                  "(Markdown always has the derivation steps)", param_hint="--format")
     mech = _mechanism(name)
-    text = make_report(mech, rdp(mech), fmt, standalone=standalone, derivation=derivation, provenance=provenance)
+    result = rdp(mech)
+    text = make_report(mech, result, fmt, standalone=standalone, derivation=derivation, provenance=provenance)
     if output:
         _write(output, text)
+    if as_json:
+        emit("report", {"mechanism": mech.name, "format": fmt, "result": result_json(result),
+                        **({"output": output} if output else {"text": text})})
+    elif output:
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
