@@ -16,6 +16,8 @@ from rdpsym.properties import PropertyVerdict
 from rdpsym.specify.mechanism import AdjacentPair, Mechanism
 from rdpsym.specify.params import parameter
 
+from _builtins import builtin_params
+
 ALPHA = rdpsym.alpha
 # a third of the profile's examples: each example runs several high-precision checks
 FEW = max(3, settings().max_examples // 3)
@@ -58,7 +60,7 @@ def check_mechanism(mechanism, values, curve=None):
 
 
 # -- the registry, over typical parameter ranges ---------------------------------------------------------
-@pytest.mark.parametrize("name", mechanisms.names())
+@pytest.mark.parametrize("name", builtin_params())
 def test_curve_properties_over_typical_ranges(name):
     mech = mechanisms.get(name)
     curve = rdpsym.rdp(mech)
@@ -76,7 +78,7 @@ def test_curve_properties_over_typical_ranges(name):
     run()
 
 
-@pytest.mark.parametrize("name", mechanisms.names())
+@pytest.mark.parametrize("name", builtin_params())
 def test_post_processing_and_probability_over_typical_ranges(name):
     mech = mechanisms.get(name)
     curve = rdpsym.rdp(mech)
