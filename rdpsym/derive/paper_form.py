@@ -387,6 +387,24 @@ def _factored(Z: sp.Expr, subs: dict) -> sp.Expr | None:
         return None
 
 
+def _absorbed(e: sp.Expr) -> sp.Expr:
+    """T + log Z -> log(Z e^T), e^T multiplied into the terms of Z's numerator and each exponent
+    factored: the linear term a normaliser's shift leaves beside the log (k-ary randomized response's
+    -epsilon (alpha - 1)) goes back into the sum it came from."""
+    def one(add):
+        logs = [t for t in add.args if isinstance(t, sp.log)]
+        if len(logs) != 1:
+            return add
+        rest = add - logs[0]
+        if rest.has(sp.log) or not rest.has(ALPHA):
+            return add
+        num, den = sp.fraction(sp.together(logs[0].args[0]))
+        num = sp.powsimp(sp.expand(num * sp.exp(rest)), combine="exp")
+        num = num.replace(lambda n: isinstance(n, sp.exp), lambda n: sp.exp(sp.factor(sp.expand(n.args[0]))))
+        return sp.log(num / den)
+    return e.replace(lambda n: isinstance(n, sp.Add) and n.has(sp.log), one)
+
+
 def candidates(e: sp.Expr, subs: dict) -> list:
     """The rewrites of ``e`` (module docstring), each a function of the expression."""
     refine = (lambda x: _refine_abs(x, subs))
@@ -398,6 +416,7 @@ def candidates(e: sp.Expr, subs: dict) -> list:
         lambda: _log_quotients(gather(refine(e))),
         lambda: _log_quotients(power(refine(e))),
         lambda: _log_quotients(power(gather(refine(e)))),
+        lambda: _log_quotients(_absorbed(e)),
     ]
 
 
