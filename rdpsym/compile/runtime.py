@@ -113,6 +113,33 @@ def _lse2(logs, signs):
     return (numpy.add(x, m, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(m)) else x + m), d
 
 
+def _lse_ratio(l1, d, s, general):
+    """log|t1 + t2| from l1 = log|t1|, d = log|t1/t2| and s = sign(t1/t2), d from the ratio's own
+    simplified form ((2 alpha - 1) log(p/(1-p)) for randomized response), never as l1 - l2 of two large
+    logs. One form per regime, chosen by the sign of d: l1 + log1p(s exp(-d)) where t1 dominates, and
+    l1 - d + log1p(s exp(d)) where t2 does; one exp and one log1p per point. Where d or l1 is not finite
+    ``general()``, the two-term log-sum-exp, is returned instead."""
+    lo, hi = numpy.min(d), numpy.max(d)
+    if not (numpy.isfinite(lo) and numpy.isfinite(hi) and numpy.isfinite(numpy.min(l1)) and numpy.isfinite(numpy.max(l1))):
+        return general()
+    if lo >= 0:  # t1 dominates everywhere (Laplace at alpha > 1): no mask at all
+        x, base = numpy.negative(d), l1
+    elif hi <= 0:
+        x, base = numpy.array(d, dtype=float), numpy.subtract(l1, d)
+    else:
+        x = numpy.negative(numpy.abs(d))
+        base = numpy.where(d >= 0, l1, numpy.subtract(l1, d))
+    owned = isinstance(x, numpy.ndarray) and x.ndim > 0  # x is a fresh array: reuse it
+    x = numpy.exp(x, out=x) if owned else numpy.exp(x)
+    if not isinstance(s, float):
+        if not numpy.all(numpy.asarray(s) == 1.0):  # s at its own (small) shape
+            x = numpy.multiply(x, s, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(s)) else x * s
+    elif s < 0:
+        x = numpy.negative(x, out=x) if owned else -x
+    x = numpy.log1p(x, out=x) if owned else numpy.log1p(x)
+    return numpy.add(x, base, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(base)) else x + base
+
+
 def _lse_abs(logs, signs):
     """log|sum_i s_i exp(l_i)|, scaled by the largest l_i (no overflow)."""
     if len(logs) == 2:
@@ -274,7 +301,7 @@ def _t_lse(logs, plain):
 
 
 #: the functions copied into every generated module, in this order
-_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_abs, _lse_sign,
+_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
             _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _series,
             _t_const, _t_dot, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
