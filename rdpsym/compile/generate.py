@@ -37,7 +37,7 @@ from .taylor import _TaylorEmitter
 
 __all__ = ["generate_source", "to_numpy"]
 
-_FORMAT = 15
+_FORMAT = 16
 
 
 def generate_source(result: DivergenceResult, name: str | None = None, parameters: Sequence[Parameter] | None = None,
@@ -283,6 +283,22 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
             lines.append("    _unit[1] = 1.0")
             lines.extend(te.lines)
             lines.append(f"    return _series(list({top}[:{keep}]), alpha - 1.0)")
+            lines.append("")
+            # The coefficients depend on the parameters only (alpha enters the recurrences through its
+            # shape): computed once at the parameters' own shape (a row of the grid) and gathered by
+            # _branch, instead of once per point near alpha = 1.
+            params = arglist.split(", ")[1:]
+            lines.append(f"def _series_{i}_one_coef({arglist}):")
+            lines.append("    _alpha = alpha")
+            lines.append(f"    alpha = numpy.ones(numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in params)}) or (1,))")
+            lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
+            lines.append("    _unit = numpy.zeros_like(_one)")
+            lines.append("    _unit[1] = 1.0")
+            lines.extend(te.lines)
+            lines.append(f"    return list({top}[:{keep}]), _alpha - 1.0")
+            lines.append("")
+            lines.append(f"_series_{i}_one_coef.uses = {tuple(range(1, len(params) + 1))!r}")
+            lines.append(f"_series_{i}_one.coef = _series_{i}_one_coef")
             lines.append("")
             near_one = [f"(_series_{i}_one, 1.0)"]
         except CodegenError:

@@ -204,15 +204,28 @@ def _dd_value(x):
 
 
 def _series(coeffs, v):
-    """Horner sum of the Taylor series and an estimate of its truncation error."""
-    value = numpy.zeros_like(v)
-    for c in reversed(coeffs):
-        value = value * v + c
+    """Horner sum of the Taylor series and an estimate of its truncation error. Coefficients are
+    arrays of v's shape or constants (a constant 0 costs nothing); every step works in place."""
+    v = numpy.asarray(v, dtype=float)
     n = len(coeffs)
+    value = numpy.array(numpy.broadcast_to(coeffs[-1], numpy.broadcast_shapes(v.shape, *(numpy.shape(c) for c in coeffs))),
+                        dtype=float)  # a fresh array
+    for c in reversed(coeffs[:-1]):
+        numpy.multiply(value, v, out=value)
+        if not (numpy.ndim(c) == 0 and c == 0):
+            numpy.add(value, c, out=value)
     # the next terms extrapolated geometrically from the last two pairs of terms (pairs, because
-    # odd or even coefficients may vanish); a series that is not decreasing is never used
-    last = numpy.abs(coeffs[-1] * v ** (n - 1)) + numpy.abs(coeffs[-2] * v ** (n - 2))
-    prev = numpy.abs(coeffs[-3] * v ** (n - 3)) + numpy.abs(coeffs[-4] * v ** (n - 4))
+    # odd or even coefficients may vanish); a series that is not decreasing is never used.
+    # |c_k v^k| as |c_k| |v|^k, the powers by successive products (one pow instead of four)
+    av = numpy.abs(v)
+    p = av ** (n - 4)
+    prev = numpy.abs(coeffs[-4]) * p
+    p = p * av
+    prev = prev + numpy.abs(coeffs[-3]) * p
+    p = p * av
+    last = numpy.abs(coeffs[-2]) * p
+    p = p * av
+    last = last + numpy.abs(coeffs[-1]) * p
     ratio = numpy.where(prev > 0, last / numpy.where(prev > 0, prev, 1.0), 0.0)
     tail = numpy.where((last <= prev) | (last == 0), last * ratio / numpy.maximum(1.0 - ratio, 1e-300), numpy.inf)
     return value, tail
