@@ -203,6 +203,44 @@ def _dd_value(x):
     return numpy.where(numpy.isfinite(v), v, x[0]) if numpy.ndim(v) else (v if numpy.isfinite(v) else x[0])
 
 
+def _rows(args, shape, mask):
+    """(the inputs restricted to the rows, along the first axis, that hold the points of ``mask``; that
+    slice), or None when the block would hold more than three times the points. A function evaluated on
+    the block keeps the inputs' own shapes (terms in alpha alone stay a column), where on gathered
+    points every term costs one operation per point."""
+    if len(shape) < 2 or shape[0] < 2:
+        return None
+    rows = numpy.flatnonzero(mask.any(axis=tuple(range(1, len(shape)))))
+    if rows.size == 0:
+        return None
+    rows = slice(int(rows[0]), int(rows[-1]) + 1)
+    if (rows.stop - rows.start) * (mask.size // shape[0]) > 3 * numpy.count_nonzero(mask):
+        return None
+    args = [numpy.reshape(a, (1,) * (len(shape) - numpy.ndim(a)) + numpy.shape(a)) for a in args]
+    return [a[rows] if a.shape[0] > 1 else a for a in args], rows
+
+
+def _gather(values, shape, mask):
+    """Each of ``values`` (broadcastable to ``shape``) at the points where ``mask`` is true, in the
+    order of numpy.flatnonzero(mask). Indexed along each axis of its own: boolean indexing of a
+    broadcast view walks the whole mask once per value (five times slower for an order-only
+    column); constants and size-1 arrays stay scalars."""
+    ix = numpy.unravel_index(numpy.flatnonzero(mask), shape)
+    out = []
+    for c in values:
+        if numpy.ndim(c) == 0 or numpy.size(c) == 1:
+            out.append(numpy.asarray(c, dtype=float).reshape(())[()])
+            continue
+        c = numpy.asarray(c, dtype=float)
+        c = c.reshape((1,) * (len(shape) - c.ndim) + c.shape)
+        axes = [k for k in range(len(shape)) if c.shape[k] > 1]
+        if len(axes) == 1:
+            out.append(numpy.take(c.ravel(), ix[axes[0]]))
+        else:
+            out.append(c[tuple(ix[k] if c.shape[k] > 1 else 0 for k in range(len(shape)))])
+    return out
+
+
 def _series(coeffs, v):
     """Horner sum of the Taylor series and an estimate of its truncation error. Coefficients are
     arrays of v's shape or constants (a constant 0 costs nothing); every step works in place."""
@@ -315,7 +353,7 @@ def _t_lse(logs, plain):
 
 #: the functions copied into every generated module, in this order
 _EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
-            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _series,
+            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _gather, _series,
             _t_const, _t_dot, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
 
