@@ -168,6 +168,30 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     return lines
 
 
+def _factor_check(expr, em) -> str | None:
+    """Code that is false unless the float value of ``expr`` (a product, as the emitter writes it:
+    numerator factors times, divided by the denominator's) is surely in [0, inf] and not NaN, checked on
+    the factors at their own shapes: in IEEE arithmetic a product of finite factors >= 0 divided by a
+    product of finite factors > 0 is never NaN nor negative. The output check over the whole grid is then
+    needed only where this is false. None unless every factor depends on at most one input (a check at
+    the grid's size would save nothing)."""
+    if expr is None or not expr.is_Mul:
+        return None
+    parts = []
+    for f in expr.args:
+        if len(f.free_symbols) > 1:
+            return None
+        if f.is_number:
+            if not f.is_extended_real or f.is_negative:
+                return None
+            continue
+        if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+            parts.append(f"numpy.all((({em.value(sp.Pow(f.base, -f.exp))}) > 0) & (({em.value(sp.Pow(f.base, -f.exp))}) < numpy.inf))")
+        else:
+            parts.append(f"numpy.all((({em.value(f)}) >= 0) & (({em.value(f)}) < numpy.inf))")
+    return "not (" + " and ".join(parts) + ")" if parts else None
+
+
 def entry_point(mod, result, name: str, params, args: list[str], combine: str, branch_code: list,
                 exceptional: list) -> bool:
     """Append the parameter checks, ``_general`` and the function ``name`` to ``mod.lines``; returns
@@ -259,7 +283,9 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
             lines.append(f"                    and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
             lines.append("                _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)")
         # one reduction, no boolean temporary: the minimum is NaN if any value is (NaN fails >= 0)
-        lines.append("        if _out.size and not (numpy.min(_out) >= 0):")
+        factors_ok = _factor_check(getattr(mod, "direct_forms", {}).get(branch_code[0][0]), em) \
+            if len(branch_code) == 1 and not combine and not heavy else None
+        lines.append(f"        if {factors_ok + ' and ' if factors_ok else ''}_out.size and not (numpy.min(_out) >= 0):")
         lines.append("            _what = 'NaN' if numpy.isnan(_out).any() else 'a negative value'")
         lines.append(f"            raise ArithmeticError(f'{name}: the float code produced {{_what}}; use the exact result instead')")
         lines.append("        return _out[()] if _out.ndim == 0 else _out")

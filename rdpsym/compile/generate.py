@@ -216,6 +216,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     lines, em, arglist, fn, emit_series = mod.lines, mod.em, mod.arglist, mod.fn, mod.emit_series
     direct_form = evaluation_form(original, checks, shift=False)
     direct = fn(f"_direct_{i}", _substitute_factors(direct_form, factors))
+    mod.direct_forms = {**getattr(mod, "direct_forms", {}), direct: _substitute_factors(direct_form, factors)}
     errors = ErrorEmitter(em)
     try:
         err_code = errors.err(_substitute_factors(direct_form, factors))
