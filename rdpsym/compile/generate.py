@@ -135,8 +135,8 @@ class _Module:
             # In logs, |c_j v^j| <= 5e-9 |c_k v^k| is log|v| <= (log(5e-9) - log|c_j/c_k|) / (j - k) for
             # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
             # column) and one comparison with log|v| (a parameter-only row) on the grid.
-            lines.append(f"def {fname}_pre({arglist}):")
-            lines.append(f"    _cs, _v = {fname}_coef({arglist})")
+            lines.append(f"def {fname}_pre({arglist}, _cv=None):")
+            lines.append(f"    _cs, _v = _cv if _cv is not None else {fname}_coef({arglist})  # _cv: the coefficients, computed by the caller")
             lines.append("    _lv = numpy.log(numpy.abs(_v))")
             lines.append(f"    _lead = numpy.log(numpy.abs(_cs[{k}]))")
             lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
