@@ -224,8 +224,15 @@ def _gather(values, shape, mask):
     """Each of ``values`` (broadcastable to ``shape``) at the points where ``mask`` is true, in the
     order of numpy.flatnonzero(mask). Indexed along each axis of its own: boolean indexing of a
     broadcast view walks the whole mask once per value (five times slower for an order-only
-    column); constants and size-1 arrays stay scalars."""
-    ix = numpy.unravel_index(numpy.flatnonzero(mask), shape)
+    column); a column is repeated by the count of points in each row (no index at all), a row is
+    taken at the column indices; constants and size-1 arrays stay scalars."""
+    cache = {}
+
+    def flat():
+        if "flat" not in cache:
+            cache["flat"] = numpy.flatnonzero(mask)
+        return cache["flat"]
+
     out = []
     for c in values:
         if numpy.ndim(c) == 0 or numpy.size(c) == 1:
@@ -234,10 +241,16 @@ def _gather(values, shape, mask):
         c = numpy.asarray(c, dtype=float)
         c = c.reshape((1,) * (len(shape) - c.ndim) + c.shape)
         axes = [k for k in range(len(shape)) if c.shape[k] > 1]
-        if len(axes) == 1:
-            out.append(numpy.take(c.ravel(), ix[axes[0]]))
+        if axes == [0]:
+            if "counts" not in cache:
+                cache["counts"] = numpy.reshape(mask, (shape[0], -1)).sum(axis=1)
+            out.append(numpy.repeat(c.ravel(), cache["counts"]))
+        elif axes == [len(shape) - 1]:
+            out.append(numpy.take(c.ravel(), flat() % shape[-1]))
         else:
-            out.append(c[tuple(ix[k] if c.shape[k] > 1 else 0 for k in range(len(shape)))])
+            if "ix" not in cache:
+                cache["ix"] = numpy.unravel_index(flat(), shape)
+            out.append(c[tuple(cache["ix"][k] if c.shape[k] > 1 else 0 for k in range(len(shape)))])
     return out
 
 
