@@ -228,6 +228,9 @@ class _Emitter:
 
     def _logabs_add(self, e: sp.Add) -> tuple[str, str | None]:
         terms = [self.logabs(t) for t in e.args]
+        ratio = self._ratio_form(e, terms)
+        if ratio is not None:
+            return ratio
         if all(s is None for _, s in terms):
             # log(sum exp(l_i)) without forming exp(l_i): no overflow, no underflow to log(0).
             out = terms[0][0]
@@ -242,3 +245,29 @@ class _Emitter:
         logs = ", ".join(lt for lt, _ in terms)
         signs = ", ".join(s if s is not None else "1.0" for _, s in terms)
         return f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"
+
+    def _ratio_form(self, e: sp.Add, terms: list) -> tuple[str, str | None] | None:
+        """log|t1 + t2| as log|t1| + log1p(t2/t1) with the log of the ratio t1/t2 simplified symbolically
+        (the issue's "one form per regime", see runtime._lse_ratio): for Laplace
+        log|t1/t2| = log(alpha/(alpha-1)) + (2 alpha - 1)/b, for randomized response
+        (2 alpha - 1) log(p/(1-p)); numpy then never subtracts two large logs, and the float code needs
+        one exp and one log1p per point. None (the general log-sum-exp) for sums of another shape, or
+        when the ratio is not simpler than the two terms."""
+        if len(e.args) != 2 or any(t.is_number for t in e.args):
+            return None
+        t1, t2 = e.args
+        try:
+            q = sp.powsimp(sp.powsimp(t1 / t2, combine="exp"), combine="all")
+            if sp.count_ops(q) > sp.count_ops(t1) + sp.count_ops(t2):
+                return None
+            ld, sd = self.logabs(q)
+        except (CodegenError, TypeError, ValueError, sp.PolynomialError):
+            return None
+        (l1, s1), (l2, s2) = terms
+        if s1 is None and s2 is None:
+            general, sign = f"numpy.logaddexp({l1}, {l2})", None
+        else:
+            logs = f"{l1}, {l2}"
+            signs = f"{s1 if s1 is not None else '1.0'}, {s2 if s2 is not None else '1.0'}"
+            general, sign = f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"
+        return f"_lse_ratio({l1}, {ld}, {sd if sd is not None else '1.0'}, lambda: {general})", sign

@@ -105,6 +105,9 @@ class ErrorEmitter:
             if not all(s is None for _, s in terms) and const and const[0] == 1:
                 rest = x - 1
                 return f"({self.err(rest)}) / numpy.abs({em.value(x)}) + {EPS!r}"
+            ratio = em._ratio_form(x, terms)
+            if ratio is not None:
+                return self._err_ratio(x, terms)
             # log|S| = m + log1p(...) (runtime._lse2 for two terms; log of the scaled sum otherwise)
             logs = [self.name(lt) for lt, _ in terms]
             lx = self.name(em.logabs(x)[0])
@@ -117,6 +120,21 @@ class ErrorEmitter:
                                for lt, t in zip(logs, x.args))
             return self.name(f"{parts} + {EPS!r} * numpy.abs({m}) + {one!r} * (numpy.exp({m} - {lx}) + numpy.abs({lx} - {m}))")
         return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({self.name(em.logabs(x)[0])}))"
+
+    def _err_ratio(self, x: sp.Add, terms: list) -> str:
+        """Error of runtime._lse_ratio(l1, d, s): l1 + log1p(s e^-d) where d >= 0, and l1 - d + log1p(s e^d)
+        where d < 0 (d = log|t1/t2| from the ratio's own form). To first order the error is
+        err(l1) + w2 err(d) in the first regime and err(l1) + (1 + w1) err(d) in the second, w_i = |t_i|/|S|
+        (the derivative of log1p), plus one rounding of the log1p, the exp and the sum."""
+        em = self.em
+        t1, t2 = x.args
+        q = sp.powsimp(sp.powsimp(t1 / t2, combine="exp"), combine="all")
+        l1, l2 = (self.name(lt) for lt, _ in terms)
+        lx = self.name(em.logabs(x)[0])
+        w1, w2 = self.name(f"numpy.exp({l1} - {lx})"), self.name(f"numpy.exp({l2} - {lx})")
+        ed = self.name(f"{self.err_log(q)} + {EPS!r} * numpy.abs({self.name(em.logabs(q)[0])})")
+        weight = f"numpy.where({l1} >= {l2}, {w2}, 1.0 + {w1})"
+        return self.name(f"({self.err_log(t1)}) + {ed} * ({weight} + {EPS!r}) + {2 * EPS!r} * (numpy.abs({lx}) + {w2} + {w1})")
 
 
 def has_alpha(e: sp.Expr) -> bool:

@@ -64,8 +64,11 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("        if not _near.any():")
     lines.append("            continue")
     lines.append("        _pre = getattr(_s, 'pre', None)")
+    lines.append("        _coef = getattr(_s, 'coef', None)")
+    lines.append("        _cv = None  # the coefficients, computed once for the screen and the series")
     lines.append("        if _pre is not None and _center is None:")
-    lines.append(f"            _near = _near & _pre({arglist})  # a cheap screen, at the inputs' own shapes")
+    lines.append(f"            _cv = _coef({arglist}) if _coef is not None else None")
+    lines.append(f"            _near = _near & _pre({arglist}, _cv=_cv)  # a cheap screen, at the inputs' own shapes")
     lines.append("        elif _pre is not None:")
     lines.append(f"            _keep = _pre(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
     lines.append("            _near = _near.copy()")
@@ -75,28 +78,35 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("        if _err is not None and _center is not None:")
     lines.append("            _new = _near & ~_estimated")
     lines.append("            if _new.any():")
-    lines.append(f"                _e = _err(*(numpy.broadcast_to(_a, _shape)[_new] for _a in ({arglist},)))")
-    lines.append(f"                _trusted[_new] = _e <= {ERROR_TRUST!r} * numpy.abs(_out[_new])")
+    lines.append(f"                _block = _rows([{arglist}], _shape, _new)")
+    lines.append("                if _block is not None:  # the estimate on the rows that hold the points, at the inputs' shapes")
+    lines.append("                    _r = _block[1]")
+    lines.append("                    _m = _new[_r]")
+    lines.append("                    _e = numpy.broadcast_to(_err(*_block[0]), _m.shape)[_m]")
+    lines.append(f"                    _trusted[_r][_m] = _e <= {ERROR_TRUST!r} * numpy.abs(_out[_r][_m])")
+    lines.append("                else:")
+    lines.append(f"                    _e = _err(*_gather([{arglist}], _shape, _new))")
+    lines.append(f"                    _trusted[_new] = _e <= {ERROR_TRUST!r} * numpy.abs(_out[_new])")
     lines.append("                _estimated |= _new")
     lines.append("            _near = _near & ~_trusted")
     lines.append("            if not _near.any():")
     lines.append("                continue")
-    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},))")
-    lines.append("        _coef = getattr(_s, 'coef', None)")
     lines.append(f"        _args = ({arglist},)")
-    lines.append("        if _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= _sub[0].size:")
-    lines.append("            # coefficients at the inputs' own shapes (an order-only column), then gathered")
-    lines.append("            _cs, _v = _coef(*_args)")
-    lines.append("            _value, _tail = _series([numpy.broadcast_to(_c, _shape)[_near] for _c in _cs], numpy.broadcast_to(_v, _shape)[_near])")
+    lines.append("        if _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= numpy.count_nonzero(_near):")
+    lines.append("            # coefficients at the inputs' own shapes (an order-only column), then gathered;")
+    lines.append("            # constant coefficients stay constants (a zero costs nothing in _series)")
+    lines.append("            _cs, _v = _cv if _cv is not None else _coef(*_args)")
+    lines.append("            *_cs, _v = _gather([*_cs, _v], _shape, _near)")
+    lines.append("            _value, _tail = _series(_cs, _v + numpy.zeros(numpy.count_nonzero(_near)))")
     lines.append("        else:")
-    lines.append("            _value, _tail = _s(*_sub)")
+    lines.append(f"            _value, _tail = _s(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
     lines.append(f"        _ok = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
     lines.append("        if _center is not None:")
     lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters");
     lines.append("            # ratios), and noise can pass the truncation test: a series value must also agree")
     lines.append("            # with the closed form within the closed form's cancellation error, ~1e-12/|alpha - c|")
     lines.append("            _d = _out[_near]")
-    lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / numpy.abs(_sub[0] - _center)) * numpy.abs(_d)")
+    lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / numpy.abs(_gather([alpha], _shape, _near)[0] - _center)) * numpy.abs(_d)")
     lines.append("        _idx = numpy.flatnonzero(_near)[_ok]")
     lines.append("        _out.flat[_idx] = _value[_ok]")
     lines.append("        _todo.flat[_idx] = False")
@@ -117,7 +127,10 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("        # next to a removable singular point the closed form is 0/0: where no series was accepted")
     lines.append("        # it must at least agree with the value at the point itself, and with no series at")
     lines.append("        # all it is not used closer than 1e-4 (fail closed: raise, never a wrong number)")
-    lines.append("        _close = _todo & (numpy.abs(alpha - _c) < (1e-3 if _guarded else 1e-4))")
+    lines.append("        _close = numpy.abs(alpha - _c) < (1e-3 if _guarded else 1e-4)  # at alpha's own shape: cheap")
+    lines.append("        if not _close.any():")
+    lines.append("            continue")
+    lines.append("        _close = _todo & _close")
     lines.append("        if not _close.any():")
     lines.append("            continue")
     lines.append("        if not _guarded:")
@@ -158,6 +171,30 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("    return _out")
     lines.append("")
     return lines
+
+
+def _factor_check(expr, em) -> str | None:
+    """Code that is false unless the float value of ``expr`` (a product, as the emitter writes it:
+    numerator factors times, divided by the denominator's) is surely in [0, inf] and not NaN, checked on
+    the factors at their own shapes: in IEEE arithmetic a product of finite factors >= 0 divided by a
+    product of finite factors > 0 is never NaN nor negative. The output check over the whole grid is then
+    needed only where this is false. None unless every factor depends on at most one input (a check at
+    the grid's size would save nothing)."""
+    if expr is None or not expr.is_Mul:
+        return None
+    parts = []
+    for f in expr.args:
+        if len(f.free_symbols) > 1:
+            return None
+        if f.is_number:
+            if not f.is_extended_real or f.is_negative:
+                return None
+            continue
+        if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+            parts.append(f"numpy.all((({em.value(sp.Pow(f.base, -f.exp))}) > 0) & (({em.value(sp.Pow(f.base, -f.exp))}) < numpy.inf))")
+        else:
+            parts.append(f"numpy.all((({em.value(f)}) >= 0) & (({em.value(f)}) < numpy.inf))")
+    return "not (" + " and ".join(parts) + ")" if parts else None
 
 
 def entry_point(mod, result, name: str, params, args: list[str], combine: str, branch_code: list,
@@ -250,7 +287,10 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
             lines.append("            if not (isinstance(_out, numpy.ndarray) and _out.shape == _shape and _out.flags.writeable")
             lines.append(f"                    and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
             lines.append("                _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)")
-        lines.append("        if not numpy.all(_out >= 0):")
+        # one reduction, no boolean temporary: the minimum is NaN if any value is (NaN fails >= 0)
+        factors_ok = _factor_check(getattr(mod, "direct_forms", {}).get(branch_code[0][0]), em) \
+            if len(branch_code) == 1 and not combine and not heavy else None
+        lines.append(f"        if {factors_ok + ' and ' if factors_ok else ''}_out.size and not (numpy.min(_out) >= 0):")
         lines.append("            _what = 'NaN' if numpy.isnan(_out).any() else 'a negative value'")
         lines.append(f"            raise ArithmeticError(f'{name}: the float code produced {{_what}}; use the exact result instead')")
         lines.append("        return _out[()] if _out.ndim == 0 else _out")

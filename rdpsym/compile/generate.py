@@ -37,7 +37,7 @@ from .taylor import _TaylorEmitter
 
 __all__ = ["generate_source", "to_numpy"]
 
-_FORMAT = 15
+_FORMAT = 16
 
 
 def generate_source(result: DivergenceResult, name: str | None = None, parameters: Sequence[Parameter] | None = None,
@@ -135,8 +135,8 @@ class _Module:
             # In logs, |c_j v^j| <= 5e-9 |c_k v^k| is log|v| <= (log(5e-9) - log|c_j/c_k|) / (j - k) for
             # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
             # column) and one comparison with log|v| (a parameter-only row) on the grid.
-            lines.append(f"def {fname}_pre({arglist}):")
-            lines.append(f"    _cs, _v = {fname}_coef({arglist})")
+            lines.append(f"def {fname}_pre({arglist}, _cv=None):")
+            lines.append(f"    _cs, _v = _cv if _cv is not None else {fname}_coef({arglist})  # _cv: the coefficients, computed by the caller")
             lines.append("    _lv = numpy.log(numpy.abs(_v))")
             lines.append(f"    _lead = numpy.log(numpy.abs(_cs[{k}]))")
             lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
@@ -216,6 +216,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     lines, em, arglist, fn, emit_series = mod.lines, mod.em, mod.arglist, mod.fn, mod.emit_series
     direct_form = evaluation_form(original, checks, shift=False)
     direct = fn(f"_direct_{i}", _substitute_factors(direct_form, factors))
+    mod.direct_forms = {**getattr(mod, "direct_forms", {}), direct: _substitute_factors(direct_form, factors)}
     errors = ErrorEmitter(em)
     try:
         err_code = errors.err(_substitute_factors(direct_form, factors))
@@ -283,6 +284,22 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
             lines.append("    _unit[1] = 1.0")
             lines.extend(te.lines)
             lines.append(f"    return _series(list({top}[:{keep}]), alpha - 1.0)")
+            lines.append("")
+            # The coefficients depend on the parameters only (alpha enters the recurrences through its
+            # shape): computed once at the parameters' own shape (a row of the grid) and gathered by
+            # _branch, instead of once per point near alpha = 1.
+            params = arglist.split(", ")[1:]
+            lines.append(f"def _series_{i}_one_coef({arglist}):")
+            lines.append("    _alpha = alpha")
+            lines.append(f"    alpha = numpy.ones(numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in params)}) or (1,))")
+            lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
+            lines.append("    _unit = numpy.zeros_like(_one)")
+            lines.append("    _unit[1] = 1.0")
+            lines.extend(te.lines)
+            lines.append(f"    return list({top}[:{keep}]), _alpha - 1.0")
+            lines.append("")
+            lines.append(f"_series_{i}_one_coef.uses = {tuple(range(1, len(params) + 1))!r}")
+            lines.append(f"_series_{i}_one.coef = _series_{i}_one_coef")
             lines.append("")
             near_one = [f"(_series_{i}_one, 1.0)"]
         except CodegenError:

@@ -113,6 +113,33 @@ def _lse2(logs, signs):
     return (numpy.add(x, m, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(m)) else x + m), d
 
 
+def _lse_ratio(l1, d, s, general):
+    """log|t1 + t2| from l1 = log|t1|, d = log|t1/t2| and s = sign(t1/t2), d from the ratio's own
+    simplified form ((2 alpha - 1) log(p/(1-p)) for randomized response), never as l1 - l2 of two large
+    logs. One form per regime, chosen by the sign of d: l1 + log1p(s exp(-d)) where t1 dominates, and
+    l1 - d + log1p(s exp(d)) where t2 does; one exp and one log1p per point. Where d or l1 is not finite
+    ``general()``, the two-term log-sum-exp, is returned instead."""
+    lo, hi = numpy.min(d), numpy.max(d)
+    if not (numpy.isfinite(lo) and numpy.isfinite(hi) and numpy.isfinite(numpy.min(l1)) and numpy.isfinite(numpy.max(l1))):
+        return general()
+    if lo >= 0:  # t1 dominates everywhere (Laplace at alpha > 1): no mask at all
+        x, base = numpy.negative(d), l1
+    elif hi <= 0:
+        x, base = numpy.array(d, dtype=float), numpy.subtract(l1, d)
+    else:
+        x = numpy.negative(numpy.abs(d))
+        base = numpy.where(d >= 0, l1, numpy.subtract(l1, d))
+    owned = isinstance(x, numpy.ndarray) and x.ndim > 0  # x is a fresh array: reuse it
+    x = numpy.exp(x, out=x) if owned else numpy.exp(x)
+    if not isinstance(s, float):
+        if not numpy.all(numpy.asarray(s) == 1.0):  # s at its own (small) shape
+            x = numpy.multiply(x, s, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(s)) else x * s
+    elif s < 0:
+        x = numpy.negative(x, out=x) if owned else -x
+    x = numpy.log1p(x, out=x) if owned else numpy.log1p(x)
+    return numpy.add(x, base, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(base)) else x + base
+
+
 def _lse_abs(logs, signs):
     """log|sum_i s_i exp(l_i)|, scaled by the largest l_i (no overflow)."""
     if len(logs) == 2:
@@ -176,16 +203,80 @@ def _dd_value(x):
     return numpy.where(numpy.isfinite(v), v, x[0]) if numpy.ndim(v) else (v if numpy.isfinite(v) else x[0])
 
 
+def _rows(args, shape, mask):
+    """(the inputs restricted to the rows, along the first axis, that hold the points of ``mask``; that
+    slice), or None when the block would hold more than three times the points. A function evaluated on
+    the block keeps the inputs' own shapes (terms in alpha alone stay a column), where on gathered
+    points every term costs one operation per point."""
+    if len(shape) < 2 or shape[0] < 2:
+        return None
+    rows = numpy.flatnonzero(mask.any(axis=tuple(range(1, len(shape)))))
+    if rows.size == 0:
+        return None
+    rows = slice(int(rows[0]), int(rows[-1]) + 1)
+    if (rows.stop - rows.start) * (mask.size // shape[0]) > 3 * numpy.count_nonzero(mask):
+        return None
+    args = [numpy.reshape(a, (1,) * (len(shape) - numpy.ndim(a)) + numpy.shape(a)) for a in args]
+    return [a[rows] if a.shape[0] > 1 else a for a in args], rows
+
+
+def _gather(values, shape, mask):
+    """Each of ``values`` (broadcastable to ``shape``) at the points where ``mask`` is true, in the
+    order of numpy.flatnonzero(mask). Indexed along each axis of its own: boolean indexing of a
+    broadcast view walks the whole mask once per value (five times slower for an order-only
+    column); a column is repeated by the count of points in each row (no index at all), a row is
+    taken at the column indices; constants and size-1 arrays stay scalars."""
+    cache = {}
+
+    def flat():
+        if "flat" not in cache:
+            cache["flat"] = numpy.flatnonzero(mask)
+        return cache["flat"]
+
+    out = []
+    for c in values:
+        if numpy.ndim(c) == 0 or numpy.size(c) == 1:
+            out.append(numpy.asarray(c, dtype=float).reshape(())[()])
+            continue
+        c = numpy.asarray(c, dtype=float)
+        c = c.reshape((1,) * (len(shape) - c.ndim) + c.shape)
+        axes = [k for k in range(len(shape)) if c.shape[k] > 1]
+        if axes == [0]:
+            if "counts" not in cache:
+                cache["counts"] = numpy.reshape(mask, (shape[0], -1)).sum(axis=1)
+            out.append(numpy.repeat(c.ravel(), cache["counts"]))
+        elif axes == [len(shape) - 1]:
+            out.append(numpy.take(c.ravel(), flat() % shape[-1]))
+        else:
+            if "ix" not in cache:
+                cache["ix"] = numpy.unravel_index(flat(), shape)
+            out.append(c[tuple(cache["ix"][k] if c.shape[k] > 1 else 0 for k in range(len(shape)))])
+    return out
+
+
 def _series(coeffs, v):
-    """Horner sum of the Taylor series and an estimate of its truncation error."""
-    value = numpy.zeros_like(v)
-    for c in reversed(coeffs):
-        value = value * v + c
+    """Horner sum of the Taylor series and an estimate of its truncation error. Coefficients are
+    arrays of v's shape or constants (a constant 0 costs nothing); every step works in place."""
+    v = numpy.asarray(v, dtype=float)
     n = len(coeffs)
+    value = numpy.array(numpy.broadcast_to(coeffs[-1], numpy.broadcast_shapes(v.shape, *(numpy.shape(c) for c in coeffs))),
+                        dtype=float)  # a fresh array
+    for c in reversed(coeffs[:-1]):
+        numpy.multiply(value, v, out=value)
+        if not (numpy.ndim(c) == 0 and c == 0):
+            numpy.add(value, c, out=value)
     # the next terms extrapolated geometrically from the last two pairs of terms (pairs, because
-    # odd or even coefficients may vanish); a series that is not decreasing is never used
-    last = numpy.abs(coeffs[-1] * v ** (n - 1)) + numpy.abs(coeffs[-2] * v ** (n - 2))
-    prev = numpy.abs(coeffs[-3] * v ** (n - 3)) + numpy.abs(coeffs[-4] * v ** (n - 4))
+    # odd or even coefficients may vanish); a series that is not decreasing is never used.
+    # |c_k v^k| as |c_k| |v|^k, the powers by successive products (one pow instead of four)
+    av = numpy.abs(v)
+    p = av ** (n - 4)
+    prev = numpy.abs(coeffs[-4]) * p
+    p = p * av
+    prev = prev + numpy.abs(coeffs[-3]) * p
+    p = p * av
+    last = numpy.abs(coeffs[-2]) * p
+    p = p * av
+    last = last + numpy.abs(coeffs[-1]) * p
     ratio = numpy.where(prev > 0, last / numpy.where(prev > 0, prev, 1.0), 0.0)
     tail = numpy.where((last <= prev) | (last == 0), last * ratio / numpy.maximum(1.0 - ratio, 1e-300), numpy.inf)
     return value, tail
@@ -274,8 +365,8 @@ def _t_lse(logs, plain):
 
 
 #: the functions copied into every generated module, in this order
-_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_abs, _lse_sign,
-            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _series,
+_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
+            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _gather, _series,
             _t_const, _t_dot, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
 
