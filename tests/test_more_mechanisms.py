@@ -131,3 +131,28 @@ def test_subsampled_laplace_against_quadrature():
             return max(_renyi_quad(logp, logm, a, pts), _renyi_quad(logm, logp, a, pts))
 
         _agrees(r, {"q": sp.Rational(1, 10), "b": 1}, ALPHAS + [sp.oo], reference)
+
+
+@pytest.mark.slow  # the cold derivation takes minutes on 2 cores (tests/_builtins.py)
+def test_bounded_laplace_against_quadrature():
+    """Laplace(mu, b) truncated to [0, w] and renormalised (Holohan et al. 2018, Def. 3.1) at mu = 0 and
+    mu = Delta, both orders, by quadrature split at 0 and Delta; D_inf from the log ratio on [0, w]
+    (piecewise linear: its extremes are at 0, Delta and w). The result is a lower bound (one pair of
+    positions), and it must say so."""
+    r = rdpsym.rdp(mechanisms.get("bounded_laplace"))
+    assert r.status is Status.LOWER_BOUND and "lower bound" in r.reason
+    b, d, w = mp.mpf(1), mp.mpf(1), mp.mpf(3)
+    with mp.workdps(40):
+        def logdensity(mu):
+            c = 2 - mp.exp(-mu / b) - mp.exp(-(w - mu) / b)
+            return lambda x: -abs(x - mu) / b - mp.log(b * c)
+
+        lp, lq = logdensity(mp.mpf(0)), logdensity(d)
+
+        def reference(a):
+            if a == sp.oo:
+                return max(max(lp(x) - lq(x), lq(x) - lp(x)) for x in (mp.mpf(0), d, w))
+            pts = [0, d, w]
+            return max(_renyi_quad(lp, lq, a, pts), _renyi_quad(lq, lp, a, pts))
+
+        _agrees(r, {"b": 1, "sensitivity": 1, "width": 3}, ALPHAS + [sp.oo], reference)
