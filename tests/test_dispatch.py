@@ -199,6 +199,11 @@ ALLOWED = {
     ("accounting/compose.py", "symmetry"),
     # the accountant's conversion status "pure_dp" (alpha = oo attains the minimum), not the mechanism
     ("accounting/accountant.py", "pure_dp"),
+    # the kind of a term: a binomial (b + x**n) factor, a binomial-expansion weight; not the mechanism
+    ("accounting/subsampled_curve.py", "binomial"),
+    ("derive/applicability.py", "binomial"),
+    # a provenance step called "supremum over t" (rdpsym.derive.adjacency), not a mechanism
+    ("report/derivation.py", "supremum over t"),
 }
 
 

@@ -36,7 +36,11 @@ def test_shipped_registry_covers_table_ii_and_builtins():
     # numeric_only), its integer orders are checked against the published binomial form in
     # tests/test_subsampled_gaussian.py
     without_closed_form = {"subsampled_gaussian", "cauchy", "student_t"}  # numeric curves (student_t: no values)
-    assert {e.mechanism for e in entries if e.mechanism} >= set(mechanisms.names()) - without_closed_form
+    # lower bounds (neighbours="some": an entry could refute, never pass) and the 2-D Gaussian on an l2 ball
+    # (the claim checker's grid over a vector family is inconclusive): their values are tested in
+    # tests/test_more_mechanisms.py against mpmath
+    no_entry = {"exponential_mechanism", "bounded_laplace", "multivariate_gaussian"}
+    assert {e.mechanism for e in entries if e.mechanism} >= set(mechanisms.names()) - without_closed_form - no_entry
     assert sum(1 for e in entries if e.densities) >= 4
     assert all(any(s in e.source for s in ("Mironov", "Gil", "exponential-family", "KL", "Canonne", "Bun and Steinke",
                                           "Agarwal")) for e in entries)
