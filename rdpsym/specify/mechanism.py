@@ -17,9 +17,9 @@ from typing import Any, Callable
 
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
 from .adjacency import AdjacentFamily
-from .params import Parameter
+from .params import Parameter, ParameterSet
 from .variables import as_variables, coordinate_supports, is_multivariate
 
 __all__ = ["AdjacentPair", "AdjacentFamily", "Mechanism", "is_discrete_support"]
@@ -55,7 +55,7 @@ NEIGHBOURS = ("all", "some")
 
 
 @dataclass(frozen=True)
-class Mechanism:
+class Mechanism(ParameterSet):
     """A noise mechanism specified by its output densities.
 
     Attributes
@@ -186,20 +186,6 @@ class Mechanism:
         """The :class:`~rdpsym.specify.adjacency.AdjacentFamily` entries of ``pairs``."""
         return tuple(p for p in self.pairs if isinstance(p, AdjacentFamily))
 
-    @property
-    def params(self) -> dict[str, sp.Symbol]:
-        """Parameter names mapped to their sympy symbols."""
-        return {p.name: p.symbol for p in self.parameters}
-
-    @property
-    def parameter_by_name(self) -> dict[str, Parameter]:
-        return {p.name: p for p in self.parameters}
-
-    @property
-    def default_values(self) -> dict[str, Any]:
-        """The example parameter values of ``defaults`` as a dict (name -> value)."""
-        return dict(self.defaults)
-
     def shown(self, name: str, value) -> tuple[float, str | None]:
         """How plots show parameter ``name`` at ``value``: ``(shown value, label)``; label ``None`` when
         the mechanism gives no display rule for it (the value is shown as it is)."""
@@ -221,18 +207,6 @@ class Mechanism:
         if isinstance(self.variable, tuple):
             return all(is_discrete_support(s) for s in coordinate_supports(self.support, len(self.variable)))
         return is_discrete_support(self.support)
-
-    def substitutions(self, values: dict) -> dict[sp.Symbol, sp.Expr]:
-        """Validate ``values`` (name -> number) and map them to symbols; unknown names are an error."""
-        by_name = self.parameter_by_name
-        subs = {}
-        for key, value in values.items():
-            if key not in by_name:
-                raise ValueError(f"{key!r} is not a parameter of {self.name!r}; its parameters are {sorted(by_name)}")
-            by_name[key].validate(value)
-            # the one reading of numbers: floats and mpmath numbers at their exact binary value
-            subs[by_name[key].symbol] = exact_number(value, f"parameter {key!r}")
-        return subs
 
     def _repr_markdown_(self) -> str:
         rows = "\n".join(

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
+from typing import Any
 
 import sympy as sp
 
 from .._numbers import ArgumentError, exact_number
 
-__all__ = ["Parameter", "parameter"]
+__all__ = ["Parameter", "ParameterSet", "parameter"]
 
 
 def check_assumptions(symbol: sp.Symbol, value: sp.Expr, name: str) -> None:
@@ -161,3 +162,47 @@ def parameter(
         meaning=meaning,
         log_scale=log_scale,
     )
+
+
+class ParameterSet:
+    """The reading of a ``parameters`` tuple shared by every object that declares parameters.
+
+    A :class:`~rdpsym.specify.mechanism.Mechanism` and a
+    :class:`~rdpsym.accounting.guarantees.GuaranteeCurve` both declare ``name``, ``parameters`` (a
+    tuple of :class:`Parameter`) and ``defaults`` (``(name, value)`` pairs); the accountant and the
+    commands read either through these few members, defined once here (a mixin: it adds no fields,
+    so it sits under frozen dataclasses unchanged).
+    """
+
+    __slots__ = ()
+    name: str
+    parameters: tuple[Parameter, ...]
+    defaults: tuple
+
+    @property
+    def params(self) -> dict[str, sp.Symbol]:
+        """Parameter names mapped to their sympy symbols."""
+        return {p.name: p.symbol for p in self.parameters}
+
+    @property
+    def parameter_by_name(self) -> dict[str, Parameter]:
+        """Parameter names mapped to their :class:`Parameter`."""
+        return {p.name: p for p in self.parameters}
+
+    @property
+    def default_values(self) -> dict[str, Any]:
+        """The example parameter values of ``defaults`` as a dict (name -> value)."""
+        return dict(self.defaults)
+
+    def substitutions(self, values: dict) -> dict[sp.Symbol, sp.Expr]:
+        """Validate ``values`` (name -> number) against the domains and map them to symbols; unknown
+        names are an error naming the parameters. The one validation of parameter values."""
+        by_name = self.parameter_by_name
+        subs = {}
+        for key, value in values.items():
+            if key not in by_name:
+                raise ValueError(f"{key!r} is not a parameter of {self.name!r}; its parameters are {sorted(by_name)}")
+            by_name[key].validate(value)
+            # the one reading of numbers: floats and mpmath numbers at their exact binary value
+            subs[by_name[key].symbol] = exact_number(value, f"parameter {key!r}")
+        return subs

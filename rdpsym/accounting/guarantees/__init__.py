@@ -29,7 +29,7 @@ import numpy as np
 import sympy as sp
 
 from ..._numbers import ArgumentError
-from ...specify.params import Parameter
+from ...specify.params import Parameter, ParameterSet
 
 __all__ = ["GuaranteeCurve", "ALPHA", "register", "get", "names", "guarantee_curve"]
 
@@ -41,7 +41,7 @@ _GUARANTEES: dict[str, "GuaranteeCurve"] = {}
 
 
 @dataclass(frozen=True)
-class GuaranteeCurve:
+class GuaranteeCurve(ParameterSet):
     r"""An RDP curve alpha -> eps(alpha) that a privacy definition states, for the accountant to compose.
 
     ``curve`` is a sympy expression in :data:`ALPHA` and the parameters' symbols, valid for
@@ -71,26 +71,7 @@ class GuaranteeCurve:
     def __repr__(self) -> str:
         return f"GuaranteeCurve({self.name}: {', '.join(self.params)})"
 
-    # the accountant reads events through the same few attributes as a Mechanism's
-    @property
-    def params(self) -> dict[str, sp.Symbol]:
-        """Parameter names mapped to their sympy symbols."""
-        return {p.name: p.symbol for p in self.parameters}
-
-    @property
-    def parameter_by_name(self) -> dict[str, Parameter]:
-        return {p.name: p for p in self.parameters}
-
-    @property
-    def default_values(self) -> dict[str, Any]:
-        return dict(self.defaults)
-
-    def substitutions(self, values: dict) -> dict[sp.Symbol, sp.Expr]:
-        """Validate ``values`` (name -> number) against the domains and map them to symbols."""
-        from ...specify.mechanism import Mechanism
-
-        # the one validation of parameter values (it reads only parameter_by_name and name)
-        return Mechanism.substitutions(self, values)  # type: ignore[arg-type]
+    # params, parameter_by_name, default_values and substitutions: ParameterSet, shared with Mechanism
 
     def epsilon(self, alpha, **values) -> sp.Expr:
         """The stated bound at order ``alpha`` (a number or sp.oo), exact (sympy), for the given values."""
