@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+from _helpers import coin_mechanism_file
 from click.testing import CliRunner
 
 from rdpsym.cli import main
@@ -162,17 +163,7 @@ def test_a_crash_in_the_real_console_script_is_one_line_and_exit_4(tmp_path):
     assert proc.stderr.strip() == "rdpsym: internal error: RuntimeError: boom (rerun with --debug for the traceback)"
 
 
-MARKUP_MECH_FILE = '''
-import sympy as sp
-import rdpsym
-
-def my_mechanism() -> rdpsym.Mechanism:
-    x = sp.Symbol("x", integer=True, nonnegative=True)
-    p = rdpsym.parameter("q", sp.Interval.open(sp.Rational(1, 2), 1), typical=(0.6, 0.9))
-    s = p.symbol
-    return rdpsym.Mechanism("coin[bold]x[/x]", x, sp.FiniteSet(0, 1),
-                            (rdpsym.AdjacentPair(s**x * (1 - s)**(1 - x), (1 - s)**x * s**(1 - x)),), (p,))
-'''
+MARKUP_MECH_FILE = coin_mechanism_file('coin[bold]x[/x]')
 
 
 def test_a_label_with_rich_markup_prints_literally(tmp_path):

@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 import mpmath
 import pytest
 import sympy as sp
+from _helpers import FLIPPED_LAPLACE_KL, GAUSSIAN_KL
 from click.testing import CliRunner
 
 import rdpsym
@@ -180,21 +181,7 @@ def test_json_of_the_plots(tmp_path, monkeypatch):
     assert doc["command"] == "plot conversion" and doc["values"]["b"] == 2 and seen["b"] == 2
 
 
-REGISTRY = '''
-[[entry]]
-name = "laplace/kl-flipped"
-mechanism = "laplace"
-order = "1"
-formula = "-1/lambda - exp(-1/lambda) + 1"
-source = "a KL branch with flipped signs (deliberately broken)"
-
-[[entry]]
-name = "gaussian/kl"
-mechanism = "gaussian"
-order = "1"
-formula = "1/(2*sigma**2)"
-source = "Mironov 2017 (arXiv:1702.07476 v3), Table II"
-'''
+REGISTRY = FLIPPED_LAPLACE_KL + GAUSSIAN_KL
 
 
 def test_regress_json_and_junit(tmp_path):

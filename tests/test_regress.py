@@ -2,26 +2,14 @@
 
 
 import pytest
+from _helpers import FLIPPED_LAPLACE_KL, GAUSSIAN_ALPHA
 from click.testing import CliRunner
 
 from rdpsym.cli import main
 from rdpsym.regress import RegistryError, default_registry, load_registry, parse_set, run_registry
 from rdpsym.testing import assert_closed_form, assert_registry
 
-BROKEN = '''
-[[entry]]
-name = "laplace/kl-flipped"
-mechanism = "laplace"
-order = "1"
-formula = "-1/lambda - exp(-1/lambda) + 1"
-source = "a KL branch with flipped signs (deliberately broken)"
-
-[[entry]]
-name = "gaussian/alpha-ok"
-mechanism = "gaussian"
-formula = "alpha/(2*sigma**2)"
-source = "Mironov 2017 (arXiv:1702.07476 v3), Prop. 7"
-'''
+BROKEN = FLIPPED_LAPLACE_KL + GAUSSIAN_ALPHA
 
 
 def test_shipped_registry_covers_table_ii_and_builtins():
@@ -86,7 +74,7 @@ def test_malformed_registry(tmp_path, text, rule):
 
 def test_stated_domain_must_match_mechanism(tmp_path):
     path = tmp_path / "dom.toml"
-    path.write_text(BROKEN.split("[[entry]]")[0] + "[[entry]]\nname='g'\nmechanism='gaussian'\n"
+    path.write_text("[[entry]]\nname='g'\nmechanism='gaussian'\n"
                     "formula='alpha/(2*sigma**2)'\nsource='s'\ndomains={sigma='(1, oo)'}\n")
     rows = run_registry([path], search=5)
     assert not rows[0].ok and "declares" in rows[0].detail

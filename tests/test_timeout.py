@@ -42,6 +42,18 @@ def test_other_thread_step_is_interrupted_in_a_child_process():
     assert isinstance(out.get("error"), StepTimeout) and out["value"] == 42
 
 
+def _in_a_daemonic_process(target):
+    """What ``target(conn)`` sends back when run in a forked daemonic process (as a Dask worker is)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=target, args=(child,), daemon=True)
+    proc.start()
+    assert parent.poll(20)
+    value = parent.recv()
+    proc.join(5)
+    return value
+
+
 def _daemon_target(conn):
     result = {}
 
@@ -59,13 +71,7 @@ def _daemon_target(conn):
 
 def test_thread_of_a_daemonic_process_runs_the_step():
     """Dask runs tasks in threads of daemonic worker processes, which may not fork a child."""
-    ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_daemon_target, args=(child,), daemon=True)
-    proc.start()
-    assert parent.poll(20)
-    assert parent.recv() == 42
-    proc.join(5)
+    assert _in_a_daemonic_process(_daemon_target) == 42
 
 
 @pytest.mark.parametrize("bad", [-1, 0, float("nan"), float("inf"), "soon", None])
@@ -269,13 +275,7 @@ def _daemon_late(conn):
 
 
 def test_a_thread_of_a_daemonic_process_rechecks_the_deadline():
-    ctx = multiprocessing.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_daemon_late, args=(child,), daemon=True)
-    proc.start()
-    assert parent.poll(20)
-    assert parent.recv() == {"late": "StepTimeout", "nested": "StepTimeout"}
-    proc.join(5)
+    assert _in_a_daemonic_process(_daemon_late) == {"late": "StepTimeout", "nested": "StepTimeout"}
 
 
 def test_serial_sweep_timeout_is_robust_and_a_step_timeout_is_a_failure():

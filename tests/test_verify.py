@@ -20,6 +20,7 @@ from pathlib import Path
 import mpmath
 import pytest
 import sympy as sp
+from _helpers import coin_mechanism_file
 from click.testing import CliRunner
 
 import rdpsym
@@ -384,17 +385,7 @@ def test_top_level_exports():
 # --------------------------------------------------------------------------------------------------
 # command line
 # --------------------------------------------------------------------------------------------------
-MECH_FILE = '''
-import sympy as sp
-import rdpsym
-
-def my_mechanism() -> rdpsym.Mechanism:
-    x = sp.Symbol("x", integer=True, nonnegative=True)
-    p = rdpsym.parameter("q", sp.Interval.open(sp.Rational(1, 2), 1), typical=(0.6, 0.9))
-    s = p.symbol
-    return rdpsym.Mechanism("coin", x, sp.FiniteSet(0, 1),
-                            (rdpsym.AdjacentPair(s**x * (1 - s)**(1 - x), (1 - s)**x * s**(1 - x)),), (p,))
-'''
+MECH_FILE = coin_mechanism_file()
 
 
 def test_cli_verify_registered_and_file(tmp_path: Path):

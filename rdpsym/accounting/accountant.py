@@ -25,6 +25,7 @@ searched orders is reported with status ``"edge"`` (valid, maybe not the infimum
 
 from __future__ import annotations
 
+import enum
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -43,7 +44,20 @@ from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
 from .mathns import MPMATH, NUMPY
 from .orders import extend_at_top, refine_local_minima
 
-__all__ = ["Accountant", "AccountantConversion", "Event", "AccountantReport"]
+__all__ = ["Accountant", "AccountantConversion", "ConversionStatus", "Event", "AccountantReport"]
+
+
+class ConversionStatus(enum.StrEnum):
+    """Where the (epsilon, delta) of :class:`AccountantConversion` came from (its value is the public name)."""
+
+    #: an interior minimum over continuous alpha
+    OPTIMAL = "optimal"
+    #: alpha = oo won: pure DP, epsilon = eps(oo), delta = 0
+    PURE_DP = "pure_dp"
+    #: the minimum lies at the edge of the searched orders (a valid guarantee, maybe not the infimum)
+    EDGE = "edge"
+    #: no finite order: epsilon = +inf, delta = 1
+    INFINITE = "infinite"
 
 #: Scan of u = log(alpha - 1): alpha - 1 from 1e-6 to 1e6 (extended to 1e12 when the minimum is at the top).
 SCAN_LOG10 = (-6.0, 6.0)
@@ -198,7 +212,7 @@ class AccountantConversion:
     kind: str
     target: float
     method: str
-    status: str
+    status: ConversionStatus
     note: str
     rdp_at_alpha: float
     pure_epsilon: float
@@ -219,7 +233,7 @@ class AccountantConversion:
 
     @property
     def finite(self) -> bool:
-        return self.status != "infinite"
+        return self.status is not ConversionStatus.INFINITE
 
 
 # -- the accountant --------------------------------------------------------------------------------
@@ -458,17 +472,19 @@ class Accountant:
             # the final value from conversion.objective itself, in mpmath, at the chosen order
             with mpmath.workdps(30):
                 v_exact = float(rule.objective(kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t), MPMATH))
-            cands.append((max(v_opt, v_exact), a_opt, "edge" if at_edge else "optimal", rdp_at))
+            cands.append((max(v_opt, v_exact), a_opt, ConversionStatus.EDGE if at_edge else ConversionStatus.OPTIMAL,
+                          rdp_at))
         if math.isfinite(pure):
             v_pure = pure if kind == "epsilon" else (-math.inf if pure <= t else math.inf)
-            cands.append((v_pure, math.inf, "pure_dp", pure))
+            cands.append((v_pure, math.inf, ConversionStatus.PURE_DP, pure))
         cands = [c for c in cands if c[0] < math.inf]
         src = rule.source
         if not cands:
             value = math.inf if kind == "epsilon" else 1.0
             note = ("the composed curve is +inf (or NaN, counted as +inf) at every order searched and at "
                     "alpha = oo: no (epsilon, delta) guarantee (fail closed)")
-            return AccountantConversion(value, None, kind, t, method, "infinite", note, math.inf, pure, evals)
+            return AccountantConversion(value, None, kind, t, method, ConversionStatus.INFINITE, note, math.inf, pure,
+                                        evals)
         best = min(cands, key=lambda c: c[0])
         if kind == "epsilon":
             value = max(best[0], 0.0)
@@ -476,9 +492,9 @@ class Accountant:
             # log delta >= 0 means no guarantee (delta = 1); exp would overflow above 709
             value = 1.0 if best[0] >= 0 else (math.exp(best[0]) if best[0] > -math.inf else 0.0)
         status = best[2]
-        if status == "pure_dp":
+        if status is ConversionStatus.PURE_DP:
             note = f"alpha = oo: pure DP, epsilon = eps(oo) = {pure:.6g}, delta = 0"
-        elif status == "edge":
+        elif status is ConversionStatus.EDGE:
             note = (f"{src}; the minimum over alpha - 1 in [1e{SCAN_LOG10[0]:g}, 1e{EXTEND_LOG10:g}] lies at the "
                     "edge of the searched orders: the value is a valid guarantee but may not be the infimum")
         else:

@@ -24,7 +24,7 @@ import sympy as sp
 from .._numbers import mp_number
 from ..derive.engine import renyi_divergence
 from ..derive.mechanism_rdp import family_analysis, rdp, worst_pairs
-from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
+from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, library_versions
 from ..specify.mechanism import Mechanism
 from .profile import NumericPair
 
@@ -70,8 +70,9 @@ def composable_exactly(result: DivergenceResult) -> bool:
     """
     if result.label.startswith("D_alpha("):
         return True
-    notes = [s for s in result.provenance.steps if s.name == "symmetry"]
-    return len(notes) == 1 and "none established" not in notes[0].detail
+    notes = [s for s in result.provenance.steps if s.name == StepName.SYMMETRY]
+    # the one symmetry step carries the reflection's centre when one was established (its expr)
+    return len(notes) == 1 and notes[0].expr is not None
 
 
 def _validate_counts(counts, n: int) -> list[int]:

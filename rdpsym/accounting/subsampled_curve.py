@@ -49,6 +49,7 @@ rounded outward by :data:`rdpsym.accounting.subsampled.OUTWARD`; NaN or an infin
 
 from __future__ import annotations
 
+import enum
 import math
 from fractions import Fraction
 
@@ -57,7 +58,18 @@ import sympy as sp
 
 from ..specify.mechanism import Mechanism
 
-__all__ = ["subsampled_curve", "integer_order_sums", "K_MAX", "ALPHA_MAX"]
+__all__ = ["subsampled_curve", "integer_order_sums", "SumKind", "K_MAX", "ALPHA_MAX"]
+
+
+class SumKind(enum.StrEnum):
+    """Which integer-order sum :func:`integer_order_sums` takes (its value is the public name)."""
+
+    #: the exact binomial expansion (B) (Poisson subsampling of a Laplace shift)
+    BINOMIAL = "binomial"
+    #: Zhu & Wang 2019 (ICML), Thm. 6 (Poisson, every neighbour)
+    ZHU_WANG = "zhu_wang"
+    #: Wang, Balle & Kasiviswanathan 2019 (AISTATS), Thm. 9 (sampling without replacement, replace-one)
+    WBK = "wbk"
 
 #: Integer orders up to this get the sums above (O(K_MAX^2) per event, once); above: the caps only.
 K_MAX = 1024
@@ -85,15 +97,19 @@ def _log_expm1(c):
     return np.where(np.isnan(c), np.inf, out)
 
 
-def integer_order_sums(eps_base, q: float, kind: str, eps_inf: float = math.inf) -> np.ndarray:
+def integer_order_sums(eps_base, q: float, kind: SumKind | str, eps_inf: float = math.inf) -> np.ndarray:
     """eps(k) for k = 0..K of a subsampled mechanism (entries 0, 1 are unused: NaN), from ``eps_base[j]``,
     the base's RDP at the integer orders j = 0..K (entries 0, 1 unused), for 0 < q < 1.
 
-    ``kind``: ``"binomial"`` (the exact expansion (B), Poisson), ``"zhu_wang"`` (Zhu & Wang 2019, Thm. 6)
-    or ``"wbk"`` (Wang, Balle & Kasiviswanathan 2019, Thm. 9, which also uses ``eps_inf``, the base's
-    eps(oo)). Returns log1p(S_k)/(k - 1) (module docstring) before any outward rounding; +inf where a
-    needed base value is infinite or NaN.
+    ``kind`` (a :class:`SumKind` or its value): ``"binomial"`` (the exact expansion (B), Poisson),
+    ``"zhu_wang"`` (Zhu & Wang 2019, Thm. 6) or ``"wbk"`` (Wang, Balle & Kasiviswanathan 2019, Thm. 9,
+    which also uses ``eps_inf``, the base's eps(oo)). Returns log1p(S_k)/(k - 1) (module docstring)
+    before any outward rounding; +inf where a needed base value is infinite or NaN.
     """
+    try:
+        kind = SumKind(kind)
+    except ValueError:
+        raise ValueError(f"kind must be 'binomial', 'zhu_wang' or 'wbk'; got {kind!r}") from None
     eps_base = np.asarray(eps_base, dtype=float)
     K = len(eps_base) - 1
     out = np.full(K + 1, np.nan)
@@ -102,17 +118,15 @@ def integer_order_sums(eps_base, q: float, kind: str, eps_inf: float = math.inf)
     j = np.arange(2, K + 1, dtype=float)
     e = np.where(np.isnan(eps_base[2:]), np.inf, eps_base[2:])
     lm = _log_expm1((j - 1) * e)  # log expm1((j - 1) eps(j))
-    if kind == "binomial":
+    if kind is SumKind.BINOMIAL:
         w = lm
-    elif kind == "zhu_wang":
+    elif kind is SumKind.ZHU_WANG:
         # j = 2: expm1(eps(2)); j >= 3: 3 e^{(j-1) eps(j)} - 1 = 2 + 3 expm1(...)
         w = np.where(j == 2, lm, np.logaddexp(math.log(2), math.log(3) + lm))
-    elif kind == "wbk":
+    else:  # SumKind.WBK
         le = float(_log_expm1(np.nan if math.isnan(eps_inf) else eps_inf))
         w2 = min(math.log(4) + lm[0], e[0] + min(math.log(2), 2 * le))
         w = np.where(j == 2, w2, (j - 1) * e + np.minimum(math.log(2), j * le))
-    else:
-        raise ValueError(f"kind must be 'binomial', 'zhu_wang' or 'wbk'; got {kind!r}")
     log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, K + 1, dtype=float)))))
     k = np.arange(2, K + 1)[:, None]
     jj = np.arange(2, K + 1)[None, :]
@@ -120,7 +134,7 @@ def integer_order_sums(eps_base, q: float, kind: str, eps_inf: float = math.inf)
     kk, jc = np.broadcast_arrays(k, jj)
     log_binom = log_fact[kk] - log_fact[jc] - log_fact[np.where(inside, kk - jc, 0)]
     terms = log_binom + jj * math.log(q) + w[None, :]
-    if kind != "wbk":
+    if kind is not SumKind.WBK:
         terms = terms + np.where(inside, kk - jc, 0) * math.log1p(-q)
     terms = np.where(inside, terms, -np.inf)
     with np.errstate(all="ignore"):
@@ -187,14 +201,14 @@ def subsampled_curve(mechanism: Mechanism, group: int):
     base_names = [p.name for p in base.parameters]
     names = [p.name for p in mechanism.parameters]
     if spec.scheme == "poisson" and is_laplace_shift(base):
-        kind = "binomial"
+        kind = SumKind.BINOMIAL
         detail = ("exact at integer orders: the binomial expansion of E_P[(M/P)^k] over the base's moments "
                   "e^{(j-1) eps_base(j)} (the base is a Laplace shift: Zhu & Wang 2019, ICML, the exact "
                   "formula; the reverse direction is not larger); bound elsewhere: ")
     elif spec.scheme == "poisson":
-        kind, detail = "zhu_wang", f"bound: {_ZW6} at integer orders (every neighbour, both directions); "
+        kind, detail = SumKind.ZHU_WANG, f"bound: {_ZW6} at integer orders (every neighbour, both directions); "
     else:
-        kind, detail = "wbk", f"bound: {_WBK9} at integer orders (replace-one); "
+        kind, detail = SumKind.WBK, f"bound: {_WBK9} at integer orders (replace-one); "
     detail += f"{_CAPS}; base curve: {base_curve.provenance} ({base_curve.detail})"
     return float_curve(mechanism, group, "subsampled", detail, _generic_fn(spec, kind, base_curve, base_names, names))
 
@@ -212,7 +226,7 @@ def _valid_rate(q: float) -> bool:
     return not math.isnan(q) and 0 <= q <= 1
 
 
-def _generic_fn(spec, kind: str, base_curve, base_names, names):
+def _generic_fn(spec, kind: SumKind, base_curve, base_names, names):
     memo: dict = {}
 
     def table_for(one: dict, q: float, need: int) -> np.ndarray:

@@ -41,7 +41,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .cache import cacheable
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step
+from .result import DivergenceResult, Provenance, Status, Step, StepName
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
@@ -289,7 +289,7 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
     steps: list[Step] = []
 
     def not_shown(why: str, derived=()) -> FamilyAnalysis:
-        steps.append(Step("supremum over t", f"[{family.label}] {NOT_SHOWN}: {why}"))
+        steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {NOT_SHOWN}: {why}"))
         return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
 
     # (sign, U, ends): shifts t = sign * u for u in (0, U]; the ends of T (closure) where |t| = U
@@ -314,7 +314,7 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
         if how is not None:
             U = sp.Max(b, -a)
             sides = [(1, U, [b] if U == b else [a] if U == -a else [a, b])]
-            steps.append(Step("supremum over t", f"[{family.label}] {how}: the shifts t and -t have the same "
+            steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {how}: the shifts t and -t have the same "
                                                   f"divergences; |t| ranges up to {sp.sstr(sides[0][1])}",
                               time.perf_counter() - started))
     results: list[DivergenceResult] = []
@@ -344,7 +344,7 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
                     why = order
             if why is None:
                 return not_shown(f"{r.label}: {failed}", derived)
-            steps.append(Step("supremum over t", f"[{family.label}] {r.label}: non-decreasing in {u} = |{t}| > 0 "
+            steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {r.label}: non-decreasing in {u} = |{t}| > 0 "
                                                   f"({why}); the supremum over {T} is at {where}, substituted",
                               time.perf_counter() - started))
             results.append(_at(r, u, U, params, f"{r.label} at {where}"))
@@ -359,7 +359,7 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
         except StepTimeout:
             equal = False
         if equal:
-            steps.append(Step("supremum over t", f"[{family.label}] {t} = 0: P = Q, divergence 0, below every other "
+            steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {t} = 0: P = Q, divergence 0, below every other "
                                                   "value (Mironov 2017, Prop. 8: D_alpha >= 0)"))
         else:
             derived, notes = derive_pair(P0, Q0, f"{family.label}; {t} = 0", params)

@@ -39,6 +39,7 @@ a step that runs out of time) it reports no obstruction and the engine integrate
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 import sympy as sp
@@ -76,19 +77,29 @@ def _factors(h: sp.Expr, x: sp.Symbol) -> list[tuple[sp.Expr, int]]:
     return [(h.as_independent(x, as_Add=False)[1], 1)]
 
 
-def _kind(f: sp.Expr, x: sp.Symbol) -> str | None:
+class FactorKind(enum.Enum):
+    """How a factor f (of f**c in the integrand) the template cannot take as it is looks."""
+
+    #: b + x**n, n >= 2 (a Meijer G-function)
+    BINOMIAL = "binomial"
+    #: any other polynomial of degree >= 2
+    POLYNOMIAL = "polynomial"
+    #: a special function of x
+    SPECIAL = "special"
+
+
+def _kind(f: sp.Expr, x: sp.Symbol) -> FactorKind | None:
     """How a factor f (of f**c in the integrand) stands to the template: None when the template or the
     Meijer G method can take it (a linear form, a known function of the integer variable, or anything
-    not recognised here), 'binomial' for b + x**n (a G-function), 'polynomial' for any other
-    polynomial of degree >= 2, 'special' for a special function of x."""
+    not recognised here), else its :class:`FactorKind`."""
     if f.is_polynomial(x):
         poly = sp.Poly(f, x)
         if poly.degree() < 2:
             return None
-        return "binomial" if sum(1 for m in poly.monoms() if m[0] > 0) == 1 else "polynomial"
+        return FactorKind.BINOMIAL if sum(1 for m in poly.monoms() if m[0] > 0) == 1 else FactorKind.POLYNOMIAL
     for node in sp.preorder_traversal(f):
         if isinstance(node, sp.Function) and node.has(x) and not isinstance(node, (sp.exp, sp.log, sp.Abs) + _DISCRETE_TEMPLATE):
-            return "special"
+            return FactorKind.SPECIAL
     return None
 
 
@@ -154,7 +165,7 @@ def _shown(factors) -> str:
 
 def _o1(st: _Structure) -> str | None:
     moving = [(f, kind, _exponent(eP, eQ)) for f, (eP, eQ, kind) in st.factors.items() if _nonzero(eP - eQ)]
-    if len(moving) >= 2 and any(kind != "binomial" for _, kind, _ in moving):
+    if len(moving) >= 2 and any(kind is not FactorKind.BINOMIAL for _, kind, _ in moving):
         return (f"the integrand is a product of {_shown((f, e) for f, _, e in moving)} (polynomials of degree "
                 ">= 2 or special functions of the variable, not all binomials b + x**n, with exponents depending "
                 "on alpha): no exponential-family or Meijer G form")
@@ -187,7 +198,7 @@ def _k1(st: _Structure) -> str | None:
         if not _nonzero(eP - eQ):
             continue
         # two binomials b + x**n are two G-functions: sympy's Meijer G method may still integrate them
-        others = [f for f, k in in_p.items() if f != h and not (k == kind == "binomial")]
+        others = [f for f, k in in_p.items() if f != h and not (k is kind is FactorKind.BINOMIAL)]
         if others:
             return (f"E_P[log P/Q] needs the integral of P*log({sp.sstr(h)}) with P containing the factor "
                     f"{sp.sstr(others[0])}: no exponential-family or Meijer G form")
@@ -287,8 +298,8 @@ def _integer(pieces, x, k) -> str | None:
                       if _nonzero(eP - eQ)]
             # a special function of the variable (I_k) with integer exponents is no rational function:
             # no residues either
-            if (len(moving) >= 2 and any(kind != "binomial" for _, kind, _ in moving)
-                    and any(e.is_integer is not True or kind == "special" for _, kind, e in moving)):
+            if (len(moving) >= 2 and any(kind is not FactorKind.BINOMIAL for _, kind, _ in moving)
+                    and any(e.is_integer is not True or kind is FactorKind.SPECIAL for _, kind, e in moving)):
                 reason = (f"at alpha = {k} the integrand is a product of {_shown((f, e) for f, _, e in moving)}, "
                           "not all with integer exponents: no exponential-family or Meijer G form")
         if reason:
@@ -312,7 +323,7 @@ def _dinf(pieces, x) -> str | None:
         if reason:
             return (f"on {piece.describe()}, the critical points of log P/Q solve an equation in non-integer "
                     f"powers of different linear forms ({reason}): not located symbolically")
-        special = [f for f, (eP, eQ, kind) in st.factors.items() if kind == "special" and _nonzero(eP - eQ)]
+        special = [f for f, (eP, eQ, kind) in st.factors.items() if kind is FactorKind.SPECIAL and _nonzero(eP - eQ)]
         if special and piece.discrete:
             return (f"on {piece.describe()}, log P/Q holds {sp.sstr(special[0])}, a special function of the "
                     "integer variable: its supremum over the variable is not located symbolically")

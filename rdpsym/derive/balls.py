@@ -50,7 +50,7 @@ from .adjacency import NOT_SHOWN, FamilyAnalysis, _is_nonneg, nondecreasing
 from .domains import decide_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step
+from .result import DivergenceResult, Provenance, Status, Step, StepName
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
@@ -559,7 +559,7 @@ def ball_family_supremum(family: AdjacentFamily, x, support: sp.Set, params: tup
     steps: list[Step] = []
 
     def not_shown(why: str, derived=()) -> FamilyAnalysis:
-        steps.append(Step("supremum over t", f"[{family.label}] {NOT_SHOWN}: {why}"))
+        steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {NOT_SHOWN}: {why}"))
         return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
 
     shift_params = tuple(Parameter(t.name, t, sp.S.Reals, (-1.0, 1.0), sp.latex(t),
@@ -579,7 +579,7 @@ def ball_family_supremum(family: AdjacentFamily, x, support: sp.Set, params: tup
         out, why, at = _sup_result(r, ts, ball, params, seconds, f"{r.label} sup over the {ball}")
         if out is None:
             return not_shown(f"{r.label}: {why}", derived)
-        steps.append(Step("supremum over t", f"[{family.label}] {r.label} over the {ball} (Mironov 2017, Def. 4: "
+        steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {r.label} over the {ball} (Mironov 2017, Def. 4: "
                                               f"every neighbour): {why}", time.perf_counter() - started))
         results.append(out)
         maximisers.extend(at)

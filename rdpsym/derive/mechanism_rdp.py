@@ -27,7 +27,7 @@ from .adjacency import NOT_SHOWN, FamilyAnalysis, family_supremum
 from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .crosscheck import sample_values
-from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
+from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
 from .timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
@@ -148,15 +148,17 @@ def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple
     results = [renyi_divergence(P, Q, x, support, label=f"D_alpha(P||Q) [{label}]", **kw)]
     if isinstance(x, tuple):
         # vector outputs: no reflection search in several variables (yet), so both directions count
-        notes = [Step("symmetry", f"[{label}] not sought for the vector output {tuple(map(str, x))}: "
+        notes = [Step(StepName.SYMMETRY, f"[{label}] not sought for the vector output {tuple(map(str, x))}: "
                                   "both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
         return results, notes
     centre = reflection_symmetry(P, Q, x, support)
     if centre is not None:
-        notes = [Step("symmetry", f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto itself: D(Q||P) = D(P||Q)")]
+        # the centre rides along as the step's expr: what composition reads (rdpsym.accounting.compose)
+        notes = [Step(StepName.SYMMETRY, f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto "
+                                         "itself: D(Q||P) = D(P||Q)", expr=centre)]
     else:
-        notes = [Step("symmetry", f"[{label}] none established: both directions derived")]
+        notes = [Step(StepName.SYMMETRY, f"[{label}] none established: both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
     return results, notes
 

@@ -20,7 +20,7 @@ from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
 
-__all__ = ["Status", "Step", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
+__all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
            "SPECIAL_ORDER_NAMES"]
 
 #: what each kind of :meth:`DivergenceResult.special_orders` row is, as every presentation names it
@@ -43,6 +43,17 @@ class Status(enum.StrEnum):
     LOWER_BOUND = "lower_bound"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
+
+
+class StepName(enum.StrEnum):
+    """The names of the provenance steps that other code reads (a :class:`Step`'s ``name`` is one of
+    these, or free text for display only; derived pairs' steps are prefixed ``"<label>: "``)."""
+
+    #: whether a reflection makes the two directions of a pair equal (:func:`rdpsym.derive.mechanism_rdp.rdp`);
+    #: ``expr`` is the reflection's centre c (x -> c - x) when one is established, else None
+    SYMMETRY = "symmetry"
+    #: how a family's supremum over its shift t was taken (:mod:`rdpsym.derive.adjacency`, ``.balls``)
+    SUPREMUM_OVER_T = "supremum over t"
 
 
 @dataclass(frozen=True)

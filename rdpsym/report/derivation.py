@@ -18,7 +18,7 @@ from typing import Sequence
 import sympy as sp
 
 from .._timeout import StepTimeout, time_limit
-from ..derive.result import DivergenceResult, Step
+from ..derive.result import DivergenceResult, Step, StepName
 from ..specify.params import Parameter
 from .paper import LINE_BUDGET, broken_lines, display_form, paper_latex, visual_width
 
@@ -157,7 +157,7 @@ def derivation_latex(result: DivergenceResult, parameters: Sequence[Parameter], 
            r"\[ D_{\alpha}(P \| Q) = \frac{1}{\alpha - 1} \log \int P(x)^{\alpha} Q(x)^{1-\alpha} \, dx, \]"
            r"and $\varepsilon(\alpha)$ is its largest value over adjacent inputs (Def.~4)."]
     steps = result.provenance.steps
-    if any(_kind(s)[1] == "supremum over t" or s.name == "supremum over t" for s in steps):
+    if any(StepName.SUPREMUM_OVER_T in (_kind(s)[1], s.name) for s in steps):
         out.append("The divergence is non-decreasing in the size of the shift between adjacent outputs, so the"
                    " supremum is attained at the largest shift (the argument is in the provenance); $P$ and $Q$"
                    " below are that pair.")
