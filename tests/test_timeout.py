@@ -345,3 +345,37 @@ def test_in_process_memos_keep_no_timed_out_result():
 
     derive(True), derive(True), derive(False), derive(False)
     assert calls == [True, True, False]
+
+
+def test_a_reflection_search_past_its_time_limit_shows_no_symmetry_and_is_not_cached(monkeypatch):
+    """A simplification of the reflection search that ends after its limit shows nothing, even one that
+    would have found the symmetry: both directions are derived, the provenance says a step timed out,
+    and no cache keeps the result (fail closed)."""
+    import sympy as sp
+
+    import rdpsym
+    from rdpsym import mechanisms
+    from rdpsym.accounting import composable_exactly
+    from rdpsym.derive import mechanism_rdp
+    from rdpsym.derive.cache import cacheable
+
+    rr = mechanisms.get("randomized_response")
+    pair = rr.pairs[0]
+    assert mechanism_rdp.reflection_symmetry(pair.P, pair.Q, rr.variable, rr.support) is not None  # in time
+    before = rdpsym.rdp(rr)
+    assert cacheable(before) and composable_exactly(before)
+
+    def late_zero(expr):  # "equal", but only after the limit
+        time.sleep(1.0)
+        return sp.S.Zero
+
+    monkeypatch.setattr(mechanism_rdp, "REFLECTION_SECONDS", 0.1)
+    monkeypatch.setattr(mechanism_rdp, "_simplified", late_zero)
+    assert mechanism_rdp.reflection_symmetry(pair.P, pair.Q, rr.variable, rr.support) is None
+    result = rdpsym.rdp(rr)
+    (note,) = [s for s in result.provenance.steps if s.name == "symmetry"]
+    assert "timed out" in note.detail and note.expr is None, note
+    assert any(s.name.startswith("D_alpha(Q||P)") for s in result.provenance.steps)  # both directions
+    assert not cacheable(result) and not composable_exactly(result)
+    assert result.status == before.status  # the same curve, derived the longer way
+    assert sp.simplify(result.expr - before.expr) == 0

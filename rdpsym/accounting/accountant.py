@@ -40,6 +40,7 @@ from .._numbers import mp_number
 from ..specify.mechanism import Mechanism
 from . import conversions
 from .guarantees import GuaranteeCurve
+from .conversion import ShownAsConversion
 from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
 from .mathns import MPMATH, NUMPY
 from .orders import extend_at_top, refine_local_minima
@@ -193,8 +194,8 @@ def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1], lower=None):
     return 1 + math.exp(best_u), best, at_edge, evals
 
 
-@dataclass(frozen=True)
-class AccountantConversion:
+@dataclass(frozen=True, repr=False)  # the repr is ShownAsConversion's
+class AccountantConversion(ShownAsConversion):
     """The (epsilon, delta) the composed curve implies.
 
     ``value``: epsilon (``kind="epsilon"``, given ``target`` delta) or delta (``kind="delta"``, given
@@ -217,19 +218,6 @@ class AccountantConversion:
     rdp_at_alpha: float
     pure_epsilon: float
     evaluations: int = 0
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-    def __repr__(self) -> str:
-        from ..report.display import conversion_repr
-
-        return conversion_repr(self)
-
-    def _repr_html_(self) -> str:
-        from ..report.display import conversion_html
-
-        return conversion_html(self)
 
     @property
     def finite(self) -> bool:

@@ -46,8 +46,29 @@ from .orders import extend_at_top, refine_local_minima
 
 __all__ = ["Conversion", "epsilon", "delta", "METHODS", "objective", "check_conversion"]
 
-@dataclass(frozen=True)
-class Conversion:
+class ShownAsConversion:
+    """How an (epsilon, delta) conversion result shows itself: its float is ``value``; repr and HTML are
+    :mod:`rdpsym.report.display`'s (shared by :class:`Conversion` and the accountant's conversions)."""
+
+    __slots__ = ()
+    value: Any
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __repr__(self) -> str:
+        from ..report.display import conversion_repr
+
+        return conversion_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..report.display import conversion_html
+
+        return conversion_html(self)
+
+
+@dataclass(frozen=True, repr=False)  # the repr is ShownAsConversion's
+class Conversion(ShownAsConversion):
     """The result of an RDP -> (epsilon, delta) conversion.
 
     ``value`` is epsilon (from :func:`epsilon`) or delta (from :func:`delta`), an ``mpmath.mpf``;
@@ -65,18 +86,6 @@ class Conversion:
     alpha_closed_form: sp.Expr | None = None
     objective_at: Callable | None = field(default=None, repr=False, compare=False)
 
-    def __float__(self) -> float:
-        return float(self.value)
-
-    def __repr__(self) -> str:
-        from ..report.display import conversion_repr
-
-        return conversion_repr(self)
-
-    def _repr_html_(self) -> str:
-        from ..report.display import conversion_html
-
-        return conversion_html(self)
 
 
 # -- the objectives --------------------------------------------------------------------------------

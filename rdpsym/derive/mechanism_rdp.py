@@ -28,33 +28,69 @@ from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .crosscheck import sample_values
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, run_with_time_limit
+from .timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
 
 
-def _reflection_candidates(P, Q, x, support) -> list[sp.Expr]:
+#: seconds for each symbolic step of the reflection search (a symmetry not shown costs only the other
+#: direction's derivation, never a wrong result)
+REFLECTION_SECONDS = 5.0
+
+
+class _Attempts:
+    """Runs the reflection search's symbolic steps on user densities, each within
+    :data:`REFLECTION_SECONDS`; a step that fails or runs out of time gives None (not shown: fail
+    closed) and a timeout is remembered, so the step recorded says so and nothing computed is cached
+    (the caches refuse results whose steps say "timed out", and memos anything computed while a limit
+    expired). A StepTimeout of an enclosing limit is not ours to turn into a fallback: it propagates."""
+
+    def __init__(self):
+        self.timed_out = False
+
+    def __call__(self, fn, *args):
+        try:
+            return run_with_time_limit(fn, *args, seconds=REFLECTION_SECONDS)
+        except StepTimeout:
+            if deadline_passed():
+                raise
+            self.timed_out = True
+        except Exception:  # noqa: BLE001 - a step that cannot be done shows nothing
+            pass
+        return None
+
+
+def _mode(density: sp.Expr, x: sp.Symbol) -> sp.Set:
+    """The stationary points of log density (the candidates for its mode)."""
+    return sp.solveset(sp.diff(sp.expand_log(sp.log(density), force=True), x), x, sp.S.Reals)
+
+
+def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
+    kp, kq = symbolic_kinks(P, 0 * x, x), symbolic_kinks(Q, 0 * x, x)
+    return [a + b for a in kp for b in kq]
+
+
+def _reflection_candidates(P, Q, x, support, attempt: _Attempts) -> list[sp.Expr]:
     atoms = finite_points(support) if isinstance(support, (sp.FiniteSet, sp.Range)) else None
     if atoms:
         return [min(atoms) + max(atoms)] if all(a.is_number for a in atoms) else []
-    cands = []
-    try:
-        kp, kq = symbolic_kinks(P, 0 * x, x), symbolic_kinks(Q, 0 * x, x)
-        cands += [a + b for a in kp for b in kq]
-    except Exception:  # noqa: BLE001
-        pass
-    for dens_p, dens_q in ((P, Q),):
-        try:
-            mp = sp.solveset(sp.diff(sp.expand_log(sp.log(dens_p), force=True), x), x, sp.S.Reals)
-            mq = sp.solveset(sp.diff(sp.expand_log(sp.log(dens_q), force=True), x), x, sp.S.Reals)
-            if isinstance(mp, sp.FiniteSet) and isinstance(mq, sp.FiniteSet) and len(mp) == len(mq) == 1:
-                cands.append(next(iter(mp)) + next(iter(mq)))
-        except Exception:  # noqa: BLE001
-            pass
+    cands = list(attempt(_kinks, P, Q, x) or [])
+    mp, mq = attempt(_mode, P, x), attempt(_mode, Q, x)
+    if isinstance(mp, sp.FiniteSet) and isinstance(mq, sp.FiniteSet) and len(mp) == len(mq) == 1:
+        cands.append(next(iter(mp)) + next(iter(mq)))
     return cands
 
 
-def _support_invariant(support: sp.Set, c: sp.Expr) -> bool:
+def _simplified(expr: sp.Expr) -> sp.Expr:
+    return sp.simplify(expr)
+
+
+def _is_zero(attempt: _Attempts, expr: sp.Expr) -> bool:
+    """expr simplifies to 0 within the time limit (False when not shown)."""
+    return attempt(_simplified, expr) == 0
+
+
+def _support_invariant(support: sp.Set, c: sp.Expr, attempt: _Attempts) -> bool:
     if support in (sp.S.Reals,):
         return True
     if support == sp.S.Integers:
@@ -62,23 +98,32 @@ def _support_invariant(support: sp.Set, c: sp.Expr) -> bool:
     if isinstance(support, sp.FiniteSet):
         return sp.FiniteSet(*[c - a for a in support.args]) == support
     if isinstance(support, sp.Interval):
-        return sp.simplify(support.start + support.end - c) == 0 and support.left_open == support.right_open
+        return support.left_open == support.right_open and _is_zero(attempt, support.start + support.end - c)
     return False
 
 
-def reflection_symmetry(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> sp.Expr | None:
-    """The centre c of a reflection x -> c - x mapping P onto Q and the support onto itself, or None."""
-    for c in _reflection_candidates(P, Q, x, support):
-        if not _support_invariant(support, c):
+def _reflection(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> tuple[sp.Expr | None, bool]:
+    """(the centre of :func:`reflection_symmetry` or None, whether a step of the search timed out)."""
+    attempt = _Attempts()
+    for c in _reflection_candidates(P, Q, x, support, attempt):
+        if not _support_invariant(support, c, attempt):
             continue
         atoms = finite_points(support) if isinstance(support, sp.FiniteSet) else None
         if atoms is not None:
-            same = all(sp.simplify(P.subs(x, c - a) - Q.subs(x, a)) == 0 for a in atoms)
+            same = all(_is_zero(attempt, P.subs(x, c - a) - Q.subs(x, a)) for a in atoms)
         else:
-            same = sp.simplify(P.subs(x, c - x) - Q) == 0
+            same = _is_zero(attempt, P.subs(x, c - x) - Q)
         if same:
-            return c
-    return None
+            return c, attempt.timed_out
+    return None, attempt.timed_out
+
+
+def reflection_symmetry(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> sp.Expr | None:
+    """The centre c of a reflection x -> c - x mapping P onto Q and the support onto itself, or None.
+
+    None also when it is not shown: each symbolic step (kinks, modes, simplifications) runs within
+    :data:`REFLECTION_SECONDS`, and one that times out or fails shows nothing."""
+    return _reflection(P, Q, x, support)[0]
 
 
 #: seconds for each symbolic step of a dominance test (a Max argument kept is never wrong, only longer)
@@ -152,13 +197,16 @@ def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple
                                   "both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
         return results, notes
-    centre = reflection_symmetry(P, Q, x, support)
+    centre, timed_out = _reflection(P, Q, x, support)
     if centre is not None:
         # the centre rides along as the step's expr: what composition reads (rdpsym.accounting.compose)
         notes = [Step(StepName.SYMMETRY, f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto "
                                          "itself: D(Q||P) = D(P||Q)", expr=centre)]
     else:
-        notes = [Step(StepName.SYMMETRY, f"[{label}] none established: both directions derived")]
+        # "timed out" in the step keeps the result out of every cache (rdpsym.derive.cache.cacheable)
+        why = (f" (a step of the search timed out after {REFLECTION_SECONDS:g} s: not shown)" if timed_out
+               else "")
+        notes = [Step(StepName.SYMMETRY, f"[{label}] none established{why}: both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
     return results, notes
 

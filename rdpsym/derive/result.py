@@ -19,6 +19,7 @@ from .._numbers import exact_or_symbolic, precise
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
+from .timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
            "SPECIAL_ORDER_NAMES"]
@@ -67,6 +68,21 @@ class Step:
 
     def __str__(self) -> str:
         return f"{self.name} ({self.seconds:.3f} s): {self.detail}"
+
+
+#: seconds for the simplification that matches an order to an exceptional point
+MATCH_SECONDS = 5.0
+
+
+def _shown_zero(e: sp.Expr) -> bool:
+    """e simplifies to 0 within :data:`MATCH_SECONDS`; False when not shown (the general form is then
+    evaluated, and a singular value there raises: fail closed)."""
+    try:
+        return run_with_time_limit(sp.simplify, e, seconds=MATCH_SECONDS) == 0
+    except StepTimeout:
+        if deadline_passed():
+            raise
+        return False
 
 
 def library_versions() -> dict[str, str]:
@@ -268,7 +284,7 @@ class DivergenceResult:
         for point in self.exceptional_points:
             at = point.alpha.subs(subs) if point.alpha.free_symbols else point.alpha
             if at == a or (not (at.is_Rational and a.is_Rational) and at.free_symbols == a.free_symbols
-                           and sp.simplify(at - a) == 0):
+                           and _shown_zero(at - a)):
                 if (point.condition if point.condition is sp.true else point.condition.subs(subs)) is sp.true:
                     return point
         return None

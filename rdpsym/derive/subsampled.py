@@ -346,7 +346,7 @@ def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | No
         started = time.perf_counter()
         try:
             why = run_with_time_limit(location_log_concave, item, x, support, seconds=seconds)
-            ends = _ends(item, x) if why else None
+            ends = run_with_time_limit(_ends, item, x, seconds=seconds) if why else None  # it simplifies
         except StepTimeout:
             return None, steps, f"family [{item.label}]: the location-family test timed out after {seconds:g} s"
         if why is None or ends is None:

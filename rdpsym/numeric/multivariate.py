@@ -132,6 +132,14 @@ def _directions(j, coords, sigma):
     return out
 
 
+def _infinite_directions(c) -> list[int]:
+    """The signs (+1, -1) of the directions in which coordinate ``c``'s set is unbounded: an infinite
+    end of one of its spans (continuous) or an unending progression (discrete), once per such end."""
+    ends = [(hi, 1) for _, hi in c.spans] + [(lo, -1) for lo, _ in c.spans] if c.continuous else \
+        [(mpmath.inf if st > 0 else -mpmath.inf, 1 if st > 0 else -1) for _, st in c.progressions]
+    return [sgn for end, sgn in ends if mpmath.isinf(end)]
+
+
 def _shape(pair, coords, order, q, a, sweeps, iters):
     """Peak, shift, widths, regression slopes, exponential-tail cuts and tail doubts (raises Infinite)."""
     kind = Form.FINITE if isinstance(q, FiniteOrder) and not isinstance(q, NearOne) else Form.WEIGHT
@@ -168,11 +176,7 @@ def _shape(pair, coords, order, q, a, sweeps, iters):
     thr = Lmax - (mpmath.mp.dps * mpmath.log(10) + 40)
     cuts, doubts = {}, []
     for j, c in enumerate(coords):
-        ends = [(hi, 1) for _, hi in c.spans] + [(lo, -1) for lo, _ in c.spans] if c.continuous else \
-            [(mpmath.inf if st > 0 else -mpmath.inf, 1 if st > 0 else -1) for _, st in c.progressions]
-        for end, sgn in ends:
-            if not mpmath.isinf(end):
-                continue
+        for sgn in _infinite_directions(c):
             w = max(widths[j], conds[j])
             best = None
             for u in _directions(j, coords, sigma):
@@ -399,11 +403,7 @@ def _sup(pair, coords, jitter):
         raise Failed("P = 0 at every sample point")
     doubts, d = [], len(coords)
     for j, c in enumerate(coords):
-        ends = [(hi, 1) for _, hi in c.spans] + [(lo, -1) for lo, _ in c.spans] if c.continuous else \
-            [(mpmath.inf if st > 0 else -mpmath.inf, 1 if st > 0 else -1) for _, st in c.progressions]
-        for end, sgn in ends:
-            if not mpmath.isinf(end):
-                continue
+        for sgn in _infinite_directions(c):
             vs = [far(R, lambda k=k: tuple(x[i] + (sgn * jitter * mpmath.mpf(10) ** k if i == j else 0) for i in range(d)),
                       k + 10) for k in (8, 16, 32, 64)]
             if any(u == mpmath.inf for u in vs):
