@@ -86,3 +86,25 @@ def test_registry_and_cli():
     assert out.exit_code == 0, out.output
     want = Accountant().add(ZCDP, rho=0.5).epsilon(1e-5).value
     assert f"{want:.6g}" in out.output
+
+
+def test_a_guarantee_reads_its_parameters_as_a_mechanism_does():
+    """One reading of a parameter set (rdpsym.specify.params.ParameterSet) for guarantees and mechanisms:
+    the same validation, the same errors, and defaults checked when the object is made."""
+    from rdpsym import mechanisms
+    from rdpsym.specify.mechanism import Mechanism
+    from rdpsym.specify.params import ParameterSet, parameter
+
+    assert isinstance(ZCDP, ParameterSet) and isinstance(mechanisms.get("gaussian"), ParameterSet)
+    assert type(ZCDP).substitutions is Mechanism.substitutions
+    assert ZCDP.substitutions({"rho": 0.5}) == {ZCDP.params["rho"]: sp.Rational(1, 2)}  # 0.5 exactly
+    with pytest.raises(ValueError, match="'sigma' is not a parameter of 'zcdp'"):
+        ZCDP.substitutions({"sigma": 1})
+    rho = parameter("rho", sp.Interval(0, sp.oo), typical=(0.1, 1.0))
+    alpha = guarantees.ALPHA
+    with pytest.raises(ArgumentError, match="parameter 'rho' must lie in"):
+        guarantees.GuaranteeCurve("mine", "t", (rho,), rho.symbol * alpha, sp.oo, "s", defaults=(("rho", -1),))
+    with pytest.raises(ValueError, match="defaults: 'xi' is not a parameter"):
+        guarantees.GuaranteeCurve("mine", "t", (rho,), rho.symbol * alpha, sp.oo, "s", defaults=(("xi", 0),))
+    with pytest.raises(ValueError, match="duplicate names"):
+        guarantees.GuaranteeCurve("mine", "t", (rho, rho), rho.symbol * alpha, sp.oo, "s")

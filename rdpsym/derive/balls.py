@@ -47,6 +47,7 @@ from ..specify.adjacency import AdjacentFamily, FamilySupremum, ShiftBall, refin
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .adjacency import NOT_SHOWN, FamilyAnalysis, _is_nonneg, nondecreasing
+from .adjacency import _exp_split as _split
 from .domains import decide_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
@@ -73,21 +74,6 @@ class BallSupremum:
 # --------------------------------------------------------------------------------------------------
 # convexity in u > 0
 # --------------------------------------------------------------------------------------------------
-def _split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """``term = c * exp(A)``: ``(c, A)``, every exponential factor (and power of one) gathered in ``A``."""
-    c, A = sp.S.One, sp.S.Zero
-    for f in sp.Mul.make_args(term):
-        if isinstance(f, sp.exp):
-            A += f.args[0]
-        elif isinstance(f, sp.Pow) and isinstance(f.base, sp.exp):
-            A += f.exp * f.base.args[0]
-        elif isinstance(f, sp.Pow) and f.base is sp.E:
-            A += f.exp
-        else:
-            c *= f
-    return c, sp.expand(A)
-
-
 def _terms_nonneg(S: sp.Expr) -> bool:
     """``S = sum_i c_i exp(A_i) >= 0`` shown by grouping the terms of equal exponent: each group's
     coefficient non-negative."""

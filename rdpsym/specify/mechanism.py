@@ -117,9 +117,8 @@ class Mechanism(ParameterSet):
             raise ValueError("pairs: a mechanism needs at least one adjacent pair")
         if self.neighbours not in NEIGHBOURS:
             raise ArgumentError("neighbours", f"one of {NEIGHBOURS}", self.neighbours)
+        self.check_parameter_set()
         names = [p.name for p in self.parameters]
-        if len(set(names)) != len(names):
-            raise ValueError(f"parameters: duplicate names in {names}")
         object.__setattr__(self, "pairs", tuple(self.pairs))
         if is_multivariate(self.variable):
             variables = as_variables(self.variable, "variable")
@@ -140,12 +139,7 @@ class Mechanism(ParameterSet):
                 raise ValueError(
                     f"pairs: densities use symbols {sorted(map(str, stray))} that are not declared parameters"
                 )
-        by_name = {p.name: p for p in self.parameters}
-        object.__setattr__(self, "defaults", tuple((str(k), v) for k, v in self.defaults))
-        for key, value in self.defaults:
-            if key not in by_name:
-                raise ValueError(f"defaults: {key!r} is not a parameter; the parameters are {sorted(by_name)}")
-            by_name[key].validate(value)
+        by_name = self.parameter_by_name
         display = []
         for entry in self.display:
             try:

@@ -179,6 +179,20 @@ class ParameterSet:
     parameters: tuple[Parameter, ...]
     defaults: tuple
 
+    def check_parameter_set(self) -> None:
+        """Check (from ``__post_init__``) that the parameter names are distinct and every default names a
+        parameter and lies in its domain; the defaults become ``(str, value)`` pairs."""
+        names = [p.name for p in self.parameters]
+        if len(set(names)) != len(names):
+            raise ValueError(f"parameters: duplicate names in {names}")
+        defaults = tuple((str(k), v) for k, v in self.defaults)
+        by_name = self.parameter_by_name
+        for key, value in defaults:
+            if key not in by_name:
+                raise ValueError(f"defaults: {key!r} is not a parameter; the parameters are {sorted(by_name)}")
+            by_name[key].validate(value)
+        object.__setattr__(self, "defaults", defaults)  # the classes using this are frozen dataclasses
+
     @property
     def params(self) -> dict[str, sp.Symbol]:
         """Parameter names mapped to their sympy symbols."""

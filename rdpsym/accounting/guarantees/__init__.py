@@ -62,6 +62,7 @@ class GuaranteeCurve(ParameterSet):
     group_rule: Callable[[int], Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
+        self.check_parameter_set()
         known = {p.symbol for p in self.parameters} | {ALPHA}
         for what, expr in (("curve", self.curve), ("max_divergence", self.max_divergence)):
             stray = sp.sympify(expr).free_symbols - known
