@@ -348,6 +348,14 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
                 return MechanismCurve(mechanism, group, kind, detail, result, fn, argnames)
         else:
             why = f"status {result.status}: {result.reason}"
+            if result.status is Status.NUMERIC_ONLY:
+                # a sum with no closed form (theta, Bessel sums): float code for the sum itself when its
+                # pmfs are of the forms rdpsym.accounting.sum_forms reads (module sum_curve)
+                from .sum_curve import sum_curve
+
+                own = sum_curve(mechanism, group)
+                if own is not None:
+                    return own
     elif method == "numeric":
         why = "numeric curve requested"
     else:
