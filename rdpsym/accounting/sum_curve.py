@@ -54,10 +54,13 @@ import sympy as sp
 from ..specify.mechanism import Mechanism
 from .sum_forms import BESSEL_MAX, Unsupported, log_besseli_table, normaliser_summand, summand
 
-__all__ = ["sum_curve", "log_sum", "WINDOW_MAX", "TAIL_LOG2"]
+__all__ = ["sum_curve", "log_sum", "WINDOW_MAX", "WINDOW_MAX_BESSEL", "TAIL_LOG2"]
 
 #: the most terms a window holds on each side of its centre before the order gets +inf
 WINDOW_MAX = 2**17
+#: the same for summands with Bessel atoms, whose windows reach back to order 0 (the ratio bounds
+#: hold for n >= 0 only): orders whose largest term lies further out get +inf, for speed
+WINDOW_MAX_BESSEL = 2**15
 #: each tail must be below 2^TAIL_LOG2 of the window's sum (both: below 1e-16)
 TAIL_LOG2 = -57
 _U = 2.0**-52
@@ -101,37 +104,94 @@ def _h(coefs, atoms, k, tables, lz_err):
     return val, err + 8 * _U * mag + lz_err[:, None]
 
 
-def _right_tail(K, coefs, atoms, hK, eK):
-    """log of the proved bound on sum_{k>K} exp(h(k)) per row (+inf where no bound is proved)."""
+def _ratio_bound(K, coefs, atoms):
+    """``(ok, U)``: where ``ok``, U >= log r(k) for every k >= K (module docstring); needs no table."""
     c0, c1, c2 = coefs
     ok = c2 <= 0
     U = c2 * (2 * K + 1) + c1
-    A = np.zeros_like(K)
-    B = np.zeros_like(K)
-    alpha0 = np.full(K.shape, -np.inf)
-    beta0 = np.full(K.shape, np.inf)
-    for a, s, x in atoms:
-        n1 = K - s + 1
-        ok &= n1 >= 1
-        pos = a > 0
+    negs = [i for i, (a, _, _) in enumerate(atoms) if (a < 0).any()]
+    if len(negs) > 1:
+        return np.zeros(K.shape, dtype=bool), U
+    pair = None
+    if negs:
+        am, sm, xm = atoms[negs[0]]
+        same = [i for i, (a, s, x) in enumerate(atoms) if i != negs[0] and x == xm]
+        if not same:
+            return np.zeros(K.shape, dtype=bool), U
+        # the positive atom of the same x with the largest coefficient pays for the negative one
+        pair = max(same, key=lambda i: float(np.min(atoms[i][0])))
+    for i, (a, s, x) in enumerate(atoms):
+        n = K - s
+        ok &= (n >= 0) & (a >= 0 if i != (negs[0] if negs else -1) else a <= 0)
+        if negs and i == negs[0]:
+            continue
         with np.errstate(all="ignore"):
-            U = U + np.where(pos, a * np.log(x / (2 * n1)), -a * np.log1p(2 * n1 / x))
-        A = A + np.where(pos, a, 0.0)
-        B = B + np.where(pos, 0.0, -a)
-        alpha0 = np.where(pos, np.maximum(alpha0, 1 - s), alpha0)
-        beta0 = np.where(pos, beta0, np.minimum(beta0, 1 - s + x / 2))
-    neg = B > 0
-    with np.errstate(all="ignore"):
-        lin = (B - A) * K + B * np.where(np.isfinite(alpha0), alpha0, 0) - A * np.where(np.isfinite(beta0), beta0, 0)
-    ok &= ~neg | ((A > 0) & (B <= A) & np.isfinite(alpha0) & (lin <= 0))
+            if i == pair:
+                m, nm = -am, K - sm
+                ok &= (a >= m) & (nm >= 0)
+                ratio = np.maximum(1.0, (nm + 1) / (n + 1)) + x * x / (4 * (nm + 2) * (n + 1))
+                U = U + (a - m) * np.log(x / (2 * (n + 1))) + m * np.log(ratio)
+            else:
+                U = U + a * np.log(x / (2 * (n + 1)))
     U = U + 16 * _U * (1 + np.abs(U))  # the rounding of U itself, outward
-    ok &= np.isfinite(U) & (U < 0)
+    return ok & np.isfinite(U) & (U < 0), U
+
+
+def _right_tail(K, coefs, atoms, hK, eK):
+    """log of the proved bound on sum_{k>K} exp(h(k)) per row (+inf where no bound is proved)."""
+    ok, U = _ratio_bound(K, coefs, atoms)
     with np.errstate(all="ignore"):
         log_tail = hK + eK + U - np.log(-np.expm1(U))
     return np.where(ok, log_tail, np.inf)
 
 
-def log_sum(coefs, atoms, tables, lz_err, max_window: int = WINDOW_MAX):
+def _reflected(coefs, atoms):
+    """h(-k): c1 -> -c1 and I_{-k-s} = I_{k+s} (integer orders, DLMF 10.27.1)."""
+    return [coefs[0], -coefs[1], coefs[2]], [(a, -s, x) for a, s, x in atoms]
+
+
+def _first_width(centre, coefs, atoms, max_window):
+    """Per row the smallest 2^j (64 <= 2^j <= max_window) with a proved ratio bound at centre + 2^j;
+    0 where there is none (no claim). Costs no table: it decides the window before it is summed."""
+    width = np.zeros(centre.shape)
+    j = 6
+    while 2**j <= max_window:
+        ok, _ = _ratio_bound(centre + 2.0**j, coefs, atoms)
+        width = np.where((width == 0) & ok, 2.0**j, width)
+        if (width > 0).all():
+            break
+        j += 1
+    return width
+
+
+def _window(centre, wl, wr, co, at, tables, le):
+    """The window [centre - wl, centre + wr] summed, its tails bounded: (good, bad, (lo, hi))."""
+    offs = np.arange(-wl, wr + 1, dtype=float)
+    k = centre[:, None] + offs[None, :]
+    H, E = _h(co, at, k, tables, le)
+    bad = np.isnan(H).any(axis=1) | np.isnan(E).any(axis=1) | np.isposinf(H).any(axis=1)
+    Hs = np.where(np.isnan(H), -np.inf, H)
+    mx = Hs.max(axis=1)
+    safe = np.where(np.isfinite(mx), mx, 0.0)
+    with np.errstate(all="ignore"):
+        log_w = safe + np.log(np.exp(Hs - safe[:, None]).sum(axis=1))
+        r_tail = _right_tail(k[:, -1], co, at, H[:, -1], E[:, -1])
+        rc, ra = _reflected(co, at)
+        l_tail = _right_tail(-k[:, 0], rc, ra, H[:, 0], E[:, 0])
+        # sum_k e^(h_k - E_k) <= S_w <= sum_k e^(h_k + E_k): the weighted error, not the worst term's;
+        # then the pairwise summation's rounding, (log2 m + 2) u relative
+        Ee = np.where(np.isfinite(E), E, np.inf)
+        log_up = safe + np.log(np.exp(Hs + Ee - safe[:, None]).sum(axis=1))
+        log_dn = safe + np.log(np.exp(Hs - Ee - safe[:, None]).sum(axis=1))
+        rnd = (math.log2(k.shape[1]) + 2) * _U
+        rel = np.logaddexp(r_tail, l_tail) - log_dn
+        small = TAIL_LOG2 * math.log(2)
+        fine = ~bad & np.isfinite(mx)
+        good_l, good_r = fine & (l_tail - log_w <= small), fine & (r_tail - log_w <= small)
+        return (good_l, good_r), bad, (log_dn - rnd, log_up + rnd + np.log1p(np.exp(rel)))
+
+
+def log_sum(coefs, atoms, tables, lz_err, max_window: int | None = None):
     """``(lo, hi)``: bounds on log sum_k exp(h(k)) per order (rows of ``coefs``); +inf/-inf where not proved.
 
     ``coefs`` = (c0, c1, c2) arrays over orders, ``atoms`` = [(a (array), s, x)], ``lz_err`` the
@@ -149,7 +209,9 @@ def log_sum(coefs, atoms, tables, lz_err, max_window: int = WINDOW_MAX):
     co = [c[rows] for c in coefs]
     at = [(a[rows], s, x) for a, s, x in atoms]
     le = lz_err[rows]
-    reach = BESSEL_MAX if atoms else 2**50
+    if max_window is None:
+        max_window = WINDOW_MAX_BESSEL if atoms else WINDOW_MAX
+    reach = min(BESSEL_MAX, 2 * max_window) if atoms else 2**50
 
     def hv(k):
         v, _ = _h(co, at, k, tables, le)
@@ -181,36 +243,26 @@ def log_sum(coefs, atoms, tables, lz_err, max_window: int = WINDOW_MAX):
         hi = np.where(wide & ~left, m2, hi)
     centre = np.round((lo + hi) / 2)
 
-    todo = np.arange(len(rows))
-    W = 64
-    while todo.size and W <= max_window:
-        offs = np.arange(-W, W + 1, dtype=float)
-        k = centre[todo, None] + offs[None, :]
-        sub_c = [c[todo] for c in co]
-        sub_a = [(a[todo], s, x) for a, s, x in at]
-        H, E = _h(sub_c, sub_a, k, tables, le[todo])
-        bad = np.isnan(H).any(axis=1) | np.isnan(E).any(axis=1) | np.isposinf(H).any(axis=1)
-        Hs = np.where(np.isnan(H), -np.inf, H)
-        mx = Hs.max(axis=1)
-        safe = np.where(np.isfinite(mx), mx, 0.0)
-        with np.errstate(all="ignore"):
-            log_w = safe + np.log(np.exp(Hs - safe[:, None]).sum(axis=1))
-            r_tail = _right_tail(k[:, -1], sub_c, sub_a, H[:, -1], E[:, -1])
-            refl = [sub_c[0], -sub_c[1], sub_c[2]]
-            l_tail = _right_tail(-k[:, 0], refl, [(a, -s, x) for a, s, x in sub_a], H[:, 0], E[:, 0])
-            # sum_k e^(h_k - E_k) <= S_w <= sum_k e^(h_k + E_k): the weighted error, not the worst term's;
-            # then the pairwise summation's rounding, (log2 m + 2) u relative
-            Ee = np.where(np.isfinite(E), E, np.inf)
-            log_up = safe + np.log(np.exp(Hs + Ee - safe[:, None]).sum(axis=1))
-            log_dn = safe + np.log(np.exp(Hs - Ee - safe[:, None]).sum(axis=1))
-            rnd = (math.log2(k.shape[1]) + 2) * _U
-            rel = np.logaddexp(r_tail, l_tail) - log_dn
-            good = ~bad & np.isfinite(mx) & (np.maximum(r_tail, l_tail) - log_w <= TAIL_LOG2 * math.log(2))
-        done = todo[good]
-        lo_out[rows[done]] = log_dn[good] - rnd
-        hi_out[rows[done]] = log_up[good] + rnd + np.log1p(np.exp(rel[good]))
-        todo = todo[~good & ~bad]  # a NaN in the window (past the table) will not heal: no claim
-        W *= 2
+    # the window's two ends: where a ratio bound is first proved on each side, then doubled while the
+    # tails are not yet below 2^TAIL_LOG2 of the window's sum
+    wr = _first_width(centre, co, at, max_window)
+    rc, ra = _reflected(co, at)
+    wl = _first_width(-centre, rc, ra, max_window)
+    todo = np.flatnonzero((wr > 0) & (wl > 0))
+    while todo.size:
+        for key in np.unique(np.stack([wl[todo], wr[todo]], axis=1), axis=0):
+            grp = todo[(wl[todo] == key[0]) & (wr[todo] == key[1])]
+            (good_l, good_r), bad, res = _window(centre[grp], key[0], key[1], [c[grp] for c in co],
+                                                 [(a[grp], s, x) for a, s, x in at], tables, le[grp])
+            good = good_l & good_r
+            lo_out[rows[grp[good]]] = res[0][good]
+            hi_out[rows[grp[good]]] = res[1][good]
+            # a side whose tail is not yet small enough is widened; a NaN in the window (past the
+            # table) will not heal: no claim
+            wl[grp[~good_l & ~bad]] *= 2
+            wr[grp[~good_r & ~bad]] *= 2
+            wl[grp[good | bad]] = 0
+        todo = todo[(wl[todo] > 0) & (wl[todo] <= max_window) & (wr[todo] <= max_window)]
     return lo_out, hi_out
 
 
