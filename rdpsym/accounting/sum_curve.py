@@ -19,17 +19,22 @@ k >= K, then sum_{k>K} exp(h(k)) <= exp(h(K)) rbar / (1 - rbar), rbar = exp(U(K)
 series: exp(h(K+j)) <= exp(h(K)) rbar^j). With h = c0 + c1 k + c2 k^2 + sum_i a_i log I_{k - s_i}(x_i):
 
 * the polynomial part gives c2 (2k + 1) + c1 exactly, non-increasing when c2 <= 0;
-* each Bessel atom gives a_i log rho_n(x), rho_n = I_{n+1}(x)/I_n(x), n = k - s_i >= 0, bounded by
-  x/(2(n+1)+x) <= rho_n <= x/(2(n+1)). Upper: termwise comparison of the power series of I_{n+1}
-  and I_n (DLMF 10.25.2): each term's ratio is (x/2)/(m+n+1) <= x/(2(n+1)). Lower: 1/rho_n =
-  2(n+1)/x + rho_{n+1} (DLMF 10.29.1) and rho_{n+1} < 1 (I_{nu+1}(x) < I_nu(x) for nu >= -1/2,
-  x > 0: Soni 1965, J. Math. Phys. 44, 406). a_i > 0 takes the upper bound, a_i < 0 the lower.
-* U(k) = c2(2k+1) + c1 + sum_{a_i>0} a_i log(x_i/(2(k-s_i+1))) + sum_{a_i<0} |a_i| log((2(k-s_i+1)+x_i)/x_i)
-  is non-increasing on k >= K when c2 <= 0 and B (k + alpha0) <= A (k + beta0) there, with A, B the
-  sums of the positive and |negative| a_i, alpha0 = max_{a_i>0} (1 - s_i), beta0 = min_{a_i<0}
-  (1 - s_i + x_i/2) (its derivative is 2c2 - sum_{a_i>0} a_i/(k-s_i+1) + sum_{a_i<0} |a_i|/(k-s_i+1+x_i/2));
-  with B <= A that linear condition holds for all k >= K once it holds at K. So U(K) bounds log r
-  on the whole tail.
+* each Bessel atom gives a_i log rho_n(x), rho_n = I_{n+1}(x)/I_n(x), n = k - s_i >= 0, with
+  L_n <= rho_n <= R_n, R_n = x/(2(n+1)), L_n = 1/(2(n+1)/x + x/(2(n+2))). R: termwise comparison of
+  the power series of I_{n+1} and I_n (DLMF 10.25.2), each term's ratio is (x/2)/(m+n+1) <= x/(2(n+1)).
+  L: 1/rho_n = 2(n+1)/x + rho_{n+1} (the recurrence I_n - I_{n+2} = (2(n+1)/x) I_{n+1}, DLMF
+  10.29.1) and rho_{n+1} <= R_{n+1}.
+* an atom with a_i > 0 contributes at most a_i log R_n, non-increasing in k;
+* at most one atom may have a_i = -m < 0 (alpha > 1: the (1 - alpha) log Q of a Bessel pmf); it is
+  paired with a positive atom a_p >= m of the same x:
+  a_p log rho_{n_p} - m log rho_{n_m} = (a_p - m) log rho_{n_p} + m log(rho_{n_p}/rho_{n_m})
+  <= (a_p - m) log R_{n_p} + m log(R_{n_p}/L_{n_m}), and
+  R_{n_p}/L_{n_m} = (n_m + 1)/(n_p + 1) + x^2/(4(n_m + 2)(n_p + 1)), whose first part is monotone in
+  k with limit 1 and whose second part decreases: on k >= K it is at most
+  max(1, (n_m+1)/(n_p+1)) + x^2/(4(n_m+2)(n_p+1)) at k = K.
+* U(K), the sum of these suprema at k = K, bounds log r(k) on the whole tail k >= K (a sum of
+  suprema is at least the supremum of the sum); any other shape of atoms (two negative ones, a
+  negative one with no partner) proves nothing: no claim.
 
 The left tail is the right tail of h(-k) (c1 -> -c1, s_i -> -s_i, as I_{-n} = I_n). Where a
 condition fails the window is widened; past :data:`WINDOW_MAX` terms, or orders beyond the Bessel
@@ -120,19 +125,27 @@ def _ratio_bound(K, coefs, atoms):
             return np.zeros(K.shape, dtype=bool), U
         # the positive atom of the same x with the largest coefficient pays for the negative one
         pair = max(same, key=lambda i: float(np.min(atoms[i][0])))
+    i_neg = negs[0] if negs else -1
+    # per row: the atom i_neg is negative where its coefficient is (alpha > 1), an ordinary positive atom
+    # elsewhere (alpha < 1); every other atom must be >= 0
+    neg_row = atoms[i_neg][0] < 0 if negs else np.zeros(K.shape, dtype=bool)
     for i, (a, s, x) in enumerate(atoms):
         n = K - s
-        ok &= (n >= 0) & (a >= 0 if i != (negs[0] if negs else -1) else a <= 0)
-        if negs and i == negs[0]:
-            continue
+        ok &= n >= 0
         with np.errstate(all="ignore"):
+            plain = a * np.log(x / (2 * (n + 1)))
+            if i == i_neg:
+                U = U + np.where(neg_row, 0.0, plain)
+                continue
+            ok &= a >= 0
             if i == pair:
                 m, nm = -am, K - sm
-                ok &= (a >= m) & (nm >= 0)
                 ratio = np.maximum(1.0, (nm + 1) / (n + 1)) + x * x / (4 * (nm + 2) * (n + 1))
-                U = U + (a - m) * np.log(x / (2 * (n + 1))) + m * np.log(ratio)
+                paired = (a - m) * np.log(x / (2 * (n + 1))) + m * np.log(ratio)
+                ok &= ~neg_row | ((a >= m) & (nm >= 0))
+                U = U + np.where(neg_row, paired, plain)
             else:
-                U = U + a * np.log(x / (2 * (n + 1)))
+                U = U + plain
     U = U + 16 * _U * (1 + np.abs(U))  # the rounding of U itself, outward
     return ok & np.isfinite(U) & (U < 0), U
 
