@@ -6,7 +6,6 @@ import math
 
 import mpmath
 import numpy as np
-import pytest
 import sympy as sp
 from click.testing import CliRunner
 
