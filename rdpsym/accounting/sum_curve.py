@@ -56,6 +56,7 @@ import threading
 import numpy as np
 import sympy as sp
 
+from .._timeout import StepTimeout, default_step_seconds, time_limit
 from ..specify.mechanism import Mechanism
 from .sum_forms import BESSEL_MAX, Unsupported, log_besseli_table, normaliser_summand, summand
 
@@ -302,9 +303,11 @@ def sum_curve(mechanism: Mechanism, group: int):
     shifts = tuple(getattr(item, "shift", None) for item in mechanism.pairs)
     extra = tuple(s for s in shifts if isinstance(s, sp.Symbol))
     try:
-        for P, Q in _pair_templates(mechanism):
-            summand(P, Q, k, ALPHA, symbols + extra, {})
-    except Unsupported:
+        # sympy on the user's pmfs: under the step time limit (a timeout: the other routes)
+        with time_limit(default_step_seconds()):
+            for P, Q in _pair_templates(mechanism):
+                summand(P, Q, k, ALPHA, symbols + extra, {})
+    except (Unsupported, StepTimeout):
         return None
     names = [p.name for p in mechanism.parameters]
     compiled: dict = {}
@@ -318,14 +321,20 @@ def sum_curve(mechanism: Mechanism, group: int):
         key = tuple(sorted(one.items()))
         with _LOCK:
             if key not in pairs_memo:
-                pairs = worst_pairs(mechanism, values={n: sp.Rational(str(v)) if float(v).is_integer() else v
-                                                       for n, v in one.items()})
-                out = []
-                for pair in pairs:
-                    for P, Q in ((pair.P, pair.Q), (pair.Q, pair.P)):
-                        if (P, Q) not in compiled:
-                            compiled[(P, Q)] = summand(P, Q, k, ALPHA, symbols, {})
-                        out.append(compiled[(P, Q)])
+                try:
+                    with time_limit(default_step_seconds()):
+                        pairs = worst_pairs(mechanism, values={n: sp.Rational(str(v)) if float(v).is_integer() else v
+                                                               for n, v in one.items()})
+                        out = []
+                        for pair in pairs:
+                            for P, Q in ((pair.P, pair.Q), (pair.Q, pair.P)):
+                                if (P, Q) not in compiled:
+                                    compiled[(P, Q)] = summand(P, Q, k, ALPHA, symbols, {})
+                                out.append(compiled[(P, Q)])
+                except (ValueError, ArithmeticError, StepTimeout):
+                    # no certified set of worst pairs at these values (ArgumentError), a pair of another
+                    # form (Unsupported), or out of time: no claim for this event (not memoised)
+                    return None
                 if len(pairs_memo) > 4096:
                     pairs_memo.clear()
                 pairs_memo[key] = out
@@ -378,7 +387,10 @@ def sum_curve(mechanism: Mechanism, group: int):
             if not ok.any():
                 continue
             res = np.zeros(int(ok.sum()))
-            for s in directions(one):
+            found = directions(one)
+            if found is None:
+                continue
+            for s in found:
                 res = np.maximum(res, np.where(np.isnan(v := one_direction(s, aa[ok], one)), np.inf, v))
             vals = np.full(aa.shape, np.inf)
             vals[ok] = res
