@@ -7,7 +7,7 @@ events of one mechanism derive its curve and generate its code once. Every curve
 batch at once — ``values(alpha, params)`` takes an array of orders and one array per parameter (one
 entry per distinct event) and returns the (orders x events) matrix.
 
-Three kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
+Four kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
 
 * ``"closed form"`` — the engine's derivation (:func:`rdpsym.rdp`) turned into stable numpy code by
   :func:`rdpsym.compile.to_numpy` (log-sum-exp, series at alpha = 1 and at the parameter
@@ -16,6 +16,10 @@ Three kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
 * ``"bound"`` — group privacy (``group > 1``) of a mechanism that is not a location family: Mironov
   2017 (arXiv:1702.07476 v3), Prop. 2, via :func:`rdpsym.accounting.group_privacy` (or the same
   bound applied to the float curve for numeric curves and mechanisms' own curves, see :func:`prop2_bound`).
+* ``"numeric sum"`` — no closed form, pmfs on the integers whose log-summand is a quadratic in k plus
+  log-Bessel terms (the discrete Gaussian's theta sums, Skellam's Bessel sums): float log-space sums
+  of the summand read off the pmfs, each tail proved below 2^-57 of the sum, rounded outward, +inf
+  where no tail bound is proved (:mod:`rdpsym.accounting.sum_curve`).
 * ``"numeric"`` — no closed form: :func:`rdpsym.numeric_divergence` (independent mpmath quadrature)
   at a fixed grid of orders ``NUMERIC_GRID``, both directions of every adjacent pair (Mironov 2017,
   Def. 4), each value plus its error estimate. Between grid orders the curve is the value at the next
@@ -142,7 +146,7 @@ def prop2_bound(fn: Callable[[np.ndarray], np.ndarray], k: int) -> Callable[[np.
 class MechanismCurve:
     """The float RDP curve of one mechanism (for groups of ``group``), for any parameter values.
 
-    ``provenance`` is ``"closed form"``, ``"bound"``, ``"numeric"`` or what a mechanism's own curve
+    ``provenance`` is ``"closed form"``, ``"bound"``, ``"numeric sum"``, ``"numeric"`` or what a mechanism's own curve
     provider names (``"subsampled"``; module docstring); ``detail`` says how it was obtained;
     ``result`` is the derivation behind it, if any.
     """
@@ -314,7 +318,9 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
     1. the mechanism's own float curve (:func:`_own_curve`), asked under ``method="auto"``;
     2. the exact form — the engine's closed form, or the group-privacy bound — as compiled float code;
        at a point where that code fails, :meth:`MechanismCurve._point` evaluates the exact form itself;
-    3. the numeric path (:func:`_numeric_curve`).
+    3. for ``numeric_only`` results, float sums of the pmfs' log-summand when they are of the forms
+       :mod:`rdpsym.accounting.sum_forms` reads (:func:`rdpsym.accounting.sum_curve.sum_curve`);
+    4. the numeric path (:func:`_numeric_curve`).
 
     No step looks at the mechanism's name.
     """
@@ -348,6 +354,14 @@ def _prepare(mechanism: Mechanism, group: int, method: str) -> MechanismCurve:
                 return MechanismCurve(mechanism, group, kind, detail, result, fn, argnames)
         else:
             why = f"status {result.status}: {result.reason}"
+            if result.status is Status.NUMERIC_ONLY:
+                # a sum with no closed form (theta, Bessel sums): float code for the sum itself when its
+                # pmfs are of the forms rdpsym.accounting.sum_forms reads (module sum_curve)
+                from .sum_curve import sum_curve
+
+                own = sum_curve(mechanism, group)
+                if own is not None:
+                    return own
     elif method == "numeric":
         why = "numeric curve requested"
     else:
