@@ -28,9 +28,12 @@ def test_cache_clear_removes_generated_code_and_derivations(tmp_path, monkeypatc
     assert f"{len(derivations)} derivation(s)" in out.output and f"{len(code)} generated-code file(s)" in out.output
 
 
-def test_clear_all_empties_registered_in_process_caches():
+def test_clear_all_empties_registered_in_process_caches(tmp_path, monkeypatch):
     from rdpsym.accounting import curves
 
+    # clear_all also deletes the files of the current cache directory: a private one, so the suite's
+    # shared cache (conftest: every xdist worker's derivations and generated code) is not wiped mid-run
+    monkeypatch.setenv("RDPSYM_CACHE_DIR", str(tmp_path))
     curves._CURVES["probe"] = object()
     _cache.clear_all()
     assert "probe" not in curves._CURVES

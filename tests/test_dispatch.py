@@ -268,9 +268,11 @@ def _is_name_attribute(node):
 
 
 @functools.cache
-def _registry_names() -> tuple[frozenset, frozenset]:
-    """The registered mechanisms' names and their parameters' names (built once: every module is read)."""
-    return frozenset(M.names()), frozenset(p.name for m in M.all_mechanisms() for p in m.parameters)
+def _registered_names(names: tuple[str, ...]) -> tuple[frozenset, frozenset]:
+    """(mechanism names, parameter names) of the registry whose names are ``names``: built once per
+    registry, not once per scanned file (building every registered mechanism takes ~0.3 s, and the scan
+    reads ~200 files)."""
+    return frozenset(names), frozenset(p.name for m in M.all_mechanisms() for p in m.parameters)
 
 
 def name_comparisons(source: str, scope: dict | None = None) -> list[tuple[int, str]]:
@@ -282,7 +284,7 @@ def name_comparisons(source: str, scope: dict | None = None) -> list[tuple[int, 
     """
     tree = ast.parse(source)
     constants = _module_constants(tree)
-    mechanism_names, parameter_names = _registry_names()
+    mechanism_names, parameter_names = _registered_names(tuple(M.names()))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
