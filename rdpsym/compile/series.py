@@ -156,78 +156,116 @@ def _primes(e: sp.Expr) -> sp.Expr:
 
 
 def _norm(e: sp.Expr) -> sp.Expr:
-    """A coefficient in a canonical expanded form (terms that cancel do so here, before they multiply)."""
-    return sp.expand(sp.powsimp(sp.expand(_primes(e))))
+    """A coefficient in a canonical form: expanded, powers of one base merged, and one fraction where a
+    symbolic denominator occurs, so that terms cancel here, before they multiply (expanded sums of
+    fractions grow exponentially with the order: Laplace's series in 1/b took minutes at order 8)."""
+    e = sp.expand(_primes(e))
+    if any(not p.exp.is_number for p in e.atoms(sp.Pow)) or e.has(sp.exp):
+        e = sp.powsimp(e)
+    # cancel only sums with symbolic denominators (it is slow on powers such as 2**alpha)
+    return sp.cancel(e) if e.is_Add and any(_fraction(t) for t in e.args) else e
+
+
+def _fraction(term: sp.Expr) -> bool:
+    return any(f.is_Pow and f.exp.is_number and f.exp.is_negative and f.base.free_symbols for f in sp.Mul.make_args(term))
 
 
 def _taylor_mode(expr: sp.Expr, var: sp.Symbol, n: int) -> tuple[sp.Expr, ...]:
     """Taylor coefficients (orders 0..n-1) of ``expr`` in ``var`` at 0 by Taylor-mode arithmetic.
 
-    Every node becomes its list of coefficients by the recurrences of automatic differentiation
-    (Griewank & Walther 2008, *Evaluating Derivatives*, 2nd ed., Sect. 13.2, Table 13.2): for c = a b,
+    Every node becomes its coefficients by the recurrences of automatic differentiation (Griewank &
+    Walther 2008, *Evaluating Derivatives*, 2nd ed., Sect. 13.2, Table 13.2): for c = a b,
     c_k = sum_j a_j b_{k-j}; for c = exp(a), k c_k = sum_{j=1..k} j a_j c_{k-j}; for c = log(b),
     b_0 k c_k = k b_k - sum_{j=1..k-1} j c_j b_{k-j}; for c = b**r (r free of var),
-    k b_0 c_k = sum_{j=1..k} ((r + 1) j - k) b_j c_{k-j}. The coefficients are exact expressions in
-    alpha and the other parameters, put in canonical form after each step (:func:`_norm`). Raises
-    :class:`_NotTaylorMode` where a base or a logarithm's argument is zero at the centre (the series
-    is not a Taylor series of the nodes), or for a node without a rule.
+    k b_0 c_k = sum_{j=1..k} ((r + 1) j - k) b_j c_{k-j}. A node's series is kept as a sum of
+    scale * (series with plain coefficients): b**r = (b_0)**r * (b / b_0)**r and exp(a) = e^{a_0} e^{a - a_0}
+    put the powers with symbolic exponents (2**alpha, p**(1 - alpha) at p = 1/3) into the scales, which
+    multiply as single products, while the coefficients stay polynomials (or fractions) in alpha and the
+    parameters, expanded after each step (:func:`_norm`). Scales that differ by a number are merged; a
+    sum is collapsed to one list only where a log, exp or power needs it. Raises :class:`_NotTaylorMode`
+    where a base or a logarithm's argument is zero at the centre (not a Taylor series of the nodes), or
+    for a node without a rule.
     """
-    zero = sp.Integer(0)
+    zero, one = sp.Integer(0), sp.Integer(1)
     memo: dict = {}
+
+    def scale(x: sp.Expr) -> sp.Expr:
+        return sp.powsimp(_primes(x))
 
     def nonzero(b0: sp.Expr) -> sp.Expr:
         if b0.is_zero is not False and (b0.is_zero or sp.simplify(b0) == 0):
             raise _NotTaylorMode("zero at the centre")
         return b0
 
-    def mul(a, b):
+    def cauchy(a, b):
         return [_norm(sp.Add(*[a[j] * b[k - j] for j in range(k + 1) if a[j] != 0 and b[k - j] != 0])) for k in range(n)]
+
+    def merge(pairs):
+        out: list = []
+        for s, d in pairs:
+            for i, (s2, d2) in enumerate(out):
+                q = scale(s / s2)
+                if q.is_number:
+                    out[i] = (s2, [_norm(x + q * y) for x, y in zip(d2, d)])
+                    break
+            else:
+                out.append((s, d))
+        return out
+
+    def collapse(pairs) -> list:
+        return [_norm(sp.Add(*[s * d[k] for s, d in pairs])) for k in range(n)]
+
+    def product(a, b):
+        return merge([(scale(s1 * s2), cauchy(d1, d2)) for s1, d1 in a for s2, d2 in b])
 
     def ser(e: sp.Expr) -> list:
         if e in memo:
             return memo[e]
         if not e.has(var):
-            out = [e] + [zero] * (n - 1)
+            out = [(e, [one] + [zero] * (n - 1))]
         elif e == var:
-            out = [zero, sp.Integer(1)] + [zero] * (n - 2)
+            out = [(one, [zero, one] + [zero] * (n - 2))]
         elif e.is_Add:
-            out = [_norm(sp.Add(*c)) for c in zip(*(ser(t) for t in e.args))]
+            out = merge([pair for t in e.args for pair in ser(t)])
         elif e.is_Mul:
-            const = sp.Mul(*[f for f in e.args if not f.has(var)])
-            out = None
+            out = [(sp.Mul(*[f for f in e.args if not f.has(var)]), [one] + [zero] * (n - 1))]
             for f in (f for f in e.args if f.has(var)):
-                out = ser(f) if out is None else mul(out, ser(f))
-            out = [_norm(const * c) for c in out]
+                out = product(out, ser(f))
         elif e.is_Pow and not e.exp.has(var):
-            b, r = ser(e.base), e.exp
+            r, b = e.exp, ser(e.base)
             if r.is_Integer and r > 0:
                 out = b
                 for _ in range(int(r) - 1):
-                    out = mul(out, b)
+                    out = product(out, b)
             else:
-                b0 = nonzero(b[0])
-                out = [_norm(_primes(b0 ** r))]
+                s, d = b[0] if len(b) == 1 else (one, collapse(b))
+                d0 = nonzero(d[0])
+                d = [_norm(x / d0) for x in d]
+                c = [one]
                 for k in range(1, n):
-                    out.append(_norm(sp.Add(*[((r + 1) * j - k) * b[j] * out[k - j] for j in range(1, k + 1)]) / (k * b0)))
+                    c.append(_norm(sp.Add(*[((r + 1) * j - k) * d[j] * c[k - j] for j in range(1, k + 1)]) / k))
+                out = [(scale((s * d0) ** r), c)]
         elif e.is_Pow:
             out = ser(sp.exp(e.exp * sp.log(e.base)))
         elif isinstance(e, sp.exp):
-            a = ser(e.args[0])
-            out = [_norm(sp.exp(a[0]))]
+            a = collapse(ser(e.args[0]))
+            c = [one]
             for k in range(1, n):
-                out.append(_norm(sp.Add(*[j * a[j] * out[k - j] for j in range(1, k + 1)]) / k))
+                c.append(_norm(sp.Add(*[j * a[j] * c[k - j] for j in range(1, k + 1)]) / k))
+            out = [(scale(sp.exp(a[0])), c)]
         elif isinstance(e, sp.log):
-            b = ser(e.args[0])
+            b = collapse(ser(e.args[0]))
             b0 = nonzero(b[0])
-            out = [sp.log(b0)]
+            c = [sp.log(b0)]
             for k in range(1, n):
-                out.append(_norm((k * b[k] - sp.Add(*[j * out[j] * b[k - j] for j in range(1, k)])) / (k * b0)))
+                c.append(_norm((k * b[k] - sp.Add(*[j * c[j] * b[k - j] for j in range(1, k)])) / (k * b0)))
+            out = [(one, c)]
         else:
             raise _NotTaylorMode(f"no Taylor-mode rule for {type(e).__name__}")
         memo[e] = out
         return out
 
-    coeffs = tuple(_tidy(c) for c in ser(expr))
+    coeffs = tuple(_tidy(c) for c in collapse(ser(expr)))
     if any(c.has(var) or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo) for c in coeffs):
         raise _NotTaylorMode("a coefficient is not finite")
     return coeffs
