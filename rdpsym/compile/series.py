@@ -33,6 +33,8 @@ SERIES_TERMS = 12
 #: refuses the points of its band where the closed form loses digits), so the limit trades time for
 #: coverage, never for correctness.
 SERIES_SECONDS = 120.0
+#: Time limit of the Taylor-mode attempt of one series (sympy's series gets the rest of SERIES_SECONDS)
+TAYLOR_MODE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -70,13 +72,12 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict |
 
     start = time.monotonic()
     try:
-        coeffs = run_with_time_limit(_taylor_mode, expr, var, n, seconds=seconds)
+        # at most half the time: where Taylor-mode is slow (large coefficients), sympy may still be quick
+        coeffs = run_with_time_limit(_taylor_mode, expr, var, n, seconds=min(seconds / 2, TAYLOR_MODE_SECONDS))
         if point is not None and not _agrees(expr, var, coeffs, point):
             coeffs = None
-    except _NotTaylorMode:
+    except (_NotTaylorMode, StepTimeout):
         coeffs = None
-    except StepTimeout:
-        return None  # the time is spent: the band fails closed rather than waiting as long again
     except Exception:  # noqa: BLE001 - sympy raises many types on odd nodes; sympy's series then tries
         coeffs = None
     if coeffs is not None:
@@ -346,10 +347,11 @@ def _series_expansions(result, branch, parameters, terms, seconds):
     bounds = _boundary_series(result, branch, parameters, terms, seconds)
     tau = sp.Symbol("tau", real=True)
     points = [p.alpha for p in fixed_points(result)]
+    typical = {p.symbol: sp.nsimplify(p.typical_values(1)[0]) for p in parameters}
     for a0 in points:
         if not _singular_at(branch, a0):
             continue
-        coeffs = _taylor(branch.subs(ALPHA, a0 + tau), tau, terms, seconds)
+        coeffs = _taylor(branch.subs(ALPHA, a0 + tau), tau, terms, seconds, typical)
         if coeffs is not None:
             out.append(Series(f"alpha near {a0}", ALPHA - a0, coeffs))
     return bounds, out
