@@ -6,6 +6,10 @@
   no float evaluation of the closed form can be accurate. The coefficients of these series are
   polynomials in alpha without cancellation.
 
+The coefficients come from Taylor-mode arithmetic on the expression tree (:func:`_taylor_mode`, exact
+symbolic recurrences: seconds), and from sympy's ``series`` only where a node vanishes at the centre
+(a removable 0/0 such as Laplace at alpha = 1/2) or has no rule.
+
 At run time a series is used at a point only where its truncation error is below
 ``SERIES_TOLERANCE`` of its value; elsewhere the closed form is used. The series around alpha = 1 is
 computed at run time instead (:mod:`rdpsym.compile.taylor`).
