@@ -6,6 +6,10 @@
   no float evaluation of the closed form can be accurate. The coefficients of these series are
   polynomials in alpha without cancellation.
 
+The coefficients come from Taylor-mode arithmetic on the expression tree (:func:`_taylor_mode`, exact
+symbolic recurrences: seconds), and from sympy's ``series`` only where a node vanishes at the centre
+(a removable 0/0 such as Laplace at alpha = 1/2) or has no rule.
+
 At run time a series is used at a point only where its truncation error is below
 ``SERIES_TOLERANCE`` of its value; elsewhere the closed form is used. The series around alpha = 1 is
 computed at run time instead (:mod:`rdpsym.compile.taylor`).
@@ -33,6 +37,8 @@ SERIES_TERMS = 12
 #: refuses the points of its band where the closed form loses digits), so the limit trades time for
 #: coverage, never for correctness.
 SERIES_SECONDS = 120.0
+#: Time limit of the Taylor-mode attempt of one series (sympy's series gets the rest of SERIES_SECONDS)
+TAYLOR_MODE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,30 @@ def fixed_points(result: DivergenceResult) -> list:
     return [p for p in result.exceptional_points if p.alpha.is_number]
 
 
-def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float) -> tuple[sp.Expr, ...] | None:
-    """Taylor coefficients of expr in var at 0 (orders 0..n-1), or None if not a Taylor series."""
+def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict | None = None) -> tuple[sp.Expr, ...] | None:
+    """Taylor coefficients of expr in var at 0 (orders 0..n-1), or None if not a Taylor series.
+
+    Taylor-mode arithmetic on the expression tree first (:func:`_taylor_mode`: seconds where sympy's
+    ``series`` takes minutes on a sum of powers with symbolic exponents, such as randomized response on
+    three values as p -> 1/3); sympy's ``series`` only where that does not apply (a node that is zero at
+    the centre, a pole such as (alpha - 1/2)**-1, a node it has no rule for), in the time left.
+    """
+    import time
+
     from .._timeout import StepTimeout, run_with_time_limit
+
+    start = time.monotonic()
+    try:
+        # at most half the time: where Taylor-mode is slow (large coefficients), sympy may still be quick
+        coeffs = run_with_time_limit(_taylor_mode, expr, var, n, seconds=min(seconds / 2, TAYLOR_MODE_SECONDS))
+        if point is not None and not _agrees(expr, var, coeffs, point):
+            coeffs = None
+    except (_NotTaylorMode, StepTimeout):
+        coeffs = None
+    except Exception:  # noqa: BLE001 - sympy raises many types on odd nodes; sympy's series then tries
+        coeffs = None
+    if coeffs is not None:
+        return coeffs
 
     def work():
         s = sp.series(expr, var, 0, n).removeO()
@@ -73,13 +100,180 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float) -> tuple[sp.E
             return None
         return coeffs
 
+    left = seconds - (time.monotonic() - start)
+    if left <= 0.5:
+        return None
     try:
-        return run_with_time_limit(work, seconds=seconds)
+        return run_with_time_limit(work, seconds=left)
     except (StepTimeout, RuntimeError, NotImplementedError, ValueError, TypeError, ZeroDivisionError):
         return None
     except Exception:  # noqa: BLE001 - sympy's series raises many types; a failed series is just not used
         return None
 
+
+def _agrees(expr: sp.Expr, var: sp.Symbol, coeffs: tuple, point: dict) -> bool:
+    """Whether the truncated series equals ``expr`` at ``point`` to 1e-20 relative (60 digits), at the
+    largest of var = 1e-2, 1e-3, 1e-4 where its last two terms are below 1e-24 of its value: a check of
+    the lower orders (the ones that matter where the series is used), not a proof."""
+    import mpmath
+
+    try:
+        with mpmath.workdps(60):
+            cs = [sp.N(c.subs(point), 60) for c in coeffs]
+            if not all(c.is_number and c.is_real for c in cs):
+                return False
+            cs = [mpmath.mpf(str(c)) for c in cs]
+            f = expr.subs(point)
+            for h in (sp.Rational(1, 100), sp.Rational(1, 1000), sp.Rational(1, 10000)):
+                terms = [c * mpmath.mpf(h) ** k for k, c in enumerate(cs)]
+                s = mpmath.fsum(terms)
+                if s == 0 or abs(terms[-1]) + abs(terms[-2]) > mpmath.mpf(10) ** -24 * abs(s):
+                    continue
+                v = sp.N(f.subs(var, h), 60)
+                if not (v.is_number and v.is_real):
+                    return False
+                return abs(mpmath.mpf(str(v)) - s) <= mpmath.mpf(10) ** -20 * abs(s)
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    return False
+
+
+class _NotTaylorMode(Exception):
+    """The expression has a node Taylor-mode arithmetic cannot expand at the centre."""
+
+
+def _primes(e: sp.Expr) -> sp.Expr:
+    """``e`` with each power of a positive rational to a symbolic exponent split into powers of primes:
+    (2/3)**alpha * (3/4)**(1 - alpha) becomes 2**(2 - alpha) * 3**(2 alpha - 1) / 4, so that the powers
+    of one prime merge and the coefficients come out as plain polynomials in alpha."""
+    def is_split(x):
+        return (x.is_Pow and x.base.is_Rational and x.base.is_positive and not x.exp.is_number
+                and not (x.base.is_Integer and sp.isprime(x.base)))
+
+    def split(x):
+        out = sp.Integer(1)
+        for q, k in sp.factorint(x.base.p).items():
+            out *= q ** (k * x.exp)
+        for q, k in sp.factorint(x.base.q).items():
+            out *= q ** (-k * x.exp)
+        return out
+    return e.replace(is_split, split) if e.has(sp.Pow) else e
+
+
+def _norm(e: sp.Expr) -> sp.Expr:
+    """A coefficient in a canonical form: expanded, powers of one base merged, and one fraction where a
+    symbolic denominator occurs, so that terms cancel here, before they multiply (expanded sums of
+    fractions grow exponentially with the order: Laplace's series in 1/b took minutes at order 8)."""
+    e = sp.expand(_primes(e))
+    if any(not p.exp.is_number for p in e.atoms(sp.Pow)) or e.has(sp.exp):
+        e = sp.powsimp(e)
+    # cancel only sums with symbolic denominators (it is slow on powers such as 2**alpha)
+    return sp.cancel(e) if e.is_Add and any(_fraction(t) for t in e.args) else e
+
+
+def _fraction(term: sp.Expr) -> bool:
+    return any(f.is_Pow and f.exp.is_number and f.exp.is_negative and f.base.free_symbols for f in sp.Mul.make_args(term))
+
+
+def _taylor_mode(expr: sp.Expr, var: sp.Symbol, n: int) -> tuple[sp.Expr, ...]:
+    """Taylor coefficients (orders 0..n-1) of ``expr`` in ``var`` at 0 by Taylor-mode arithmetic.
+
+    Every node becomes its coefficients by the recurrences of automatic differentiation (Griewank &
+    Walther 2008, *Evaluating Derivatives*, 2nd ed., Sect. 13.2, Table 13.2): for c = a b,
+    c_k = sum_j a_j b_{k-j}; for c = exp(a), k c_k = sum_{j=1..k} j a_j c_{k-j}; for c = log(b),
+    b_0 k c_k = k b_k - sum_{j=1..k-1} j c_j b_{k-j}; for c = b**r (r free of var),
+    k b_0 c_k = sum_{j=1..k} ((r + 1) j - k) b_j c_{k-j}. A node's series is kept as a sum of
+    scale * (series with plain coefficients): b**r = (b_0)**r * (b / b_0)**r and exp(a) = e^{a_0} e^{a - a_0}
+    put the powers with symbolic exponents (2**alpha, p**(1 - alpha) at p = 1/3) into the scales, which
+    multiply as single products, while the coefficients stay polynomials (or fractions) in alpha and the
+    parameters, expanded after each step (:func:`_norm`). Scales that differ by a number are merged; a
+    sum is collapsed to one list only where a log, exp or power needs it. Raises :class:`_NotTaylorMode`
+    where a base or a logarithm's argument is zero at the centre (not a Taylor series of the nodes), or
+    for a node without a rule.
+    """
+    zero, one = sp.Integer(0), sp.Integer(1)
+    memo: dict = {}
+
+    def scale(x: sp.Expr) -> sp.Expr:
+        return sp.powsimp(_primes(x))
+
+    def nonzero(b0: sp.Expr) -> sp.Expr:
+        if b0.is_zero is not False and (b0.is_zero or sp.simplify(b0) == 0):
+            raise _NotTaylorMode("zero at the centre")
+        return b0
+
+    def cauchy(a, b):
+        return [_norm(sp.Add(*[a[j] * b[k - j] for j in range(k + 1) if a[j] != 0 and b[k - j] != 0])) for k in range(n)]
+
+    def merge(pairs):
+        out: list = []
+        for s, d in pairs:
+            for i, (s2, d2) in enumerate(out):
+                q = scale(s / s2)
+                if q.is_number:
+                    out[i] = (s2, [_norm(x + q * y) for x, y in zip(d2, d)])
+                    break
+            else:
+                out.append((s, d))
+        return out
+
+    def collapse(pairs) -> list:
+        return [_norm(sp.Add(*[s * d[k] for s, d in pairs])) for k in range(n)]
+
+    def product(a, b):
+        return merge([(scale(s1 * s2), cauchy(d1, d2)) for s1, d1 in a for s2, d2 in b])
+
+    def ser(e: sp.Expr) -> list:
+        if e in memo:
+            return memo[e]
+        if not e.has(var):
+            out = [(e, [one] + [zero] * (n - 1))]
+        elif e == var:
+            out = [(one, [zero, one] + [zero] * (n - 2))]
+        elif e.is_Add:
+            out = merge([pair for t in e.args for pair in ser(t)])
+        elif e.is_Mul:
+            out = [(sp.Mul(*[f for f in e.args if not f.has(var)]), [one] + [zero] * (n - 1))]
+            for f in (f for f in e.args if f.has(var)):
+                out = product(out, ser(f))
+        elif e.is_Pow and not e.exp.has(var):
+            r, b = e.exp, ser(e.base)
+            if r.is_Integer and r > 0:
+                out = b
+                for _ in range(int(r) - 1):
+                    out = product(out, b)
+            else:
+                s, d = b[0] if len(b) == 1 else (one, collapse(b))
+                d0 = nonzero(d[0])
+                d = [_norm(x / d0) for x in d]
+                c = [one]
+                for k in range(1, n):
+                    c.append(_norm(sp.Add(*[((r + 1) * j - k) * d[j] * c[k - j] for j in range(1, k + 1)]) / k))
+                out = [(scale((s * d0) ** r), c)]
+        elif e.is_Pow:
+            out = ser(sp.exp(e.exp * sp.log(e.base)))
+        elif isinstance(e, sp.exp):
+            a = collapse(ser(e.args[0]))
+            c = [one]
+            for k in range(1, n):
+                c.append(_norm(sp.Add(*[j * a[j] * c[k - j] for j in range(1, k + 1)]) / k))
+            out = [(scale(sp.exp(a[0])), c)]
+        elif isinstance(e, sp.log):
+            b = collapse(ser(e.args[0]))
+            b0 = nonzero(b[0])
+            c = [sp.log(b0)]
+            for k in range(1, n):
+                c.append(_norm((k * b[k] - sp.Add(*[j * c[j] * b[k - j] for j in range(1, k)])) / (k * b0)))
+            out = [(one, c)]
+        else:
+            raise _NotTaylorMode(f"no Taylor-mode rule for {type(e).__name__}")
+        memo[e] = out
+        return out
+
+    coeffs = tuple(_tidy(c) for c in collapse(ser(expr)))
+    if any(c.has(var) or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo) for c in coeffs):
+        raise _NotTaylorMode("a coefficient is not finite")
+    return coeffs
 
 
 def _tidy(c: sp.Expr) -> sp.Expr:
@@ -145,7 +339,7 @@ def series_expansions(result: DivergenceResult, branch: sp.Expr, parameters: Seq
     The symbolic series take seconds each; they are cached on disk with the derivations (series
     computed while a time limit expired are not kept).
     """
-    key = "\n".join(["series-2", sp.srepr(branch), str(terms),
+    key = "\n".join(["series-3", sp.srepr(branch), str(terms),
                      repr([(sp.srepr(p.alpha), sp.srepr(p.value)) for p in result.exceptional_points]),
                      repr([(p.name, sp.srepr(p.symbol), sp.srepr(p.domain), p.log_scale, p.typical) for p in parameters])])
     return SERIES_CACHE.get_or_compute(cache_key(key),
@@ -157,10 +351,11 @@ def _series_expansions(result, branch, parameters, terms, seconds):
     bounds = _boundary_series(result, branch, parameters, terms, seconds)
     tau = sp.Symbol("tau", real=True)
     points = [p.alpha for p in fixed_points(result)]
+    typical = {p.symbol: sp.nsimplify(p.typical_values(1)[0]) for p in parameters}
     for a0 in points:
         if not _singular_at(branch, a0):
             continue
-        coeffs = _taylor(branch.subs(ALPHA, a0 + tau), tau, terms, seconds)
+        coeffs = _taylor(branch.subs(ALPHA, a0 + tau), tau, terms, seconds, typical)
         if coeffs is not None:
             out.append(Series(f"alpha near {a0}", ALPHA - a0, coeffs))
     return bounds, out
@@ -189,7 +384,8 @@ def _boundary_series(result, branch, parameters, terms, seconds) -> list[Series]
             else:
                 inside = 1 if (param.domain.contains(end + sp.Rational(1, 10**6)) is sp.true) else -1
                 sub, var = end + inside * u, inside * (param.symbol - end)
-            coeffs = _taylor(branch.subs(param.symbol, sub), u, terms, seconds)
+            point = {ALPHA: sp.Rational(5, 2), **{s: sp.nsimplify(v) for s, v in others.items()}}
+            coeffs = _taylor(branch.subs(param.symbol, sub), u, terms, seconds, point)
             # a series the closed form needs (it tends to 0 there) but sympy did not give in time is
             # kept as a Series without coefficients: the float code then refuses the points of that
             # band where the closed form's estimated error is too large (fail closed, never a guess)
