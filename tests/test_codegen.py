@@ -144,9 +144,12 @@ def test_blockwise_grid_equals_row_by_row(compiled, name):
     # without the special orders every order is a general one: the whole grid goes through one call
     general = ~np.isin(alphas, [0.5, 1.0, np.inf])
     np.testing.assert_allclose(f(alphas[general, None], **{key: values[None, :]}, **extra), rows[general], **same)
-    # a long one-dimensional input is blocked along its only axis
+    # a long one-dimensional input is blocked along its only axis (series gathered per point, where the
+    # grid's series are matrix products of coefficients by powers)
     flat = f(np.repeat(alphas, 400), **{key: np.tile(values, alphas.size)}, **extra)
     np.testing.assert_allclose(flat, rows.ravel(), **same)
+    # the transposed grid: orders along a row, the parameter down a column
+    np.testing.assert_allclose(f(alphas[None, :], **{key: values[:, None]}, **extra).T, rows, **same)
 
 
 @pytest.mark.parametrize("bad, match", [

@@ -125,7 +125,10 @@ def test_taylor_mode_is_vectorised_over_points():
 
 # -- evaluation in blocks ---------------------------------------------------------------------------
 def test_blockwise_equals_whole():
-    def fn(a, b):
+    memos = []
+
+    def fn(a, b, _memo=None):
+        memos.append(_memo)
         return np.log1p(a * b) + a
 
     a = np.linspace(0.0, 1.0, 600)[:, None]
@@ -134,7 +137,78 @@ def test_blockwise_equals_whole():
     blocks = rt._blockwise(fn, (a, b), np.empty((600, 300)))
     assert whole.size > 2 * rt._BLOCK
     np.testing.assert_array_equal(whole, blocks)
+    # one memo for every block of a call (what does not depend on the block is computed once)
+    blockwise = memos[1:]
+    assert len(blockwise) > 1 and all(m is blockwise[0] for m in blockwise) and blockwise[0]["_full"][0].shape == (600, 1)
     assert rt._blockwise(fn, (np.float64(0.5), np.float64(1.0)), np.empty(())) == fn(0.5, 1.0)
+
+
+def test_block_coefficients_are_computed_once_and_cut_to_the_block():
+    calls = []
+
+    def coef(a, b):
+        calls.append(a.shape)
+        return [a * 2.0, 0.0, a + b], 1.0 / b
+
+    a = np.linspace(1.0, 2.0, 600)[:, None]
+    b = np.linspace(1.0, 3.0, 300)[None, :]
+    seen = []
+
+    def fn(a_block, b_block, _memo=None):
+        cs, v = rt._block_coef(_memo, coef, (a_block, b_block))
+        seen.append((cs, v, a_block))
+        return cs[0] + cs[2] * v
+
+    out = rt._blockwise(fn, (a, b), np.empty((600, 300)))
+    assert calls == [(600, 1)]  # once, on the whole column
+    for cs, v, a_block in seen:
+        np.testing.assert_array_equal(cs[0], a_block * 2.0)
+        np.testing.assert_array_equal(cs[2], a_block + b)
+        assert cs[1] == 0.0 and v.shape == (1, 300)
+    np.testing.assert_array_equal(out, a * 2.0 + (a + b) * (1.0 / b))
+    assert rt._block_coef(None, coef, (a[:5], b))[0][0].shape == (5, 1)  # outside _blockwise: on its inputs
+
+
+@pytest.mark.parametrize("orientation", ["coefficients down the rows", "coefficients along the columns"])
+def test_series_on_a_grid_equals_the_series_per_point(orientation):
+    """_series_outer (one matrix product over the grid) gives _series's value and truncation test at
+    every point, in both orientations, with constant coefficients mixed in."""
+    rng = np.random.default_rng(7)
+    r, c = 40, 70
+    if orientation == "coefficients down the rows":
+        cs = [0.0, 0.0] + [rng.uniform(-2, 2, (r, 1)) / sp.factorial(k) for k in range(2, N)]
+        v = np.logspace(-3, 0.5, c)[None, :]
+    else:
+        cs = [1.0] + [rng.uniform(-2, 2, (1, c)) / float(sp.factorial(k)) for k in range(1, N)]
+        v = np.logspace(-3, 0.5, r)[:, None]
+    cs = [np.asarray(x, dtype=float) for x in cs]
+    shape = (r, c)
+    mask = rng.uniform(size=shape) < 0.4
+    at = np.flatnonzero(mask)
+    got = rt._series_outer(cs, v, shape, at, 1e-15)
+    assert got is not None
+    value, converged = got
+    gathered = rt._gather([*cs, v], shape, mask)
+    want, tail = rt._series(gathered[:-1], gathered[-1])
+    # the two sums differ in their order of summation only: within rounding of the sum of |terms|
+    magnitude, _ = rt._series([np.abs(x) for x in gathered[:-1]], np.abs(gathered[-1]))
+    assert np.all(np.abs(value - want) <= 4 * N * 2.2e-16 * magnitude)
+    expected = tail <= 1e-15 * np.abs(want)
+    assert converged.any() and not converged.all()  # both outcomes occur on this grid
+    # the two tests are the same formula up to rounding: they may differ only where it is a tie
+    differ = converged != expected
+    assert np.all(np.abs(tail[differ] - 1e-15 * np.abs(want[differ])) <= 1e-12 * tail[differ])
+    # not a grid of a column by a row: None (the caller gathers per point)
+    assert rt._series_outer(cs, np.broadcast_to(v, shape), shape, at, 1e-15) is None
+
+
+def test_take_equals_indexing_the_broadcast():
+    rng = np.random.default_rng(3)
+    shape = (30, 50)
+    at = np.flatnonzero(rng.uniform(size=shape) < 0.3)
+    for a in (rng.uniform(size=(30, 1)), rng.uniform(size=(1, 50)), rng.uniform(size=shape), np.float64(2.5),
+              rng.uniform(size=50), np.array([[4.0]])):
+        np.testing.assert_array_equal(rt._take(a, shape, at), np.broadcast_to(a, shape).ravel()[at])
 
 
 # -- the text the generated modules carry -----------------------------------------------------------

@@ -19,6 +19,9 @@ from .series import SERIES_TOLERANCE
 #: The closed form is kept without trying a series where its estimated rounding error is below this
 #: fraction of its value (the accuracy target is 1e-12; the estimate is first order)
 ERROR_TRUST = 1e-13
+#: A series and the closed form that agree to this fraction (a few roundings) are both accurate there:
+#: the closed form is kept without estimating its error
+AGREE = 1e-15
 #: Where a needed series is missing, the closed form is still returned where its estimated error is
 #: below this fraction of its value (the estimate is an upper bound to first order; target 1e-12)
 MISSING_TRUST = 1e-12
@@ -33,7 +36,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
     # local name starts with "_": parameter names never do (see identifier), so none is captured.
-    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None, _missing=()):")
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None, _missing=(), _memo=None):")
     lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
     lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes, _err, _missing)[0]")
@@ -67,7 +70,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("        _coef = getattr(_s, 'coef', None)")
     lines.append("        _cv = None  # the coefficients, computed once for the screen and the series")
     lines.append("        if _pre is not None and _center is None:")
-    lines.append(f"            _cv = _coef({arglist}) if _coef is not None else None")
+    lines.append(f"            _cv = _block_coef(_memo, _coef, ({arglist},)) if _coef is not None else None")
     lines.append(f"            _near = _near & _pre({arglist}, _cv=_cv)  # a cheap screen, at the inputs' own shapes")
     lines.append("        elif _pre is not None:")
     lines.append(f"            _keep = _pre(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
@@ -75,7 +78,14 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _near[_near] = _keep")
     lines.append("        if not _near.any():")
     lines.append("            continue")
-    lines.append("        if _err is not None and _center is not None:")
+    lines.append(f"        _args = ({arglist},)")
+    # A series is cheap where its coefficients are computed at the inputs' own shapes (an order-only
+    # column, a parameter-only row): then it is evaluated at every candidate first, and the closed
+    # form's error estimate is needed only where the two disagree. An expensive series (Taylor-mode
+    # arithmetic per point) is computed only where the estimate says the closed form loses digits.
+    lines.append("        _cheap = _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= numpy.count_nonzero(_near)")
+    lines.append("        _first = _cheap and not getattr(_coef, 'costly', False)  # the series before the error estimate")
+    lines.append("        if _err is not None and _center is not None and not _first:")
     lines.append("            _new = _near & ~_estimated")
     lines.append("            if _new.any():")
     lines.append(f"                _block = _rows([{arglist}], _shape, _new)")
@@ -91,25 +101,49 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _near = _near & ~_trusted")
     lines.append("            if not _near.any():")
     lines.append("                continue")
-    lines.append(f"        _args = ({arglist},)")
-    lines.append("        if _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= numpy.count_nonzero(_near):")
-    lines.append("            # coefficients at the inputs' own shapes (an order-only column), then gathered;")
-    lines.append("            # constant coefficients stay constants (a zero costs nothing in _series)")
-    lines.append("            _cs, _v = _cv if _cv is not None else _coef(*_args)")
-    lines.append("            *_cs, _v = _gather([*_cs, _v], _shape, _near)")
-    lines.append("            _value, _tail = _series(_cs, _v + numpy.zeros(numpy.count_nonzero(_near)))")
+    # flat indices once per series, then take/put (boolean or .flat indexing walks the whole block
+    # per array, several times slower)
+    lines.append("        _at = numpy.flatnonzero(_near)")
+    lines.append("        if _cheap:")
+    lines.append("            # coefficients at the inputs' own shapes, then one matrix product on a grid (or")
+    lines.append("            # gathered per point); constant coefficients stay constants (a zero costs nothing)")
+    lines.append("            if _cv is not None:")
+    lines.append("                _cs, _v = _cv")
+    lines.append("            elif _center is not None and 0 not in _coef.uses:")
+    lines.append("                # coefficients in the parameters alone: once per call (see _blockwise)")
+    lines.append("                _cs = _memo_get(_memo, _coef, [_a if _k in _coef.uses else 1.0 for _k, _a in enumerate(_args)])[0]")
+    lines.append("                _v = alpha - _center")
+    lines.append("            else:")
+    lines.append("                _cs, _v = _coef(*_args)")
+    lines.append(f"            _grid = _series_outer(_cs, _v, _shape, _at, {SERIES_TOLERANCE!r}, _memo)")
+    lines.append("            if _grid is not None:")
+    lines.append("                _value, _conv = _grid")
+    lines.append("            else:")
+    lines.append("                *_cs, _v = _gather([*_cs, _v], _shape, _near)")
+    lines.append("                _value, _tail = _series(_cs, _v + numpy.zeros(_at.size))")
+    lines.append(f"                _conv = _tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value)")
     lines.append("        else:")
-    lines.append(f"            _value, _tail = _s(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
-    lines.append(f"        _ok = numpy.isfinite(_value) & (_tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value))")
+    lines.append(f"            _value, _tail = _s(*(_take(_a, _shape, _at) for _a in ({arglist},)))")
+    lines.append(f"            _conv = _tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value)")
+    lines.append("        _ok = numpy.isfinite(_value) & _conv")
     lines.append("        if _center is not None:")
-    lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters");
+    lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters")
     lines.append("            # ratios), and noise can pass the truncation test: a series value must also agree")
     lines.append("            # with the closed form within the closed form's cancellation error, ~1e-12/|alpha - c|")
-    lines.append("            _d = _out[_near]")
-    lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / numpy.abs(_gather([alpha], _shape, _near)[0] - _center)) * numpy.abs(_d)")
-    lines.append("        _idx = numpy.flatnonzero(_near)[_ok]")
-    lines.append("        _out.flat[_idx] = _value[_ok]")
-    lines.append("        _todo.flat[_idx] = False")
+    lines.append("            _d = _out.ravel().take(_at)")
+    lines.append("            _dist = numpy.abs(_take(alpha, _shape, _at) - _center)")
+    lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / _dist) * numpy.abs(_d)")
+    lines.append("            if _err is not None and _first:")
+    lines.append(f"                # where the two agree to {AGREE!r} (a few roundings) the closed form stays; elsewhere the")
+    lines.append("                # series replaces it only where the closed form's estimated error says it lost digits")
+    lines.append(f"                _ok &= ~(numpy.abs(_value - _d) <= {AGREE!r} * numpy.abs(_d))")
+    lines.append("                _split = _ok")
+    lines.append("                if _split.any():")
+    lines.append(f"                    _e = _err(*(_take(_a, _shape, _at[_split]) for _a in ({arglist},)))")
+    lines.append(f"                    _ok[_split] = ~(_e <= {ERROR_TRUST!r} * numpy.abs(_d[_split]))")
+    lines.append("        _idx = _at[_ok]")
+    lines.append("        numpy.put(_out, _idx, _value[_ok])")
+    lines.append("        numpy.put(_todo, _idx, False)")
     lines.append("    if _missing:")
     lines.append("        # a series the closed form needs was not built in time: where the closed form's estimated")
     lines.append("        # error is too large and no other series served the point, refuse (fail closed)")
@@ -221,7 +255,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
         return value
 
     # the general orders of every branch, combined; evaluated block by block
-    lines.append(f"def _general({arglist}, _notes=None):")
+    lines.append(f"def _general({arglist}, _notes=None, _memo=None):")
     lines.append(f"    _sub = ({arglist},)")
     errs = getattr(mod, "errs", {})
 
@@ -230,7 +264,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     def call(d, s, b, c, mv):
         err = d.replace("_direct", "_err") if errs.get(d) else "None"
         gaps = repr(tuple(missing.get(d, ())))
-        return f"_branch(*_sub, {d}, [{', '.join(s)}], [{', '.join(c)}], [{', '.join(mv)}], _notes, {err}, {gaps})"
+        return f"_branch(*_sub, {d}, [{', '.join(s)}], [{', '.join(c)}], [{', '.join(mv)}], _notes, {err}, {gaps}, _memo)"
 
     lines.append(f"    return {combined(call)}")
     lines.append("")
@@ -309,7 +343,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     if guarded:
         # points next to a parameter-dependent singular order where nothing is accurate are NaN
         lines.append("        _notes = []")
-        lines.append("        _gen = lambda *_a: _general(*_a, _notes=_notes)  # noqa: E731")
+        lines.append("        _gen = lambda *_a, **_k: _general(*_a, _notes=_notes, **_k)  # noqa: E731")
         general = "_gen"
     lines.append("        if _rest.all():")
     lines.append("            # every order is a general one: no copies, lazy broadcasting")

@@ -46,9 +46,45 @@ def _blockwise(fn, args, out):
         return out
     args = [numpy.reshape(a, (1,) * (len(shape) - numpy.ndim(a)) + numpy.shape(a)) for a in args]
     step = max(1, (_BLOCK * shape[0]) // out.size)
+    # what does not depend on the block (Taylor coefficients in the parameters alone, when the
+    # parameters are a row shared by every block) is computed once per call, not once per block
+    memo = {"_full": args, "_length": shape[0]}
     for i in range(0, shape[0], step):
-        out[i:i + step] = fn(*(a[i:i + step] if a.shape[0] > 1 else a for a in args))
+        memo["_rows"] = slice(i, i + step)
+        out[i:i + step] = fn(*(a[i:i + step] if a.shape[0] > 1 else a for a in args), _memo=memo)
     return out
+
+
+def _block_coef(memo, coef, args):
+    """coef(*args) for a block of _blockwise: computed once on the whole inputs (an order-only column
+    of coefficients costs the same array operations for 1000 orders as for 65) and sliced to the
+    block's rows; computed on the block itself outside _blockwise."""
+    if memo is None or "_rows" not in memo:
+        return coef(*args)
+    full = _memo_get(memo, coef, memo["_full"])
+    rows, length = memo["_rows"], memo["_length"]
+    cs, v = full
+
+    def cut(x):
+        if numpy.ndim(x) == 0:
+            return x
+        x = numpy.asarray(x)
+        x = x.reshape((1,) * (len(memo["_full"][0].shape) - x.ndim) + x.shape)
+        return x[rows] if x.shape[0] == length and length > 1 else x
+    return [cut(c) for c in cs], cut(v)
+
+
+def _memo_get(memo, fn, args):
+    """fn(*args) from ``memo`` when it was called on these very arrays in this call (identity, not
+    equality: the arrays are alive in the caller, so their ids are not reused meanwhile)."""
+    if memo is None:
+        return fn(*args)
+    hit = memo.get(id(fn))
+    if hit is not None and len(hit[0]) == len(args) and all(a is b for a, b in zip(hit[0], args)):
+        return hit[1]
+    value = fn(*args)
+    memo[id(fn)] = (tuple(args), value)
+    return value
 
 
 def _scaled_sum(logs, signs):
@@ -220,6 +256,22 @@ def _rows(args, shape, mask):
     return [a[rows] if a.shape[0] > 1 else a for a in args], rows
 
 
+def _take(a, shape, at):
+    """``a`` broadcast to ``shape``, at the flat indices ``at``, without forming the broadcast array:
+    a column of a 2-D grid is indexed by the row of each point, a row by its column."""
+    a = numpy.asarray(a, dtype=float)
+    if a.size == 1:
+        return numpy.full(at.size, a.reshape(())[()])
+    a = a.reshape((1,) * (len(shape) - a.ndim) + a.shape)
+    if a.shape == tuple(shape):
+        return a.ravel().take(at)
+    if len(shape) == 2 and a.shape[1] == 1:
+        return a.ravel().take(at // shape[1])
+    if len(shape) == 2 and a.shape[0] == 1:
+        return a.ravel().take(at % shape[1])
+    return numpy.broadcast_to(a, shape).ravel().take(at)
+
+
 def _gather(values, shape, mask):
     """Each of ``values`` (broadcastable to ``shape``) at the points where ``mask`` is true, in the
     order of numpy.flatnonzero(mask). Indexed along each axis of its own: boolean indexing of a
@@ -280,6 +332,56 @@ def _series(coeffs, v):
     ratio = numpy.where(prev > 0, last / numpy.where(prev > 0, prev, 1.0), 0.0)
     tail = numpy.where((last <= prev) | (last == 0), last * ratio / numpy.maximum(1.0 - ratio, 1e-300), numpy.inf)
     return value, tail
+
+
+def _series_outer(coeffs, v, shape, at, tolerance, memo=None):
+    """(value, converged) of the Taylor series sum_k c_k v^k at the flat indices ``at`` of ``shape``,
+    or None. On a 2-D grid where every coefficient is a column and v a row (a boundary series:
+    coefficients in alpha, v = 1/b), or every coefficient a row and v a column (a series in alpha - c
+    with coefficients in the parameters), the sum over the grid is one matrix product (the grid's K
+    coefficients by K powers of v), with no coefficient gathered per point. ``converged`` is
+    :func:`_series`'s truncation test, tail <= tolerance * |value|, with the tail extrapolated from the
+    last two pairs of terms, prev and last: tail = last^2 / (prev - last) where last < prev, 0 where
+    last = 0, and infinite otherwise, i.e. last^2 <= tolerance |value| (prev - last)."""
+    if len(shape) != 2 or len(coeffs) < 4:
+        return None
+    v = numpy.asarray(v, dtype=float)
+    cs = [numpy.asarray(c, dtype=float) for c in coeffs]
+    if v.ndim > 2 or any(c.ndim > 2 for c in cs):
+        return None
+    v = v.reshape((1,) * (2 - v.ndim) + v.shape)
+    cs = [c.reshape((1,) * (2 - c.ndim) + c.shape) for c in cs]
+    if v.shape[0] == 1 and all(c.shape[1] == 1 for c in cs):
+        rows, vt, length = True, v[0], shape[0]        # coefficients down the rows, v along a row
+    elif v.shape[1] == 1 and all(c.shape[0] == 1 for c in cs):
+        rows, vt, length = False, v[:, 0], shape[1]    # coefficients along the columns, v down a column
+    else:
+        return None
+    n = len(cs)
+    powers = numpy.empty((n, vt.size))  # v^k by successive products
+    powers[0] = 1.0
+    for k in range(1, n):
+        numpy.multiply(powers[k - 1], vt, out=powers[k])
+    coef = numpy.empty((length, n))
+    for k, c in enumerate(cs):
+        coef[:, k] = c.ravel() if c.size > 1 else c.reshape(())
+    head, end = slice(n - 4, n - 2), slice(n - 2, n)
+    pairs = [(coef, powers), (numpy.abs(coef[:, head]), numpy.abs(powers[head])), (numpy.abs(coef[:, end]), numpy.abs(powers[end]))]
+    if not rows:
+        pairs = [(y.T, x.T) for x, y in pairs]
+    # the products go into buffers kept for the whole call (``memo``, see _blockwise): a fresh
+    # grid-sized array per block costs more in page faults than the product itself
+    grid = (pairs[0][0].shape[0], pairs[0][1].shape[1])
+    buffers = memo.get(("_series_outer", grid)) if memo is not None else None
+    if buffers is None:
+        buffers = [numpy.empty(grid) for _ in pairs]
+        if memo is not None:
+            memo[("_series_outer", grid)] = buffers
+    value, prev, last = ((numpy.broadcast_to(m, shape) if m.shape != tuple(shape) else m).ravel().take(at)
+                         for m in (numpy.matmul(x, y, out=buf) for (x, y), buf in zip(pairs, buffers)))
+    numpy.subtract(prev, last, out=prev)
+    numpy.multiply(last, last, out=last)
+    return value, last <= tolerance * numpy.abs(value) * prev
 
 
 # -- truncated Taylor series in tau, coefficients along axis 0 (orders 0..N-1) ---------------------
@@ -365,8 +467,8 @@ def _t_lse(logs, plain):
 
 
 #: the functions copied into every generated module, in this order
-_EMITTED = (_z, _whole, _blockwise, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
-            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _gather, _series,
+_EMITTED = (_z, _whole, _blockwise, _block_coef, _memo_get, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
+            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _series, _series_outer,
             _t_const, _t_dot, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
 
