@@ -19,6 +19,13 @@ Nothing here is written per mechanism. The generator walks the expression tree:
     polynomials in alpha without cancellation.
   At run time a series is used at a point only where its last two terms are below 1e-17 of its value
   (the truncation error is then far below a unit in the last place); elsewhere the closed form is used.
+  A series around an order is used only where the closed form's estimated rounding error
+  (:mod:`~rdpsym.compile.errors`) says it lost digits; where the series is cheap it is computed first
+  and the estimate runs only where the two disagree by more than a few roundings.
+* Speed on grids (orders x parameter values): inputs keep their own shapes (an order-only term is
+  computed once per row); the grid is evaluated in cache-sized blocks, with what does not depend on the
+  block (coefficients in the parameters alone, a column of boundary coefficients) computed once per
+  call; a series over a grid is one matrix product of its coefficients by the powers of its variable.
 * alpha = 1 routes to ``result.kl``, alpha = oo to ``result.max_divergence``, exceptional orders to their
   limits, and the value is +inf wherever ``result.conditions`` fail. Parameters outside their domains and
   NaN raise ``ValueError`` naming the argument.
