@@ -103,14 +103,13 @@ def _exact_variable(v: sp.Expr) -> sp.Expr:
     if ALPHA in v.free_symbols:
         return v
     a, inner = _exact_linear(v)
+    if not (inner.is_Add and inner.args[0].is_Add):
+        return v  # c is a float (p - 1/2): p - c is one rounding already
     if a == 1:
         return inner
-    if a == -1 and inner.is_Add and inner.args[0].is_Add:
+    if a == -1:
         (q, mh), ml = inner.args[0].args, inner.args[1]
         return sp.Add(sp.Add(-mh, -q, evaluate=False), -ml, evaluate=False)
-    if a == -1 and inner.is_Add:
-        q, mh = inner.args
-        return sp.Add(-mh, -q, evaluate=False)
     return v
 
 
