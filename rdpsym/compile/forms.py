@@ -33,7 +33,9 @@ def evaluation_form(expr: sp.Expr, checks: Sequence[dict] = (), shift: bool = Tr
     each exponent is kept factored: ``log(alpha e^{(alpha-1)/b} + (alpha-1) e^{-alpha/b}) - log(2 alpha - 1)``.
     The log-sum-exp then scales by the largest term point by point, and (alpha - 1)/b is computed as a
     product with an exact alpha - 1. The shifted form computes it as (2 alpha - 1)/b - alpha/b, which
-    at alpha = 1 + 6.5e-9 and b = 1.5e-4 loses 3e-8 relative.
+    at alpha = 1 + 6.5e-9 and b = 1.5e-4 loses 3e-8 relative. Where the denominator holds powers in
+    alpha (2**(alpha + 1)), they go into each term of the sum instead (:func:`_push_scale`): the terms
+    are then O(1) where the value is, and each is one power B**alpha with B - 1 kept exact.
     """
 
     def slope(exponent) -> float:
