@@ -103,10 +103,62 @@ def test_three_outcome_randomized_response_float_code(rr3_compiled):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="known gap (issue 19): at p - 1/3 ~ 1e-4 and alpha ~ 1e3 the 12-term series "
-                   "in p - 1/3 has not converged (its radius is ~0.4/alpha) and the closed form's log-sum-exp of "
-                   "terms 2**(2 alpha) ... loses ~eps*alpha absolutely: ~7e-12 relative")
 def test_three_outcome_randomized_response_between_series_and_closed_form(rr3_compiled):
+    """Where the series in p - 1/3 has not converged (its radius is ~0.4/alpha) the closed form serves:
+    with the scale 2**(-alpha-1) pushed into the terms and 3p - 1 exact (forms._push_scale), within 1e-12
+    at p - 1/3 ~ 7e-5 and alpha ~ 300-2500 (it was 7e-12 with log(n) - log(2**(alpha+1))); and at
+    p - 1/3 ~ 7e-6, where the series serves, with its variable p - 1/3 exact (it was 5e-12)."""
     result, f, _ = rr3_compiled
-    ps = [1 / 3 + (2 / 3) * 1e-4]
-    assert _worst(result, f, [311.0, 1000.0], ps) <= 1e-12
+    ps = [1 / 3 + (2 / 3) * 1e-4, 1 / 3 + (2 / 3) * 1e-5]
+    assert _worst(result, f, [50.0, 311.0, 1000.0, 2500.0], ps) <= 1e-12
+
+
+def _float_code(expr, names):
+    """A numpy function of ``expr`` as the generator's emitter writes it (with the run-time helpers)."""
+    from rdpsym.compile import runtime
+    from rdpsym.compile.emitter import _Emitter
+
+    em = _Emitter(names)
+    space: dict = {}
+    exec("import numpy\n" + runtime.source() + f"\ndef _f({', '.join(names.values())}):\n    return {em.value(expr)}\n", space)
+    return space["_f"]
+
+
+def test_closed_form_of_three_outcome_randomized_response_keeps_its_digits_next_to_p_one_third():
+    """The closed form's evaluation form alone (no series), at alpha = 311 and p = 1/3 + 7e-5 where its
+    value is ~3e-3 while each term of the original sum is ~2**311: within 1e-13 of 50 digits. The form
+    it replaces, log(n) - log(2**(alpha + 1)) with 3*p - 1 rounded, is off by ~1e-11 there (checked)."""
+    from rdpsym.compile.forms import evaluation_form
+
+    p = sp.Symbol("p", positive=True)
+    log_sum = sp.log(2 ** (-alpha - 1) * (2**alpha * (1 - p) + 2 * p ** (1 - alpha) * (1 - p) ** alpha
+                                           + (4 * p) ** alpha * (1 - p) ** (1 - alpha)))
+    checks = [{alpha: sp.Rational(5, 2), p: sp.Rational(1, 2)}, {alpha: 7, p: sp.Rational(9, 10)}]
+    names = {alpha: "alpha", p: "p"}
+    new = _float_code(evaluation_form(log_sum, checks, shift=False), names)
+    old = _float_code(sp.log(sp.expand(2**alpha * (1 - p) + 2 * p ** (1 - alpha) * (1 - p) ** alpha
+                                       + (4 * p) ** alpha * (1 - p) ** (1 - alpha))) - sp.log(2 ** (alpha + 1)), names)
+    a, pv = 311.0, 1 / 3 + (2 / 3) * 1e-4
+    with mpmath.workdps(50):
+        exact = sp.N(log_sum.subs({alpha: sp.Float(a, 60), p: sp.Float(pv, 60)}), 50)
+        exact = mpmath.mpf(str(exact))
+        assert float(abs(mpmath.mpf(float(new(a, pv))) - exact) / exact) <= 1e-13
+        assert float(abs(mpmath.mpf(float(old(a, pv))) - exact) / exact) > 1e-12
+
+
+def test_exact_linear_form_of_a_series_variable():
+    """p - 1/3 as (p - fl(1/3)) - rest: within 2 eps of the exact difference of the float p and 1/3, where
+    p - 0.3333333333333333 is off by 1.9e-17 absolutely (3e-7 relative at p - 1/3 = 6e-11); a float
+    centre (1/2) keeps its one-rounding form."""
+    p = sp.Symbol("p", positive=True)
+    s = series_module.Series("p near 1/3", p - sp.Rational(1, 3), ())
+    f = _float_code(s.variable, {p: "p"})
+    for u in (6e-11, 7e-5, 0.3):
+        pv = 1 / 3 + u
+        exact = sp.Rational(pv) - sp.Rational(1, 3)
+        assert abs(sp.Rational(f(pv)) - exact) <= 2 * 2.0**-53 * abs(exact)
+    assert abs(sp.Rational((1 / 3 + 6e-11) - 1 / 3) - (sp.Rational(1 / 3 + 6e-11) - sp.Rational(1, 3))) > 1e-7 * 6e-11
+    # pickled with the series (the disk cache): the exact form survives
+    import pickle
+    assert pickle.loads(pickle.dumps(s)).variable == s.variable
+    assert series_module.Series("p near 1/2", p - sp.Rational(1, 2), ()).variable == p - sp.Rational(1, 2)
