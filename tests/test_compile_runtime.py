@@ -274,3 +274,17 @@ def test_gather_equals_boolean_indexing_of_the_broadcast():
         for v, got in zip(values, rt._gather(values, shape, mask)):
             want = np.broadcast_to(v, shape)[mask]
             assert np.array_equal(np.broadcast_to(got, want.shape), want)
+
+
+def test_lse_abs_groups_small_terms_with_their_weight():
+    """_lse_abs sums the terms of small shapes first, as one term t e^m (t = 1/3 here); t was read as a
+    sign +1 when it was a numpy.float64 (a float subclass): log(3 + ...) instead of log(1 + ...).
+    Scalar parameters with an array of orders take this path."""
+    alphas = np.array([1.5, 2.0, 1e3, 7.0, 3.0, 40.0])
+    k, eps = np.float64(3.0), 1e-4
+    got = rt._lse_abs([float(np.log(2.0)), np.log(k), alphas * eps, -eps * (alphas - 1)], [-1.0, 1.0, 1.0, 1.0])
+    with mpmath.workdps(50):
+        for a, g in zip(alphas, got):
+            a, e = mpmath.mpf(a), mpmath.mpf(eps)
+            exact = mpmath.log(-2 + 3 + mpmath.exp(a * e) + mpmath.exp(-e * (a - 1)))
+            assert abs(mpmath.mpf(float(g)) - exact) <= 1e-15 * abs(exact), (a, g)

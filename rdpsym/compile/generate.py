@@ -225,6 +225,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
     if err_code is not None:
         lines.append(f"def _err_{i}({arglist}):")
         lines.append("    # estimated rounding error of the closed form: a series is computed only where it is large")
+        lines.extend(mod.prelude(_substitute_factors(direct_form, factors)))  # the singular factors it reads
         lines.extend(errors.lines)
         lines.append(f"    return {err_code} + _z(alpha)")
         lines.append("")

@@ -98,7 +98,8 @@ def _scaled_sum(logs, signs):
         if 2 <= len(small) < len(logs) and 4 * numpy.size(numpy.broadcast(*[logs[i] for i in small])) <= size:
             gm, gt = _scaled_sum([logs[i] for i in small], [signs[i] for i in small])
             logs = [gm] + [l for i, l in enumerate(logs) if i not in small]
-            signs = [gt] + [s for i, s in enumerate(signs) if i not in small]
+            # gt is a multiplier, not a sign: as an array (a numpy.float64 is a float, read below as +-1)
+            signs = [numpy.asarray(gt, dtype=float)] + [s for i, s in enumerate(signs) if i not in small]
     m = numpy.asarray(logs[0], dtype=float)
     for l in logs[1:]:
         m = numpy.maximum(m, l)
