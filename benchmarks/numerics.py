@@ -24,6 +24,7 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import mechanisms
+from rdpsym.compile import CodegenError
 
 
 def parameter_grid(param, n: int) -> np.ndarray:
@@ -113,7 +114,7 @@ def _best(fn, repeat: int) -> float:
     return best
 
 
-def speed(name: str, repeat: int = 7) -> float:
+def speed(name: str, repeat: int = 21) -> float:
     """Best-of-``repeat`` times of rdpsym's generated code and the hand-written formula, interleaved in one
     run (the machine may be shared); prints both, the ratio and the largest relative difference."""
     f = rdpsym.rdp(mechanisms.get(name)).to_numpy()
@@ -154,7 +155,11 @@ def main() -> None:
         if status is not rdpsym.Status.CLOSED_FORM:
             print(f"  {name:22s} skipped: no closed form to generate code from (status {status})")
             continue
-        worst, where = accuracy(name, n_alpha, n_param)
+        try:
+            worst, where = accuracy(name, n_alpha, n_param)
+        except CodegenError as exc:  # a closed form the generator has no stable float code for
+            print(f"  {name:22s} skipped: no float code ({str(exc)[:90]})")
+            continue
         worst_all = max(worst_all, worst)
         print(f"  {name:22s} {worst:9.2e}  worst at alpha={where[0]!r}, {where[1]}" if where else f"  {name:22s} exact")
     print(f"  overall {worst_all:.2e} -> {'MET' if worst_all <= 1e-12 else 'NOT MET'}")
