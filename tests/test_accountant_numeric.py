@@ -114,6 +114,15 @@ def test_no_claim_where_it_cannot_evaluate():
         assert np.isposinf(hi[0])
 
 
+def test_no_worst_pair_is_no_claim(monkeypatch):
+    """An event whose worst pairs come back empty has no claim (+inf): a maximum over no pairs is not 0."""
+    from rdpsym.derive import mechanism_rdp
+
+    monkeypatch.setattr(mechanism_rdp, "worst_pairs", lambda mechanism, values: [])
+    dg = mechanism_curve("discrete_gaussian")
+    assert np.all(np.isposinf(dg(np.array([1.5, 2.0, 40.0]), sigma=2.375, sensitivity=1)))
+
+
 def test_log_besseli_table_against_mpmath():
     with mpmath.workdps(30):
         for x in (0.5, 20.0, 3000.0):

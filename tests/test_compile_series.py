@@ -38,9 +38,9 @@ def test_taylor_mode_refuses_a_node_that_vanishes_at_the_centre():
         series_module._taylor_mode(sp.log(u + u**2), u, 4)
     with pytest.raises(series_module._NotTaylorMode):
         series_module._taylor_mode(sp.exp(u) / u, u, 4)
-    assert series_module._taylor(sp.exp(u) / u, u, 4, seconds=20) is None
+    assert series_module._taylor(sp.exp(u) / u, u, 4, seconds=20, point={}) is None
     # a removable 0/0 at the centre is left to sympy's series, which finds it
-    got = series_module._taylor(sp.sin(u) / u, u, 4, seconds=20)
+    got = series_module._taylor(sp.sin(u) / u, u, 4, seconds=20, point={})
     assert got is not None and [sp.nsimplify(c) for c in got] == [1, 0, sp.Rational(-1, 6), 0]
 
 

@@ -56,6 +56,7 @@ import threading
 import numpy as np
 import sympy as sp
 
+from .._numbers import exact_number
 from .._timeout import StepTimeout, default_step_seconds, time_limit
 from ..specify.mechanism import Mechanism
 from .sum_forms import BESSEL_MAX, Unsupported, log_besseli_table, normaliser_summand, summand
@@ -302,17 +303,23 @@ def sum_curve(mechanism: Mechanism, group: int):
     symbols = tuple(p.symbol for p in mechanism.parameters)
     shifts = tuple(getattr(item, "shift", None) for item in mechanism.pairs)
     extra = tuple(s for s in shifts if isinstance(s, sp.Symbol))
+    limit = time_limit(default_step_seconds())
     try:
         # sympy on the user's pmfs: under the step time limit (a timeout: the other routes)
-        with time_limit(default_step_seconds()):
+        with limit:
             for P, Q in _pair_templates(mechanism):
                 summand(P, Q, k, ALPHA, symbols + extra, {})
-    except (Unsupported, StepTimeout):
+    except Unsupported:
+        return None
+    except StepTimeout as exc:
+        if exc.limit_id != limit.id:
+            raise  # an enclosing limit: not this step's to handle
         return None
     names = [p.name for p in mechanism.parameters]
     compiled: dict = {}
     pairs_memo: dict = {}
     norm_memo: dict = {}
+    norm_forms: dict = {}  # a normaliser's compiled summand: by the normaliser alone, not per event
     tables = _Tables()
 
     def directions(one: dict):
@@ -321,20 +328,24 @@ def sum_curve(mechanism: Mechanism, group: int):
         key = tuple(sorted(one.items()))
         with _LOCK:
             if key not in pairs_memo:
+                limit = time_limit(default_step_seconds())
                 try:
-                    with time_limit(default_step_seconds()):
-                        pairs = worst_pairs(mechanism, values={n: sp.Rational(str(v)) if float(v).is_integer() else v
-                                                               for n, v in one.items()})
+                    with limit:
+                        pairs = worst_pairs(mechanism, values={n: exact_number(v, f"parameter {n!r}") for n, v in one.items()})
                         out = []
                         for pair in pairs:
                             for P, Q in ((pair.P, pair.Q), (pair.Q, pair.P)):
                                 if (P, Q) not in compiled:
                                     compiled[(P, Q)] = summand(P, Q, k, ALPHA, symbols, {})
                                 out.append(compiled[(P, Q)])
-                except (ValueError, ArithmeticError, StepTimeout):
-                    # no certified set of worst pairs at these values (ArgumentError), a pair of another
-                    # form (Unsupported), or out of time: no claim for this event (not memoised)
+                except (ValueError, ArithmeticError):
+                    # no certified set of worst pairs at these values (ArgumentError) or a pair of another
+                    # form (Unsupported): no claim for this event (not memoised)
                     return None
+                except StepTimeout as exc:
+                    if exc.limit_id != limit.id:
+                        raise  # an enclosing limit: not this step's to handle
+                    return None  # out of time: no claim for this event (not memoised)
                 if len(pairs_memo) > 4096:
                     pairs_memo.clear()
                 pairs_memo[key] = out
@@ -343,7 +354,16 @@ def sum_curve(mechanism: Mechanism, group: int):
     def log_normaliser(total, values: tuple, one: dict):
         key = (total, tuple(sorted(one.items())))
         if key not in norm_memo:
-            s = normaliser_summand(total, ALPHA, symbols)
+            if total not in norm_forms:
+                limit = time_limit(default_step_seconds())
+                try:
+                    with limit:  # sympy on the user's pmf
+                        norm_forms[total] = normaliser_summand(total, ALPHA, symbols)
+                except StepTimeout as exc:
+                    if exc.limit_id != limit.id:
+                        raise
+                    raise ArithmeticError("the normaliser's sum was not compiled in time") from None
+            s = norm_forms[total]
             args = [np.ones(1)] + list(values)
             coefs = [np.broadcast_to(np.asarray(c(*args), dtype=float), (1,)).copy() for c in s.coeffs]
             atoms = [(np.broadcast_to(np.asarray(a(*args), dtype=float), (1,)).copy(), float(sh(*args)), float(x(*args)))
@@ -358,7 +378,7 @@ def sum_curve(mechanism: Mechanism, group: int):
         values = [float(one[n]) for n in names]
         try:
             zs = [log_normaliser(total, tuple(values), one) for total in s.normalisers]
-        except ArithmeticError:
+        except (ArithmeticError, Unsupported):  # no claim: +inf
             return np.full(a.shape, np.inf)
         if any(not (math.isfinite(lo) and math.isfinite(hi)) for lo, hi in zs):
             return np.full(a.shape, np.inf)
@@ -388,7 +408,7 @@ def sum_curve(mechanism: Mechanism, group: int):
                 continue
             res = np.zeros(int(ok.sum()))
             found = directions(one)
-            if found is None:
+            if not found:  # no certified pair (or none at all): no claim, +inf (never a maximum over nothing)
                 continue
             for s in found:
                 res = np.maximum(res, np.where(np.isnan(v := one_direction(s, aa[ok], one)), np.inf, v))
@@ -407,6 +427,6 @@ def sum_curve(mechanism: Mechanism, group: int):
 def _checked(atoms):
     """Bessel atoms need an integer shift and x > 0 (the recurrence and the bounds are for those)."""
     for _, s, x in atoms:
-        if not (math.isfinite(s) and float(s).is_integer() and x > 0 and math.isfinite(x)):
+        if not (math.isfinite(s) and float(s).is_integer() and 0 < x <= BESSEL_MAX):
             raise ArithmeticError(f"a Bessel atom at shift {s}, argument {x}: not evaluated")
     return atoms

@@ -53,7 +53,10 @@ class LogForm:
 def log_form(expr: sp.Expr, k: sp.Symbol, normalisers: dict) -> LogForm:
     """log of the pmf ``expr`` in ``k`` as a :class:`LogForm`; ``normalisers`` maps each Sum met (free of
     k, over all integers) to the symbol standing for its log (filled in here)."""
-    expr = sp.sympify(expr)
+    if isinstance(expr, int):
+        expr = sp.Integer(expr)
+    if not isinstance(expr, sp.Basic):  # a pmf is a sympy expression; text is never sympified here
+        raise Unsupported(f"not a sympy expression: {type(expr).__name__}")
     if isinstance(expr, sp.Sum):
         if k in expr.free_symbols:
             raise Unsupported(f"a sum depending on {k}: {sp.sstr(expr)}")

@@ -50,9 +50,9 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append(f"            and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
     lines.append("        _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)  # a writable copy")
     lines.append("    _todo = numpy.ones(_shape, dtype=bool)")
-    # A series is computed only where the closed form's estimated rounding error (see
-    # rdpsym.compile.errors) is above ERROR_TRUST of its value: the estimate runs on the candidates of
-    # the series (their windows and screens) only, once per point.
+    # A series around an order replaces the closed form only where the closed form's estimated rounding
+    # error (see rdpsym.compile.errors) is above ERROR_TRUST of its value; the estimate runs on the
+    # candidates of the series (their windows and screens) only, once per point.
     lines.append("    _estimated = numpy.zeros(_shape, dtype=bool) if _err is not None else None")
     lines.append("    _trusted = numpy.zeros(_shape, dtype=bool) if _err is not None else None")
     lines.append("    for _s, _center in _expansions:")
@@ -84,8 +84,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # form's error estimate is needed only where the two disagree. An expensive series (Taylor-mode
     # arithmetic per point) is computed only where the estimate says the closed form loses digits.
     lines.append("        _cheap = _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= numpy.count_nonzero(_near)")
-    lines.append("        _first = _cheap and not getattr(_coef, 'costly', False)  # the series before the error estimate")
-    lines.append("        if _err is not None and _center is not None and not _first:")
+    lines.append("        if _err is not None and _center is not None and not _cheap:")
     lines.append("            _new = _near & ~_estimated")
     lines.append("            if _new.any():")
     lines.append(f"                _block = _rows([{arglist}], _shape, _new)")
@@ -133,14 +132,13 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _d = _out.ravel().take(_at)")
     lines.append("            _dist = numpy.abs(_take(alpha, _shape, _at) - _center)")
     lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / _dist) * numpy.abs(_d)")
-    lines.append("            if _err is not None and _first:")
+    lines.append("            if _err is not None and _cheap:")
     lines.append(f"                # where the two agree to {AGREE!r} (a few roundings) the closed form stays; elsewhere the")
     lines.append("                # series replaces it only where the closed form's estimated error says it lost digits")
     lines.append(f"                _ok &= ~(numpy.abs(_value - _d) <= {AGREE!r} * numpy.abs(_d))")
-    lines.append("                _split = _ok")
-    lines.append("                if _split.any():")
-    lines.append(f"                    _e = _err(*(_take(_a, _shape, _at[_split]) for _a in ({arglist},)))")
-    lines.append(f"                    _ok[_split] = ~(_e <= {ERROR_TRUST!r} * numpy.abs(_d[_split]))")
+    lines.append("                if _ok.any():")
+    lines.append(f"                    _e = _err(*(_take(_a, _shape, _at[_ok]) for _a in ({arglist},)))")
+    lines.append(f"                    _ok[_ok] = ~(_e <= {ERROR_TRUST!r} * numpy.abs(_d[_ok]))")
     lines.append("        _idx = _at[_ok]")
     lines.append("        numpy.put(_out, _idx, _value[_ok])")
     lines.append("        numpy.put(_todo, _idx, False)")

@@ -301,9 +301,6 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
             lines.append("")
             lines.append(f"_series_{i}_one_coef.uses = {tuple(range(1, len(params) + 1))!r}")
             lines.append(f"_series_{i}_one.coef = _series_{i}_one_coef")
-            # Taylor-mode arithmetic costs a few hundred array operations even at a row's shape: computed
-            # only where the closed form's error estimate says it is needed (see _branch)
-            lines.append(f"_series_{i}_one_coef.costly = False")
             lines.append("")
             near_one = [f"(_series_{i}_one, 1.0)"]
         except CodegenError:

@@ -119,7 +119,7 @@ def fixed_points(result: DivergenceResult) -> list:
     return [p for p in result.exceptional_points if p.alpha.is_number]
 
 
-def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict | None = None) -> tuple[sp.Expr, ...] | None:
+def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) -> tuple[sp.Expr, ...] | None:
     """Taylor coefficients of expr in var at 0 (orders 0..n-1), or None if not a Taylor series.
 
     Taylor-mode arithmetic on the expression tree first (:func:`_taylor_mode`: seconds where sympy's
@@ -129,17 +129,21 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict |
     """
     import time
 
-    from .._timeout import StepTimeout, run_with_time_limit
+    from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
+
+    def attempt():
+        coeffs = _taylor_mode(expr, var, n)
+        return coeffs if _agrees(expr, var, coeffs, point) else None  # checked at ``point``, within the limit
 
     start = time.monotonic()
     try:
         # at most half the time: where Taylor-mode is slow (large coefficients), sympy may still be quick
-        coeffs = run_with_time_limit(_taylor_mode, expr, var, n, seconds=min(seconds / 2, TAYLOR_MODE_SECONDS))
-        if point is not None and not _agrees(expr, var, coeffs, point):
-            coeffs = None
-    except (_NotTaylorMode, StepTimeout):
+        coeffs = run_with_time_limit(attempt, seconds=min(seconds / 2, TAYLOR_MODE_SECONDS))
+    except StepTimeout:
+        if deadline_passed():
+            raise  # an enclosing limit: not this attempt's to turn into a fallback
         coeffs = None
-    except Exception:  # noqa: BLE001 - sympy raises many types on odd nodes; sympy's series then tries
+    except Exception:  # noqa: BLE001 - _NotTaylorMode, and sympy's many types on odd nodes: sympy's series then tries
         coeffs = None
     if coeffs is not None:
         return coeffs

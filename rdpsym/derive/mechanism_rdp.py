@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from .._numbers import ArgumentError
+from .._numbers import ArgumentError, exact_number
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter
@@ -245,7 +245,7 @@ def _integer_members(family: AdjacentFamily, values) -> list[AdjacentPair] | Non
     if values is None or family.is_vector or not family.shift.is_integer:
         return None
     by_name = {s.name: s for s in family.over.free_symbols}
-    subs = {by_name[k]: sp.sympify(v) for k, v in dict(values).items() if k in by_name}
+    subs = {by_name[k]: exact_number(v, f"parameter {k!r}") for k, v in dict(values).items() if k in by_name}
     start, end = (e.subs(subs) for e in family.ends)
     if not (start.is_number and end.is_number and start.is_finite and end.is_finite):
         return None

@@ -65,7 +65,9 @@ class GuaranteeCurve(ParameterSet):
         self.check_parameter_set()
         known = {p.symbol for p in self.parameters} | {ALPHA}
         for what, expr in (("curve", self.curve), ("max_divergence", self.max_divergence)):
-            stray = sp.sympify(expr).free_symbols - known
+            if not isinstance(expr, sp.Basic):  # never sympify text: a formula string is not a curve
+                raise ArgumentError(what, "a sympy expression in alpha and the declared parameters", expr)
+            stray = expr.free_symbols - known
             if stray:
                 raise ArgumentError(what, "an expression in alpha and the declared parameters", expr)
 
