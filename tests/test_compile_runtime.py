@@ -202,6 +202,56 @@ def test_series_on_a_grid_equals_the_series_per_point(orientation):
     assert rt._series_outer(cs, np.broadcast_to(v, shape), shape, at, 1e-15) is None
 
 
+@pytest.mark.parametrize("orientation", ["coefficients down the rows", "coefficients along the columns"])
+@pytest.mark.parametrize("where", ["a band", "scattered", "one point"])
+def test_series_on_a_rectangle_equals_the_series_on_the_grid(orientation, where):
+    """_series_rect (the rectangle of a block that holds the points, written in place) gives
+    _series_outer's values and truncation test at every point of the mask and ok = False off it;
+    the block's memo carries the coefficients prepared once (_outer_prep, _outer_rows)."""
+    rng = np.random.default_rng(11)
+    r, c = 40, 70
+    if orientation == "coefficients down the rows":
+        cs = [0.0, 0.0] + [rng.uniform(-2, 2, (r, 1)) / float(sp.factorial(k)) for k in range(2, N)]
+        v = np.logspace(-3, 0.5, c)[None, :]
+    else:
+        cs = [1.0] + [rng.uniform(-2, 2, (1, c)) / float(sp.factorial(k)) for k in range(1, N)]
+        v = np.logspace(-3, 0.5, r)[:, None]
+    cs = [np.asarray(x, dtype=float) for x in cs]
+    shape = (r, c)
+    mask = np.zeros(shape, dtype=bool)
+    if where == "a band":
+        mask[5:30, 20:50] = rng.uniform(size=(25, 30)) < 0.7
+    elif where == "scattered":
+        mask = rng.uniform(size=shape) < 0.3
+    else:
+        mask[17, 33] = True
+    prep = rt._outer_prep(cs, v)
+    rows, cols, value, ok = rt._series_rect(prep, mask, 1e-15, {})
+    assert not mask[:rows.start].any() and not mask[rows.stop:].any()
+    assert not mask[:, :cols.start].any() and not mask[:, cols.stop:].any()
+    at = np.flatnonzero(mask)
+    want, converged = rt._series_outer(cs, v, shape, at, 1e-15)
+    inside = np.zeros(shape, dtype=bool)
+    inside[rows, cols] = True
+    got_ok = np.zeros(shape, dtype=bool)
+    got_ok[rows, cols] = ok
+    assert not (got_ok & ~mask).any()
+    np.testing.assert_array_equal(got_ok.ravel()[at], converged & np.isfinite(want))
+    got = np.full(shape, np.nan)
+    got[rows, cols] = value
+    np.testing.assert_allclose(got.ravel()[at], want, rtol=1e-13, atol=0)
+    # a block of _blockwise: the rows of the prepared pieces are the block's
+    block = rt._outer_rows(prep, slice(10, 20), r)
+    sub = rt._series_rect(block, mask[10:20], 1e-15, None)
+    if mask[10:20].any():
+        rows_b, cols_b, value_b, _ = sub
+        np.testing.assert_allclose(value_b, value[10 - rows.start + rows_b.start:10 - rows.start + rows_b.stop,
+                                                  cols_b.start - cols.start:cols_b.stop - cols.start], rtol=1e-13)
+    # no point, or not a grid: None
+    assert rt._series_rect(prep, np.zeros(shape, dtype=bool), 1e-15) is None
+    assert rt._series_rect(prep, mask.ravel(), 1e-15) is None
+
+
 def test_take_equals_indexing_the_broadcast():
     rng = np.random.default_rng(3)
     shape = (30, 50)
@@ -250,18 +300,19 @@ def test_two_term_log_sum_exp_keeps_digits_next_to_one():
 def test_lse_ratio_matches_mpmath_in_every_regime():
     """log|t1 + t2| from l1 = log|t1| and d = log|t1/t2|: t1 dominating everywhere, t2 everywhere, and
     mixed (the masked form), with both signs of t2/t1, against 40-digit mpmath; non-finite logs go to
-    the general form."""
+    the general form. d is the call's to overwrite: a copy goes in."""
     rng = np.random.default_rng(3)
     l1 = rng.uniform(-700, 700, 64)
     for d in (rng.uniform(0, 50, 64), rng.uniform(-50, -1e-3, 64), rng.uniform(-50, 50, 64)):
         for s in (1.0, -1.0, np.where(rng.random(64) < 0.5, 1.0, -1.0)):
-            got = rt._lse_ratio(l1, d, s, lambda: None)
+            got = rt._lse_ratio(l1, d.copy(), s, lambda: None)
             with mpmath.workdps(40):
                 for i in range(64):
                     si = s if isinstance(s, float) else s[i]
                     exact = mpmath.log(abs(mpmath.exp(l1[i]) + si * mpmath.exp(l1[i] - d[i])))
                     assert abs(got[i] - exact) <= 1e-14 * max(1.0, abs(exact)), (d[i], si)
     assert rt._lse_ratio(np.array([0.0, 1.0]), np.array([np.nan, 1.0]), 1.0, lambda: "general") == "general"
+    assert rt._lse_ratio(np.array([np.inf, 1.0]), np.array([0.0, 1.0]), 1.0, lambda: "general") == "general"
 
 
 def test_gather_equals_boolean_indexing_of_the_broadcast():

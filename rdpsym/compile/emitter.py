@@ -8,6 +8,7 @@ log space (``log(alpha * exp(y)) -> log(alpha) + y``, ``log(p**alpha) -> alpha*l
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 
@@ -126,6 +127,15 @@ class _Emitter:
                     terms.remove(const[0])
                     parts.append(f"numpy.expm1({self.value(t.args[0])})")
                     break
+        # c + log|t1 + t2| -> _lse_ratio(c + log|t1|, ...): the other terms join log|t1| (see _ratio_form)
+        logs = [t for t in terms if isinstance(t, sp.log) and t.args[0].is_Add and len(t.args[0].args) == 2]
+        if logs and len(terms) > 1:
+            x = logs[0].args[0]
+            rest = [t for t in terms if t is not logs[0]]
+            shift = " + ".join(f"({p})" for p in parts + [self.value(t) for t in rest])
+            ratio = self._ratio_form(x, [self.logabs(a) for a in x.args], shift)
+            if ratio is not None:
+                return ratio[0]
         parts += [self.value(t) for t in terms]
         return " + ".join(f"({p})" for p in parts)
 
@@ -246,23 +256,30 @@ class _Emitter:
         signs = ", ".join(s if s is not None else "1.0" for _, s in terms)
         return f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"
 
-    def _ratio_form(self, e: sp.Add, terms: list) -> tuple[str, str | None] | None:
+    def _ratio_form(self, e: sp.Add, terms: list, shift: str | None = None) -> tuple[str, str | None] | None:
         """log|t1 + t2| as log|t1| + log1p(t2/t1) with the log of the ratio t1/t2 simplified symbolically
         (the issue's "one form per regime", see runtime._lse_ratio): for Laplace
         log|t1/t2| = log(alpha/(alpha-1)) + (2 alpha - 1)/b, for randomized response
         (2 alpha - 1) log(p/(1-p)); numpy then never subtracts two large logs, and the float code needs
-        one exp and one log1p per point. None (the general log-sum-exp) for sums of another shape, or
-        when the ratio is not simpler than the two terms."""
+        one exp and one log1p per point. ``shift`` (code) is added to log|t1| first, where its terms in
+        alpha alone meet those of log|t1| before any term on the whole grid (the generated code sums
+        left to right): ``c + log|t1 + t2|`` then costs no operation on the grid of its own. None (the
+        general log-sum-exp) for sums of another shape, or when the ratio is not simpler than the two
+        terms."""
         if len(e.args) != 2 or any(t.is_number for t in e.args):
             return None
         t1, t2 = e.args
         try:
+            # t1/t2, not t2/t1: the forms sympy finds differ in rounding (randomized response's t2/t1
+            # holds 1 - (2p - 1)/p^2, which loses all digits of (1 - p)^2 as p -> 1)
             q = sp.powsimp(sp.powsimp(t1 / t2, combine="exp"), combine="all")
             if sp.count_ops(q) > sp.count_ops(t1) + sp.count_ops(t2):
                 return None
             ld, sd = self.logabs(q)
         except (CodegenError, TypeError, ValueError, sp.PolynomialError):
             return None
+        if isinstance(ast.parse(ld, mode="eval").body, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript)):
+            ld = f"numpy.array({ld}, dtype=float)"  # _lse_ratio overwrites it: never an input
         (l1, s1), (l2, s2) = terms
         if s1 is None and s2 is None:
             general, sign = f"numpy.logaddexp({l1}, {l2})", None
@@ -270,4 +287,6 @@ class _Emitter:
             logs = f"{l1}, {l2}"
             signs = f"{s1 if s1 is not None else '1.0'}, {s2 if s2 is not None else '1.0'}"
             general, sign = f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"
+        if shift is not None:
+            l1, general = f"({shift}) + {l1}", f"({shift}) + ({general})"
         return f"_lse_ratio({l1}, {ld}, {sd if sd is not None else '1.0'}, lambda: {general})", sign

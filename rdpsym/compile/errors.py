@@ -16,6 +16,8 @@ estimate that is too large costs time (the series is computed as before), never 
 
 from __future__ import annotations
 
+import ast
+
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
@@ -35,13 +37,35 @@ class ErrorEmitter:
         #: the function body: each value the estimate needs, named once (``_e0 = ...``)
         self.lines: list[str] = []
         self._names: dict[str, str] = {}
+        self._trees: dict[str, str] = {}  # ast.dump of a named value's code -> its local
 
     def name(self, code: str) -> str:
         """A local holding ``code`` (one line per distinct value: readable, and computed once)."""
         if code not in self._names:
             self._names[code] = f"_e{len(self._names)}"
-            self.lines.append(f"    {self._names[code]} = {code}")
+            tree = ast.parse(code, mode="eval")
+            self._trees.setdefault(ast.dump(tree.body), self._names[code])
+            self.lines.append(f"    {self._names[code]} = {self.reuse(code)}")
         return self._names[code]
+
+    def reuse(self, code: str, whole: bool = False) -> str:
+        """``code`` with every subexpression already held by a local replaced by that local: the
+        emitter writes each value as one nested expression, so without this the estimate would
+        evaluate the whole closed form (its log-sum-exps) once per place it appears. Constants and names
+        stay as they are."""
+        trees = self._trees
+
+        class _Reuse(ast.NodeTransformer):
+            def visit(self, node):
+                if isinstance(node, ast.expr) and not isinstance(node, (ast.Constant, ast.Name)):
+                    local = trees.get(ast.dump(node))
+                    if local is not None:
+                        return ast.Name(id=local, ctx=ast.Load())
+                return self.generic_visit(node)
+
+        body = ast.parse(code, mode="eval").body
+        # a value being named is not replaced by its own local (``whole``: the returned estimate may be)
+        return ast.unparse(_Reuse().visit(body) if whole else _Reuse().generic_visit(body))
 
     def _abs(self, e: sp.Expr) -> str:
         return f"numpy.abs({self.name(self.em.value(e))})"
@@ -124,8 +148,10 @@ class ErrorEmitter:
     def _err_ratio(self, x: sp.Add, terms: list) -> str:
         """Error of runtime._lse_ratio(l1, d, s): l1 + log1p(s e^-d) where d >= 0, and l1 - d + log1p(s e^d)
         where d < 0 (d = log|t1/t2| from the ratio's own form). To first order the error is
-        err(l1) + w2 err(d) in the first regime and err(l1) + (1 + w1) err(d) in the second, w_i = |t_i|/|S|
-        (the derivative of log1p), plus one rounding of the log1p, the exp and the sum."""
+        err(l1) + w2 err(r) in the first regime and err(l1) + (1 + w1) err(r) in the second, w_i = |t_i|/|S|
+        (the derivative of log1p), plus one rounding of the log1p, the exp and the sum. Terms added to
+        l1 by the emitter (``_Emitter._ratio_form``'s shift) are rounded there instead of after: the
+        enclosing sum's estimate counts eps times their magnitudes either way."""
         em = self.em
         t1, t2 = x.args
         q = sp.powsimp(sp.powsimp(t1 / t2, combine="exp"), combine="all")

@@ -22,6 +22,11 @@ ERROR_TRUST = 1e-13
 #: A series and the closed form that agree to this fraction (a few roundings) are both accurate there:
 #: the closed form is kept without estimating its error
 AGREE = 1e-15
+#: A series and the closed form that agree to this fraction: the series serves without the closed form's
+#: error estimate. Whichever of the two is accurate, the other is then within this of it, so the value
+#: is off by at most this more than the better of the two; where the closed form is the accurate one
+#: and the two disagree by more, the estimate decides (a series of rounding-noise coefficients)
+CONFIRM = 1e-13
 #: Where a needed series is missing, the closed form is still returned where its estimated error is
 #: below this fraction of its value (the estimate is an upper bound to first order; target 1e-12)
 MISSING_TRUST = 1e-12
@@ -37,7 +42,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
     # local name starts with "_": parameter names never do (see identifier), so none is captured.
     lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None, _missing=(), _memo=None):")
-    lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in ['alpha', *args])})")
+    lines.append(f"    _shape = numpy.broadcast({', '.join(['alpha', *args])}).shape")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
     lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes, _err, _missing)[0]")
     lines.append("    if not _expansions and not _centres and not _moving and not _missing:")
@@ -68,10 +73,10 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            continue")
     lines.append("        _pre = getattr(_s, 'pre', None)")
     lines.append("        _coef = getattr(_s, 'coef', None)")
-    lines.append("        _cv = None  # the coefficients, computed once for the screen and the series")
-    lines.append("        if _pre is not None and _center is None:")
-    lines.append(f"            _cv = _block_coef(_memo, _coef, ({arglist},)) if _coef is not None else None")
-    lines.append(f"            _near = _near & _pre({arglist}, _cv=_cv)  # a cheap screen, at the inputs' own shapes")
+    lines.append("        _boundary = _pre is not None and _center is None")
+    lines.append("        if _boundary:")
+    lines.append("            # a cheap screen at the inputs' own shapes, once per call (see _blockwise)")
+    lines.append(f"            _near = _near & _block_pre(_memo, _pre, _coef, ({arglist},))")
     lines.append("        elif _pre is not None:")
     lines.append(f"            _keep = _pre(*(numpy.broadcast_to(_a, _shape)[_near] for _a in ({arglist},)))")
     lines.append("            _near = _near.copy()")
@@ -83,7 +88,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # column, a parameter-only row): then it is evaluated at every candidate first, and the closed
     # form's error estimate is needed only where the two disagree. An expensive series (Taylor-mode
     # arithmetic per point) is computed only where the estimate says the closed form loses digits.
-    lines.append("        _cheap = _coef is not None and numpy.prod(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= numpy.count_nonzero(_near)")
+    lines.append("        _cheap = _coef is not None and _size(numpy.broadcast_shapes(*(numpy.shape(_args[_k]) for _k in _coef.uses))) <= numpy.count_nonzero(_near)")
     lines.append("        if _err is not None and _center is not None and not _cheap:")
     lines.append("            _new = _near & ~_estimated")
     lines.append("            if _new.any():")
@@ -102,22 +107,36 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("                continue")
     # flat indices once per series, then take/put (boolean or .flat indexing walks the whole block
     # per array, several times slower)
+    lines.append("        if _cheap and _boundary and _memo is not None and len(_shape) == 2:")
+    lines.append("            # on a grid: the rectangle of the block that holds the points, written in place")
+    lines.append(f"            _prep = _block_outer(_memo, _coef, ({arglist},))")
+    lines.append(f"            _rect = _series_rect(_prep, _near, {SERIES_TOLERANCE!r}, _memo) if _prep is not None else None")
+    lines.append("            if _rect is not None:")
+    lines.append("                _r, _c, _value, _ok = _rect")
+    lines.append("                numpy.copyto(_out[_r, _c], _value, where=_ok)")
+    lines.append("                _todo[_r, _c] &= ~_ok")
+    lines.append("                continue")
     lines.append("        _at = numpy.flatnonzero(_near)")
     lines.append("        if _cheap:")
     lines.append("            # coefficients at the inputs' own shapes, then one matrix product on a grid (or")
     lines.append("            # gathered per point); constant coefficients stay constants (a zero costs nothing)")
-    lines.append("            if _cv is not None:")
-    lines.append("                _cs, _v = _cv")
+    lines.append("            _prep = None")
+    lines.append("            if _boundary:")
+    lines.append("                # the coefficient matrix and the powers of the variable, once per call")
+    lines.append(f"                _prep = _block_outer(_memo, _coef, ({arglist},))")
+    lines.append(f"                _cs, _v = (None, None) if _prep is not None else _block_coef(_memo, _coef, ({arglist},))")
     lines.append("            elif _center is not None and 0 not in _coef.uses:")
     lines.append("                # coefficients in the parameters alone: once per call (see _blockwise)")
     lines.append("                _cs = _memo_get(_memo, _coef, [_a if _k in _coef.uses else 1.0 for _k, _a in enumerate(_args)])[0]")
     lines.append("                _v = alpha - _center")
     lines.append("            else:")
     lines.append("                _cs, _v = _coef(*_args)")
-    lines.append(f"            _grid = _series_outer(_cs, _v, _shape, _at, {SERIES_TOLERANCE!r}, _memo)")
+    lines.append(f"            _grid = _series_outer(_cs, _v, _shape, _at, {SERIES_TOLERANCE!r}, _memo, _prep)")
     lines.append("            if _grid is not None:")
     lines.append("                _value, _conv = _grid")
     lines.append("            else:")
+    lines.append("                if _cs is None:")
+    lines.append(f"                    _cs, _v = _block_coef(_memo, _coef, ({arglist},))")
     lines.append("                *_cs, _v = _gather([*_cs, _v], _shape, _near)")
     lines.append("                _value, _tail = _series(_cs, _v + numpy.zeros(_at.size))")
     lines.append(f"                _conv = _tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value)")
@@ -133,12 +152,16 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _dist = numpy.abs(_take(alpha, _shape, _at) - _center)")
     lines.append("            _ok &= numpy.abs(_value - _d) <= (1e-3 + 1e-12 / _dist) * numpy.abs(_d)")
     lines.append("            if _err is not None and _cheap:")
-    lines.append(f"                # where the two agree to {AGREE!r} (a few roundings) the closed form stays; elsewhere the")
-    lines.append("                # series replaces it only where the closed form's estimated error says it lost digits")
-    lines.append(f"                _ok &= ~(numpy.abs(_value - _d) <= {AGREE!r} * numpy.abs(_d))")
-    lines.append("                if _ok.any():")
-    lines.append(f"                    _e = _err(*(_take(_a, _shape, _at[_ok]) for _a in ({arglist},)))")
-    lines.append(f"                    _ok[_ok] = ~(_e <= {ERROR_TRUST!r} * numpy.abs(_d[_ok]))")
+    lines.append(f"                # where the two agree to {AGREE!r} (a few roundings) the closed form stays; where they")
+    lines.append(f"                # agree to {CONFIRM!r} the series serves (the closed form confirms it); elsewhere the series")
+    lines.append("                # replaces the closed form only where the closed form's estimated error says it lost digits")
+    lines.append("                _gap = numpy.abs(_value - _d)")
+    lines.append("                _mag = numpy.abs(_d)")
+    lines.append(f"                _ok &= ~(_gap <= {AGREE!r} * _mag)")
+    lines.append(f"                _check = _ok & ~(_gap <= {CONFIRM!r} * _mag)")
+    lines.append("                if _check.any():")
+    lines.append(f"                    _e = _err(*(_take(_a, _shape, _at[_check]) for _a in ({arglist},)))")
+    lines.append(f"                    _ok[_check] = ~(_e <= {ERROR_TRUST!r} * _mag[_check])")
     lines.append("        _idx = _at[_ok]")
     lines.append("        numpy.put(_out, _idx, _value[_ok])")
     lines.append("        numpy.put(_todo, _idx, False)")
@@ -223,9 +246,9 @@ def _factor_check(expr, em) -> str | None:
                 return None
             continue
         if f.is_Pow and f.exp.is_number and f.exp.is_negative:
-            parts.append(f"numpy.all((({em.value(sp.Pow(f.base, -f.exp))}) > 0) & (({em.value(sp.Pow(f.base, -f.exp))}) < numpy.inf))")
+            parts.append(f"_all((({em.value(sp.Pow(f.base, -f.exp))}) > 0) & (({em.value(sp.Pow(f.base, -f.exp))}) < numpy.inf))")
         else:
-            parts.append(f"numpy.all((({em.value(f)}) >= 0) & (({em.value(f)}) < numpy.inf))")
+            parts.append(f"_all((({em.value(f)}) >= 0) & (({em.value(f)}) < numpy.inf))")
     return "not (" + " and ".join(parts) + ")" if parts else None
 
 
@@ -296,13 +319,13 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append('    """')
     lines.append(f"    alpha, {', '.join(args)} = (" if args else "    (alpha,) = (")
     lines.append("        " + ", ".join(f"numpy.asarray({a}, dtype=float)" for a in ["alpha", *args]) + ",)")
-    lines.append(f"    _shape = numpy.broadcast_shapes({', '.join(f'{a}.shape' for a in ['alpha', *args])})")
+    lines.append(f"    _shape = numpy.broadcast({', '.join(['alpha', *args])}).shape")
     lines.append("    with numpy.errstate(invalid='ignore'):")
-    lines.append("        if not numpy.all(alpha > 0):")
+    lines.append("        if not _all(alpha > 0):")
     lines.append("            raise ValueError(f'alpha must be > 0 (and not NaN); got {alpha[~(alpha > 0)].ravel()[:3]}')")
     for a, cond, dom in checks:
         lines.append(f"        _ok = {cond.replace(' & (True)', '')}")
-        lines.append("        if not numpy.all(_ok):")
+        lines.append("        if not _all(_ok):")
         # the domain's text goes in as a Python literal (repr), never into the f-string itself
         lines.append(f"            raise ValueError('{a} must lie in ' + {dom!r} + f'; got {{numpy.broadcast_to({a}, _ok.shape)[~numpy.asarray(_ok)].ravel()[:3]}}')")
     heavy = any(series or mv for _, series, _, _, mv in branch_code) or any("_lse_" in line for line in lines[4:])
@@ -310,7 +333,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
         # the common case, every order a general one: the general code writes the output itself (no
         # NaN-filled array, no copy) and one comparison checks it (NaN fails >= 0 too)
         special = "".join(f" & (alpha != {a0!r})" for a0, _ in exceptional)
-        lines.append(f"    if numpy.all(numpy.isfinite(alpha) & (alpha != 1.0){special}):")
+        lines.append(f"    if _all(numpy.isfinite(alpha) & (alpha != 1.0){special}):")
         lines.append("        with numpy.errstate(all='ignore'):")
         if heavy:
             lines.append(f"            _out = _blockwise(_general, ({arglist},), numpy.empty(_shape))")

@@ -227,7 +227,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
         lines.append("    # estimated rounding error of the closed form: a series is computed only where it is large")
         lines.extend(mod.prelude(_substitute_factors(direct_form, factors)))  # the singular factors it reads
         lines.extend(errors.lines)
-        lines.append(f"    return {err_code} + _z(alpha)")
+        lines.append(f"    return {errors.reuse(err_code, whole=True)} + _z(alpha)")
         lines.append("")
         mod.errs = {**getattr(mod, "errs", {}), direct: True}
     moving = []

@@ -30,6 +30,20 @@ def _z(like):
     return numpy.zeros(numpy.shape(like))
 
 
+def _all(x):
+    """numpy.all(x) for the generated checks without numpy.all's Python-level wrapper (microseconds a
+    call, on inputs of a few elements)."""
+    return bool(numpy.asarray(x).all())
+
+
+def _size(shape):
+    """The number of elements of an array of ``shape`` (no array made: numpy.prod makes one)."""
+    n = 1
+    for k in shape:
+        n *= k
+    return n
+
+
 def _whole(fn, args, out):
     """fn(*args), broadcast into ``out``, in one call."""
     out[...] = fn(*args)
@@ -72,6 +86,36 @@ def _block_coef(memo, coef, args):
         x = x.reshape((1,) * (len(memo["_full"][0].shape) - x.ndim) + x.shape)
         return x[rows] if x.shape[0] == length and length > 1 else x
     return [cut(c) for c in cs], cut(v)
+
+
+def _block_pre(memo, pre, coef, args):
+    """The screen ``pre`` of a boundary series for a block of _blockwise: evaluated once on the whole
+    inputs (a comparison of an order-only column with a parameter-only row) and sliced to the block's
+    rows, so a block pays for none of the logarithms of its coefficients; on the block itself outside
+    _blockwise."""
+    if memo is None or "_rows" not in memo:
+        return pre(*args, _cv=coef(*args) if coef is not None else None)
+    key = ("_pre", id(pre))
+    full = memo.get(key)
+    if full is None:
+        cv = _memo_get(memo, coef, memo["_full"]) if coef is not None else None
+        full = numpy.asarray(pre(*memo["_full"], _cv=cv))
+        full = full.reshape((1,) * (len(memo["_full"][0].shape) - full.ndim) + full.shape)
+        memo[key] = full
+    return full[memo["_rows"]] if full.shape[0] == memo["_length"] and memo["_length"] > 1 else full
+
+
+def _block_outer(memo, coef, args):
+    """:func:`_outer_prep` of a boundary series' coefficients for a block of _blockwise: the matrix of
+    coefficients and the powers of the variable built once on the whole inputs, then the block's rows
+    taken; None where the series is not a product of a column by a row."""
+    if memo is None or "_rows" not in memo:
+        return _outer_prep(*coef(*args))
+    key = ("_outer", id(coef))
+    if key not in memo:
+        memo[key] = _outer_prep(*_memo_get(memo, coef, memo["_full"]))
+    prep = memo[key]
+    return None if prep is None else _outer_rows(prep, memo["_rows"], memo["_length"])
 
 
 def _memo_get(memo, fn, args):
@@ -154,18 +198,23 @@ def _lse_ratio(l1, d, s, general):
     """log|t1 + t2| from l1 = log|t1|, d = log|t1/t2| and s = sign(t1/t2), d from the ratio's own
     simplified form ((2 alpha - 1) log(p/(1-p)) for randomized response), never as l1 - l2 of two large
     logs. One form per regime, chosen by the sign of d: l1 + log1p(s exp(-d)) where t1 dominates, and
-    l1 - d + log1p(s exp(d)) where t2 does; one exp and one log1p per point. Where d or l1 is not finite
-    ``general()``, the two-term log-sum-exp, is returned instead."""
+    l1 - d + log1p(s exp(d)) where t2 does; one exp and one log1p per point. ``d`` is a fresh array
+    the call may overwrite (the generated code never passes an input). Where d or l1 is not finite
+    ``general()``, the two-term log-sum-exp, is returned instead (a sum of l1 is finite exactly where
+    every l1 is, short of overflow, which only sends more points to ``general``)."""
     lo, hi = numpy.min(d), numpy.max(d)
-    if not (numpy.isfinite(lo) and numpy.isfinite(hi) and numpy.isfinite(numpy.min(l1)) and numpy.isfinite(numpy.max(l1))):
+    if not (numpy.isfinite(lo) and numpy.isfinite(hi) and numpy.isfinite(numpy.sum(l1))):
         return general()
+    owned = isinstance(d, numpy.ndarray) and d.ndim > 0 and d.dtype == float
     if lo >= 0:  # t1 dominates everywhere (Laplace at alpha > 1): no mask at all
-        x, base = numpy.negative(d), l1
+        x, base = (numpy.negative(d, out=d) if owned else numpy.negative(d)), l1
     elif hi <= 0:
-        x, base = numpy.array(d, dtype=float), numpy.subtract(l1, d)
+        base = numpy.subtract(l1, d)
+        x = d if owned else numpy.array(d, dtype=float)
     else:
-        x = numpy.negative(numpy.abs(d))
         base = numpy.where(d >= 0, l1, numpy.subtract(l1, d))
+        x = numpy.abs(d, out=d) if owned else numpy.abs(d)
+        x = numpy.negative(x, out=x)
     owned = isinstance(x, numpy.ndarray) and x.ndim > 0  # x is a fresh array: reuse it
     x = numpy.exp(x, out=x) if owned else numpy.exp(x)
     if not isinstance(s, float):
@@ -335,16 +384,12 @@ def _series(coeffs, v):
     return value, tail
 
 
-def _series_outer(coeffs, v, shape, at, tolerance, memo=None):
-    """(value, converged) of the Taylor series sum_k c_k v^k at the flat indices ``at`` of ``shape``,
-    or None. On a 2-D grid where every coefficient is a column and v a row (a boundary series:
-    coefficients in alpha, v = 1/b), or every coefficient a row and v a column (a series in alpha - c
-    with coefficients in the parameters), the sum over the grid is one matrix product (the grid's K
-    coefficients by K powers of v), with no coefficient gathered per point. ``converged`` is
-    :func:`_series`'s truncation test, tail <= tolerance * |value|, with the tail extrapolated from the
-    last two pairs of terms, prev and last: tail = last^2 / (prev - last) where last < prev, 0 where
-    last = 0, and infinite otherwise, i.e. last^2 <= tolerance |value| (prev - last)."""
-    if len(shape) != 2 or len(coeffs) < 4:
+def _outer_prep(coeffs, v):
+    """The pieces of :func:`_series_outer` that depend on the coefficients and the variable alone, or
+    None: (rows, the coefficients as a matrix, the powers of v, the absolute values of the last two
+    pairs of both). ``rows``: the coefficients run down the rows (a column each) and v along a row;
+    otherwise the coefficients run along the columns and v down a column."""
+    if len(coeffs) < 4:
         return None
     v = numpy.asarray(v, dtype=float)
     cs = [numpy.asarray(c, dtype=float) for c in coeffs]
@@ -353,9 +398,11 @@ def _series_outer(coeffs, v, shape, at, tolerance, memo=None):
     v = v.reshape((1,) * (2 - v.ndim) + v.shape)
     cs = [c.reshape((1,) * (2 - c.ndim) + c.shape) for c in cs]
     if v.shape[0] == 1 and all(c.shape[1] == 1 for c in cs):
-        rows, vt, length = True, v[0], shape[0]        # coefficients down the rows, v along a row
+        rows, vt = True, v[0]        # coefficients down the rows, v along a row
+        length = max(c.shape[0] for c in cs)
     elif v.shape[1] == 1 and all(c.shape[0] == 1 for c in cs):
-        rows, vt, length = False, v[:, 0], shape[1]    # coefficients along the columns, v down a column
+        rows, vt = False, v[:, 0]    # coefficients along the columns, v down a column
+        length = max(c.shape[1] for c in cs)
     else:
         return None
     n = len(cs)
@@ -367,22 +414,116 @@ def _series_outer(coeffs, v, shape, at, tolerance, memo=None):
     for k, c in enumerate(cs):
         coef[:, k] = c.ravel() if c.size > 1 else c.reshape(())
     head, end = slice(n - 4, n - 2), slice(n - 2, n)
-    pairs = [(coef, powers), (numpy.abs(coef[:, head]), numpy.abs(powers[head])), (numpy.abs(coef[:, end]), numpy.abs(powers[end]))]
-    if not rows:
+    return (rows, coef, powers, numpy.abs(coef[:, head]), numpy.abs(powers[head]), numpy.abs(coef[:, end]),
+            numpy.abs(powers[end]))
+
+
+def _outer_rows(prep, rows, length):
+    """``prep`` restricted to the grid rows ``rows`` (a block of _blockwise over ``length`` rows): the
+    coefficients' rows where they run down the rows, the powers' columns where v runs down a column."""
+    down, coef, powers, c_head, p_head, c_end, p_end = prep
+    if down:
+        if coef.shape[0] == length and length > 1:
+            coef, c_head, c_end = coef[rows], c_head[rows], c_end[rows]
+    elif powers.shape[1] == length and length > 1:
+        powers, p_head, p_end = powers[:, rows], p_head[:, rows], p_end[:, rows]
+    return down, coef, powers, c_head, p_head, c_end, p_end
+
+
+def _series_outer(coeffs, v, shape, at, tolerance, memo=None, prep=None):
+    """(value, converged) of the Taylor series sum_k c_k v^k at the flat indices ``at`` of ``shape``,
+    or None. On a 2-D grid where every coefficient is a column and v a row (a boundary series:
+    coefficients in alpha, v = 1/b), or every coefficient a row and v a column (a series in alpha - c
+    with coefficients in the parameters), the sum over the grid is one matrix product (the grid's K
+    coefficients by K powers of v), with no coefficient gathered per point; only the rows and columns
+    that hold points are multiplied. ``converged`` is :func:`_series`'s truncation test,
+    tail <= tolerance * |value|, with the tail extrapolated from the last two pairs of terms, prev and
+    last: tail = last^2 / (prev - last) where last < prev, 0 where last = 0, and infinite otherwise,
+    i.e. last^2 <= tolerance |value| (prev - last). ``prep``: :func:`_outer_prep` of (coeffs, v),
+    computed by the caller."""
+    if len(shape) != 2:
+        return None
+    if prep is None:
+        prep = _outer_prep(coeffs, v)
+        if prep is None:
+            return None
+    down, coef, powers, c_head, p_head, c_end, p_end = prep
+    pairs = [(coef, powers), (c_head, p_head), (c_end, p_end)]
+    if not down:
         pairs = [(y.T, x.T) for x, y in pairs]
+    height, width = pairs[0][0].shape[0], pairs[0][1].shape[1]
+    if height not in (1, shape[0]) or width not in (1, shape[1]):
+        return None
+    # only the range of rows and of columns that holds the points is multiplied (views, no copies): a
+    # boundary series is wanted in a band of the scales, a series in alpha - c in a window of orders
+    i, j = numpy.divmod(at, shape[1])
+    if height > 1 and at.size:
+        top, bottom = int(i[0]), int(i[-1]) + 1  # ``at`` is sorted: so is i
+        pairs = [(x[top:bottom], y) for x, y in pairs]
+        i = i - top if top else i
+        h = bottom - top
+    else:
+        i, h = (numpy.zeros(at.size, dtype=numpy.intp), 1) if height == 1 else (i, height)
+    if width > 1 and at.size:
+        left, right = int(j.min()), int(j.max()) + 1
+        pairs = [(x, y[:, left:right]) for x, y in pairs]
+        j = j - left if left else j
+        w = right - left
+    else:
+        j, w = (numpy.zeros(at.size, dtype=numpy.intp), 1) if width == 1 else (j, width)
+    flat = i * w + j
     # the products go into buffers kept for the whole call (``memo``, see _blockwise): a fresh
     # grid-sized array per block costs more in page faults than the product itself
-    grid = (pairs[0][0].shape[0], pairs[0][1].shape[1])
-    buffers = memo.get(("_series_outer", grid)) if memo is not None else None
-    if buffers is None:
-        buffers = [numpy.empty(grid) for _ in pairs]
+    buffers = memo.get("_series_outer") if memo is not None else None
+    if buffers is None or buffers[0].size < h * w:
+        buffers = [numpy.empty(max(h * w, height * width)) for _ in pairs]
         if memo is not None:
-            memo[("_series_outer", grid)] = buffers
-    value, prev, last = ((numpy.broadcast_to(m, shape) if m.shape != tuple(shape) else m).ravel().take(at)
-                         for m in (numpy.matmul(x, y, out=buf) for (x, y), buf in zip(pairs, buffers)))
+            memo["_series_outer"] = buffers
+    value, prev, last = (numpy.matmul(x, y, out=buf[:h * w].reshape(h, w)).ravel().take(flat)
+                         for (x, y), buf in zip(pairs, buffers))
     numpy.subtract(prev, last, out=prev)
     numpy.multiply(last, last, out=last)
     return value, last <= tolerance * numpy.abs(value) * prev
+
+
+def _series_rect(prep, near, tolerance, memo=None):
+    """(rows, cols, value, ok) of a boundary series on a 2-D block: the series (``prep``, see
+    :func:`_outer_prep`) summed by matrix products over the rectangle of rows and columns (slices) that
+    holds the points of ``near``, and ``ok`` = near & the truncation test of :func:`_series_outer` there,
+    all at the rectangle's shape: no flat indices, no gathers, no scatters (the caller writes with
+    copyto). None where ``near`` is not 2-D or the series' shapes do not fit it."""
+    shape = near.shape
+    if len(shape) != 2:
+        return None
+    down, coef, powers, c_head, p_head, c_end, p_end = prep
+    pairs = [(coef, powers), (c_head, p_head), (c_end, p_end)]
+    if not down:
+        pairs = [(y.T, x.T) for x, y in pairs]
+    height, width = pairs[0][0].shape[0], pairs[0][1].shape[1]
+    if height not in (1, shape[0]) or width not in (1, shape[1]):
+        return None
+    r = numpy.flatnonzero(near.any(axis=1))
+    c = numpy.flatnonzero(near.any(axis=0))
+    if r.size == 0:
+        return None
+    rows, cols = slice(int(r[0]), int(r[-1]) + 1), slice(int(c[0]), int(c[-1]) + 1)
+    if height > 1:
+        pairs = [(x[rows], y) for x, y in pairs]
+    if width > 1:
+        pairs = [(x, y[:, cols]) for x, y in pairs]
+    h, w = pairs[0][0].shape[0], pairs[0][1].shape[1]
+    buffers = memo.get("_series_rect") if memo is not None else None
+    if buffers is None or buffers[0].size < h * w:
+        buffers = [numpy.empty(max(h * w, height * width)) for _ in pairs]
+        if memo is not None:
+            memo["_series_rect"] = buffers
+    value, prev, last = (numpy.matmul(x, y, out=buf[:h * w].reshape(h, w)) for (x, y), buf in zip(pairs, buffers))
+    numpy.subtract(prev, last, out=prev)
+    numpy.multiply(last, last, out=last)
+    numpy.multiply(prev, tolerance, out=prev)
+    numpy.multiply(prev, numpy.abs(value), out=prev)
+    ok = near[rows, cols] & (last <= prev) & numpy.isfinite(value)
+    return rows, cols, numpy.broadcast_to(value, ok.shape), ok
 
 
 # -- truncated Taylor series in tau, coefficients along axis 0 (orders 0..N-1) ---------------------
@@ -399,10 +540,22 @@ def _t_dot(x, y):
     return (x * y).sum(axis=0)
 
 
+def _t_degree(a):
+    """The index of a series' last nonzero coefficient (0 for a constant, and for zero): the series of
+    a closed form are built from constants and 1 + tau, and a product or exponential of those needs
+    only that many terms of the recurrences."""
+    a = numpy.asarray(a)
+    nz = numpy.flatnonzero(a.reshape(a.shape[0], -1).any(axis=1))
+    return int(nz[-1]) if nz.size else 0
+
+
 def _t_mul(a, b):
     n = a.shape[0]
     out = numpy.zeros_like(a * b)
-    for j in range(n):
+    da, db = _t_degree(a), _t_degree(b)
+    if db < da:  # the loop runs over the coefficients of the factor of lower degree
+        a, b, da = b, a, db
+    for j in range(da + 1):
         out[j:] += a[j] * b[:n - j]
     return out
 
@@ -423,9 +576,12 @@ def _t_weights(a):
 def _t_exp(a):
     out = numpy.zeros_like(a)
     out[0] = numpy.exp(a[0])
-    ja = _t_weights(a)
+    d = _t_degree(a)
+    ja = _t_weights(a[:d + 1])
     for k in range(1, a.shape[0]):
-        out[k] = _t_dot(ja[1:k + 1], out[k - 1::-1]) / k
+        # sum_{j=1}^{min(k, d)} j a[j] out[k-j]: a[j] = 0 past the degree d
+        top = min(k, d)
+        out[k] = _t_dot(ja[1:top + 1], out[k - 1:k - top - 1 if k - top - 1 >= 0 else None:-1]) / k if top else 0.0
     return out
 
 
@@ -433,10 +589,14 @@ def _t_log(a):
     """log|a| as a series (a[0] != 0)."""
     out = numpy.zeros_like(a)
     out[0] = numpy.log(numpy.abs(a[0]))
+    jout = numpy.zeros_like(a)  # j out[j], filled as the orders are found
+    d = _t_degree(a)
     for k in range(1, a.shape[0]):
-        # sum_{j=1}^{k-1} j out[j] a[k-j]
-        inner = _t_dot(_t_weights(out[:k])[1:], a[k - 1:0:-1]) if k > 1 else 0.0
+        # sum_{j=1}^{k-1} j out[j] a[k-j], where a[k-j] = 0 for k - j > d: j from max(1, k - d)
+        low = max(1, k - d)
+        inner = _t_dot(jout[low:k], a[k - low:0:-1]) if k > low else 0.0
         out[k] = (a[k] - inner / k) / a[0]
+        jout[k] = k * out[k]
     return out
 
 
@@ -468,9 +628,9 @@ def _t_lse(logs, plain):
 
 
 #: the functions copied into every generated module, in this order
-_EMITTED = (_z, _whole, _blockwise, _block_coef, _memo_get, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
-            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _series, _series_outer,
-            _t_const, _t_dot, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
+_EMITTED = (_z, _all, _size, _whole, _blockwise, _block_coef, _block_pre, _block_outer, _memo_get, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
+            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _series, _outer_prep, _outer_rows, _series_outer, _series_rect,
+            _t_const, _t_dot, _t_degree, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
 
 def source() -> str:
