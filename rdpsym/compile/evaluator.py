@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..symbols import alpha as ALPHA
 from .emitter import doc_text
 from .factors import MOVING_TRUST, MOVING_WINDOW
 from .series import SERIES_TOLERANCE
@@ -228,17 +229,21 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     return lines
 
 
-def _factor_check(expr, em) -> str | None:
+def _factor_check(expr, em, validated=frozenset()) -> str | None:
     """Code that is false unless the float value of ``expr`` (a product, as the emitter writes it:
     numerator factors times, divided by the denominator's) is surely in [0, inf] and not NaN, checked on
     the factors at their own shapes: in IEEE arithmetic a product of finite factors >= 0 divided by a
     product of finite factors > 0 is never NaN nor negative. The output check over the whole grid is then
     needed only where this is false. None unless every factor depends on at most one input (a check at
-    the grid's size would save nothing)."""
+    the grid's size would save nothing). ``validated``: symbols the entry point has already checked to
+    be finite and >= 0 (alpha > 0 and finite on this path; a parameter in an interval of [0, oo)),
+    which need no check of their own as factors."""
     if expr is None or not expr.is_Mul:
         return None
     parts = []
     for f in expr.args:
+        if f in validated:
+            continue
         if len(f.free_symbols) > 1:
             return None
         if f.is_number:
@@ -339,11 +344,15 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
             lines.append(f"            _out = _blockwise(_general, ({arglist},), numpy.empty(_shape))")
         else:
             lines.append(f"            _out = _general({arglist})")
+            # a fresh array owns its data (base None) and is none of the inputs: a view or an input is copied
             lines.append("            if not (isinstance(_out, numpy.ndarray) and _out.shape == _shape and _out.flags.writeable")
-            lines.append(f"                    and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
+            lines.append(f"                    and _out.base is None and all(_out is not _a for _a in ({arglist},))):")
             lines.append("                _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)")
         # one reduction, no boolean temporary: the minimum is NaN if any value is (NaN fails >= 0)
-        factors_ok = _factor_check(getattr(mod, "direct_forms", {}).get(branch_code[0][0]), em) \
+        # alpha > 0 and finite here; a parameter validated in an interval of [0, oo) is finite and >= 0
+        validated = frozenset([ALPHA] + [p.symbol for p in params
+                                          if isinstance(p.domain, sp.Interval) and p.domain.inf.is_nonnegative])
+        factors_ok = _factor_check(getattr(mod, "direct_forms", {}).get(branch_code[0][0]), em, validated) \
             if len(branch_code) == 1 and not combine and not heavy else None
         lines.append(f"        if {factors_ok + ' and ' if factors_ok else ''}_out.size and not (numpy.min(_out) >= 0):")
         lines.append("            _what = 'NaN' if numpy.isnan(_out).any() else 'a negative value'")

@@ -523,7 +523,7 @@ def _series_rect(prep, near, tolerance, memo=None):
     numpy.multiply(prev, tolerance, out=prev)
     numpy.multiply(prev, numpy.abs(value), out=prev)
     ok = near[rows, cols] & (last <= prev) & numpy.isfinite(value)
-    return rows, cols, numpy.broadcast_to(value, ok.shape), ok
+    return rows, cols, (value if value.shape == ok.shape else numpy.broadcast_to(value, ok.shape)), ok
 
 
 # -- truncated Taylor series in tau, coefficients along axis 0 (orders 0..N-1) ---------------------
