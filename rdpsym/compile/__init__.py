@@ -20,12 +20,16 @@ Nothing here is written per mechanism. The generator walks the expression tree:
   At run time a series is used at a point only where its last two terms are below 1e-17 of its value
   (the truncation error is then far below a unit in the last place); elsewhere the closed form is used.
   A series around an order is used only where the closed form's estimated rounding error
-  (:mod:`~rdpsym.compile.errors`) says it lost digits; where the series is cheap it is computed first
-  and the estimate runs only where the two disagree by more than a few roundings.
+  (:mod:`~rdpsym.compile.errors`) says it lost digits; where the series is cheap it is computed first:
+  where the two agree to a few roundings the closed form stays, where they agree to 1e-13 the series
+  serves (the value is then within 1e-13 of the better of two independent evaluations), and the
+  estimate runs only where they disagree by more.
 * Speed on grids (orders x parameter values): inputs keep their own shapes (an order-only term is
   computed once per row); the grid is evaluated in cache-sized blocks, with what does not depend on the
-  block (coefficients in the parameters alone, a column of boundary coefficients) computed once per
-  call; a series over a grid is one matrix product of its coefficients by the powers of its variable.
+  block (coefficients in the parameters alone, a boundary series' screen and coefficient matrix)
+  computed once per call; a series over a grid is one matrix product of its coefficients by the powers
+  of its variable, on the rectangle of the block that holds its points (written in place); the error
+  estimate names each subexpression once.
 * alpha = 1 routes to ``result.kl``, alpha = oo to ``result.max_divergence``, exceptional orders to their
   limits, and the value is +inf wherever ``result.conditions`` fail. Parameters outside their domains and
   NaN raise ``ValueError`` naming the argument.

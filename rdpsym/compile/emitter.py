@@ -115,7 +115,17 @@ class _Emitter:
             return f"numpy.select([{conds}], [{vals}], numpy.nan)"
         raise CodegenError(f"no stable float code for {type(e).__name__}: {sp.sstr(e)}")
 
+    #: a polynomial sum is factored only up to this size (sympy's factor is fast there)
+    FACTOR_OPS = 40
+
     def _add(self, e: sp.Add) -> str:
+        # A polynomial that factors is evaluated as its product: 2 rho^2 sigma^2 - 2 sigma^2 loses
+        # eps/(1 - rho^2) relative as rho -> +-1 (3e-8 at rho = 1 - 1e-9); 2 sigma^2 (rho - 1)(rho + 1)
+        # keeps every digit (rho - 1 is exact there).
+        if e.free_symbols and not e.has(sp.exp, sp.log) and e.is_polynomial() and sp.count_ops(e) <= self.FACTOR_OPS:
+            factored = sp.factor(e)
+            if factored.is_Mul and sum(1 for f in factored.args if not f.is_number) >= 2:
+                return self.value(factored)
         terms = list(e.args)
         parts = []
         # exp(y) - 1 -> expm1(y): keeps the digits of small y (KL of Laplace at large b).
@@ -278,8 +288,10 @@ class _Emitter:
             ld, sd = self.logabs(q)
         except (CodegenError, TypeError, ValueError, sp.PolynomialError):
             return None
-        if isinstance(ast.parse(ld, mode="eval").body, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript)):
-            ld = f"numpy.array({ld}, dtype=float)"  # _lse_ratio overwrites it: never an input
+        # _lse_ratio may overwrite d only where it is the value of an operation written here (never an
+        # input, a constant or a subscript); the error estimate's common subexpressions turn it back
+        # into a local read elsewhere, and ErrorEmitter.reuse then drops the flag
+        fresh = not isinstance(ast.parse(ld, mode="eval").body, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript))
         (l1, s1), (l2, s2) = terms
         if s1 is None and s2 is None:
             general, sign = f"numpy.logaddexp({l1}, {l2})", None
@@ -289,4 +301,4 @@ class _Emitter:
             general, sign = f"_lse_abs([{logs}], [{signs}])", f"_lse_sign([{logs}], [{signs}])"
         if shift is not None:
             l1, general = f"({shift}) + {l1}", f"({shift}) + ({general})"
-        return f"_lse_ratio({l1}, {ld}, {sd if sd is not None else '1.0'}, lambda: {general})", sign
+        return f"_lse_ratio({l1}, {ld}, {sd if sd is not None else '1.0'}, lambda: {general}, {fresh})", sign

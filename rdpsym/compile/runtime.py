@@ -194,18 +194,19 @@ def _lse2(logs, signs):
     return (numpy.add(x, m, out=x) if owned and x.shape == numpy.broadcast_shapes(x.shape, numpy.shape(m)) else x + m), d
 
 
-def _lse_ratio(l1, d, s, general):
+def _lse_ratio(l1, d, s, general, fresh=False):
     """log|t1 + t2| from l1 = log|t1|, d = log|t1/t2| and s = sign(t1/t2), d from the ratio's own
     simplified form ((2 alpha - 1) log(p/(1-p)) for randomized response), never as l1 - l2 of two large
     logs. One form per regime, chosen by the sign of d: l1 + log1p(s exp(-d)) where t1 dominates, and
-    l1 - d + log1p(s exp(d)) where t2 does; one exp and one log1p per point. ``d`` is a fresh array
-    the call may overwrite (the generated code never passes an input). Where d or l1 is not finite
+    l1 - d + log1p(s exp(d)) where t2 does; one exp and one log1p per point. ``fresh``: d is an array
+    made for this call, which it may overwrite (the emitter says so only for an expression it wrote
+    there, never for an input or a named value read elsewhere). Where d or l1 is not finite
     ``general()``, the two-term log-sum-exp, is returned instead (a sum of l1 is finite exactly where
     every l1 is, short of overflow, which only sends more points to ``general``)."""
     lo, hi = numpy.min(d), numpy.max(d)
     if not (numpy.isfinite(lo) and numpy.isfinite(hi) and numpy.isfinite(numpy.sum(l1))):
         return general()
-    owned = isinstance(d, numpy.ndarray) and d.ndim > 0 and d.dtype == float
+    owned = fresh and isinstance(d, numpy.ndarray) and d.ndim > 0 and d.dtype == float
     if lo >= 0:  # t1 dominates everywhere (Laplace at alpha > 1): no mask at all
         x, base = (numpy.negative(d, out=d) if owned else numpy.negative(d)), l1
     elif hi <= 0:
