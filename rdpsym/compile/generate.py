@@ -330,6 +330,8 @@ def _emit_series_at_zero(mod: _Module, br: sp.Expr, i: int, arglist: str) -> lis
     closed form log(X)/(alpha - 1) takes the log of X -> 1: it loses digits like eps/alpha (laplace at
     alpha = 1.8e-4, b = 3.2 lost 5e-11). The constant coefficient is the closed form's exact value at
     alpha = 0, not its float Taylor-mode value (a rounding of log 1 would swamp a value of order alpha)."""
+    if not any(lg.has(ALPHA) for lg in br.atoms(sp.log)):
+        return []  # no log of X(alpha): nothing cancels as alpha -> 0 (the Gaussian's alpha/(2 sigma^2))
     try:
         at_zero = br.subs(ALPHA, 0)
     except Exception:  # noqa: BLE001 - no value at 0: no series there
