@@ -220,6 +220,7 @@ def test_ctrl_c_on_a_parallel_sweep_reports_what_did_not_finish(tmp_path):
         sys.path.insert(0, {os.path.dirname(__file__)!r})
         from test_execution import sleepy
         from rdpsym.execution import run_tasks, SweepInterrupted
+        print("IMPORTED", flush=True)
         try:
             run_tasks(sleepy, [0.0, 0.0, 60.0, 60.0, 0.0], executor=2, progress=False)
         except SweepInterrupted as exc:
@@ -228,6 +229,8 @@ def test_ctrl_c_on_a_parallel_sweep_reports_what_did_not_finish(tmp_path):
         """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
                             start_new_session=True)
+    # the imports take seconds on a loaded machine: interrupt the sweep, not the import
+    assert proc.stdout.readline().strip() == "IMPORTED"
     time.sleep(3)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
     out, _ = proc.communicate(timeout=20)
