@@ -169,20 +169,24 @@ def test_block_coefficients_are_computed_once_and_cut_to_the_block():
     assert rt._block_coef(None, coef, (a[:5], b))[0][0].shape == (5, 1)  # outside _blockwise: on its inputs
 
 
+def _grid_series(orientation, rng, r=40, c=70):
+    """Random Taylor coefficients of a series on an r x c grid, with constant ones mixed in: columns
+    (in alpha) with v = 1/b along a row, or rows (in the parameters) with v = alpha - c down a column."""
+    if orientation == "coefficients down the rows":
+        cs = [0.0, 0.0] + [rng.uniform(-2, 2, (r, 1)) / float(sp.factorial(k)) for k in range(2, N)]
+        v = np.logspace(-3, 0.5, c)[None, :]
+    else:
+        cs = [1.0] + [rng.uniform(-2, 2, (1, c)) / float(sp.factorial(k)) for k in range(1, N)]
+        v = np.logspace(-3, 0.5, r)[:, None]
+    return [np.asarray(x, dtype=float) for x in cs], v, (r, c)
+
+
 @pytest.mark.parametrize("orientation", ["coefficients down the rows", "coefficients along the columns"])
 def test_series_on_a_grid_equals_the_series_per_point(orientation):
     """_series_outer (one matrix product over the grid) gives _series's value and truncation test at
     every point, in both orientations, with constant coefficients mixed in."""
     rng = np.random.default_rng(7)
-    r, c = 40, 70
-    if orientation == "coefficients down the rows":
-        cs = [0.0, 0.0] + [rng.uniform(-2, 2, (r, 1)) / sp.factorial(k) for k in range(2, N)]
-        v = np.logspace(-3, 0.5, c)[None, :]
-    else:
-        cs = [1.0] + [rng.uniform(-2, 2, (1, c)) / float(sp.factorial(k)) for k in range(1, N)]
-        v = np.logspace(-3, 0.5, r)[:, None]
-    cs = [np.asarray(x, dtype=float) for x in cs]
-    shape = (r, c)
+    cs, v, shape = _grid_series(orientation, rng)
     mask = rng.uniform(size=shape) < 0.4
     at = np.flatnonzero(mask)
     got = rt._series_outer(cs, v, shape, at, 1e-15)
@@ -209,15 +213,8 @@ def test_series_on_a_rectangle_equals_the_series_on_the_grid(orientation, where)
     _series_outer's values and truncation test at every point of the mask and ok = False off it;
     the block's memo carries the coefficients prepared once (_outer_prep, _outer_rows)."""
     rng = np.random.default_rng(11)
-    r, c = 40, 70
-    if orientation == "coefficients down the rows":
-        cs = [0.0, 0.0] + [rng.uniform(-2, 2, (r, 1)) / float(sp.factorial(k)) for k in range(2, N)]
-        v = np.logspace(-3, 0.5, c)[None, :]
-    else:
-        cs = [1.0] + [rng.uniform(-2, 2, (1, c)) / float(sp.factorial(k)) for k in range(1, N)]
-        v = np.logspace(-3, 0.5, r)[:, None]
-    cs = [np.asarray(x, dtype=float) for x in cs]
-    shape = (r, c)
+    cs, v, shape = _grid_series(orientation, rng)
+    r, c = shape
     mask = np.zeros(shape, dtype=bool)
     if where == "a band":
         mask[5:30, 20:50] = rng.uniform(size=(25, 30)) < 0.7

@@ -20,6 +20,12 @@ from ..symbols import alpha as ALPHA
 __all__ = ["CodegenError", "doc_text", "identifier"]
 
 
+def fresh_value(node: ast.expr) -> bool:
+    """Whether the code ``node`` computes a new array (an operation), rather than naming one (an input,
+    a local, a constant or an element): only a new array may be overwritten by the code it goes to."""
+    return not isinstance(node, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript))
+
+
 class CodegenError(ValueError):
     """The result cannot be turned into float code (no closed form, or an unsupported expression)."""
 
@@ -291,7 +297,7 @@ class _Emitter:
         # _lse_ratio may overwrite d only where it is the value of an operation written here (never an
         # input, a constant or a subscript); the error estimate's common subexpressions turn it back
         # into a local read elsewhere, and ErrorEmitter.reuse then drops the flag
-        fresh = not isinstance(ast.parse(ld, mode="eval").body, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript))
+        fresh = fresh_value(ast.parse(ld, mode="eval").body)
         (l1, s1), (l2, s2) = terms
         if s1 is None and s2 is None:
             general, sign = f"numpy.logaddexp({l1}, {l2})", None

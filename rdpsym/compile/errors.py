@@ -21,7 +21,7 @@ import ast
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
-from .emitter import _Emitter
+from .emitter import _Emitter, fresh_value
 
 __all__ = ["EPS", "ErrorEmitter"]
 
@@ -69,7 +69,7 @@ class ErrorEmitter:
         for node in ast.walk(body):
             # _lse_ratio overwrites a d it is told is fresh: a local (read elsewhere too) is not
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_lse_ratio" \
-                    and len(node.args) > 4 and not _fresh_value(node.args[1]):
+                    and len(node.args) > 4 and not fresh_value(node.args[1]):
                 node.args[4] = ast.Constant(False)
         return ast.unparse(body)
 
@@ -167,11 +167,6 @@ class ErrorEmitter:
         ed = self.name(f"{self.err_log(q)} + {EPS!r} * numpy.abs({self.name(em.logabs(q)[0])})")
         weight = f"numpy.where({l1} >= {l2}, {w2}, 1.0 + {w1})"
         return self.name(f"({self.err_log(t1)}) + {ed} * ({weight} + {EPS!r}) + {2 * EPS!r} * (numpy.abs({lx}) + {w2} + {w1})")
-
-
-def _fresh_value(node: ast.expr) -> bool:
-    """Whether the code ``node`` computes a new array (an operation), rather than naming one."""
-    return not isinstance(node, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript))
 
 
 def has_alpha(e: sp.Expr) -> bool:

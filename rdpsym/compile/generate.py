@@ -289,18 +289,7 @@ def _emit_branch(mod: _Module, result: DivergenceResult, params, i: int, br: sp.
             # The coefficients depend on the parameters only (alpha enters the recurrences through its
             # shape): computed once at the parameters' own shape (a row of the grid) and gathered by
             # _branch, instead of once per point near alpha = 1.
-            params = arglist.split(", ")[1:]
-            lines.append(f"def _series_{i}_one_coef({arglist}):")
-            lines.append("    _alpha = alpha")
-            lines.append(f"    alpha = numpy.ones(numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in params)}) or (1,))")
-            lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
-            lines.append("    _unit = numpy.zeros_like(_one)")
-            lines.append("    _unit[1] = 1.0")
-            lines.extend(te.lines)
-            lines.append(f"    return list({top}[:{keep}]), _alpha - 1.0")
-            lines.append("")
-            lines.append(f"_series_{i}_one_coef.uses = {tuple(range(1, len(params) + 1))!r}")
-            lines.append(f"_series_{i}_one.coef = _series_{i}_one_coef")
+            _parameter_only_coef(lines, f"_series_{i}_one", arglist, te, "ones", f"list({top}[:{keep}]), _alpha - 1.0")
             lines.append("")
             near_one = [f"(_series_{i}_one, 1.0)"]
         except CodegenError:
@@ -347,26 +336,36 @@ def _emit_series_at_zero(mod: _Module, br: sp.Expr, i: int, arglist: str) -> lis
         return []
     if te.lost:
         return []
-    params = arglist.split(", ")[1:]
-    lines.append(f"def _series_{i}_zero_coef({arglist}):")
-    lines.append("    # Taylor coefficients around alpha = 0 (Taylor-mode arithmetic); the constant one exact")
-    lines.append("    _alpha = alpha")
-    lines.append(f"    alpha = numpy.zeros(numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in params)}) or (1,))")
-    lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
-    lines.append("    _unit = numpy.zeros_like(_one)")
-    lines.append("    _unit[1] = 1.0")
-    lines.extend(te.lines)
-    lines.append(f"    return [({c0}) + _z(alpha)] + list({top}[1:{SERIES_TERMS}]), _alpha")
-    lines.append("")
     lines.append(f"def _series_{i}_zero({arglist}):")
     lines.append("    # Taylor series around alpha = 0, per point")
     lines.append(f"    _cs, _v = _series_{i}_zero_coef({arglist})")
     lines.append("    return _series([_c + _z(_v) for _c in _cs], _v + 0.0)")
     lines.append("")
-    lines.append(f"_series_{i}_zero_coef.uses = {tuple(range(1, len(params) + 1))!r}")
-    lines.append(f"_series_{i}_zero.coef = _series_{i}_zero_coef")
+    # the constant coefficient exact, the others by Taylor-mode arithmetic
+    _parameter_only_coef(lines, f"_series_{i}_zero", arglist, te, "zeros",
+                         f"[({c0}) + _z(alpha)] + list({top}[1:{SERIES_TERMS}]), _alpha")
     lines.append("")
     return [f"(_series_{i}_zero, 0.0)"]
+
+
+def _parameter_only_coef(lines: list[str], series: str, arglist: str, te: _TaylorEmitter, centre: str,
+                         returned: str) -> None:
+    """Append ``{series}_coef``: the Taylor-mode coefficients of ``te`` at the parameters' own shape
+    (alpha enters the recurrences only through its shape, filled with numpy.``centre``: the centre's
+    value), returning ``returned`` (the coefficients and the expansion variable); and mark it as the
+    coefficients of ``series`` in the parameters alone."""
+    params = arglist.split(", ")[1:]
+    lines.append(f"def {series}_coef({arglist}):")
+    lines.append("    _alpha = alpha")
+    lines.append(f"    alpha = numpy.{centre}(numpy.broadcast_shapes({', '.join(f'numpy.shape({a})' for a in params)}) or (1,))")
+    lines.append(f"    _one = numpy.zeros(({SERIES_TERMS},) + alpha.shape)")
+    lines.append("    _unit = numpy.zeros_like(_one)")
+    lines.append("    _unit[1] = 1.0")
+    lines.extend(te.lines)
+    lines.append(f"    return {returned}")
+    lines.append("")
+    lines.append(f"{series}_coef.uses = {tuple(range(1, len(params) + 1))!r}")
+    lines.append(f"{series}.coef = {series}_coef")
 
 
 def to_numpy(result: DivergenceResult, name: str | None = None, parameters: Sequence[Parameter] | None = None,

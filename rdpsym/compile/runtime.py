@@ -448,13 +448,10 @@ def _series_outer(coeffs, v, shape, at, tolerance, memo=None, prep=None):
         prep = _outer_prep(coeffs, v)
         if prep is None:
             return None
-    down, coef, powers, c_head, p_head, c_end, p_end = prep
-    pairs = [(coef, powers), (c_head, p_head), (c_end, p_end)]
-    if not down:
-        pairs = [(y.T, x.T) for x, y in pairs]
-    height, width = pairs[0][0].shape[0], pairs[0][1].shape[1]
-    if height not in (1, shape[0]) or width not in (1, shape[1]):
+    pairs = _outer_pairs(prep, shape)
+    if pairs is None:
         return None
+    height, width = pairs[0][0].shape[0], pairs[0][1].shape[1]
     # only the range of rows and of columns that holds the points is multiplied (views, no copies): a
     # boundary series is wanted in a band of the scales, a series in alpha - c in a window of orders
     i, j = numpy.divmod(at, shape[1])
@@ -473,18 +470,44 @@ def _series_outer(coeffs, v, shape, at, tolerance, memo=None, prep=None):
     else:
         j, w = (numpy.zeros(at.size, dtype=numpy.intp), 1) if width == 1 else (j, width)
     flat = i * w + j
-    # the products go into buffers kept for the whole call (``memo``, see _blockwise): a fresh
-    # grid-sized array per block costs more in page faults than the product itself
-    buffers = memo.get("_series_outer") if memo is not None else None
+    value, prev, last = (m.ravel().take(flat) for m in _outer_products(pairs, memo, "_series_outer"))
+    return value, _truncated(value, prev, last, tolerance)
+
+
+def _outer_pairs(prep, shape):
+    """The three products of :func:`_series_outer` as (left, right) factor pairs oriented for a grid of
+    ``shape`` (value, and the last two pairs of terms), or None where they do not fit it."""
+    down, coef, powers, c_head, p_head, c_end, p_end = prep
+    pairs = [(coef, powers), (c_head, p_head), (c_end, p_end)]
+    if not down:
+        pairs = [(y.T, x.T) for x, y in pairs]
+    height, width = pairs[0][0].shape[0], pairs[0][1].shape[1]
+    if height not in (1, shape[0]) or width not in (1, shape[1]):
+        return None
+    return pairs
+
+
+def _outer_products(pairs, memo, key):
+    """The matrix products of ``pairs``, into buffers kept for the whole call under ``key`` of ``memo``
+    (see _blockwise): a fresh grid-sized array per block costs more in page faults than the product.
+    The products view the buffers: they are read before the next block's products are made."""
+    h, w = pairs[0][0].shape[0], pairs[0][1].shape[1]
+    buffers = memo.get(key) if memo is not None else None
     if buffers is None or buffers[0].size < h * w:
-        buffers = [numpy.empty(max(h * w, height * width)) for _ in pairs]
+        buffers = [numpy.empty(h * w) for _ in pairs]
         if memo is not None:
-            memo["_series_outer"] = buffers
-    value, prev, last = (numpy.matmul(x, y, out=buf[:h * w].reshape(h, w)).ravel().take(flat)
-                         for (x, y), buf in zip(pairs, buffers))
+            memo[key] = buffers
+    return [numpy.matmul(x, y, out=buf[:h * w].reshape(h, w)) for (x, y), buf in zip(pairs, buffers)]
+
+
+def _truncated(value, prev, last, tolerance):
+    """:func:`_series`'s truncation test from the last two pairs of terms, prev and last (overwritten):
+    last^2 <= tolerance |value| (prev - last)."""
     numpy.subtract(prev, last, out=prev)
+    numpy.multiply(prev, tolerance, out=prev)
+    numpy.multiply(prev, numpy.abs(value), out=prev)
     numpy.multiply(last, last, out=last)
-    return value, last <= tolerance * numpy.abs(value) * prev
+    return last <= prev
 
 
 def _series_rect(prep, near, tolerance, memo=None):
@@ -493,16 +516,12 @@ def _series_rect(prep, near, tolerance, memo=None):
     holds the points of ``near``, and ``ok`` = near & the truncation test of :func:`_series_outer` there,
     all at the rectangle's shape: no flat indices, no gathers, no scatters (the caller writes with
     copyto). None where ``near`` is not 2-D or the series' shapes do not fit it."""
-    shape = near.shape
-    if len(shape) != 2:
+    if near.ndim != 2:
         return None
-    down, coef, powers, c_head, p_head, c_end, p_end = prep
-    pairs = [(coef, powers), (c_head, p_head), (c_end, p_end)]
-    if not down:
-        pairs = [(y.T, x.T) for x, y in pairs]
+    pairs = _outer_pairs(prep, near.shape)
+    if pairs is None:
+        return None
     height, width = pairs[0][0].shape[0], pairs[0][1].shape[1]
-    if height not in (1, shape[0]) or width not in (1, shape[1]):
-        return None
     r = numpy.flatnonzero(near.any(axis=1))
     c = numpy.flatnonzero(near.any(axis=0))
     if r.size == 0:
@@ -512,18 +531,8 @@ def _series_rect(prep, near, tolerance, memo=None):
         pairs = [(x[rows], y) for x, y in pairs]
     if width > 1:
         pairs = [(x, y[:, cols]) for x, y in pairs]
-    h, w = pairs[0][0].shape[0], pairs[0][1].shape[1]
-    buffers = memo.get("_series_rect") if memo is not None else None
-    if buffers is None or buffers[0].size < h * w:
-        buffers = [numpy.empty(max(h * w, height * width)) for _ in pairs]
-        if memo is not None:
-            memo["_series_rect"] = buffers
-    value, prev, last = (numpy.matmul(x, y, out=buf[:h * w].reshape(h, w)) for (x, y), buf in zip(pairs, buffers))
-    numpy.subtract(prev, last, out=prev)
-    numpy.multiply(last, last, out=last)
-    numpy.multiply(prev, tolerance, out=prev)
-    numpy.multiply(prev, numpy.abs(value), out=prev)
-    ok = near[rows, cols] & (last <= prev) & numpy.isfinite(value)
+    value, prev, last = _outer_products(pairs, memo, "_series_rect")
+    ok = near[rows, cols] & _truncated(value, prev, last, tolerance) & numpy.isfinite(value)
     return rows, cols, (value if value.shape == ok.shape else numpy.broadcast_to(value, ok.shape)), ok
 
 
@@ -630,7 +639,7 @@ def _t_lse(logs, plain):
 
 #: the functions copied into every generated module, in this order
 _EMITTED = (_z, _all, _size, _whole, _blockwise, _block_coef, _block_pre, _block_outer, _memo_get, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
-            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _series, _outer_prep, _outer_rows, _series_outer, _series_rect,
+            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _series, _outer_prep, _outer_rows, _series_outer, _outer_pairs, _outer_products, _truncated, _series_rect,
             _t_const, _t_dot, _t_degree, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
 
