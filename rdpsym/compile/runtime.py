@@ -470,7 +470,7 @@ def _series_outer(coeffs, v, shape, at, tolerance, memo=None, prep=None):
     else:
         j, w = (numpy.zeros(at.size, dtype=numpy.intp), 1) if width == 1 else (j, width)
     flat = i * w + j
-    value, prev, last = (m.ravel().take(flat) for m in _outer_products(pairs, memo, "_series_outer"))
+    value, prev, last = (m.ravel().take(flat) for m in _outer_products(pairs, memo, "_series_outer", height * width))
     return value, _truncated(value, prev, last, tolerance)
 
 
@@ -487,14 +487,15 @@ def _outer_pairs(prep, shape):
     return pairs
 
 
-def _outer_products(pairs, memo, key):
+def _outer_products(pairs, memo, key, size=0):
     """The matrix products of ``pairs``, into buffers kept for the whole call under ``key`` of ``memo``
     (see _blockwise): a fresh grid-sized array per block costs more in page faults than the product.
-    The products view the buffers: they are read before the next block's products are made."""
+    The products view the buffers: they are read before the next block's products are made. ``size``:
+    the largest product the call will make (the buffers are made that large once)."""
     h, w = pairs[0][0].shape[0], pairs[0][1].shape[1]
     buffers = memo.get(key) if memo is not None else None
     if buffers is None or buffers[0].size < h * w:
-        buffers = [numpy.empty(h * w) for _ in pairs]
+        buffers = [numpy.empty(max(h * w, size)) for _ in pairs]
         if memo is not None:
             memo[key] = buffers
     return [numpy.matmul(x, y, out=buf[:h * w].reshape(h, w)) for (x, y), buf in zip(pairs, buffers)]
@@ -531,7 +532,7 @@ def _series_rect(prep, near, tolerance, memo=None):
         pairs = [(x[rows], y) for x, y in pairs]
     if width > 1:
         pairs = [(x, y[:, cols]) for x, y in pairs]
-    value, prev, last = _outer_products(pairs, memo, "_series_rect")
+    value, prev, last = _outer_products(pairs, memo, "_series_rect", height * width)
     ok = near[rows, cols] & _truncated(value, prev, last, tolerance) & numpy.isfinite(value)
     return rows, cols, (value if value.shape == ok.shape else numpy.broadcast_to(value, ok.shape)), ok
 
