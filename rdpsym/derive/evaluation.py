@@ -38,6 +38,11 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     precision (Laplace at alpha = 5, b = 1e50 is 3.9e-100, and 0 at 40 and 80 digits). A zero is returned
     only when it is shown at the exact point (:func:`_exactly_zero`; the KL of equal distributions).
     """
+    exact_point = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in subs.items()}
+    if expr.xreplace(exact_point).has(sp.nan, sp.zoo):
+        # 0/0 or a pole at the exact point (a removable order the result does not hold): evalf would give
+        # whatever the rounding of both sides makes of it (-26.6 for a true 0.40)
+        raise ArithmeticError(f"{expr} is undefined at {dict(subs)} (0/0 or a pole at that exact point)")
     prec = dps + 10
     value = expr.evalf(prec, subs=subs)
     for _ in range(_DOUBLINGS):
@@ -49,7 +54,6 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
                 abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer)):
             return finer
         value = finer
-    exact_point = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in subs.items()}
     if _is_zero_value(value) and _exactly_zero(expr, exact_point):
         return sp.Integer(0)
     raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
