@@ -227,7 +227,7 @@ class _ClaimRun:
                                f"{list(_PROBE_EXPONENTS)}, at {len(combos)} parameter points"
                                + (f" (violations at {found})" if found else ""))
             return
-        wrong_side = undecided = 0
+        wrong_side = undecided = beyond_finite = 0
         for _, values in combos:
             subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
             try:
@@ -256,10 +256,13 @@ class _ClaimRun:
                 a = sp.Integer(10) ** k
                 t, cl = ev.values(a, values)
                 va = _violation(self.relation, t, cl, self.dps)
-                # where D is +oo the formula is usually outside its stated conditions (the grid's exemption
-                # covers those points); the limit argument is about finite values growing past the claim
-                if va is not None and va > self.tol and t is not None and not mpmath.isinf(t):
+                if va is not None and va > self.tol:
                     self.candidates.append((va, (a, values)))
+                    break
+                if va is None and t is not None and mpmath.isinf(t):
+                    # D is +oo from some finite order on and the formula is undefined there: its finiteness
+                    # conditions, stated apart, decide those orders (the grid's exemption), not its limit
+                    beyond_finite += 1
                     break
             else:
                 # Whatever D_oo is (finite or +oo), a limit on the wrong side means the relation fails at
@@ -270,7 +273,9 @@ class _ClaimRun:
         shown = _fmt(limit) if limit.is_Number else sp.sstr(limit)[:60]
         self.limit_note = (f"alpha -> oo: the claim's limit {shown} compared with D_oo at "
                            f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else "")
-                           + (f"; not evaluated at {undecided}" if undecided else ""))
+                           + (f"; not evaluated at {undecided}" if undecided else "")
+                           + (f"; at {beyond_finite} of them D is +oo from a finite order on, where the formula "
+                              "is undefined (its finiteness conditions decide)" if beyond_finite else ""))
 
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
