@@ -42,7 +42,7 @@ from ..symbols import alpha as ALPHA
 from .cache import cacheable
 from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
 

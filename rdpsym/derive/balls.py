@@ -52,7 +52,7 @@ from .domains import decide_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
 
@@ -360,7 +360,7 @@ def ball_supremum(expr: sp.Expr, shifts, norm, radius, params=(), *, seconds: fl
     expression must hold for every shift in the ball (the engine's contract: valid for every real
     shift). Raises :class:`~rdpsym._numbers.ArgumentError` naming the bad argument.
     """
-    from .timeout import check_seconds, default_step_seconds
+    from .._timeout import check_seconds, default_step_seconds
 
     if not isinstance(expr, sp.Expr):
         raise ArgumentError("expr", "a sympy expression in the shifts", expr)

@@ -37,7 +37,7 @@ from .crosscheck import equivalent, sample_values
 from .domains import decide_sign, relation_domain
 from .pieces import DerivationError, UndecidedSign, split_support
 from .result import ExceptionalPoint, Status
-from .timeout import StepTimeout
+from .._timeout import StepTimeout
 
 __all__ = ["CaseSplit", "case_split", "derive_by_cases", "reflection", "split_with_domains", "note_unsplit", "MAX_DEPTH"]
 

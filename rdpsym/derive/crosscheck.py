@@ -15,7 +15,7 @@ import sympy as sp
 
 from ..specify.params import Parameter
 from .domains import point_within_domains
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["sample_values", "numeric_equal", "equivalent", "is_zero"]
 

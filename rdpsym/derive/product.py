@@ -23,7 +23,7 @@ from ..symbols import alpha as ALPHA
 from .pieces import DerivationError
 from .result import DivergenceResult, ExceptionalPoint, Status
 from .template import log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["Factorisation", "factorise", "normalise_factor", "combine_parts", "weakest"]
 

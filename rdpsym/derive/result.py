@@ -19,7 +19,7 @@ from .._numbers import exact_or_symbolic, precise
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
-from .timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
            "SPECIAL_ORDER_NAMES"]
@@ -323,7 +323,7 @@ class DivergenceResult:
         """
         if self.expr is None:
             return precise(self.evaluate_with_error(alpha, dps, **values).value, dps)
-        from .timeout import StepTimeout, run_with_time_limit
+        from .._timeout import StepTimeout, run_with_time_limit
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
         a = self._order(alpha)
@@ -362,7 +362,7 @@ class DivergenceResult:
         rounding to ``dps`` digits; a numeric one the numeric path's estimate, at most ``10^-dps``
         relative (else ``ArithmeticError``). Bounded by ``RDPSYM_EVAL_SECONDS``."""
         from .numeric_values import CurveValue, numeric_value
-        from .timeout import StepTimeout, run_with_time_limit
+        from .._timeout import StepTimeout, run_with_time_limit
 
         a = self._order(alpha)
         subs = self.substitutions(values)  # bad values raise here, before any work
