@@ -354,7 +354,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         replace(s, name=f"{r.label}: {s.name}") for r in results for s in r.provenance.steps
     )
     first = results[0]
-    worst = max((r.status for r in results), key=lambda s: list(Status).index(s))
+    worst = Status.worst(r.status for r in results)
     reason = "; ".join(f"{r.label}: {r.reason}" for r in results if r.reason)
 
     def combine(values):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import mpmath
 import sympy as sp
@@ -44,6 +44,14 @@ class Status(enum.StrEnum):
     LOWER_BOUND = "lower_bound"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
+
+    @classmethod
+    def worst(cls, statuses: Iterable[Status]) -> Status:
+        """The weakest of ``statuses`` (at least one), in the order the members are defined: closed_form <
+        bound < numeric_only < lower_bound < failed. A result combined from parts is only as good as its
+        weakest part."""
+        order = list(cls)
+        return max(statuses, key=order.index)
 
 
 class StepName(enum.StrEnum):
