@@ -1,6 +1,5 @@
 """One disk cache: ``rdpsym cache clear`` removes derivations and generated code (issue 14)."""
 
-import warnings
 
 import sympy as sp
 from click.testing import CliRunner
@@ -37,24 +36,6 @@ def test_clear_all_empties_registered_in_process_caches(tmp_path, monkeypatch):
     curves._CURVES["probe"] = object()
     _cache.clear_all()
     assert "probe" not in curves._CURVES
-
-
-def test_old_export_paths_warn_and_keep_their_names():
-    import importlib
-    import sys
-
-    from rdpsym import compile as compile_pkg
-    from rdpsym.report import latex
-
-    for name in ("rdpsym.export.codegen", "rdpsym.export.latex"):
-        sys.modules.pop(name, None)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module = importlib.import_module(name)
-        assert any(issubclass(w.category, DeprecationWarning) for w in caught)
-    codegen = sys.modules["rdpsym.export.codegen"]
-    assert codegen.CodegenError is compile_pkg.CodegenError and codegen.to_numpy is compile_pkg.to_numpy
-    assert module.result_latex is latex.result_latex
 
 
 def test_cache_clear_in_a_fresh_process_knows_every_disk_cache(tmp_path, monkeypatch):

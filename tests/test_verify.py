@@ -382,6 +382,25 @@ def test_top_level_exports():
     assert hasattr(rdpsym.strategies, "orders")
 
 
+def test_rdpsym_verify_is_the_function_after_every_verification_import():
+    """``rdpsym.verify`` is the function, whatever was imported before: the package is
+    ``rdpsym.verification``, and no module ``rdpsym.verify`` shadows the function."""
+    import importlib
+    import inspect
+    import types
+    from importlib.machinery import PathFinder
+
+    for name in ("rdpsym.verification.points", "rdpsym.verification.checks", "rdpsym.verification.report"):
+        importlib.import_module(name)
+    # looked up in the package's own directory (an editable install's finder may know other copies)
+    assert PathFinder.find_spec("verify", rdpsym.__path__) is None
+    assert isinstance(rdpsym.verify, types.FunctionType) and rdpsym.verify is verify
+    assert list(inspect.signature(rdpsym.verify).parameters)[0] == "target"
+    point = Point(sp.Integer(2), (("sensitivity", sp.Integer(1)), ("sigma", sp.Integer(1))), "test")
+    report = rdpsym.verify(mechanisms.get("gaussian"), points=[point], executor="serial")
+    assert report.status is VERIFIED and report.outcome.value == "holds", report
+
+
 # --------------------------------------------------------------------------------------------------
 # command line
 # --------------------------------------------------------------------------------------------------

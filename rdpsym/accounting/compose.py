@@ -55,11 +55,6 @@ class CheckReport:
         return self.verdict
 
 
-def _worst_status(statuses) -> Status:
-    order = list(Status)
-    return max(statuses, key=order.index)
-
-
 def composable_exactly(result: DivergenceResult) -> bool:
     """Whether summing ``result`` with other curves gives the exact curve of the product mechanism.
 
@@ -150,7 +145,7 @@ def compose(*items, counts=None, step_seconds: float | None = None, cache: bool 
         curves = [_rename(c, i + 1)[0] for i, c in enumerate(curves)]
     used = [(k, c) for k, c in zip(counts, curves) if k > 0]
 
-    status = _worst_status([c.status for _, c in used])
+    status = Status.worst([c.status for _, c in used])
     reasons = [f"{c.label}: {c.reason}" for _, c in used if c.reason]
     if status is Status.LOWER_BOUND:
         # a lower bound summed with others is a lower bound only beside exact curves; fail closed instead

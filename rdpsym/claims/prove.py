@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
 
 

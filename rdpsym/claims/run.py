@@ -12,7 +12,7 @@ from collections import Counter
 import mpmath
 import sympy as sp
 
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
 from .evaluate import _c_state, _Evaluator, _t_state, _violation
 from .prove import _prove

@@ -20,7 +20,7 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult, Status
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA

@@ -147,7 +147,7 @@ def cache_clear(as_json: bool):
 @json_option
 def cache_path(as_json: bool):
     """Print the cache directory."""
-    from ..derive.cache import cache_dir
+    from .._cache import cache_dir
 
     if as_json:
         emit("cache path", {"directory": str(cache_dir())})

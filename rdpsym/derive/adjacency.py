@@ -42,7 +42,7 @@ from ..symbols import alpha as ALPHA
 from .cache import cacheable
 from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
 
@@ -271,7 +271,7 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
 
 
 def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
-    worst = max([Status.NUMERIC_ONLY] + [r.status for r in derived], key=lambda s: list(Status).index(s))
+    worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",

@@ -52,7 +52,7 @@ from .domains import decide_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
 
@@ -360,7 +360,7 @@ def ball_supremum(expr: sp.Expr, shifts, norm, radius, params=(), *, seconds: fl
     expression must hold for every shift in the ball (the engine's contract: valid for every real
     shift). Raises :class:`~rdpsym._numbers.ArgumentError` naming the bad argument.
     """
-    from .timeout import check_seconds, default_step_seconds
+    from .._timeout import check_seconds, default_step_seconds
 
     if not isinstance(expr, sp.Expr):
         raise ArgumentError("expr", "a sympy expression in the shifts", expr)
@@ -521,7 +521,7 @@ def _sup_result(r: DivergenceResult, ts, ball, params, seconds, label) -> tuple[
 
 
 def _placeholder(family: AdjacentFamily, why: str, derived: list) -> DivergenceResult:
-    worst = max([Status.NUMERIC_ONLY] + [r.status for r in derived], key=lambda s: list(Status).index(s))
+    worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",

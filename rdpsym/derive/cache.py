@@ -21,7 +21,7 @@ import sympy as sp
 
 from .. import _cache
 from .result import Status, Step, library_versions
-from .timeout import deadline_passed, timeout_count
+from .._timeout import deadline_passed, timeout_count
 
 __all__ = [
     "cache_dir",

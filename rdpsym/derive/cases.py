@@ -37,7 +37,7 @@ from .crosscheck import equivalent, sample_values
 from .domains import decide_sign, relation_domain
 from .pieces import DerivationError, UndecidedSign, split_support
 from .result import ExceptionalPoint, Status
-from .timeout import StepTimeout
+from .._timeout import StepTimeout
 
 __all__ = ["CaseSplit", "case_split", "derive_by_cases", "reflection", "split_with_domains", "note_unsplit", "MAX_DEPTH"]
 
@@ -169,7 +169,7 @@ def derive_by_cases(d, split: CaseSplit, label: str, derive: Callable) -> dict:
     for kind, exc in left_out:
         d.log.note(f"[{split.label(kind)}] left out", f"P and Q are not distributions in this case ({exc})")
     combiner = _Combiner(split, results, d.symbols)
-    worst = max((r.status for r, _ in results.values()), key=lambda st: list(Status).index(st))
+    worst = Status.worst(r.status for r, _ in results.values())
     d.expr = combiner.value(lambda r: r.expr) if worst is Status.CLOSED_FORM else None
     d.status = worst if d.expr is not None or worst is not Status.CLOSED_FORM else Status.NUMERIC_ONLY
     d.cond = combiner.condition()

@@ -25,7 +25,7 @@ from ..numeric.normalisers import NormaliserError, evaluate_normaliser, exact_va
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .pieces import DerivationError
 from .template import decompose, integrate_template, log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["DensityError", "check_densities"]
 

@@ -41,7 +41,7 @@ from .pieces import DerivationError
 from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
 from .result import DivergenceResult, Provenance, library_versions
 from .stages import STAGES, Derivation, run_stages, split
-from .timeout import check_seconds, default_step_seconds
+from .._timeout import check_seconds, default_step_seconds
 
 __all__ = ["renyi_divergence", "derive_uncached", "DerivationError"]
 

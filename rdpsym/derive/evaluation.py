@@ -132,7 +132,7 @@ def _numeric_sign(d: sp.Expr, subs: Mapping, dps: int):
 def _exactly_zero(d: sp.Expr, subs: Mapping) -> bool:
     """``d`` at ``subs`` is proven to be exactly 0: by exact substitution (sympy's automatic
     simplification), ``is_zero``, or ``equals(0)`` within :data:`_ZERO_TEST_SECONDS`."""
-    from . import timeout
+    from .. import _timeout as timeout
 
     try:
         e = d.xreplace(dict(subs)) if subs else d

@@ -26,7 +26,7 @@ from .inputs import check_inputs
 from .pieces import DerivationError, split_support
 from .result import DivergenceResult, Provenance, Status, Step, library_versions
 from .template import decompose, integrate_template, log_expand
-from .timeout import StepTimeout, default_step_seconds, run_with_time_limit
+from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
 
 __all__ = ["renyi_divergence_at_integer_order"]
 

@@ -28,7 +28,7 @@ from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .crosscheck import sample_values
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
 
@@ -215,7 +215,7 @@ def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_second
                     cache: bool = True) -> FamilyAnalysis:
     """The supremum over ``family`` (one of ``mechanism.pairs``), as :func:`rdp` takes it: see
     :func:`rdpsym.derive.adjacency.family_supremum` (kept in an in-process memo)."""
-    from .timeout import check_seconds, default_step_seconds
+    from .._timeout import check_seconds, default_step_seconds
 
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
     x, support = mechanism.variable, mechanism.support
@@ -354,7 +354,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         replace(s, name=f"{r.label}: {s.name}") for r in results for s in r.provenance.steps
     )
     first = results[0]
-    worst = max((r.status for r in results), key=lambda s: list(Status).index(s))
+    worst = Status.worst(r.status for r in results)
     reason = "; ".join(f"{r.label}: {r.reason}" for r in results if r.reason)
 
     def combine(values):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import mpmath
 import sympy as sp
@@ -19,7 +19,7 @@ from .._numbers import exact_or_symbolic, precise
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
-from .timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
            "SPECIAL_ORDER_NAMES"]
@@ -44,6 +44,14 @@ class Status(enum.StrEnum):
     LOWER_BOUND = "lower_bound"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
+
+    @classmethod
+    def worst(cls, statuses: Iterable[Status]) -> Status:
+        """The weakest of ``statuses`` (at least one), in the order the members are defined: closed_form <
+        bound < numeric_only < lower_bound < failed. A result combined from parts is only as good as its
+        weakest part."""
+        order = list(cls)
+        return max(statuses, key=order.index)
 
 
 class StepName(enum.StrEnum):
@@ -323,7 +331,7 @@ class DivergenceResult:
         """
         if self.expr is None:
             return precise(self.evaluate_with_error(alpha, dps, **values).value, dps)
-        from .timeout import StepTimeout, run_with_time_limit
+        from .._timeout import StepTimeout, run_with_time_limit
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
         a = self._order(alpha)
@@ -362,7 +370,7 @@ class DivergenceResult:
         rounding to ``dps`` digits; a numeric one the numeric path's estimate, at most ``10^-dps``
         relative (else ``ArithmeticError``). Bounded by ``RDPSYM_EVAL_SECONDS``."""
         from .numeric_values import CurveValue, numeric_value
-        from .timeout import StepTimeout, run_with_time_limit
+        from .._timeout import StepTimeout, run_with_time_limit
 
         a = self._order(alpha)
         subs = self.substitutions(values)  # bad values raise here, before any work

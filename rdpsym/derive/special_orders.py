@@ -18,7 +18,7 @@ from .crosscheck import is_zero, numeric_equal
 from .forms import compact
 from .pieces import DerivationError, Piece
 from .template import decompose, log_expand, mixture_log
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["kl_divergence", "kl_from_below", "max_divergence"]
 

@@ -37,7 +37,7 @@ from .removable import exceptional_points
 from .result import Status
 from .special_orders import kl_divergence, kl_from_below, max_divergence
 from .steplog import StepLog
-from .timeout import StepTimeout, time_limit
+from .._timeout import StepTimeout, time_limit
 
 __all__ = ["Derivation", "STAGES", "run_stages", "BUDGET_STEPS"]
 

@@ -65,7 +65,7 @@ from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from .numeric_values import CurveValue, numeric_digits
 from .result import DivergenceResult, Provenance, Status, Step
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["SubsampledCurve", "subsampled_rdp", "worst_mixture_pairs", "location_log_concave"]
 
@@ -327,7 +327,7 @@ def _analyse(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] |
 
 def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | None, list[Step], str]:
     from .mechanism_rdp import _pair_results
-    from .timeout import check_seconds, default_step_seconds
+    from .._timeout import check_seconds, default_step_seconds
 
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
 

@@ -30,7 +30,7 @@ import sympy as sp
 from .convergence import diverges as _diverges, integrand as _integrand
 from .pieces import DerivationError, sign_of
 from .shift import centre
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult", "mixture_log"]
 

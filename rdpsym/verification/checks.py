@@ -231,7 +231,7 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
     ``simplify(P - Q) == 0`` within :data:`SAME_SECONDS`), False (they differ at a sampled x in the
     support), None (undecided). ``quick`` (for choosing points): no simplify; True also when no
     sampled x tells them apart."""
-    from ..derive.timeout import StepTimeout, deadline_passed, run_with_time_limit
+    from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
     free = (P.free_symbols | Q.free_symbols | support.free_symbols) - _variables(x)
     subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
