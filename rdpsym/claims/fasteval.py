@@ -3,8 +3,9 @@
 A counterexample search evaluates the claim and the derived closed form at hundreds of points; sympy's
 ``evalf`` takes ~10 ms per point, far too slow. :func:`compile_mp` turns an expression tree into nested
 Python closures over mpmath functions once (no ``lambdify``: nothing is printed, ``exec``-ed or
-imported, so the claim's text never reaches an interpreter). Unknown nodes fall back to ``evalf`` of
-the node with its arguments substituted, so every expression evaluates, only some more slowly.
+imported, so the claim's text never reaches an interpreter): :class:`MpmathTarget`, the mpmath target
+of the tree translator (:mod:`rdpsym.numeric.translate`). Unknown nodes fall back to ``evalf`` of the
+node with its arguments substituted, so every expression evaluates, only some more slowly.
 
 Values are computed inside the caller's ``mpmath.workdps``; intermediate results may be complex
 (``log`` of a negative number, ``sqrt`` of one), which is how some correct closed forms are written

@@ -49,7 +49,7 @@ def _flint():
 
 
 # ---------------------------------------------------------------------------------------------------
-# sympy -> closures over arb balls
+# sympy -> closures over arb balls (the ball target of the tree translator, rdpsym.numeric.translate)
 # ---------------------------------------------------------------------------------------------------
 def _arb_rational(q: sp.Rational):
     flint = _flint()

@@ -1,4 +1,5 @@
-"""Stable emission of one expression as numpy code (the printer of :mod:`rdpsym.compile`).
+"""Stable emission of one expression as numpy code (the printer of :mod:`rdpsym.compile`), the numpy
+target of the tree translator (:mod:`rdpsym.numeric.translate`).
 
 ``log`` of a sum is emitted as a (signed) log-sum-exp over the logarithms of the summands, each taken in
 log space (``log(alpha * exp(y)) -> log(alpha) + y``, ``log(p**alpha) -> alpha*log(p)``), so
@@ -13,7 +14,6 @@ import keyword
 import re
 
 import sympy as sp
-from sympy.printing.numpy import NumPyPrinter
 
 from ..numeric.translate import Translator
 from ..symbols import alpha as ALPHA
@@ -69,7 +69,6 @@ class _Emitter(Translator):
 
     def __init__(self, names: dict[sp.Symbol, str]):
         self.names = names
-        self.printer = NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
 
     def refuse(self, e, family: str = "translate"):
         if family == "condition":

@@ -11,7 +11,8 @@ independent of both sympy (the engine) and mpmath (the closed forms' ``evalf``).
 * :func:`compile_log_pair` turns ``log P`` and ``log Q`` (sympy, in ``x`` and the parameters) into a
   tree of Python closures over ``arb`` values, once per symbolic pair; :meth:`Compiled.bind` fixes
   the parameter values and the precision (sub-expressions without ``x`` are folded to one ``arb``
-  then). Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with
+  then). The closures are built by :class:`ArbPoint` and the folded constants by
+  :class:`ArbConstant`, two Arb targets of the tree translator (:mod:`rdpsym.numeric.translate`). Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with
   mpmath. At run time anything that is not a finite real ball (``log`` of a non-positive number,
   an undecidable ``Piecewise`` condition, a zero density) comes back as ``None``, and the caller
   evaluates that point with mpmath instead: Arb never turns a doubtful value into a number.
@@ -46,7 +47,8 @@ except ImportError:  # pragma: no cover - exercised only where python-flint is m
     flint = None
     arb = None
 
-__all__ = ["available", "Unsupported", "Compiled", "compile_log_pair", "gauss_legendre", "to_arb", "to_mpf"]
+__all__ = ["available", "Unsupported", "ArbConstant", "ArbPoint", "Compiled", "compile_log_pair", "gauss_legendre",
+           "to_arb", "to_mpf"]
 
 def available() -> bool:
     """True when python-flint is importable and the setting lets the Arb backend run

@@ -1,10 +1,12 @@
 """One walker from sympy trees to fast evaluators, dispatching on the node's class as sympy's printers do.
 
-Four places turn a sympy tree into something fast to evaluate: Arb closures of a log-density at a point
-(:mod:`rdpsym.numeric.fast`), Arb ball enclosures on a box (:mod:`rdpsym.claims.interval`), mpmath
-closures (:mod:`rdpsym.claims.fasteval`) and numpy code text (:mod:`rdpsym.compile.emitter`). Each is a
-*target*: a subclass of :class:`Translator` that writes one method per node class it knows and inherits
-the walk, the refusal and the shape of boolean conditions.
+Several places turn a sympy tree into something fast to evaluate: Arb closures of a log-density at a
+point and its constants folded to Arb numbers (:mod:`rdpsym.numeric.fast`), Arb ball enclosures on a box
+(:mod:`rdpsym.claims.interval`), mpmath closures (:mod:`rdpsym.claims.fasteval`), and numpy code text:
+values, the error estimate of that code and its Taylor-mode series (:mod:`rdpsym.compile.emitter`,
+:mod:`~rdpsym.compile.errors`, :mod:`~rdpsym.compile.taylor`). Each is a *target*: a subclass of
+:class:`Translator` that writes one method per node class it knows and inherits the walk, the refusal
+and the shape of boolean conditions.
 
 Dispatch (the design of sympy's ``Printer._print``, ``sympy/printing/printer.py``): ``translate(node)``
 calls ``_translate_<Class>`` of the first class along ``type(node).__mro__`` that has one, so a method for
@@ -136,7 +138,8 @@ class Translator:
     def _condition_Relational(self, c):
         return self.relation(c.rel_op, c.lhs, c.rhs)
 
-    # The combinators of a target that translates conditions (every target here does).
+    # The combinators of a target that translates conditions (a target that never meets one, such as
+    # the error estimate, leaves them).
     def truth(self, value: bool):
         """A condition that is always ``value``."""
         raise NotImplementedError
