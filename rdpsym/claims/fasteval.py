@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import mpmath
 import sympy as sp
 
-from ..numeric.translate import Translator
+from ..numeric.translate import DecidedConditions, EnvironmentClosures
 
 __all__ = ["MpmathTarget", "compile_mp", "compile_condition", "real_value"]
 
@@ -111,7 +111,7 @@ def _constant(value) -> _Fn:
     return lambda env: value
 
 
-class MpmathTarget(Translator):
+class MpmathTarget(DecidedConditions, EnvironmentClosures):
     """sympy -> closures ``env -> mpmath number`` (see the module docstring).
 
     Unlike the other targets it does not refuse a node it has no method for: :meth:`refuse` evaluates
@@ -122,10 +122,7 @@ class MpmathTarget(Translator):
     target = "fast mpmath evaluation"
     unary = _UNARY
 
-    # -- atoms ---------------------------------------------------------------------------------------
-    def _translate_Symbol(self, e):
-        return lambda env, s=e: env[s]
-
+    # -- atoms (a symbol reads the environment: EnvironmentClosures) -----------------------------------
     def _translate_Rational(self, e):
         return lambda env, q=e: mpmath.mpf(int(q.p)) / int(q.q)
 
@@ -293,19 +290,7 @@ class MpmathTarget(Translator):
 
         return slow
 
-    # -- conditions ------------------------------------------------------------------------------------
-    def truth(self, value):
-        return lambda env: value
-
-    def conjunction(self, parts):
-        return lambda env: all(p(env) for p in parts)
-
-    def disjunction(self, parts):
-        return lambda env: any(p(env) for p in parts)
-
-    def negation(self, part):
-        return lambda env: not part(env)
-
+    # -- conditions (And, Or, Not: DecidedConditions) ------------------------------------------------
     def relation(self, op, lhs, rhs):
         test, lhs, rhs = _RELATIONS[op], self.translate(lhs), self.translate(rhs)
         return lambda env: bool(test(_realify(lhs(env)), _realify(rhs(env))))

@@ -142,7 +142,7 @@ def _fold(parts, step):
     return _safe(fold)
 
 
-class BallTarget(translate.Translator):
+class BallTarget(translate.EnvironmentClosures):
     """sympy -> closures ``env -> arb`` whose ball contains the exact value on the balls of ``env``.
 
     Every operation is one of Arb's (rigorous), with two tightenings where midpoint-radius arithmetic
@@ -156,10 +156,7 @@ class BallTarget(translate.Translator):
     target = "ball arithmetic"
     unary = _UNARY
 
-    # -- atoms ---------------------------------------------------------------------------------------
-    def _translate_Symbol(self, e):
-        return lambda env, s=e: env[s]
-
+    # -- atoms (a symbol reads the environment: EnvironmentClosures) -----------------------------------
     def _translate_Infinity(self, e):
         return _constant(_flint().arb.pos_inf)
 

@@ -37,7 +37,7 @@ import mpmath
 import sympy as sp
 
 from .._config import settings
-from .translate import Translator
+from .translate import DecidedConditions, Translator
 from .translate import Unsupported as _TranslateUnsupported
 
 try:  # optional: without python-flint the numeric path uses mpmath alone
@@ -181,7 +181,7 @@ class ArbConstant(Translator):
         return op(*(self.translate(a) for a in e.args))
 
 
-class ArbPoint(Translator):
+class ArbPoint(DecidedConditions, Translator):
     """A log-density in ``x`` -> a closure ``t -> arb`` (``t`` an arb), built once per parameter values:
     subexpressions without ``x`` are folded to one arb by :class:`ArbConstant` (``translate`` returns
     that arb; :meth:`fn` always a closure). At run time a value that is not a finite real ball, an
@@ -302,19 +302,8 @@ class ArbPoint(Translator):
         f0, f1 = (self.fn(a) for a in e.args)
         return lambda t: op(f0(t), f1(t))
 
-    # -- conditions: a closure t -> bool, raising _Nan when Arb cannot decide ------------------------
-    def truth(self, value):
-        return lambda t: value
-
-    def conjunction(self, fs):
-        return lambda t: all(f(t) for f in fs)
-
-    def disjunction(self, fs):
-        return lambda t: any(f(t) for f in fs)
-
-    def negation(self, f):
-        return lambda t: not f(t)
-
+    # -- conditions: a closure t -> bool (And, Or, Not: DecidedConditions), raising _Nan when Arb
+    # cannot decide a relation
     def relation(self, op, lhs, rhs):
         d = self.fn(lhs - rhs)
         # a relation is decided only when the ball lies on one side of 0 (ties at an exact 0 are

@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy as sp
 from sympy.core.function import AppliedUndef, Function, UndefinedFunction
 
-__all__ = ["Unsupported", "Translator"]
+__all__ = ["Unsupported", "Translator", "EnvironmentClosures", "DecidedConditions"]
 
 
 class Unsupported(ValueError):
@@ -156,3 +156,29 @@ class Translator:
     def relation(self, op: str, lhs: sp.Expr, rhs: sp.Expr):
         """``lhs op rhs`` with ``op`` one of ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``."""
         raise NotImplementedError
+
+
+class EnvironmentClosures(Translator):
+    """A target whose translations are closures of an environment ``{symbol: value}`` (the mpmath and
+    ball targets): a symbol reads its value there."""
+
+    def _translate_Symbol(self, e):
+        return lambda env, s=e: env[s]
+
+
+class DecidedConditions:
+    """Conditions as closures of one argument (an environment, or the point) returning a plain bool:
+    the combinators of a target whose relations are always decided, or raise (the mpmath and the Arb
+    point targets; the ball target's conditions are three-valued)."""
+
+    def truth(self, value: bool):
+        return lambda env: value
+
+    def conjunction(self, parts: Sequence):
+        return lambda env: all(p(env) for p in parts)
+
+    def disjunction(self, parts: Sequence):
+        return lambda env: any(p(env) for p in parts)
+
+    def negation(self, part):
+        return lambda env: not part(env)
