@@ -18,6 +18,7 @@ module only steers the search.
 
 from __future__ import annotations
 
+import operator
 from typing import Callable, Sequence
 
 import mpmath
@@ -97,14 +98,7 @@ def compile_condition(c: sp.Basic) -> Callable[[dict], bool]:
     return _MP.condition(c)
 
 
-_RELATIONS = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-}
+_RELATIONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
 
 
 def _constant(value) -> _Fn:

@@ -12,8 +12,9 @@ independent of both sympy (the engine) and mpmath (the closed forms' ``evalf``).
   tree of Python closures over ``arb`` values, once per symbolic pair; :meth:`Compiled.bind` fixes
   the parameter values and the precision (sub-expressions without ``x`` are folded to one ``arb``
   then). The closures are built by :class:`ArbPoint` and the folded constants by
-  :class:`ArbConstant`, two Arb targets of the tree translator (:mod:`rdpsym.numeric.translate`). Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with
-  mpmath. At run time anything that is not a finite real ball (``log`` of a non-positive number,
+  :class:`ArbConstant`, two Arb targets of the tree translator (:mod:`rdpsym.numeric.translate`).
+  Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with mpmath. At
+  run time anything that is not a finite real ball (``log`` of a non-positive number,
   an undecidable ``Piecewise`` condition, a zero density) comes back as ``None``, and the caller
   evaluates that point with mpmath instead: Arb never turns a doubtful value into a number.
 * :func:`gauss_legendre` integrates on finite pieces with ``n`` and ``2n`` nodes and returns the
@@ -37,8 +38,8 @@ import mpmath
 import sympy as sp
 
 from .._config import settings
+from . import translate
 from .translate import DecidedConditions, Translator
-from .translate import Unsupported as _TranslateUnsupported
 
 try:  # optional: without python-flint the numeric path uses mpmath alone
     import flint
@@ -56,7 +57,7 @@ def available() -> bool:
     return flint is not None and settings().numeric_backend in ("auto", "arb")
 
 
-class Unsupported(_TranslateUnsupported):
+class Unsupported(translate.Unsupported):
     """The expression has a function Arb is not taught here: use mpmath."""
 
 
