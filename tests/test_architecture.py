@@ -159,3 +159,188 @@ def test_no_public_attribute_hides_a_subpackage():
     ])
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# -- tree walking lives in the translator -----------------------------------------------------------
+#: Where branching on many sympy node classes belongs: the tree translator (its targets dispatch one
+#: class per method) and the safe parsers.
+NODE_BRANCHING_HOMES = ("numeric/translate.py", "specify/text/")
+#: At most this many distinct sympy node classes may one function branch on elsewhere.
+MAX_NODE_CLASSES = 3
+#: Today's functions that branch on more (path::qualified name -> classes). The list may only shrink:
+#: a function may not branch on more classes than listed, a new one may not be added, and an entry
+#: that no longer exceeds the limit must be removed.
+NODE_BRANCHING_ALLOWED = {
+    "accounting/accountant.py::_fast_check": 4,  # Infinity, Interval, NegativeInfinity, Rational
+    "accounting/sum_forms.py::log_form": 8,  # Exp1, Infinity, Mul, NegativeInfinity, Pow, Sum, besseli, exp
+    "cli/_json.py::jsonable": 5,  # BooleanFalse, BooleanTrue, Infinity, Integer, NegativeInfinity
+    "compile/series.py::_taylor_mode.ser": 6,  # Add, Integer, Mul, Pow, exp, log
+    "derive/adjacency.py::_monotone": 7,  # Add, Max, Min, Mul, Piecewise, exp, log
+    "derive/balls.py::_convex": 5,  # Add, Mul, Piecewise, exp, log
+    "derive/balls.py::_infinite_off_points": 4,  # BooleanFalse, BooleanTrue, Infinity, Piecewise
+    "derive/domains.py::_inside": 5,  # BooleanTrue, FiniteSet, Float, Infinity, NegativeInfinity
+    "derive/domains.py::_intervals": 5,  # FiniteSet, Infinity, Intersection, Interval, NegativeInfinity
+    "derive/domains.py::decide_relation": 6,  # And, BooleanFalse, BooleanTrue, Not, Or, Relational
+    "derive/evaluation.py::_branches": 7,  # Abs, Atom, Heaviside, Max, Min, Piecewise, sign
+    "derive/evaluation.py::_numeric_sign": 5,  # Float, Infinity, NegativeInfinity, Number, Rational
+    "derive/evaluation.py::decide": 4,  # BooleanFalse, BooleanFunction, BooleanTrue, Relational
+    "derive/exp_monomials.py::Generators._pow": 4,  # Add, Exp1, Integer, Rational
+    "derive/exp_monomials.py::Generators._pow_of_factors": 6,  # Add, Integer, Mul, Pow, Rational, Symbol
+    "derive/exp_monomials.py::Generators.map": 7,  # Abs, Add, Mul, Pow, Rational, Symbol, exp
+    "derive/pieces.py::_resolve.rebuild": 7,  # Abs, Atom, Heaviside, Max, Min, Piecewise, sign
+    "derive/removable.py::singular_orders": 4,  # FiniteSet, Piecewise, Pow, log
+    "derive/subsampled.py::_convex": 5,  # Abs, Add, Max, Mul, Pow
+    "derive/template.py::_integrate_once": 4,  # BooleanTrue, Infinity, NegativeInfinity, Piecewise
+    "derive/template.py::_merge_relationals": 6,  # And, GreaterThan, LessThan, Or, StrictGreaterThan, StrictLessThan
+    "derive/template.py::_substitutions": 4,  # Infinity, Integer, NegativeInfinity, Pow
+    "derive/template.py::decide_relationals": 4,  # BooleanFalse, BooleanTrue, Equality, Unequality
+    "numeric/backends/mpmath.py::log_expr": 4,  # Mul, Piecewise, Pow, exp
+    "numeric/kinks.py::kink_arguments": 7,  # Abs, Heaviside, Max, Min, Piecewise, Relational, sign
+    "numeric/multipeak.py::_fold": 7,  # Abs, Add, Integer, Mul, Pow, exp, log
+    "properties/distributions.py::NumericDensity.__init__": 6,  # FiniteSet, Infinity, Integer, Interval, NegativeInfinity, Range
+    "report/paper.py::_line_pieces": 5,  # Add, Max, Min, Mul, log
+    "report/paper.py::_term_latex": 4,  # Add, Mul, exp, log
+    "specify/mechanism.py::is_discrete_support": 5,  # FiniteSet, Intersection, Interval, Range, Union
+    "verification/points.py::_finiteness_edges": 4,  # BooleanFalse, BooleanTrue, FiniteSet, Rational
+}
+
+
+def _sympy_class_flags() -> frozenset:
+    """sympy's class flags (``is_Add``, ``is_Symbol``, ...): an ``e.is_Add`` test is an ``isinstance``."""
+    import sympy
+
+    return frozenset(a[3:] for a in dir(sympy.Basic) if a.startswith("is_") and a[3:4].isupper())
+
+
+def _sympy_aliases(tree: ast.Module) -> dict:
+    """Names bound to sympy, its modules or its objects by the module's imports."""
+    import importlib
+
+    import sympy
+
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "sympy":
+                    out[a.asname or "sympy"] = importlib.import_module(a.name) if a.asname else sympy
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "sympy":
+            module = importlib.import_module(node.module)
+            for a in node.names:
+                if hasattr(module, a.name):
+                    out[a.asname or a.name] = getattr(module, a.name)
+    return out
+
+
+def _node_classes(node: ast.expr, aliases: dict) -> set[str]:
+    """The sympy node classes ``node`` names: a class (``sp.Add``), a singleton (``sp.pi``, ``-sp.oo``,
+    ``sp.S.Half``: its class) or a tuple of them. ``Basic`` and ``Expr`` are not node kinds."""
+    import sympy
+
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {k for e in node.elts for k in _node_classes(e, aliases)}
+
+    def resolve(n):
+        if isinstance(n, ast.Name):
+            return aliases.get(n.id)
+        if isinstance(n, ast.Attribute):
+            base = resolve(n.value)
+            return None if base is None else getattr(base, n.attr, None)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            v = resolve(n.operand)
+            return -v if isinstance(v, sympy.Basic) else None
+        return None
+
+    obj = resolve(node)
+    if isinstance(obj, type) and issubclass(obj, sympy.Basic):
+        name = obj.__name__
+    elif isinstance(obj, sympy.Basic) and obj.is_Atom:
+        name = type(obj).__name__
+    else:
+        return set()
+    return set() if name in ("Basic", "Expr") else {name}
+
+
+def _branched_classes(fn: ast.AST, aliases: dict, flags: frozenset) -> set[str]:
+    """The sympy node classes one function tests a node against (its nested functions aside):
+    ``isinstance``/``issubclass``, ``is``/``==``/``in`` comparisons (``e.func is sp.exp``,
+    ``e in (sp.oo, -sp.oo)``) and class flags (``e.is_Add``)."""
+    found: set[str] = set()
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") \
+                and len(node.args) == 2:
+            found |= _node_classes(node.args[1], aliases)
+        elif isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for i, op in enumerate(node.ops):
+                if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq, ast.In, ast.NotIn)):
+                    found |= _node_classes(operands[i], aliases) | _node_classes(operands[i + 1], aliases)
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("is_") and node.attr[3:] in flags:
+            found.add(node.attr[3:])
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _node_branching() -> dict[str, set[str]]:
+    """path::qualified name -> the classes, for every function outside the homes above the limit."""
+    flags = _sympy_class_flags()
+    out = {}
+
+    def walk(tree, aliases, where, prefix=""):
+        for node in ast.iter_child_nodes(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = prefix + node.name
+                classes = _branched_classes(node, aliases, flags)
+                if len(classes) > MAX_NODE_CLASSES:
+                    out[f"{where}::{name}"] = classes
+                walk(node, aliases, where, name + ".")
+            elif isinstance(node, ast.ClassDef):
+                walk(node, aliases, where, prefix + node.name + ".")
+            else:
+                walk(node, aliases, where, prefix)
+
+    for path, _ in _modules():
+        where = path.relative_to(PACKAGE).as_posix()
+        if where.startswith(NODE_BRANCHING_HOMES):
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        walk(tree, _sympy_aliases(tree), where)
+    return out
+
+
+def test_the_node_class_count_sees_the_ways_a_walker_branches():
+    """The count is not blind: an if-chain written any of the usual ways is seen."""
+    source = "\n".join([
+        "import sympy as sp",
+        "from sympy import Piecewise",
+        "def walk(e):",
+        "    if e.is_Add or e.is_Mul:",
+        "        return 1",
+        "    if isinstance(e, (sp.exp, Piecewise)) or e.func is sp.log or e.func == sp.Abs:",
+        "        return 2",
+        "    if e in (sp.oo, -sp.oo) or e is sp.S.Half or isinstance(e, sp.Basic):",
+        "        return 3",
+        "    def inner(c):",
+        "        return isinstance(c, sp.And)",
+    ])
+    tree = ast.parse(source)
+    walk = tree.body[2]
+    found = _branched_classes(walk, _sympy_aliases(tree), _sympy_class_flags())
+    assert found == {"Add", "Mul", "exp", "Piecewise", "log", "Abs", "Infinity", "NegativeInfinity", "Half"}
+
+
+def test_no_function_outside_the_translator_branches_on_more_than_three_node_classes():
+    """A function that tells more than three kinds of sympy node apart is a tree walker: it belongs in
+    the translator (:mod:`rdpsym.numeric.translate`, one ``_translate_<Class>`` method per class), or
+    it is one of today's, listed above, which may only shrink."""
+    found = _node_branching()
+    new = {k: sorted(v) for k, v in found.items() if k not in NODE_BRANCHING_ALLOWED}
+    grown = {k: sorted(v) for k, v in found.items() if k in NODE_BRANCHING_ALLOWED and len(v) > NODE_BRANCHING_ALLOWED[k]}
+    stale = sorted(k for k in NODE_BRANCHING_ALLOWED if k not in found)
+    assert not new, f"functions branching on more than {MAX_NODE_CLASSES} sympy node classes: {new}"
+    assert not grown, f"allowed functions that branch on more classes than listed: {grown}"
+    assert not stale, f"no longer above the limit: remove from NODE_BRANCHING_ALLOWED: {stale}"
