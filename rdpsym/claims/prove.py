@@ -145,17 +145,13 @@ def _positive_expressions(condition) -> list | None:
     """The expressions g that a condition (a conjunction of ``g > 0`` / ``g >= 0`` / ``a > b``) makes
     positive; [] for ``true``; None for a condition that is not such a conjunction (a disjunction left
     after the regime's substitution)."""
-    if condition is sp.true:
+    if condition == sp.true:
         return []
-    parts = condition.args if isinstance(condition, sp.And) else (condition,)
     found = []
-    for part in parts:
-        if isinstance(part, (sp.StrictGreaterThan, sp.GreaterThan)):
-            found.append(part.lhs - part.rhs)
-        elif isinstance(part, (sp.StrictLessThan, sp.LessThan)):
-            found.append(part.rhs - part.lhs)
-        else:
+    for part in sp.And.make_args(condition):
+        if not (part.is_Relational and part.rel_op in (">", ">=", "<", "<=")):
             return None
+        found.append(part.gts - part.lts)
     return found
 
 
