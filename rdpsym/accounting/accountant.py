@@ -36,7 +36,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .._numbers import mp_number
+from ..specify.text.numbers import mp_number
 from ..specify.mechanism import Mechanism
 from . import conversions
 from .guarantees import GuaranteeCurve

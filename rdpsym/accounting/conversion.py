@@ -36,7 +36,7 @@ from typing import Any, Callable
 import mpmath
 import sympy as sp
 
-from .._numbers import exact_number, mp_number
+from ..specify.text.numbers import exact_number, mp_number
 from ..derive.result import DivergenceResult
 from ..symbols import alpha as ALPHA
 from . import conversions

@@ -56,7 +56,7 @@ import threading
 import numpy as np
 import sympy as sp
 
-from .._numbers import exact_number
+from ..specify.text.numbers import exact_number
 from .._timeout import StepTimeout, default_step_seconds, time_limit
 from ..specify.mechanism import Mechanism
 from .sum_forms import BESSEL_MAX, Unsupported, log_besseli_table, normaliser_summand, summand

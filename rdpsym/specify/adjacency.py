@@ -26,7 +26,8 @@ from typing import Any, Callable, Mapping
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from .text.numbers import exact_number
 from .._optimize import golden_max
 
 __all__ = ["AdjacentPair", "AdjacentFamily", "FamilySupremum", "ShiftBall", "maximise_over_family", "refine_in_ball",
