@@ -13,7 +13,8 @@ from click.testing import CliRunner
 import rdpsym
 from rdpsym.accounting import compose, conversion
 from rdpsym.accounting.accountant import Accountant, _objective_np
-from rdpsym.accounting.curves import NUMERIC_GRID, mechanism_curve
+from rdpsym.accounting.curve_types import NUMERIC_GRID
+from rdpsym.accounting.curves import mechanism_curve
 from rdpsym.cli import main
 
 M = rdpsym.mechanisms

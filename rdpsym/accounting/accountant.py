@@ -41,7 +41,8 @@ from ..specify.mechanism import Mechanism
 from . import conversions
 from .guarantees import GuaranteeCurve
 from .conversion import ShownAsConversion
-from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
+from .curve_types import MechanismCurve
+from .curves import mechanism_curve, resolve_mechanism
 from .mathns import MPMATH, NUMPY
 from .orders import extend_at_top, refine_local_minima
 

@@ -56,6 +56,10 @@ import mpmath
 import numpy as np
 
 from .._cache import memoize
+from ..derive.cache import cacheable
+from ..derive.engine import renyi_divergence
+from ..derive.result import Status
+from ..mechanisms.subsampled_gaussian import subsampled_gaussian
 
 __all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_mp", "sampled_component", "OUTWARD"]
 
@@ -177,8 +181,6 @@ def _log_abs_phi(L, alpha):
 # the sampled component, derived
 # --------------------------------------------------------------------------------------------------
 def _derivation_kept(value) -> bool:
-    from ..derive.cache import cacheable
-
     return cacheable(value[0])
 
 
@@ -202,10 +204,6 @@ def sampled_component():
     every derivation) and its generated float code ``f(alpha, sigma)``. Raises ``RuntimeError`` if the
     engine does not return a closed form (this module then has nothing to stand on).
     """
-    from ..derive.engine import renyi_divergence
-    from ..derive.result import Status
-    from ..mechanisms.subsampled_gaussian import subsampled_gaussian
-
     # the built-in factory itself, never whatever is registered under its name
     base = subsampled_gaussian().subsampling.base
     pair = base.pairs[0]
