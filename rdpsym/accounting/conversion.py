@@ -201,7 +201,7 @@ def optimise(rule: ConversionRule, kind: str, t, m: MathNamespace, eps_many: Cal
         rdp_at = eps_many([a_opt])[0]
         with mpmath.workdps(max(30, mpmath.mp.dps)):
             check = rule.objective(kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t), MPMATH)
-        value = max(v_opt, m.scalar(check))
+        value = m.inf if mpmath.isnan(check) else max(v_opt, m.scalar(check))  # a check that fails counts against
         if at_edge:
             note = (f"{src}; the minimum over alpha - 1 in [1e{SCAN_LOG10[0]:g}, 1e{EXTEND_LOG10:g}] lies at the "
                     "edge of the searched orders: the value is a valid guarantee but may not be the infimum")

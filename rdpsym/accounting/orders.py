@@ -99,6 +99,10 @@ def minimise(f_many: Callable[[list], Sequence], m: MathNamespace, iterations: i
         vals = list(f_many(alphas))
         evaluations = len(us)
     else:
+        # Branch and bound over the scan: a conversion's objective is non-decreasing in the curve and the
+        # curves left out of the bound are >= 0, so bound <= objective at every order. Evaluating in order
+        # of increasing bound and stopping when the next bound is no better than the best value found
+        # skips only points whose value is >= the best: the scan's minimum is a full scan's.
         bound = list(lower_many(alphas))
         vals = [m.inf] * len(us)
         ranked = sorted(range(len(us)), key=bound.__getitem__)  # stable, as the scan's ties are
