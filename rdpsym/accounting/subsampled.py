@@ -56,8 +56,8 @@ import mpmath
 import numpy as np
 
 from .._cache import memoize
+from ..derive import engine
 from ..derive.cache import cacheable
-from ..derive.engine import renyi_divergence
 from ..derive.result import Status
 from ..mechanisms.subsampled_gaussian import subsampled_gaussian
 
@@ -209,8 +209,8 @@ def sampled_component():
     pair = base.pairs[0]
     sigma = base.parameter_by_name["sigma"]
     top = pair.over.sup  # the largest shift, t = 1 (the sensitivity)
-    result = renyi_divergence(pair.Q.subs(pair.shift, top), pair.P.subs(pair.shift, top), base.variable, base.support,
-                              params=[sigma], label="D_alpha(P_1||Q), the sampled component (q = 1)")
+    result = engine.renyi_divergence(pair.Q.subs(pair.shift, top), pair.P.subs(pair.shift, top), base.variable, base.support,
+                                     params=[sigma], label="D_alpha(P_1||Q), the sampled component (q = 1)")
     if result.status is not Status.CLOSED_FORM:
         raise RuntimeError(f"the engine did not derive the sampled component in closed form ({result.status}: "
                            f"{result.reason}); the subsampled Gaussian's float code needs it")
