@@ -8,7 +8,7 @@ These are the rules that keep each extension a one-file change:
 - the numeric path never imports the derivation engine (it is the engine's independent check);
 - the engine never imports compiling or reporting code at module level;
 - the execution layer does not import click (the CLI wraps it, not the other way round);
-- the leaf modules import only each other (the one lazy exception: strings read by the safe parser);
+- the leaf modules import only each other (user numbers, which need the safe parser, are read in specify/text);
 - exactly one module sets alarms (``rdpsym._timeout``);
 - no public attribute hides a subpackage: ``rdpsym.X`` is the package ``rdpsym.X``, whatever was imported first.
 """
@@ -115,13 +115,12 @@ def test_leaf_modules_import_only_leaf_modules():
     for name in sorted(LEAVES):
         path = PACKAGE / f"{name}.py"
         assert path.is_file(), f"the leaf module rdpsym/{name}.py is missing"
-        for module, names, line, top in _imports(path, ["rdpsym", name]):
+        for module, names, line, _ in _imports(path, ["rdpsym", name]):
             target = module.split(".")
             if target[0] != "rdpsym":
                 continue
             ok = (len(target) == 2 and target[1] in LEAVES) or (module == "rdpsym" and set(names) <= LEAVES)
-            lazy_parser = not top and module.startswith("rdpsym.specify")  # strings go to the safe parser
-            if not (ok or lazy_parser):
+            if not ok:
                 found.append(f"{name}.py:{line}: {module} {names}")
     assert not found, found
 

@@ -12,7 +12,8 @@ import pytest
 import sympy as sp
 
 from rdpsym import _cache, _config
-from rdpsym._numbers import ArgumentError, exact_number, exact_or_symbolic, mp_number
+from rdpsym._numbers import ArgumentError
+from rdpsym.specify.text.numbers import exact_number, exact_or_symbolic, mp_number
 from rdpsym.outcomes import Outcome, Vocabulary, combine, outcome_of
 
 

@@ -21,7 +21,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import mp_number
+from ..specify.text.numbers import mp_number
 from ..derive.engine import renyi_divergence
 from ..derive.mechanism_rdp import family_analysis, rdp, worst_pairs
 from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, library_versions

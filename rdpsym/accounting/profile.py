@@ -62,7 +62,8 @@ class ProfileValue:
 
 
 def _check_epsilon(epsilon) -> None:
-    from .._numbers import ArgumentError, mp_number
+    from .._numbers import ArgumentError
+    from ..specify.text.numbers import mp_number
 
     if isinstance(epsilon, (str, bytes)):  # the profile takes numbers, not text
         raise ValueError(f"epsilon must be a real number >= 0; got {epsilon!r}")

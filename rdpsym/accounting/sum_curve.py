@@ -56,7 +56,7 @@ import threading
 import numpy as np
 import sympy as sp
 
-from .._numbers import exact_number
+from ..specify.text.numbers import exact_number
 from .._timeout import StepTimeout, default_step_seconds, time_limit
 from ..specify.mechanism import Mechanism
 from .sum_forms import BESSEL_MAX, Unsupported, log_besseli_table, normaliser_summand, summand
@@ -292,10 +292,10 @@ def sum_curve(mechanism: Mechanism, group: int):
     """The float curve of a mechanism on the integers whose pmfs :mod:`.sum_forms` reads, or None.
 
     Provenance ``"numeric sum"``; groups: Mironov 2017, Prop. 2 around it
-    (:func:`rdpsym.accounting.curves.float_curve`). None (the accountant's other routes) when the
+    (:func:`rdpsym.accounting.curve_types.float_curve`). None (the accountant's other routes) when the
     support is not the integers or a pmf has a factor of another form."""
     from ..symbols import alpha as ALPHA
-    from .curves import event_rows, float_curve
+    from .curve_types import event_rows, float_curve
 
     if mechanism.support != sp.S.Integers:
         return None

@@ -42,7 +42,8 @@ from typing import Any, Mapping
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
 from ..specify.adjacency import AdjacentFamily, FamilySupremum, ShiftBall, refine_in_ball
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA

@@ -19,7 +19,8 @@ from dataclasses import replace
 
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter

@@ -15,7 +15,8 @@ import mpmath
 import sympy as sp
 
 from .._config import settings
-from .._numbers import exact_or_symbolic, precise
+from .._numbers import precise
+from ..specify.text.numbers import exact_or_symbolic
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at

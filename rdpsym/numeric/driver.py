@@ -87,7 +87,8 @@ from typing import Any, Mapping
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
 from ..specify.params import check_assumptions
 from ..specify.support import Support
 from .continuous import continuous_once, continuous_prepare

@@ -24,7 +24,8 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
 
 __all__ = ["KL", "Form", "FiniteOrder", "NearOne", "Quantity", "Sup", "quantity_for"]
 

@@ -23,7 +23,8 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, mp_number
+from .._numbers import ArgumentError
+from ..specify.text.numbers import mp_number
 from .curve import as_curve
 from .distributions import NumericDensity, Processed, divergence_of, pairs_of
 from .report import PropertyReport, report_from_rows
@@ -34,7 +35,7 @@ __all__ = ["Channel", "Threshold", "Round", "Clip", "Kernel", "InputDependent", 
 REF = "Mironov 2017 (arXiv:1702.07476 v3), Table I (post-processing); van Erven and Harremoës 2014, Thm. 9"
 
 
-_mp = mp_number  # the one reading of numbers (rdpsym._numbers), at the working precision
+_mp = mp_number  # the one reading of numbers (rdpsym.specify.text.numbers), at the working precision
 
 
 class Channel:

@@ -19,7 +19,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import mp_number
+from ..specify.text.numbers import mp_number
 from .curve import as_curve
 from .distributions import pairs_of
 from .report import PropertyReport, report_from_rows
@@ -31,7 +31,7 @@ REF_BF = "Mironov 2017 (arXiv:1702.07476 v3), Table I (Bayes factor)"
 ORDERS = (sp.Rational(11, 10), sp.Rational(3, 2), 2, 4, 10, 100)
 
 
-_mp = mp_number  # the one reading of numbers (rdpsym._numbers), at the working precision
+_mp = mp_number  # the one reading of numbers (rdpsym.specify.text.numbers), at the working precision
 
 
 def default_events(mechanism=None) -> list[tuple]:

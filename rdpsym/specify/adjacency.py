@@ -1,4 +1,5 @@
-r"""Neighbouring inputs as data: a family of adjacent pairs indexed by a shift ``t`` in a set ``T``.
+r"""Neighbouring inputs as data: one adjacent pair (:class:`AdjacentPair`), or a family of adjacent pairs
+indexed by a shift ``t`` in a set ``T`` (:class:`AdjacentFamily`).
 
 A mechanism whose neighbouring inputs differ by a shift ``t`` of the query (``|f(D) - f(D')| <=
 sensitivity``, or ``t`` in a user-given interval) has output distributions ``P_t = M(D)`` and ``Q_t =
@@ -25,11 +26,21 @@ from typing import Any, Callable, Mapping
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from .text.numbers import exact_number
 from .._optimize import golden_max
 
-__all__ = ["AdjacentFamily", "FamilySupremum", "ShiftBall", "maximise_over_family", "refine_in_ball",
+__all__ = ["AdjacentPair", "AdjacentFamily", "FamilySupremum", "ShiftBall", "maximise_over_family", "refine_in_ball",
            "supremum_over_family"]
+
+
+@dataclass(frozen=True)
+class AdjacentPair:
+    """Output distributions P = M(D) and Q = M(D') of a mechanism on adjacent inputs D, D'."""
+
+    P: sp.Expr
+    Q: sp.Expr
+    label: str = "D, D'"
 
 
 def _real_end(value: Any, which: str) -> sp.Expr:
@@ -353,8 +364,6 @@ class AdjacentFamily:
     def member(self, value, label: str | None = None):
         """The adjacent pair ``(P_t, Q_t)`` at shift ``t = value`` (an expression in the parameters, or a
         number; a tuple for a vector family); ``ArgumentError`` when ``value`` is outside ``over``."""
-        from .mechanism import AdjacentPair
-
         if self.is_vector:
             vs = tuple(v if isinstance(v, sp.Expr) else exact_number(v, "value", finite=True, real=True)
                        for v in self.assignment(value).values())

@@ -52,7 +52,7 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import exact_number
+from ..specify.text.numbers import exact_number
 from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
 from ..numeric.reference import reference_divergence
@@ -421,7 +421,7 @@ def _mechanism_target(mech: Mechanism) -> _Target:
 
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
     """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
-    (:func:`rdpsym._numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
+    (:func:`rdpsym.specify.text.numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
     and assumptions. Unknown names and bad or out-of-domain values raise ``ValueError`` naming the
     parameter."""
     by_name = {p.name: p for p in params}
