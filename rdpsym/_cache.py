@@ -45,7 +45,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import stat
 import tempfile
 import threading
@@ -177,13 +176,17 @@ def _create_key(path: Path) -> None:
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_hex(32).encode() + b"\n")
+            fh.write(os.urandom(32).hex().encode() + b"\n")
             fh.flush()
             os.fsync(fh.fileno())
         try:
             os.link(temp, path)  # atomic, and never replaces a key another process created meanwhile
         except FileExistsError:
             pass
+        except OSError:  # a file system without hard links: a new file, never one that exists
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(Path(temp).read_bytes())
     finally:
         Path(temp).unlink(missing_ok=True)
 
@@ -439,6 +442,10 @@ class DiskCache:
         except _Doubt as exc:
             return None, str(exc)
         except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM):  # the directory's permissions, not the entry
+                _say_once(("read", str(path.parent)), f"cannot read the cache directory {path.parent} "
+                                                      f"({_why(exc)}): working without its entries")
+                return None, None
             return None, f"unreadable ({_why(exc)})"
         try:
             value = self.decode(payload)
@@ -511,18 +518,24 @@ class DiskCache:
 
 def _clear_files(kinds: Callable[[str], bool]) -> dict[str, int]:
     directory = cache_dir()
-    if not _rdpsym_directory(directory):
-        return {}
     removed: dict[str, int] = {}
-    for path in sorted(directory.iterdir()):
-        owned = _owned_entry(path)
-        if owned is not None and kinds(owned[0]):
-            path.unlink(missing_ok=True)
-            removed[owned[0]] = removed.get(owned[0], 0) + 1
-        elif owned is None and _owned_temp(path):
-            path.unlink(missing_ok=True)
-    if [p.name for p in directory.iterdir()] == [MARKER]:
-        (directory / MARKER).unlink(missing_ok=True)  # nothing of ours is left: leave the directory as found
+    try:
+        if not _rdpsym_directory(directory):
+            return {}
+        for path in sorted(directory.iterdir()):
+            owned = _owned_entry(path)
+            if owned is not None and kinds(owned[0]):
+                path.unlink(missing_ok=True)
+                removed[owned[0]] = removed.get(owned[0], 0) + 1
+            elif owned is None and _owned_temp(path):
+                path.unlink(missing_ok=True)
+        if [p.name for p in directory.iterdir()] == [MARKER]:
+            (directory / MARKER).unlink(missing_ok=True)  # nothing of ours is left: the directory as found
+    except CacheDirectoryError:
+        raise
+    except OSError as exc:
+        raise CacheDirectoryError(f"cannot clear {directory} ({_why(exc)}); {sum(removed.values())} "
+                                  "entries were removed before") from None
     return removed
 
 
@@ -541,7 +554,15 @@ def verify_all() -> VerifyReport:
     decoding, ``accept``) and discard each that fails, with its reason; remove leftover temporary files.
     Refuses (:class:`CacheDirectoryError`) a directory that is not rdpsym's. Only the kinds whose owner
     modules are imported are decoded; an entry of an unknown kind is discarded."""
-    directory = cache_dir()
+    try:
+        return _verify(cache_dir())
+    except CacheDirectoryError:
+        raise
+    except OSError as exc:
+        raise CacheDirectoryError(f"cannot verify {cache_dir()} ({_why(exc)})") from None
+
+
+def _verify(directory: Path) -> VerifyReport:
     report = VerifyReport(directory)
     if not _rdpsym_directory(directory):
         return report

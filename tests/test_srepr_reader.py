@@ -109,3 +109,13 @@ def test_the_codec_stores_no_object_it_does_not_know():
         codec.decode(b'{"dataclass":["Popen",{"args":"touch /tmp/rdpsym-pwned"}]}')
     with pytest.raises(ValueError):
         codec.decode(b'{"enum":["Status","not a status"]}')
+
+
+def test_a_tree_the_reader_cannot_rebuild_is_returned_not_stored():
+    codec = DataCodec(RESULT_TYPES)
+    deep = x
+    for _ in range(MAX_SREPR_DEPTH + 5):
+        deep = sp.sin(deep)
+    for value in (deep, sp.Function("f")(x), sp.Lambda(x, x ** 2)):
+        with pytest.raises(Unstorable):
+            codec.encode(value)

@@ -107,9 +107,14 @@ class DataCodec:
         raise Unstorable(f"a {cls.__module__}.{cls.__qualname__} is not stored as data")
 
     def encode(self, value) -> bytes:
-        data = self.to_data(value)
-        text = json.dumps(data, separators=(",", ":"))
-        if not self.same(self.decode(text.encode()), value):
+        try:
+            text = json.dumps(self.to_data(value), separators=(",", ":"))
+            back = self.decode(text.encode())
+        except Unstorable:
+            raise
+        except (ValueError, TypeError, RecursionError) as exc:  # e.g. a tree nested deeper than the reader reads
+            raise Unstorable(f"the value does not read back: {type(exc).__name__}: {exc}") from None
+        if not self.same(back, value):
             raise Unstorable("the value does not read back identical")
         return text.encode()
 

@@ -27,7 +27,7 @@ cannot rebuild exactly is never stored.
 from __future__ import annotations
 
 import ast
-import inspect
+import functools
 import re
 
 import sympy as sp
@@ -63,32 +63,22 @@ _SINGLETONS: dict[str, sp.Basic] = {
 }
 
 
-def _core_classes() -> dict[str, type]:
+@functools.cache
+def _classes() -> dict[str, tuple[type, bool]]:
+    """The whitelisted constructors by name, each with whether it is built with ``evaluate=False``
+    (built once, on the first read)."""
     classes = [sp.Add, sp.Mul, sp.Pow, sp.Tuple, ExprCondPair, sp.Piecewise, sp.Sum, sp.Integral, sp.Limit,
                sp.Equality, sp.Unequality, sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan,
                sp.And, sp.Or, sp.Not, sp.Xor, sp.Implies, sp.Interval, sp.Union, sp.Intersection, sp.Complement,
                sp.FiniteSet, sp.ProductSet, sp.Range, sp.Contains, sp.Max, sp.Min]
-    out = {c.__name__: c for c in classes}
-    # the mathematical functions (exp, log, Abs, Max, gamma, besseli, Heaviside, ...): sympy's own classes
-    for name, obj in vars(sp.functions).items():
-        if isinstance(obj, type) and issubclass(obj, sp.Function) and obj.__module__.startswith("sympy.functions"):
-            out.setdefault(name, obj)
-    return out
-
-
-_CLASSES = _core_classes()
-
-
-def _takes_evaluate(cls: type) -> bool:
-    """Whether ``cls(*args, evaluate=False)`` builds the node without evaluating it."""
-    if issubclass(cls, (sp.Function, Relational, BooleanFunction, sp.Piecewise, sp.Max, sp.Min)):
-        return True
-    if cls in (sp.Union, sp.FiniteSet):
-        return True
-    return "evaluate" in inspect.signature(cls.__new__).parameters
-
-
-_UNEVALUATED = {name: _takes_evaluate(cls) for name, cls in _CLASSES.items()}
+    # the mathematical functions (exp, log, Abs, gamma, besseli, Heaviside, ...): sympy's own classes
+    classes += [obj for obj in vars(sp.functions).values()
+                if isinstance(obj, type) and issubclass(obj, sp.Function) and obj.__module__.startswith("sympy.functions")]
+    # the constructors that take evaluate=False (the others do not evaluate their arguments further, or
+    # take no such keyword: Interval, Range, Tuple, ExprCondPair, ProductSet, Sum, Integral, Limit)
+    unevaluated = (sp.Function, Relational, BooleanFunction, sp.Piecewise, sp.Max, sp.Min, sp.Add, sp.Mul, sp.Pow,
+                   sp.Union, sp.Intersection, sp.Complement, sp.FiniteSet, sp.Contains)
+    return {c.__name__: (c, issubclass(c, unevaluated)) for c in reversed(classes)}
 
 
 def _int(node: ast.AST, where: str) -> int:
@@ -172,13 +162,13 @@ def _build(node: ast.AST, depth: int) -> sp.Basic:
         return sp.Rational(p, q)
     if name == "Float":
         return _float(node)
-    cls = _CLASSES.get(name)
+    cls, unevaluated = _classes().get(name, (None, False))
     if cls is None:
         raise SreprError(f"{name!r} is not a constructor this reader builds")
     if node.keywords:
         raise SreprError(f"{name}: unexpected keyword argument {node.keywords[0].arg!r}")
     args = [_build(a, depth + 1) for a in node.args]
-    return cls(*args, evaluate=False) if _UNEVALUATED[name] else cls(*args)
+    return cls(*args, evaluate=False) if unevaluated else cls(*args)
 
 
 def read_srepr(text: str) -> sp.Basic:
