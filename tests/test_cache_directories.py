@@ -51,9 +51,11 @@ def test_a_directory_that_is_not_rdpsyms_cache_is_refused_with_the_reason(privat
 
 
 def test_cache_clear_deletes_only_rdpsyms_entries(private):
+    """``RDPSYM_CACHE_DIR=.`` in a project: rdpsym writes its entries (and its marker) beside the user's
+    files; ``cache clear`` then removes its entries and nothing else."""
+    files = _users_files(private / "cache")
     SOURCE_CACHE.store("probe", "x = 1\n")
     derive_cache._DERIVATIONS.store("probe", {"a": 1})
-    files = _users_files(private / "cache")
     leftover = private / "cache" / f".code-{'b' * 64}.rdpsym.x1y2.tmp"  # a killed writer's partial file
     leftover.write_bytes(b"rdpsym-cache/2\n{\"kind\"")
     out = CliRunner().invoke(main, ["cache", "clear", "--json"])
