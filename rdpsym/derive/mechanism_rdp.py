@@ -43,7 +43,8 @@ class _Attempts:
     :data:`REFLECTION_SECONDS`; a step that fails or runs out of time gives None (not shown: fail
     closed) and a timeout is remembered, so the step recorded says so and nothing computed is cached
     (the pair's result records the stage ``"symmetry"`` as expired, so no cache keeps it, and memos keep
-    nothing computed while a limit expired). A StepTimeout of an enclosing limit is not ours to turn into a fallback: it propagates."""
+    nothing computed while a limit expired). A StepTimeout of an enclosing limit is not ours to turn into
+    a fallback: it propagates."""
 
     def __init__(self):
         self.timed_out = False
