@@ -41,7 +41,7 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .cache import cacheable
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName
+from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
@@ -275,7 +275,7 @@ def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResul
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions),
+                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
                             label=f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
 
 

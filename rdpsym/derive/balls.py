@@ -52,7 +52,7 @@ from .adjacency import _exp_split as _split
 from .domains import decide_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName
+from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
@@ -526,7 +526,7 @@ def _placeholder(family: AdjacentFamily, why: str, derived: list) -> DivergenceR
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions),
+                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
                             label=f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
 
 

@@ -161,6 +161,7 @@ def derive_by_cases(d, split: CaseSplit, label: str, derive: Callable) -> dict:
                 left_out.append((kind, exc))
                 continue
             d.log.steps.extend(replace(step, name=f"{tag} {step.name}") for step in r.provenance.steps)
+            d.expire(*r.provenance.expired)
         results[kind] = (r, params)
         if r.reason:
             d.reasons.append(f"{tag} {r.reason}")

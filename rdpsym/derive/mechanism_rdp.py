@@ -28,7 +28,7 @@ from .adjacency import NOT_SHOWN, FamilyAnalysis, family_supremum
 from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .crosscheck import sample_values
-from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
+from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, expired_in
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
@@ -43,8 +43,9 @@ class _Attempts:
     """Runs the reflection search's symbolic steps on user densities, each within
     :data:`REFLECTION_SECONDS`; a step that fails or runs out of time gives None (not shown: fail
     closed) and a timeout is remembered, so the step recorded says so and nothing computed is cached
-    (the caches refuse results whose steps say "timed out", and memos anything computed while a limit
-    expired). A StepTimeout of an enclosing limit is not ours to turn into a fallback: it propagates."""
+    (the pair's result records the stage ``"symmetry"`` as expired, so no cache keeps it, and memos keep
+    nothing computed while a limit expired). A StepTimeout of an enclosing limit is not ours to turn into
+    a fallback: it propagates."""
 
     def __init__(self):
         self.timed_out = False
@@ -204,11 +205,13 @@ def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple
         notes = [Step(StepName.SYMMETRY, f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto "
                                          "itself: D(Q||P) = D(P||Q)", expr=centre)]
     else:
-        # "timed out" in the step keeps the result out of every cache (rdpsym.derive.cache.cacheable)
         why = (f" (a step of the search timed out after {REFLECTION_SECONDS:g} s: not shown)" if timed_out
                else "")
         notes = [Step(StepName.SYMMETRY, f"[{label}] none established{why}: both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
+        if timed_out:  # the search may find the symmetry next time: no cache keeps this result
+            prov = results[0].provenance
+            results[0] = replace(results[0], provenance=replace(prov, expired=prov.expired + (StepName.SYMMETRY.value,)))
     return results, notes
 
 
@@ -391,7 +394,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         exceptional_points=tuple(points),
         symbols=symbols,
         provenance=Provenance(steps, first.provenance.inputs + (("mechanism", mechanism.name),),
-                              first.provenance.versions),
+                              first.provenance.versions, expired=expired_in(results)),
         label=label,
         domains=tuple((p.symbol, p.domain) for p in params),
         integer_orders=integer_orders if expr is None else (),

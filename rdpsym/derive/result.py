@@ -23,7 +23,7 @@ from .evaluation import checked_value, decide, exact_at
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
-           "SPECIAL_ORDER_NAMES"]
+           "SPECIAL_ORDER_NAMES", "OPTIONAL_STAGES", "expired_in"]
 
 #: what each kind of :meth:`DivergenceResult.special_orders` row is, as every presentation names it
 SPECIAL_ORDER_NAMES = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity",
@@ -108,25 +108,56 @@ def library_versions() -> dict[str, str]:
     }
 
 
+#: the stages whose expiry leaves only a gap the result records (:attr:`Provenance.expired`): the integer
+#: orders of a result without a general form (:func:`rdpsym.derive.stages.integer_orders`); the orders not
+#: derived in time are evaluated numerically. Such a result is cached with its gap; any other expired
+#: stage keeps it out of every cache (:func:`rdpsym.derive.cache.cacheable`).
+OPTIONAL_STAGES = frozenset({"integer_orders"})
+
+
 @dataclass(frozen=True)
 class Provenance:
-    """How a result came about: inputs, steps, library versions, and checks that ran on it."""
+    """How a result came about: inputs, steps, library versions, and checks that ran on it.
+
+    ``expired`` names the stages that did not run to their end for a reason that need not recur: a time
+    limit expired in them (or the derivation's budget cut them short), or an unexpected error (memory,
+    recursion, a lost worker process, a library's internal error) ended them. The names are the stages
+    of :data:`rdpsym.derive.stages.STAGES` (``"general"``, ``"kl"``, ``"integer_orders"``, ...), plus
+    ``"symmetry"`` (the reflection search of :func:`rdpsym.rdp`) and ``"derivation"`` (a time limit that
+    expired outside a named stage, or an enclosing one). Only those in :data:`OPTIONAL_STAGES` leave a
+    result that may be cached.
+    """
 
     steps: tuple[Step, ...] = ()
     inputs: tuple[tuple[str, str], ...] = ()
     versions: tuple[tuple[str, str], ...] = ()
     verifications: tuple[Any, ...] = ()
+    expired: tuple[str, ...] = ()
 
     @property
     def seconds(self) -> float:
         return sum(s.seconds for s in self.steps)
 
+    @property
+    def required_expired(self) -> tuple[str, ...]:
+        """The expired stages that are not optional: a result with any is never cached."""
+        return tuple(s for s in self.expired if s not in OPTIONAL_STAGES)
+
     def describe(self) -> str:
         lines = [f"{k}: {v}" for k, v in self.inputs]
         lines += [f"- {s}" for s in self.steps]
         lines += [f"verification: {v}" for v in self.verifications]
+        if self.expired:
+            lines.append("expired stages: " + ", ".join(self.expired)
+                         + ("" if self.required_expired else " (optional: the result records the gap)"))
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in self.versions))
         return "\n".join(lines)
+
+
+def expired_in(results) -> tuple[str, ...]:
+    """The expired stages of several results' provenances, each once, in order (for a result assembled
+    from them)."""
+    return tuple(dict.fromkeys(name for r in results for name in r.provenance.expired))
 
 
 @dataclass(frozen=True)

@@ -412,7 +412,7 @@ def subsampled_rdp(mechanism: Mechanism, *, step_seconds: float | None = None, c
     return DivergenceResult(
         expr=None, status=status, reason=reason, max_divergence=max_div, symbols=symbols,
         provenance=Provenance(tuple(steps), base_result.provenance.inputs + (("mechanism", mechanism.name),),
-                              base_result.provenance.versions),
+                              base_result.provenance.versions, expired=base_result.provenance.expired),
         label=f"RDP of {mechanism.name}", domains=tuple((p.symbol, p.domain) for p in mechanism.parameters),
         mechanism=mechanism, curve=curve)
 
