@@ -39,7 +39,7 @@ import mpmath
 import sympy as sp
 
 from ..numeric.kinks import kink_arguments
-from ..numeric.driver import substitute_values
+from ..numeric.inputs import substitute_values
 from ..specify.adjacency import AdjacentFamily, maximise_over_family
 from ..specify.mechanism import Mechanism
 from ..specify.support import Support

@@ -4,6 +4,7 @@
 :mod:`.backends` registered with :func:`~rdpsym.numeric.backends.register_backend`.
 """
 
-from .driver import NumericValue, numeric_divergence
+from .driver import numeric_divergence
+from .value import NumericValue
 
 __all__ = ["NumericValue", "numeric_divergence"]

@@ -59,11 +59,13 @@ from .._numbers import ArgumentError
 from .._timeout import StepTimeout, deadline_passed, time_limit
 from ..specify.support import Support
 from ..specify.variables import MAX_DIMENSION, as_variables, coordinate_supports
+from .inputs import substitute_values
 from .kinks import kink_arguments
 from .kinks import kinks as find_kinks
 from .multipeak import MAX_TERMS, Coordinate, OutOfTime, Pair, find_peak, log_form, show
 from .quantities import KL, FiniteOrder, Form, NearOne, Sup, quantity_for
 from .tails import Failed, Infinite, far
+from .value import NumericValue
 
 __all__ = ["multivariate_divergence"]
 
@@ -466,8 +468,6 @@ def multivariate_divergence(P, Q, x, support, alpha, values, dps: int = 50):
     :data:`~rdpsym.specify.variables.MAX_DIMENSION`, over the product set ``support``, by the method of the
     module docstring; a :class:`~rdpsym.numeric.NumericValue` as the one-dimensional path returns.
     Arguments as for :func:`rdpsym.numeric.numeric_divergence` (which calls this for a tuple ``x``)."""
-    from .driver import NumericValue, substitute_values
-
     xs = as_variables(x)
     if len(xs) > MAX_DIMENSION:
         raise ArgumentError("x", f"at most {MAX_DIMENSION} variables", x,
@@ -492,15 +492,14 @@ def multivariate_divergence(P, Q, x, support, alpha, values, dps: int = 50):
     seconds = settings().eval_seconds
     try:
         with time_limit(seconds):
-            return _compute(P, Q, xs, support, quantity, dps, time.monotonic() + seconds, NumericValue)
+            return _compute(P, Q, xs, support, quantity, dps, time.monotonic() + seconds)
     except StepTimeout:
         if deadline_passed():  # an enclosing limit expired: it wins
             raise
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                            f"time limit of {seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
+        return NumericValue.failed(dps, f"time limit of {seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
 
 
-def _compute(P, Q, xs, support, quantity, dps, deadline, NumericValue):
+def _compute(P, Q, xs, support, quantity, dps, deadline):
     wp1, wp2 = dps + 3, dps + 8
     notes: list[str] = []
     with mpmath.workdps(dps + 35):
@@ -537,15 +536,13 @@ def _compute(P, Q, xs, support, quantity, dps, deadline, NumericValue):
                     if error <= tolerance(D2):
                         break
         except Infinite as exc:
-            return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
+            return NumericValue.infinite(dps, str(exc))
         except OutOfTime:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                                f"time limit of {settings().eval_seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
+            return NumericValue.failed(dps, f"time limit of {settings().eval_seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
         except Failed as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+            return NumericValue.failed(dps, str(exc))
         except (ArithmeticError, ValueError, TypeError, mpmath.libmp.NoConvergence) as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                                f"numeric failure: {type(exc).__name__}: {exc}")
+            return NumericValue.failed(dps, f"numeric failure: {type(exc).__name__}: {exc}")
         with mpmath.workdps(dps + 30):
             tol = tolerance(D2)
             doubts = sorted(set(d1 + d2))
