@@ -94,7 +94,7 @@ from .discrete import discrete_once
 from .inputs import exact_floats, parameter_substitution, substitute_values
 from .kinks import kinks as find_kinks
 from .normalisers import NormaliserError, abstract_normalisers, evaluate_normalisers
-from .quantities import NearOne, Quantity, Sup, quantity_for
+from .quantities import Quantity, quantity_for
 from .tails import Failed, Infinite
 from .value import NumericValue
 
@@ -228,9 +228,9 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                     with mpmath.workdps(dps + 35):
                         state["kinks"], notes = find_kinks(P, Q, x, dps + 35, intervals)
                         kinks_notes.extend(notes)
-                        if not isinstance(q, Sup):
+                        if not q.supremum:
                             state["kinks"] = sorted(set(state["kinks"]) | set(_modes(dens, intervals, state["kinks"])))
-                if state["prep"] is None and not isinstance(q, Sup):
+                if state["prep"] is None and not q.supremum:
                     state["prep"] = continuous_prepare(dens, intervals, state["kinks"], q, a)
                 D, err, method, doubts = continuous_once(dens, intervals, state["kinks"], q, a, state["prep"], jitter, rule, info)
             else:
@@ -249,7 +249,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     wp1, wp2 = dps + 10, dps + 20
     plans = [[(wp1, mpmath.mpf(1), "gauss-legendre"), (wp2, mpmath.mpf("1.37"), "gauss-legendre")],
              [(wp1, mpmath.mpf(1), "tanh-sinh"), (wp2, mpmath.mpf("1.37"), "tanh-sinh")]]
-    if not support.is_continuous or isinstance(quantity, Sup):
+    if not support.is_continuous or quantity.supremum:
         plans = plans[1:]
 
     def attempt(q: Quantity) -> NumericValue:
@@ -304,10 +304,10 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
         return NumericValue(value, error, dps, method, converged, detail)
 
     out = attempt(quantity)
-    if not out.converged and isinstance(quantity, NearOne):
+    if not out.converged and quantity.retry() is not None:
         # the near-1 form failed: retry in plain log space (accurate when (alpha-1) D is large)
         state["prep"] = None
-        retry = attempt(quantity.plain())
+        retry = attempt(quantity.retry())
         if retry.converged:
             out = replace(retry, detail=retry.detail + "; plain log-space form (the near-1 form did not converge: "
                                                        + out.detail + ")")
