@@ -20,9 +20,9 @@ Four kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
   log-Bessel terms (the discrete Gaussian's theta sums, Skellam's Bessel sums): float log-space sums
   of the summand read off the pmfs, each tail proved below 2^-57 of the sum, rounded outward, +inf
   where no tail bound is proved (:mod:`rdpsym.accounting.sum_curve`).
-* ``"numeric"`` — no closed form: :func:`rdpsym.numeric_divergence` (independent mpmath quadrature)
-  at a fixed grid of orders ``NUMERIC_GRID``, both directions of every adjacent pair (Mironov 2017,
-  Def. 4), each value plus its error estimate. Between grid orders the curve is the value at the next
+* ``"numeric"`` — no closed form: the numeric maximum (:func:`rdpsym.numeric.maximum.numeric_maximum`,
+  independent mpmath quadrature) at a fixed grid of orders ``NUMERIC_GRID``, both directions of every
+  adjacent pair (Mironov 2017, Def. 4), the largest value plus its error estimate. Between grid orders the curve is the value at the next
   grid order *above* — an upper bound because D_alpha is non-decreasing in alpha (Mironov 2017,
   Prop. 9; van Erven and Harremoës 2014, Thm. 3) — and above the grid it is D_inf. A grid order
   whose quadrature did not converge is +inf (no claim). Grid values are cached per parameter values.
@@ -222,42 +222,28 @@ class MechanismCurve:
 
     # -- numeric curves ----------------------------------------------------------------------------
     def _numeric_value(self, key, order: float, values: dict) -> float:
-        """max over pairs and directions of numeric D_order + error; +inf when not converged. A family of
-        pairs contributes the maximum over its sampled shifts (``supremum_over_family``: its ends and
+        """The numeric maximum over pairs and directions (:func:`rdpsym.numeric.maximum.numeric_maximum`)
+        as a float upper bound, value + error; +inf when it did not converge. A family of pairs contributes
+        the maximum over its sampled shifts (:class:`~rdpsym.numeric.families.SampledFamily`: its ends and
         three interior shifts), a numeric maximisation recorded in the notes."""
-        from ..numeric import numeric_divergence
-        from ..specify.adjacency import AdjacentFamily, supremum_over_family
+        from ..numeric.families import declared_sources
+        from ..numeric.maximum import numeric_maximum
 
         cache = self._numeric.setdefault(key, {})
         if order in cache:
             return cache[order]
-        m, worst, notes = self.mechanism, 0.0, []
+        m = self.mechanism
         a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
         exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
-        for pair in m.pairs:
-            if isinstance(pair, AdjacentFamily):
-                found = supremum_over_family(pair, m.variable, m.support, a, exact_values, dps=20)
-                notes.append(f"alpha={order} [{pair.label}]: {found.note}")
-                evaluations = [(f"{direction} at {pair.shift} = {sp.sstr(s)}", r) for s, direction, r in found.evaluations]
-            else:
-                evaluations = []
-                for P, Q, direction in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
-                    try:
-                        evaluations.append((direction, numeric_divergence(P, Q, m.variable, m.support, a,
-                                                                          exact_values, dps=20)))
-                    except (ArithmeticError, ValueError) as exc:
-                        notes.append(f"alpha={order} [{pair.label}] {direction}: failed ({exc})")
-                        worst = math.inf
-            for direction, r in evaluations:
-                if not r.converged:
-                    notes.append(f"alpha={order} [{pair.label}] {direction}: not converged "
-                                 f"({getattr(r, 'detail', '')})")
-                    worst = math.inf
-                    continue
-                v = float(r.value + r.error) if r.value != sp.oo else math.inf
-                # mpf -> float rounds to nearest; step up one ulp so the float is still an upper bound
-                v = math.nextafter(v, math.inf) if math.isfinite(v) else v
-                worst = max(worst, v)
+        try:
+            found = numeric_maximum(declared_sources(m.pairs, m.variable, m.support), a, exact_values, 20)
+        except (ArithmeticError, ValueError) as exc:
+            notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
+        else:
+            notes = [f"alpha={order} {note}" for note in found.notes]
+            notes += [f"alpha={order} {label}: not converged ({getattr(ev, 'detail', '')})" for label, ev in found.failures
+                      if not found.converged]
+            worst = found.upper_bound()
         if notes:
             self._notes.setdefault(key, []).extend(notes)
         cache[order] = worst
@@ -300,8 +286,8 @@ def _own_curve(mechanism: Mechanism, group: int) -> MechanismCurve | None:
 
 
 def _numeric_curve(mechanism: Mechanism, group: int, why: str, result) -> MechanismCurve:
-    """The numeric path: grid values of numeric_divergence (module docstring), Prop. 2 for groups."""
-    detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
+    """The numeric path: grid values of the numeric maximum (module docstring), Prop. 2 for groups."""
+    detail = (f"no closed form ({why}); the numeric maximum at {len(NUMERIC_GRID)} orders over both directions of "
               f"each pair, value + error estimate; between orders the next order's value ({PROP9}: "
               "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
     if group == 1:
