@@ -18,7 +18,7 @@ import mpmath
 import sympy as sp
 
 from ..derive.mechanism_rdp import rdp, worst_pairs
-from ..numeric import numeric_divergence
+from ..numeric.maximum import Direction, numeric_maximum
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
 from .curve import as_curve
@@ -90,7 +90,8 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
             # the pairs of inputs k steps apart (a family's at its supremum, where rdp shows it)
             for pair in worst_pairs(group_mechanism(mechanism, k)):
                 for beta in (sp.Rational(3, 2), 2, 5):
-                    nv = numeric_divergence(pair.P, pair.Q, mechanism.variable, mechanism.support, beta, values, dps=dps)
+                    nv = numeric_maximum((Direction(pair.P, pair.Q, mechanism.variable, mechanism.support),), beta,
+                                         values, dps)
                     g = grp.value(beta, dps + 10)
                     if not nv.converged:
                         rows.append((f"exact group curve at {beta}", None, None, 0, "numerics did not converge"))
