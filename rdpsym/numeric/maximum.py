@@ -85,9 +85,8 @@ class NumericMaximum:
         when the maximum did not converge (no claim) or is ``+oo``."""
         if not self.converged or self.value == mpmath.inf:
             return math.inf
-        v = max(float(ev.value + ev.error) for _, ev in self.parts)
-        # mpf -> float rounds to nearest; step up one ulp so the float is still an upper bound
-        return math.nextafter(v, math.inf) if math.isfinite(v) else v
+        # each value + error rounded up to a double (53 bits), which float() then holds exactly
+        return max(float(mpmath.fadd(ev.value, ev.error, prec=53, rounding="u")) for _, ev in self.parts)
 
 
 def maximum_of(parts: Iterable[tuple[str, Any]], notes: Sequence[str] = ()) -> NumericMaximum:

@@ -54,6 +54,7 @@ import mpmath
 import sympy as sp
 
 from .._numbers import exact_number
+from ..derive.numeric_values import NumericCurve
 from ..derive.result import DivergenceResult, Status
 from ..numeric.families import SampledFamily
 from ..numeric.maximum import Direction, numeric_maximum
@@ -531,8 +532,11 @@ def verify(
         result = target
     else:
         raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
+    # a bound (or lower bound) without an expression has values only when it is a curve of its own (a
+    # subsampled mechanism's); the numeric maximum over its pairs is not the bound it states
+    own_curve = result.curve is not None and not isinstance(result.curve, NumericCurve)
     if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY
-                                          and result.curve is None):
+                                          and not own_curve):
         raise ValueError(f"target has nothing to verify (status {result.status}: {result.reason})")
     if fixed is not None and not isinstance(fixed, Mapping):
         raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")
