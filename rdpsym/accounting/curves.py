@@ -287,8 +287,8 @@ def _own_curve(mechanism: Mechanism, group: int) -> MechanismCurve | None:
 
 def _numeric_curve(mechanism: Mechanism, group: int, why: str, result) -> MechanismCurve:
     """The numeric path: grid values of the numeric maximum (module docstring), Prop. 2 for groups."""
-    detail = (f"no closed form ({why}); the numeric maximum at {len(NUMERIC_GRID)} orders over both directions of "
-              f"each pair, value + error estimate; between orders the next order's value ({PROP9}: "
+    detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
+              f"each pair, their maximum's value + error estimate; between orders the next order's value ({PROP9}: "
               "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
     if group == 1:
         return MechanismCurve(mechanism, 1, "numeric", detail, result)
