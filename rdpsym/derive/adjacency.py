@@ -23,7 +23,7 @@ How it is taken symbolically (:func:`family_supremum`):
 
 When any of this cannot be shown, the family's contribution is ``numeric_only`` with the reason
 "supremum over t not shown symbolically": its values come from
-:func:`rdpsym.specify.adjacency.supremum_over_family`, a numeric maximisation.
+:func:`rdpsym.numeric.families.supremum_over_family`, a numeric maximisation.
 """
 
 from __future__ import annotations
@@ -43,11 +43,10 @@ from .cache import cacheable
 from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
 from .._timeout import StepTimeout, run_with_time_limit
+from .worst import NOT_SHOWN  # the reason of a family whose supremum is left to the numerics
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
 
-#: the reason of a family whose supremum is left to the numerics
-NOT_SHOWN = "supremum over t not shown symbolically"
 
 
 @dataclass(frozen=True)

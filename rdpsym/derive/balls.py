@@ -44,7 +44,8 @@ import sympy as sp
 
 from .._numbers import ArgumentError
 from ..specify.text.numbers import exact_number
-from ..specify.adjacency import AdjacentFamily, FamilySupremum, ShiftBall, refine_in_ball
+from ..numeric.families import FamilySupremum, refine_in_ball
+from ..specify.adjacency import AdjacentFamily, ShiftBall
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .adjacency import NOT_SHOWN, FamilyAnalysis, _is_nonneg, nondecreasing
@@ -452,7 +453,7 @@ def numeric_ball_supremum(expr: sp.Expr, shifts, norm, radius, values: Mapping, 
     """The largest value of ``expr`` found over the ball at parameter ``values`` (symbol or name ->
     number): the boundary points of :meth:`~rdpsym.specify.adjacency.ShiftBall.points` (axes, diagonals,
     ``interior`` pseudo-random ones), then ``refine`` steps of
-    :func:`~rdpsym.specify.adjacency.refine_in_ball` from the best. A numeric maximisation: a lower
+    :func:`~rdpsym.numeric.families.refine_in_ball` from the best. A numeric maximisation: a lower
     estimate of the supremum, never a bound (``note`` says so)."""
     if not isinstance(expr, sp.Expr):
         raise ArgumentError("expr", "a sympy expression in the shifts", expr)

@@ -207,10 +207,12 @@ class DivergenceResult:
     #: ``(k, D_k)`` for integer orders k >= 2 derived exactly when the general order was not (by the
     #: multinomial expansion, :mod:`rdpsym.derive.integer_order`); :meth:`evaluate` uses them
     integer_orders: tuple[tuple[int, sp.Expr], ...] = ()
-    #: for a result without a general form: an object whose ``value(result, alpha, values, dps)`` gives
-    #: the :class:`~rdpsym.derive.numeric_values.CurveValue` at orders without an exact piece (a
-    #: subsampled mechanism's curve, :class:`rdpsym.derive.subsampled.SubsampledCurve`); None: the
-    #: numeric path on the result's densities
+    #: for a result without a general form: the curve object :func:`rdpsym.rdp` attached, whose
+    #: ``value(result, alpha, values, dps)`` gives the :class:`~rdpsym.derive.numeric_values.CurveValue`
+    #: at orders without an exact piece (the numeric maximum over a mechanism's worst pairs,
+    #: :class:`~rdpsym.derive.numeric_values.NumericCurve`; a subsampled mechanism's curve,
+    #: :class:`~rdpsym.derive.subsampled.SubsampledCurve`). Data only (pairs, densities, results), so it
+    #: survives a cache round-trip; None: the numeric path on the result's own densities (``pair``)
     curve: Any = field(default=None, compare=False, repr=False)
 
     # -- conveniences -----------------------------------------------------------------------------
@@ -337,7 +339,7 @@ class DivergenceResult:
     def exact_piece(self, a) -> sp.Expr | None:
         """For a result without a general form (``expr`` None): the exact expression for order ``a`` when the result has no general form: the KL, D_inf, a
         removable order or a recorded integer order; None when there is none (other integer orders:
-        :func:`rdpsym.derive.numeric_values.integer_order_value`)."""
+        :func:`rdpsym.derive.integer_order.integer_order_value`)."""
         if a == 1:
             return self.kl
         if a == sp.oo:

@@ -221,11 +221,11 @@ def status(d: Derivation) -> None:
 
 def integer_orders(d: Derivation) -> None:
     """Without a general form: the integer orders 2, 3 exactly, by the multinomial expansion of P^k
-    (:mod:`.numeric_values`), so the numeric curve has exact points (within a few seconds in all)."""
+    (:mod:`.integer_order`), so the numeric curve has exact points (within a few seconds in all)."""
     if d.expr is not None or d.status is not Status.NUMERIC_ONLY or d.pieces is None:
         return
     from .applicability import integer_order_obstruction
-    from .numeric_values import INTEGER_ORDERS_RECORDED, INTEGER_ORDERS_SECONDS, recorded_integer_orders
+    from .integer_order import INTEGER_ORDERS_RECORDED, INTEGER_ORDERS_SECONDS, recorded_integer_orders
 
     k = INTEGER_ORDERS_RECORDED[0]
     why = integer_order_obstruction(d.pieces, d.x, k, d.seconds) if d.no_general else None
