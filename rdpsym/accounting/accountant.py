@@ -502,6 +502,29 @@ class Accountant:
         """The smallest delta such that the composed curve implies (epsilon, delta)-DP (capped at 1)."""
         return self._convert(epsilon, "delta", method)
 
+    # -- tight composition: privacy loss distributions (rdpsym.accounting.pld) ---------------------
+    def tight_epsilon(self, delta: float, *, step: float = 1e-4):
+        """A certified bracket of the exact epsilon(delta) of the composition, from privacy loss
+        distributions of the mechanisms' densities (:mod:`rdpsym.accounting.pld.bounds`): ``.upper`` is
+        the guarantee, ``.lower`` a certified lower bound; ``.method`` and ``.budget`` say how."""
+        from .pld.bounds import accountant_bound
+
+        return accountant_bound(self, "epsilon", delta, step)
+
+    def tight_delta(self, epsilon: float, *, step: float = 1e-4):
+        """A certified bracket of the exact delta(epsilon) of the composition (see :meth:`tight_epsilon`)."""
+        from .pld.bounds import accountant_bound
+
+        return accountant_bound(self, "delta", epsilon, step)
+
+    @classmethod
+    def from_dp_event(cls, event, neighbouring: str = "add_remove") -> "Accountant":
+        """An accountant holding the releases of a dp_accounting ``DpEvent`` tree, under the neighbouring
+        relation ``"add_remove"`` or ``"replace_one"`` (:mod:`rdpsym.accounting.pld.events`)."""
+        from .pld.events import accountant_from_dp_event
+
+        return accountant_from_dp_event(event, neighbouring, cls)
+
     # -- report ------------------------------------------------------------------------------------
     def report(self, delta: float | None = None, epsilon: float | None = None,
                method: str | None = None) -> "AccountantReport":
