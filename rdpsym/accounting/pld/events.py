@@ -113,7 +113,7 @@ def _walk(event, count: int, neighbouring: str, acct, E) -> None:
             raise _unreadable(event, "sampling without replacement is analysed under neighbouring='replace_one'")
         n, size = int(event.source_dataset_size), int(event.sample_size)
         if not (0 < n) or not (0 <= size <= n):
-            raise _unreadable(event, f"needs 0 <= sample_size <= source_dataset_size, 0 < source_dataset_size")
+            raise _unreadable(event, "needs 0 <= sample_size <= source_dataset_size, 0 < source_dataset_size")
         if size == 0:
             return
         m, values = _base(event.event, neighbouring, E)

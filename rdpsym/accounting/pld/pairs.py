@@ -92,7 +92,6 @@ def _members(pair, values: dict, x, support) -> list[tuple[sp.Expr, sp.Expr, str
 
 def _location_shift(base: Mechanism, values: dict):
     """(f(x), f(x - s), f(x + s)) of a location-family base with sensitivity s, or None."""
-    x = base.variable
     for pair in base.pairs:
         if isinstance(pair, AdjacentFamily) and not pair.is_vector:
             lo, hi = pair.shifts(values, 0)
