@@ -1,33 +1,38 @@
-r"""Composition of privacy loss distributions: convolution by FFT with a stated error bound.
+r"""Composition of privacy loss distributions: one FFT per event, powers in the frequency domain, one
+inverse FFT, with a stated error bound.
 
 The privacy loss of a composition is the sum of the losses (Dwork and Rothblum 2016; Koskela, Jälkö and
-Honkela 2020, Sect. 3), so its distribution is the convolution of the distributions; the masses at
-+infinity combine as a product measure: inf_c = inf_a (|b| + inf_b) + |a| inf_b. A self-composition of
-k steps is computed by repeated squaring (about 2 log2 k convolutions).
+Honkela 2020, Sect. 3), so its distribution is the convolution of the distributions. For events e with
+masses x_e on the grid (offset o_e) released k_e times, the composition is computed as the cyclic
+convolution of length N (a power of 2):
 
-**Floating-point error (stated and tested).** A convolution c = a * b of length n (a power of 2) is
-computed as F^{-1}(F a . F b) with numpy's pocketfft. For the radix-2 Cooley-Tukey FFT with accurate
-twiddle factors, Higham 2002 ("Accuracy and Stability of Numerical Algorithms", 2nd ed., Thm. 24.2)
-gives ||fl(F x) - F x||_2 <= eps_F ||F x||_2 with eps_F = log2(n) eta / (1 - log2(n) eta),
-eta = u + gamma_4 (sqrt(2) + u). With ||F x||_2 = sqrt(n) ||x||_2, ||F x||_inf <= ||x||_1 and
-F^{-1} = F^* / n, the three transforms and the pointwise product give
+    y = F^{-1}( prod_e (F x_e)^{k_e} ),
 
-    ||c_hat - c||_2 <= (3 eps_F + sqrt(2) gamma_2) (||a||_1 ||b||_2 + ||a||_2 ||b||_1)   (first order),
+each power by repeated squaring in the frequency domain (Koskela et al. 2020, Sect. 4, compose the same
+way). Index j of the composition sits at position (j - sum_e k_e o_e) mod N.
 
-and ||.||_1 <= sqrt(n) ||.||_2. We take eps_F with log2(n) doubled (pocketfft mixes radix-4 and
-radix-2 passes) and a relative slack of 1e-3 for the second-order terms; ``tests/test_pld_composition.py``
-checks the bound against exact rational convolutions. Errors of the inputs propagate by Young's
-inequality: ||a_hat * b_hat - a * b||_1 <= err_a ||b_hat||_1 + (||a_hat||_1 + err_a) err_b. Short inputs
-are convolved directly (numpy.convolve), with |error| <= gamma_m sum |a_i| |b_j| per entry.
+**Window.** Mass whose index falls outside the window [j_lo, j_hi] of length N wraps around. Chernoff
+bounds on the composed (sub-)probability measure, P(S >= t) <= exp(sum_e k_e psi_e(lambda) - lambda t) with
+psi_e(lambda) = log sum_j x_{e,j} e^{lambda j}, evaluated with certified exponentials (:mod:`.exps`) and Arb
+logarithms, bound the mass above j_hi and below j_lo by ``tail`` each; the window is the whole support
+when that fits. That mass (``truncated``) is counted twice in the error: once for where it wrapped to and
+once for where it belongs.
 
-**Truncation.** After each convolution the tails holding at most ``tail`` of the mass on each side are cut:
-a pessimistic distribution moves the lower tail up to the first kept loss and the upper tail to +infinity
-(both can only increase delta); an optimistic one drops both (can only decrease delta). The moved or
-dropped mass is recorded in ``truncated``. Moving and dropping are l1 contractions, so the error bound
-carries over.
+**Floating-point error (stated and tested).** With eps_F the relative 2-norm error of a transform of
+length N (Higham 2002, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Thm. 24.2, with log2 N
+doubled to cover pocketfft's real transforms and mixed radix passes), ||F x||_2 = sqrt(N) ||x||_2 and
+|F x|_i <= ||x||_1 =: M:
 
-**Memory.** A convolution longer than ``max_points`` raises :class:`~rdpsym.accounting.pld.pmf.PLDTooLarge`
-before anything is allocated: never a wrong bound.
+* forward: ||X^_e - X_e||_2 <= eps_F sqrt(N) ||x_e||_2, so every |X^_e,i| <= S_e := M_e + eps_F sqrt(N) ||x_e||_2;
+* powers and products: |prod A_e^{k_e} - prod B_e^{k_e}| <= (prod S_e^{k_e}) sum_e k_e |A_e - B_e| / S_e (a
+  telescoping sum), and the complex multiplications (relative error theta = sqrt(2) gamma_2 each, Higham
+  Lemma 3.5; a relative error doubles at each squaring) add at most rho = (1 + theta)^{2K + E} - 1 relative,
+  K = sum_e k_e, E the number of events;
+* inverse: eps_F ||Y^||_2 / sqrt(N).
+
+The l1 error of the window is at most sqrt(N) times the l2 error of y (``err``);
+``tests/test_pld.py`` checks the bound against exact convolutions. **Memory.** N > ``max_points``
+raises :class:`~rdpsym.accounting.pld.pmf.PLDTooLarge` before anything is allocated: never a wrong bound.
 """
 
 from __future__ import annotations
@@ -37,93 +42,204 @@ import math
 import numpy as np
 import scipy.fft
 
+from .exps import exp_grid
 from .pmf import DiscretePLD, PLDTooLarge, identity
+from .taylor import PREC, f_up, gamma
 
-__all__ = ["convolve", "self_compose", "truncate", "fft_error_bound", "TAIL", "MAX_POINTS"]
+__all__ = ["compose", "convolve", "self_compose", "fft_error_bound", "TAIL", "MAX_POINTS"]
 
 U = 2.0 ** -53
-#: mass cut from each tail after every convolution
-TAIL = 1e-15
-#: the longest distribution composed (8 bytes a point, and about 6 times that during an FFT)
-MAX_POINTS = 1 << 24
-_DIRECT = 64
+#: mass allowed outside the window on each side
+TAIL = 1e-18
+#: the longest composition (8 bytes a point, about 5 arrays of that size during the FFTs)
+MAX_POINTS = 1 << 25
 
 
-def _gamma(k: int) -> float:
-    return k * U / (1 - k * U)
+def eps_fft(N: int) -> float:
+    logn = 2 * max(1, math.ceil(math.log2(N)))
+    eta = U + gamma(4) * (math.sqrt(2) + U)
+    return logn * eta / (1 - logn * eta) * (1 + 1e-3)
 
 
 def fft_error_bound(n: int, a1: float, a2: float, b1: float, b2: float) -> float:
-    """The l1 bound on the error of an FFT convolution of length n (module docstring)."""
-    logn = 2 * max(1, math.ceil(math.log2(n)))
-    eta = U + _gamma(4) * (math.sqrt(2) + U)
-    eps_f = logn * eta / (1 - logn * eta)
-    l2 = (3 * eps_f + math.sqrt(2) * _gamma(2)) * (a1 * b2 + a2 * b1) * (1 + 1e-3)
-    return math.sqrt(n) * l2
+    """The l1 bound on the error of one FFT convolution of length n of a and b (l1 norms a1, b1; l2 norms
+    a2, b2): the case of two events released once each of the module's bound."""
+    ef = eps_fft(n)
+    sa, sb = a1 + ef * math.sqrt(n) * a2, b1 + ef * math.sqrt(n) * b2
+    mtot = sa * sb
+    theta = math.sqrt(2) * gamma(2)
+    rho = (1 + theta) ** 4 - 1
+    dY = mtot * ef * math.sqrt(n) * (a2 / sa + b2 / sb) + rho * mtot * math.sqrt(n)
+    l2 = dY / math.sqrt(n) + ef * (mtot * (1 + rho) + dY / math.sqrt(n))
+    return math.sqrt(n) * l2 * (1 + 1e-6)
 
 
-def truncate(p: DiscretePLD, tail: float = TAIL) -> DiscretePLD:
-    """Cut the tails of ``p`` holding at most ``tail`` of the mass each (module docstring)."""
-    m = p.masses
-    if len(m) <= 2 or tail <= 0:
-        return p
-    left = np.cumsum(m)
-    i = int(np.searchsorted(left, tail, side="right"))
-    right = np.cumsum(m[::-1])
-    j = len(m) - int(np.searchsorted(right, tail, side="right"))
-    if i >= j:
-        return p
-    low, high = float(left[i - 1]) if i > 0 else 0.0, float(right[len(m) - j - 1]) if j < len(m) else 0.0
-    kept = m[i:j].copy()
-    if p.upper:
-        kept[0] += low
-        inf = (p.inf + high) * (1 + 2 * U)
-        moved = abs(low) + abs(high)
+def _fsum_ball(x: np.ndarray) -> tuple[float, float]:
+    s = math.fsum(x.tolist()) if len(x) < 4096 else math.fsum(x)
+    return s, abs(s) * U + 1e-300
+
+
+def _log_mgf(x: np.ndarray, lam: float) -> float:
+    """An upper bound on log sum_j x_j e^{lam (j - j_ref)}, j_ref the end that makes every exponent <= 0."""
+    import flint
+
+    n = len(x)
+    if lam >= 0:
+        _, e = exp_grid(-lam, 0, n)  # e^{-lam m}, m = 0..n-1: e[n-1-j] for index j
+        s = float(np.dot(x[::-1], e)) if n else 0.0
     else:
-        inf = p.inf
-        moved = abs(low) + abs(high)
-    return DiscretePLD(p.h, p.offset + i, kept, inf, p.err, p.upper, p.truncated + moved)
+        _, e = exp_grid(lam, 0, n)  # e^{lam m} for index j = m
+        s = float(np.dot(x, e)) if n else 0.0
+    s = s * (1 + gamma(n + 1)) + n * 1e-300
+    if s <= 0:
+        return -math.inf
+    with flint.ctx.workprec(PREC):
+        return f_up(flint.arb(s).log())
+
+
+def _window(parts, tail: float) -> tuple[int, int, float, float]:
+    """(j_lo, j_hi, mass above j_hi, mass below j_lo) for the composed index (module docstring)."""
+    J0 = sum(k * p.offset for p, k in parts)
+    J1 = sum(k * (p.offset + len(p.masses) - 1) for p, k in parts)
+    full = J1 - J0 + 1
+    if full <= (1 << 16) or tail <= 0:
+        return J0, J1, 0.0, 0.0
+    # mean and variance of the composed index (floats: they only choose lambda)
+    mean, var = 0.0, 0.0
+    for p, k in parts:
+        m = np.maximum(p.masses, 0)
+        M = float(m.sum())
+        if M <= 0:
+            continue
+        j = np.arange(len(m), dtype=float)
+        mu = float(m @ j) / M
+        mean += k * (p.offset + mu)
+        var += k * float(m @ (j - mu) ** 2) / M
+    sd = math.sqrt(max(var, 1.0))
+    base = math.sqrt(2 * math.log(1 / tail)) / sd
+    log_tail = math.log(tail)
+    best_hi, best_lo = J1, J0
+    for f in (0.25, 0.5, 1.0, 2.0, 4.0):
+        lam = base * f
+        up = sum(k * (lam * (p.offset + len(p.masses) - 1) + _log_mgf(np.maximum(p.masses, 0), lam)) for p, k in parts)
+        t_hi = (up - log_tail) / lam
+        lo = sum(k * (-lam * p.offset + _log_mgf(np.maximum(p.masses, 0), -lam)) for p, k in parts)
+        t_lo = -(lo - log_tail) / lam
+        if math.isfinite(t_hi):
+            best_hi = min(best_hi, int(math.ceil(t_hi)))
+        if math.isfinite(t_lo):
+            best_lo = max(best_lo, int(math.floor(t_lo)))
+    best_hi = max(min(best_hi, J1), J0)
+    best_lo = min(max(best_lo, J0), best_hi)
+    return best_lo, best_hi, (tail if best_hi < J1 else 0.0), (tail if best_lo > J0 else 0.0)
+
+
+def _fold(x: np.ndarray, N: int) -> np.ndarray:
+    if len(x) <= N:
+        return x
+    pad = (-len(x)) % N
+    return np.concatenate([x, np.zeros(pad)]).reshape(-1, N).sum(axis=0)
+
+
+def _power(X: np.ndarray, k: int) -> np.ndarray:
+    result, base = None, X
+    while True:
+        if k & 1:
+            result = base.copy() if result is None else result * base
+        k >>= 1
+        if not k:
+            return result
+        base = base * base
+
+
+def compose(parts, tail: float = TAIL, max_points: int = MAX_POINTS, what: str = "the composition") -> DiscretePLD:
+    """The distribution of the sum of the losses of ``parts`` ((DiscretePLD, count) pairs, one grid step and
+    one side), with its error bound (module docstring)."""
+    import flint
+
+    parts = [(p, int(k)) for p, k in parts if k]
+    if not parts:
+        raise ValueError("compose: nothing to compose")
+    h, upper = parts[0][0].h, parts[0][0].upper
+    if any(p.h != h or p.upper != upper for p, _ in parts):
+        raise ValueError("compose: the distributions must share the grid step and the side")
+    if len(parts) == 1 and parts[0][1] == 1:
+        return parts[0][0]
+    j_lo, j_hi, t_hi, t_lo = _window(parts, tail)
+    span = j_hi - j_lo + 1
+    N = 1 << max(1, (span - 1).bit_length())
+    if N > max_points:
+        raise PLDTooLarge(f"{what}: the composed privacy loss distribution needs {N} grid points; at most "
+                          f"{max_points} fit in memory (take a larger step, or fewer events)")
+    J0 = sum(k * p.offset for p, k in parts)
+    ef = eps_fft(N)
+    sq = math.sqrt(N)
+    Y = None
+    K = 0
+    rel_sum = 0.0
+    log_S = 0.0
+    masses_fin, infs = [], []
+    for p, k in parts:
+        x = np.maximum(p.masses, 0.0)
+        M, _ = _fsum_ball(x)
+        a2 = math.sqrt(float(np.sum(x * x))) * (1 + gamma(len(x) + 2)) + 1e-300
+        S = (M * (1 + 2 * U) + ef * sq * a2) * (1 + 4 * U)
+        rel_sum += k * ef * sq * a2 / S
+        log_S += k * math.log(S)
+        K += k
+        X = scipy.fft.rfft(_fold(x, N), N)
+        Xk = _power(X, k)
+        Y = Xk if Y is None else Y * Xk
+        masses_fin.append((M, k))
+        infs.append(p.inf)
+    y = scipy.fft.irfft(Y, N)
+    del Y
+    shift = (j_lo - J0) % N
+    y = np.roll(y, -shift)[:span]
+    np.maximum(y, 0.0, out=y)
+    theta = math.sqrt(2) * gamma(2)
+    E = len(parts)
+    with flint.ctx.workprec(PREC):
+        mtot = f_up(flint.arb(log_S).exp() * (1 + 1e-12))
+        rho = f_up((flint.arb(1) + theta) ** (2 * K + E) - 1)
+    dY = mtot * (rel_sum + rho * sq)
+    l2 = dY / sq + ef * (mtot * (1 + rho) + dY / sq)
+    err = sq * l2 * (1 + 1e-6) + 2 * (t_hi + t_lo)
+    inf = _inf_mass(masses_fin, infs, upper)
+    # the Hoeffding data of the optimistic side: sum of the mean remainders and the number of releases
+    rem = sum(k * p.rem * p.releases for p, k in parts) if not upper else 0.0
+    releases = sum(k * p.releases for p, k in parts)
+    truncated = sum(k * p.truncated for p, k in parts) + t_hi + t_lo
+    return DiscretePLD(h, j_lo, y, inf, err + sum(k * p.err for p, k in parts), upper, truncated,
+                       rem / releases if releases else 0.0, releases)
+
+
+def _inf_mass(masses_fin, infs, upper: bool) -> float:
+    """The mass at +infinity of the composition: prod (M_e + inf_e)^{k_e} - prod M_e^{k_e}, bounded in Arb
+    from above (pessimistic) or below (optimistic)."""
+    import flint
+
+    if not any(infs):
+        return 0.0
+    with flint.ctx.workprec(PREC):
+        tot, fin = flint.arb(1), flint.arb(1)
+        for (M, k), inf in zip(masses_fin, infs):
+            Mb = flint.arb(M, abs(M) * 2 * U + 1e-300)
+            tot *= (Mb + inf) ** k
+            fin *= Mb ** k
+        d = tot - fin
+        return max(0.0, f_up(d)) if upper else max(0.0, float(d.lower()) * (1 - 4 * U))
 
 
 def convolve(a: DiscretePLD, b: DiscretePLD, tail: float = TAIL, max_points: int = MAX_POINTS,
              what: str = "the composition") -> DiscretePLD:
-    """The distribution of the sum of the losses, truncated (module docstring)."""
-    if a.h != b.h or a.upper != b.upper:
-        raise ValueError("convolve: the distributions must share the grid step and the side")
-    la, lb = len(a.masses), len(b.masses)
-    n_out = la + lb - 1
-    if n_out > max_points:
-        raise PLDTooLarge(f"{what}: the composed privacy loss distribution needs {n_out} grid points; at most "
-                          f"{max_points} fit in memory (take a larger step, or fewer events)")
-    a1, b1 = float(np.sum(np.abs(a.masses))), float(np.sum(np.abs(b.masses)))
-    if min(la, lb) <= _DIRECT:
-        c = np.convolve(a.masses, b.masses)
-        err_op = _gamma(min(la, lb)) * a1 * b1
-    else:
-        n = 1 << (n_out - 1).bit_length()
-        c = scipy.fft.irfft(scipy.fft.rfft(a.masses, n) * scipy.fft.rfft(b.masses, n), n)[:n_out]
-        a2, b2 = float(np.linalg.norm(a.masses)), float(np.linalg.norm(b.masses))
-        err_op = fft_error_bound(n, a1, a2, b1, b2)
-    err = a.err * b1 + (a1 + a.err) * b.err + err_op
-    sa, sb = float(np.sum(a.masses)), float(np.sum(b.masses))
-    if a.upper:
-        inf = (a.inf * (sb + b.err + b.inf) + (sa + a.err) * b.inf) * (1 + 4 * U)
-    else:
-        inf = max(0.0, (a.inf * (sb - b.err + b.inf) + (sa - a.err) * b.inf) * (1 - 4 * U))
-    out = DiscretePLD(a.h, a.offset + b.offset, c, inf, err, a.upper, a.truncated + b.truncated)
-    return truncate(out, tail)
+    """The composition of a and b (each released once)."""
+    return compose([(a, 1), (b, 1)], tail, max_points, what)
 
 
 def self_compose(p: DiscretePLD, count: int, tail: float = TAIL, max_points: int = MAX_POINTS,
                  what: str = "the composition") -> DiscretePLD:
-    """``count`` independent copies of ``p`` composed, by repeated squaring."""
-    result, base, k = None, p, int(count)
-    if k == 0:
+    """``count`` independent copies of ``p`` composed."""
+    if int(count) == 0:
         return identity(p.h, p.upper)
-    while True:
-        if k & 1:
-            result = base if result is None else convolve(result, base, tail, max_points, what)
-        k >>= 1
-        if not k:
-            return result
-        base = convolve(base, base, tail, max_points, what)
+    return compose([(p, int(count))], tail, max_points, what)

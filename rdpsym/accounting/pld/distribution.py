@@ -9,10 +9,13 @@ pessimistic and an optimistic one on the grid of step h.
   profile is an average of the factors' profiles (delta_{Y x Z}(eps) = E_{Z_1}[delta_Y(eps - L_Z)]), so
   each release of the mechanism adds at most tau to the composed delta: ``tau`` is reported and the
   accountant adds count x tau to its upper bound.
+  With one pair per orientation (a family reduced by proof, :func:`~.pairs.family_reduction`) there is
+  nothing to compare and tau = 0.
 * **Lower (optimistic).** With a known orientation (Poisson subsampling), the realisable pair of that
-  orientation with the largest profile, floor-rounded. Otherwise the larger pair X and its reverse
-  are both realisable in one orientation or the other: the element-wise minimum of their floor-rounded
-  masses lies below both, whatever the orientation.
+  orientation with the largest profile. When the worst pair's reverse is proved to be its mirror image,
+  that pair (realisable in both orientations). Otherwise the worst pair X and its reverse are both
+  realisable in one orientation or the other: the element-wise minimum of their optimistic masses lies
+  below both, whatever the orientation (its remainders are not used).
 """
 
 from __future__ import annotations
@@ -34,13 +37,17 @@ __all__ = ["MechanismPLD", "mechanism_pld"]
 class MechanismPLD:
     """``upper[o]``, ``lower[o]``: the distributions of orientation o; ``tau[o]``: what one release may
     add to the composed delta beyond ``upper[o]`` (module docstring); ``symmetric``: both orientations
-    are the same; ``detail``: how each was obtained."""
+    are the same; ``detail``: how each was obtained; ``certified``: every bucket bound is proved;
+    ``notes``: why not; ``heuristics``: what the choice of pairs rests on that is not proved."""
 
     upper: dict
     lower: dict
     tau: dict
     symmetric: bool
     detail: str
+    certified: bool = True
+    notes: tuple = ()
+    heuristics: tuple = ()
 
 
 def _total(g: GridProfile, start: int, stop: int, side: str) -> float:
@@ -57,7 +64,8 @@ def _align_min(a: DiscretePLD, b: DiscretePLD) -> DiscretePLD:
     nz = np.nonzero(m)[0]
     if not len(nz):
         return DiscretePLD(a.h, 0, np.zeros(1), min(a.inf, b.inf), 0.0, False)
-    return DiscretePLD(a.h, lo + int(nz[0]), m[nz[0]:nz[-1] + 1], min(a.inf, b.inf), 0.0, False)
+    # (the remainders of the two are not combined: the minimum keeps none, which is valid)
+    return DiscretePLD(a.h, lo + int(nz[0]), m[nz[0]:nz[-1] + 1], min(a.inf, b.inf), 0.0, False, 0.0, 0.0)
 
 
 _CACHE: "OrderedDict[tuple, MechanismPLD]" = OrderedDict()
@@ -98,23 +106,39 @@ def _mechanism_pld(mechanism: Mechanism, values: dict, h: float) -> MechanismPLD
             upper[o], lower[o], tau[o] = identity(h, True), identity(h, False), 0.0
             continue
         gs = [profile(p) for p in pairs]
-        start = min(g.lo for g in gs) - 1
-        stop = max(g.lo + len(g.P) for g in gs) + 2
-        ups = [g.deltas(start, stop, "upper") for g in gs]
-        best = int(np.argmax([float(np.sum(d)) for d in ups]))
-        t = max((float(np.max(d - ups[best])) for d in ups), default=0.0)
-        tau[o] = max(t, 0.0)
+        if len(gs) == 1:
+            best, tau[o] = 0, 0.0
+        else:
+            start = min(g.lo for g in gs) - 1
+            stop = max(g.lo + len(g.Ph) for g in gs) + 2
+            ups = [g.deltas(start, stop, "upper") for g in gs]
+            best = int(np.argmax([float(np.sum(d)) for d in ups]))
+            tau[o] = max(0.0, max(float(np.max(d - ups[best])) for d in ups))
         upper[o] = pessimistic(gs[best])
         if oriented.known:
             cands = [profile(p) for p in oriented.lower[o]]
-            lows = [_total(g, start, stop, "lower") for g in cands]
-            lower[o] = optimistic(cands[int(np.argmax(lows))])
+            if len(cands) == 1:
+                lower[o] = optimistic(cands[0])
+            else:
+                start = min(g.lo for g in cands) - 1
+                stop = max(g.lo + len(g.Pl) for g in cands) + 2
+                lows = [_total(g, start, stop, "lower") for g in cands]
+                lower[o] = optimistic(cands[int(np.argmax(lows))])
+        elif oriented.mirrored:
+            lower[o] = optimistic(gs[best])
         else:
             x = pairs[best]
             lower[o] = _align_min(optimistic(gs[best]), optimistic(profile(x.reversed())))
         notes.append(f"{o}: {pairs[best].label} ({gs[best].detail})" + (f", tau = {tau[o]:.3g}" if tau[o] else ""))
-    symmetric = all(np.array_equal(upper["remove"].masses, upper["add"].masses) and
-                    upper["remove"].offset == upper["add"].offset and
-                    np.array_equal(lower["remove"].masses, lower["add"].masses) and
-                    lower["remove"].offset == lower["add"].offset for _ in (0,))
-    return MechanismPLD(upper, lower, tau, symmetric, "; ".join(notes))
+    symmetric = (_same(upper["remove"], upper["add"]) and _same(lower["remove"], lower["add"])
+                 and tau["remove"] == tau["add"])
+    certified = all(g.certified for g in profiles.values())
+    why = tuple(dict.fromkeys(n for g in profiles.values() if not g.certified for n in g.notes))
+    heur = tuple(oriented.heuristics) + (("dominance of the sampled pairs over each other bounded on the grid "
+                                          "(tau)",) if any(tau.values()) else ())
+    return MechanismPLD(upper, lower, tau, symmetric, "; ".join(notes), certified, why, heur)
+
+
+def _same(a: DiscretePLD, b: DiscretePLD) -> bool:
+    return (a is b) or (a.offset == b.offset and a.inf == b.inf and a.rem == b.rem
+                        and np.array_equal(a.masses, b.masses))

@@ -19,12 +19,26 @@ for Poisson subsampling; dp_accounting composes the two the same way).
   symmetric: both directions go into both orientations.
 * **Any other mechanism**: its adjacent pairs are all neighbouring inputs up to symmetry, so both
   directions of every pair go into both orientations (the upper bound takes their worst). The lower
-  bound needs one *realisable* pair per orientation: the pair with the largest profile, used in both
-  orientations only when its two directions have the same profile (checked on the grid); otherwise the
-  lower bound uses no privacy loss for this mechanism (valid, and said so in the method).
+  bound needs one *realisable* pair per orientation: the worst pair X with its reverse (the element-wise
+  minimum of their optimistic distributions, :mod:`.distribution`), or X alone when its reverse is its
+  mirror image (below).
 
-A family of pairs over shifts t is sampled as the privacy profile samples it
-(:meth:`rdpsym.specify.adjacency.AdjacentFamily.shifts`: the ends of T and three interior shifts).
+**Families of pairs, reduced by proof** (:func:`family_reduction`). A family ``(f(x), f(x - t))``,
+``t in [-D, D]``, with ``log f`` concave is dominated by its ends: the likelihood ratio is monotone, the
+Neyman-Pearson tests are thresholds, and the trade-off curve ``T_t(a) = F(F^{-1}(1 - a) - t)`` falls as
+``t`` grows (Dong, Roth and Su 2022, "Gaussian differential privacy", JRSS-B, Sect. 2 and Prop. 2.2 on
+post-processing: a pair with a lower trade-off curve is a garbling away), so every interior shift is a
+post-processing of an end and composes below it; the same kernel maps the Poisson mixtures
+``(1 - q) f + q f_D`` to ``(1 - q) f + q f_t``, so subsampling keeps the reduction. When ``f`` is also
+symmetric, ``x -> t - x`` maps the pair at ``t`` to its reverse and ``x -> -x`` maps ``-D`` to ``D``: one
+directed pair stands for the whole family, both directions and both ends. Each premise is checked
+symbolically (sympy) on the mechanism's own densities, with its parameters as symbols: the location
+form ``Q = P(x - t)``, ``T`` symmetric, ``d^2/dx^2 log f <= 0`` term by term (Dirac deltas with
+non-positive weights allowed: the kinks of ``-|x|``), ``f(-x) = f(x)``.
+
+A family that is not reduced is sampled as the privacy profile samples it
+(:meth:`rdpsym.specify.adjacency.AdjacentFamily.shifts`: the ends of T and three interior shifts): a
+heuristic (a supremum between the samples is not seen), and the result says so.
 """
 
 from __future__ import annotations
@@ -64,22 +78,91 @@ class DirectedPair:
 class OrientedPairs:
     """``upper[o]``: the directed pairs whose worst bounds orientation o; ``lower[o]``: the realisable
     candidates for the lower bound in orientation o; ``known`` is False when the orientation of the
-    mechanism's pairs is not known (then the lower bound needs a pair whose two directions agree)."""
+    mechanism's pairs is not known (then the lower bound needs a pair whose two directions agree).
+    ``mirrored``: each pair's reverse is proved to be its mirror image (same distribution);
+    ``heuristics``: what the pairs rest on that is not proved."""
 
     upper: dict
     lower: dict
     known: bool
     relation: str
+    mirrored: bool = False
+    heuristics: tuple = ()
 
 
-def _members(pair, values: dict, x, support) -> list[tuple[sp.Expr, sp.Expr, str]]:
-    """(P, Q, label) of a pair, or of the sampled shifts of a family, with the parameters substituted."""
+@dataclass(frozen=True)
+class Reduction:
+    """A family proved to be dominated by its ends: ``ends`` (``"both"`` or ``"upper"`` when the base is
+    symmetric: one end stands for both)."""
+
+    ends: str
+    why: str
+
+
+_REDUCTIONS: dict = {}
+
+
+def _is_zero(e) -> bool:
+    try:
+        return sp.simplify(e) == 0
+    except Exception:  # noqa: BLE001 - sympy may fail on odd input: then nothing is proved
+        return False
+
+
+def _concave_terms(d2) -> bool:
+    """Every term of the (distributional) second derivative is <= 0: sympy's sign facts, Dirac deltas with
+    non-positive weights allowed."""
+    terms = d2.args if isinstance(d2, sp.Add) else (d2,)
+    for term in terms:
+        if term.is_nonpositive:
+            continue
+        deltas = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.DiracDelta)]
+        if len(deltas) == 1 and len(deltas[0].args) == 1:
+            coeff = sp.Mul(*[f for f in sp.Mul.make_args(term) if f is not deltas[0]])
+            if coeff.is_nonpositive:
+                continue
+        return False
+    return True
+
+
+def family_reduction(family: AdjacentFamily, x: sp.Symbol) -> Reduction | None:
+    """The proved reduction of ``family`` to its ends (module docstring), or None."""
+    from .logform import log_form
+
+    key = (family, x)
+    if key in _REDUCTIONS:
+        return _REDUCTIONS[key]
+    out = None
+    t = family.shift
+    try:
+        ok = (not family.is_vector and not family.P.has(t) and isinstance(family.over, sp.Interval)
+              and _is_zero(family.over.start + family.over.end)
+              and _is_zero(family.Q - family.P.subs(x, x - t)))
+        if ok:
+            g = log_form(family.P, x)
+            if not g.has(sp.log) or all(not a.has(x) for a in g.atoms(sp.log)):
+                if _concave_terms(sp.diff(g, x, 2)):
+                    sym = _is_zero(family.P.subs(x, -x) - family.P)
+                    out = Reduction("upper" if sym else "both",
+                                    "location family with log-concave" + (" symmetric" if sym else "") + " base")
+    except Exception:  # noqa: BLE001 - a failed proof proves nothing
+        out = None
+    _REDUCTIONS[key] = out
+    return out
+
+
+def _members(pair, values: dict, x, support, reduced: Reduction | None = None) -> list[tuple[sp.Expr, sp.Expr, str]]:
+    """(P, Q, label) of a pair, or of the shifts of a family (its ends when ``reduced``, else the sampled
+    shifts), with the parameters substituted."""
     if isinstance(pair, AdjacentFamily):
         if pair.is_vector:
             raise ArgumentError("mechanism", "a mechanism with one output coordinate (the privacy loss "
                                 "distribution is computed for 1-D outputs)", "a vector family")
         out = []
-        for shift in pair.shifts(values, INTERIOR_SHIFTS):
+        shifts = pair.shifts(values, INTERIOR_SHIFTS)
+        if reduced is not None:
+            shifts = [shifts[-1]] if reduced.ends == "upper" else [shifts[0], shifts[-1]]
+        for shift in shifts:
             P, Q, _ = substitute_values(pair.P.subs(pair.shift, shift), pair.Q.subs(pair.shift, shift), x, support,
                                         values)
             if P == Q:
@@ -103,6 +186,22 @@ def _location_shift(base: Mechanism, values: dict):
     return None
 
 
+_SAMPLED = ("a family of pairs not reduced by proof: its supremum over the shifts is taken over the ends and "
+            f"{INTERIOR_SHIFTS} interior shifts (a sample)")
+_MIRRORS: dict = {}
+
+
+def _mirror(other: AdjacentFamily, first: AdjacentFamily, x: sp.Symbol) -> bool:
+    """``other`` at shift t is ``first`` at t reflected by x -> t - x (proved symbolically)."""
+    key = (other, first, x)
+    if key not in _MIRRORS:
+        t = first.shift
+        ok = (other.shift == t and _is_zero(other.P.subs(x, t - x) - first.P)
+              and _is_zero(other.Q.subs(x, t - x) - first.Q))
+        _MIRRORS[key] = ok
+    return _MIRRORS[key]
+
+
 def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
     """The oriented dominating pairs of ``mechanism`` at parameter ``values`` (module docstring)."""
     from ...mechanisms.subsample import is_as_subsampled
@@ -120,16 +219,29 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
     if spec is not None and is_as_subsampled(mechanism):
         rate = {spec.rate.name: values[spec.rate.name]} if spec.value is None else {}
         q = spec.rate.symbol if spec.value is None else spec.value
+        base = spec.base
+        base_fams = [p for p in base.pairs if isinstance(p, AdjacentFamily)]
+        red = family_reduction(base_fams[0], base.variable) if len(base.pairs) == 1 and base_fams else None
         if spec.scheme == "poisson":
+            fams = list(mechanism.pairs)
+            heur = ()
+            if red is None:
+                heur = (_SAMPLED,) if any(isinstance(f, AdjacentFamily) for f in fams) else ()
+            elif red.ends == "upper":
+                first = [f for f in fams if isinstance(f, AdjacentFamily) and not f.P.has(f.shift)]
+                others = [f for f in fams if f not in first]
+                if first and all(isinstance(o, AdjacentFamily) and any(_mirror(o, f1, x) for f1 in first)
+                                 for o in others):
+                    fams = first
             remove, add = [], []
-            for pair in mechanism.pairs:
-                for P, Q, label in _members(pair, values, x, support):
+            for pair in fams:
+                for P, Q, label in _members(pair, values, x, support, red):
                     add.append(DirectedPair(P, Q, x, support, f"add: {label}"))
                     remove.append(DirectedPair(Q, P, x, support, f"remove: {label}"))
             return OrientedPairs({"remove": tuple(remove), "add": tuple(add)},
-                                 {"remove": tuple(remove), "add": tuple(add)}, True, "add_remove")
+                                 {"remove": tuple(remove), "add": tuple(add)}, True, "add_remove", False, heur)
         base_values = {k: v for k, v in values.items() if k not in rate}
-        found = _location_shift(spec.base, base_values)
+        found = _location_shift(base, base_values)
         if found is None:
             raise ArgumentError("mechanism", "a subsampled mechanism whose base is a location family f(x - t), "
                                 "|t| <= sensitivity (sampling without replacement under replace-one is analysed "
@@ -140,15 +252,26 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
         B = (1 - q) * f0 + q * fminus
         P, Q, _ = substitute_values(A, B, x, support, values)
         pair = DirectedPair(P, Q, x, support, "replace-one: the record in the sample replaced, shift +s against -s")
-        both = (pair, pair.reversed())
-        return OrientedPairs({"remove": both, "add": both}, {"remove": both, "add": both}, False, "replace_one")
-    directed = []
+        # a symmetric base: x -> -x maps the pair to its reverse
+        mirrored = red is not None and red.ends == "upper"
+        both = (pair,) if mirrored else (pair, pair.reversed())
+        return OrientedPairs({"remove": both, "add": both}, {"remove": both, "add": both}, False, "replace_one",
+                             mirrored)
+    directed, heur, mirrored = [], [], True
     for pair in mechanism.pairs:
-        for P, Q, label in _members(pair, values, x, support):
+        red = family_reduction(pair, x) if isinstance(pair, AdjacentFamily) and not pair.is_vector else None
+        if isinstance(pair, AdjacentFamily) and red is None:
+            heur.append(_SAMPLED)
+        for P, Q, label in _members(pair, values, x, support, red):
             d = DirectedPair(P, Q, x, support, label)
-            directed += [d, d.reversed()]
+            if red is not None and red.ends == "upper":
+                directed.append(d)  # its reverse is its mirror image
+            else:
+                directed += [d, d.reversed()]
+                mirrored = False
     if not directed:
         # every pair has P = Q: the mechanism releases nothing about the record
         return OrientedPairs({"remove": (), "add": ()}, {"remove": (), "add": ()}, True, "any")
     both = tuple(directed)
-    return OrientedPairs({"remove": both, "add": both}, {"remove": both, "add": both}, False, "any")
+    return OrientedPairs({"remove": both, "add": both}, {"remove": both, "add": both}, False, "any", mirrored,
+                         tuple(dict.fromkeys(heur)))
