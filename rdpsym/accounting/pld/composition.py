@@ -84,12 +84,13 @@ def _log_mgf(x: np.ndarray, lam: float) -> float:
     import flint
 
     n = len(x)
+    # (np.sum of products, not np.dot: a multi-threaded BLAS spins on a loaded machine)
     if lam >= 0:
         _, e = exp_grid(-lam, 0, n)  # e^{-lam m}, m = 0..n-1: e[n-1-j] for index j
-        s = float(np.dot(x[::-1], e)) if n else 0.0
+        s = float(np.sum(x[::-1] * e)) if n else 0.0
     else:
         _, e = exp_grid(lam, 0, n)  # e^{lam m} for index j = m
-        s = float(np.dot(x, e)) if n else 0.0
+        s = float(np.sum(x * e)) if n else 0.0
     s = s * (1 + gamma(n + 1)) + n * 1e-300
     if s <= 0:
         return -math.inf
@@ -118,17 +119,37 @@ def _window(parts, tail: float) -> tuple[int, int, float, float]:
     sd = math.sqrt(max(var, 1.0))
     base = math.sqrt(2 * math.log(1 / tail)) / sd
     log_tail = math.log(tail)
+    lams = base * 2.0 ** (np.arange(-16, 17) / 2.0)
+    # choose lambda on float estimates (cheap), then bound rigorously at the choice
+    est_hi, est_lo = np.zeros(len(lams)), np.zeros(len(lams))
+    for p, k in parts:
+        m = np.maximum(p.masses, 0)
+        nz = m > 0
+        if not nz.any():
+            continue
+        j = np.arange(len(m), dtype=float)[nz]
+        lm = np.log(m[nz])
+        top, bot = p.offset + len(m) - 1, p.offset
+        step = max(1, (1 << 21) // len(lm))  # lambdas per block: about 2M terms at a time
+        for i0 in range(0, len(lams), step):
+            ls = lams[i0:i0 + step]
+            a = lm[None, :] + ls[:, None] * (j[None, :] - (len(m) - 1))
+            amax = a.max(axis=1)
+            est_hi[i0:i0 + step] += k * (ls * top + np.log(np.sum(np.exp(a - amax[:, None]), axis=1)) + amax)
+            b = lm[None, :] - ls[:, None] * j[None, :]
+            bmax = b.max(axis=1)
+            est_lo[i0:i0 + step] += k * (-ls * bot + np.log(np.sum(np.exp(b - bmax[:, None]), axis=1)) + bmax)
+    lam_hi = float(lams[int(np.argmin((est_hi - log_tail) / lams))])
+    lam_lo = float(lams[int(np.argmin((est_lo - log_tail) / lams))])
     best_hi, best_lo = J1, J0
-    for f in (0.25, 0.5, 1.0, 2.0, 4.0):
-        lam = base * f
-        up = sum(k * (lam * (p.offset + len(p.masses) - 1) + _log_mgf(np.maximum(p.masses, 0), lam)) for p, k in parts)
-        t_hi = (up - log_tail) / lam
-        lo = sum(k * (-lam * p.offset + _log_mgf(np.maximum(p.masses, 0), -lam)) for p, k in parts)
-        t_lo = -(lo - log_tail) / lam
-        if math.isfinite(t_hi):
-            best_hi = min(best_hi, int(math.ceil(t_hi)))
-        if math.isfinite(t_lo):
-            best_lo = max(best_lo, int(math.floor(t_lo)))
+    up = sum(k * (lam_hi * (p.offset + len(p.masses) - 1) + _log_mgf(np.maximum(p.masses, 0), lam_hi)) for p, k in parts)
+    t_hi = (up - log_tail) / lam_hi
+    lo = sum(k * (-lam_lo * p.offset + _log_mgf(np.maximum(p.masses, 0), -lam_lo)) for p, k in parts)
+    t_lo = -(lo - log_tail) / lam_lo
+    if math.isfinite(t_hi):
+        best_hi = min(best_hi, int(math.ceil(t_hi)))
+    if math.isfinite(t_lo):
+        best_lo = max(best_lo, int(math.floor(t_lo)))
     best_hi = max(min(best_hi, J1), J0)
     best_lo = min(max(best_lo, J0), best_hi)
     return best_lo, best_hi, (tail if best_hi < J1 else 0.0), (tail if best_lo > J0 else 0.0)
@@ -165,6 +186,9 @@ def compose(parts, tail: float = TAIL, max_points: int = MAX_POINTS, what: str =
         raise ValueError("compose: the distributions must share the grid step and the side")
     if len(parts) == 1 and parts[0][1] == 1:
         return parts[0][0]
+    sparse = _compose_sparse(parts)
+    if sparse is not None:
+        return sparse
     j_lo, j_hi, t_hi, t_lo = _window(parts, tail)
     span = j_hi - j_lo + 1
     N = 1 << max(1, (span - 1).bit_length())
@@ -212,6 +236,71 @@ def compose(parts, tail: float = TAIL, max_points: int = MAX_POINTS, what: str =
     truncated = sum(k * p.truncated for p, k in parts) + t_hi + t_lo
     return DiscretePLD(h, j_lo, y, inf, err + sum(k * p.err for p, k in parts), upper, truncated,
                        rem / releases if releases else 0.0, releases)
+
+
+#: the most distinct losses the exact (sparse) composition keeps before it leaves the work to the FFT
+SPARSE_MAX = 1 << 13
+
+
+class _Sparse:
+    """Atoms (grid index -> mass) with an l1 error bound and a mass at +infinity."""
+
+    def __init__(self, idx, m, inf, err):
+        self.idx, self.m, self.inf, self.err = idx, m, inf, err
+
+
+def _sparse_mul(a: _Sparse, b: _Sparse, upper: bool):
+    """The exact convolution of two atom lists, summed in float: an entry that adds r products is within
+    gamma_r of their exact sum (Higham 2002, Eq. 3.5), r <= min(len a, len b); errors of the inputs
+    propagate by Young's inequality."""
+    idx = (a.idx[:, None] + b.idx[None, :]).ravel()
+    if len(np.unique(idx)) > SPARSE_MAX:
+        return None
+    vals = (a.m[:, None] * b.m[None, :]).ravel()
+    u, inv = np.unique(idx, return_inverse=True)
+    m = np.bincount(inv, vals, len(u))
+    a1, b1 = float(np.sum(a.m)), float(np.sum(b.m))
+    op = gamma(min(len(a.m), len(b.m)) + 1) * a1 * b1
+    err = a.err * b1 + (a1 + a.err) * b.err + op
+    if upper:
+        inf = (a.inf * (b1 + b.err + b.inf) + (a1 + a.err) * b.inf) * (1 + 4 * U)
+    else:
+        inf = max(0.0, (a.inf * (b1 - b.err + b.inf) + (a1 - a.err) * b.inf) * (1 - 4 * U))
+    return _Sparse(u, m, inf, err * (1 + 4 * U))
+
+
+def _compose_sparse(parts):
+    """The composition by exact convolutions of the atoms (repeated squaring) when every part has few atoms
+    and the result stays small (randomized response, pure DP): None otherwise."""
+    if any(np.count_nonzero(p.masses) > 64 for p, _ in parts):
+        return None
+    upper = parts[0][0].upper
+    result = None
+    for p, k in parts:
+        nz = np.nonzero(p.masses)[0]
+        base = _Sparse(p.offset + nz, np.asarray(p.masses[nz], float), p.inf, p.err)
+        acc = None
+        while True:
+            if k & 1:
+                acc = base if acc is None else _sparse_mul(acc, base, upper)
+                if acc is None:
+                    return None
+            k >>= 1
+            if not k:
+                break
+            base = _sparse_mul(base, base, upper)
+            if base is None:
+                return None
+        result = acc if result is None else _sparse_mul(result, acc, upper)
+        if result is None:
+            return None
+    lo = int(result.idx[0])
+    dense = np.zeros(int(result.idx[-1]) - lo + 1)
+    dense[result.idx - lo] = result.m
+    releases = sum(k * p.releases for p, k in parts)
+    rem = sum(k * p.rem * p.releases for p, k in parts) if not upper else 0.0
+    return DiscretePLD(parts[0][0].h, lo, dense, result.inf, result.err, upper,
+                       sum(k * p.truncated for p, k in parts), rem / releases if releases else 0.0, releases)
 
 
 def _inf_mass(masses_fin, infs, upper: bool) -> float:

@@ -532,14 +532,14 @@ def _loss_intervals(acc: _Acc, pieces: list[_Piece], h: float, label: str) -> No
         t = np.clip(np.where(np.isfinite(t), t, 0.5 * (a + b)), a, b)
         C = rows(CL, sid)
         dC = derivative_rows(C)
-        for _ in range(8 if C.shape[0] > 2 else 1):
+        for _ in range(6 if C.shape[0] > 2 else 1):
             v, _ = horner(C, t)
             d, _ = horner(dC, t)
             with np.errstate(all="ignore"):
                 step = (v - target) / d
             step = np.where(np.isfinite(step), step, 0.0)
             t = np.clip(t - step, a, b)
-            if np.all(np.abs(step) <= 1e-15 * (1 + np.abs(t))):
+            if np.all(np.abs(step) <= 1e-12 * (1 + np.abs(t))):
                 break
         # move each point until the model certifies L <= k h there
         glo = _glo(kk, h)

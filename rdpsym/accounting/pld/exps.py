@@ -1,7 +1,7 @@
 r"""Certified bounds on e^{j h} for runs of integers j, and on e^v for single floats (Arb, python-flint).
 
 numpy's ``exp`` carries no error bound, so every exponential the bracket depends on comes from here.
-A run j = start .. stop - 1 is cut into blocks of K: the block's anchor e^{j0 h} and the steps e^{i h},
+A run j = start .. stop - 1 is cut into blocks of K (about sqrt(n), at most 4096): the block's anchor e^{j0 h} and the steps e^{i h},
 i < K, are Arb balls (``exp`` of the exact products j h: h is a float, a dyadic rational), rounded to
 floats a and s with relative errors e_a, e_s bounded in Arb; the float product fl(a s) is then within
 relative e_a + e_s + e_a e_s + u of the exact value, and the bounds returned are that product scaled by
@@ -21,7 +21,7 @@ from .taylor import PREC, f_down, f_up
 __all__ = ["exp_grid", "exp_bounds", "log_bounds", "expm1_bounds"]
 
 U = 2.0 ** -53
-K = 512
+K_MAX = 4096
 _TINY = 5e-324
 
 
@@ -39,8 +39,8 @@ def _rel(ball, value: float) -> float:
     return f_up((flint.arb(value) - ball).abs_upper() / ball.abs_lower())
 
 
-@lru_cache(maxsize=16)
-def _steps(h: float) -> tuple[np.ndarray, float]:
+@lru_cache(maxsize=64)
+def _steps(h: float, K: int) -> tuple[np.ndarray, float]:
     flint = _flint()
     with flint.ctx.workprec(PREC):
         hh = flint.arb(h)
@@ -60,7 +60,9 @@ def exp_grid(h: float, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
     n = max(0, stop - start)
     if n == 0:
         return np.empty(0), np.empty(0)
-    steps, e_s = _steps(float(h))
+    # blocks of K: about 2 sqrt(n) Arb exponentials in all (the steps are kept per h for the runs of a grid)
+    K = K_MAX if n > K_MAX * 16 else max(16, 1 << max(4, (int(math.isqrt(n)) - 1).bit_length()))
+    steps, e_s = _steps(float(h), K)
     blocks = (n + K - 1) // K
     anchors = np.empty(blocks)
     e_a = np.empty(blocks)

@@ -390,8 +390,8 @@ def _trim(C: np.ndarray) -> np.ndarray:
 def rows(C: np.ndarray, index: np.ndarray) -> np.ndarray:
     """The coefficients of the polynomials ``C[index]`` as a (terms, points) array, trailing zero terms
     dropped: the layout :func:`horner` and :func:`integrate` read row by row."""
-    C = _trim(C)
-    return np.ascontiguousarray(C.T[:, index])
+    CT = np.ascontiguousarray(_trim(C).T)
+    return CT[:, index]
 
 
 def horner(CT: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
