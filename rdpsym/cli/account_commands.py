@@ -215,12 +215,12 @@ def _add_events(acct, events, resolved, bar):
 def _tight(ctx, acct, delta, epsilon, step, as_json):
     """``--tight``: the certified bracket (rdpsym.accounting.pld) printed, or emitted with --json as
     ``epsilon_lower``/``epsilon_upper`` (with --delta) or ``delta_lower``/``delta_upper`` (with --epsilon)."""
-    from ..accounting.pld import PLDTooLarge
+    from ..accounting.pld import PLDTimeout, PLDTooLarge
 
     try:
         with progress("composing privacy loss distributions", enabled=not as_json):
             bound = acct.tight_epsilon(delta, step=step) if delta is not None else acct.tight_delta(epsilon, step=step)
-    except PLDTooLarge as exc:
+    except (PLDTooLarge, PLDTimeout) as exc:
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--delta/--epsilon/--step/--add") from None

@@ -9,6 +9,6 @@
 * :mod:`.events` — dp_accounting's DpEvent trees read into an :class:`~rdpsym.accounting.Accountant`.
 """
 
-from .pmf import DiscretePLD, PLDTooLarge
+from .pmf import DiscretePLD, PLDTimeout, PLDTooLarge
 
-__all__ = ["DiscretePLD", "PLDTooLarge"]
+__all__ = ["DiscretePLD", "PLDTooLarge", "PLDTimeout"]

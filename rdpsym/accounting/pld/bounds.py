@@ -182,6 +182,8 @@ class Profile:
             return self._solve_up(c, target, floor)
         if self.delta(floor) <= target:
             return floor
+        if self.inf > target:
+            return math.inf  # the mass at +infinity alone exceeds the target at every eps
         vals = self._grid()
         ell = self.losses()
         above = np.nonzero((vals > target) & (ell >= floor))[0]

@@ -614,7 +614,11 @@ def _continuous_estimated(pair: DirectedPair, h: float, why: str) -> GridProfile
         with np.errstate(all="ignore"):
             return np.log(dens(fP, t)) - np.log(dens(fQ, t))
 
-    windows, _ = _windows(lambda t: float(np.log(dens(fP, np.array([t]))[0])), pieces, kinks)
+    def logp(t):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.log(dens(fP, np.array([t]))[0]))
+
+    windows, _ = _windows(logp, pieces, kinks)
     acc = _Acc(h)
     for wa, wb in windows:
         dense = np.unique(np.concatenate([np.linspace(wa, wb, 2049), [k for k in kinks if wa < k < wb]]))
@@ -709,8 +713,9 @@ def _discrete_estimated(pair, h, num, pts, why) -> GridProfile:
             vals.append((float(pv), float(qv), float(Lv)))
     a = np.array(vals)
     P, Q, Lv = a[:, 0], a[:, 1], a[:, 2]
-    lo = np.where(np.isfinite(Lv), Lv - 1e-12 * (1 + np.abs(Lv)), Lv)
-    hi = np.where(np.isfinite(Lv), Lv + 1e-12 * (1 + np.abs(Lv)), Lv)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(np.isfinite(Lv), Lv - 1e-12 * (1 + np.abs(Lv)), Lv)
+        hi = np.where(np.isfinite(Lv), Lv + 1e-12 * (1 + np.abs(Lv)), Lv)
     acc = _Acc(h)
     acc.add(lo, hi, P * (1 - 1e-12), P * (1 + 1e-12), Q * (1 - 1e-12), Q * (1 + 1e-12))
     return acc.profile(pair.label, f"{len(pts)} support points (estimated: {why})", False,
@@ -719,6 +724,22 @@ def _discrete_estimated(pair, h, num, pts, why) -> GridProfile:
 
 def grid_profile(pair: DirectedPair, h: float) -> GridProfile:
     """The bucketed privacy loss of ``pair`` on the grid of step ``h`` (module docstring)."""
+    if pair.P.has(sp.Sum) or pair.Q.has(sp.Sum):
+        # a normalising series (the discrete Gaussian's): evaluated by mpmath, without an error bound
+        def series(s):
+            (_, a, b), f = s.limits[0], sp.lambdify(s.limits[0][0], s.function, "mpmath")
+            with mpmath.workdps(40):
+                lo = -mpmath.inf if a == -sp.oo else mpmath.mpf(int(a))
+                hi = mpmath.inf if b == sp.oo else mpmath.mpf(int(b))
+                return sp.Float(mpmath.nsum(f, [lo, hi]), 40)
+
+        def num(e):
+            return e.replace(lambda s: isinstance(s, sp.Sum) and len(s.limits) == 1 and not s.free_symbols, series)
+
+        g = grid_profile(DirectedPair(num(pair.P), num(pair.Q), pair.x, pair.support, pair.label), h)
+        note = "a normalising series summed by mpmath without an error bound"
+        return GridProfile(g.h, g.lo, g.Ph, g.Ql, g.Pl, g.Qh, g.p_inf_hi, g.p_inf_lo, g.outside, g.label,
+                           g.detail + f" ({note})", False, g.notes + (note,))
     kind = Support.of(pair.support, numbers=True).flattened()[0]
     if kind == "continuous":
         try:

@@ -28,7 +28,7 @@ import numpy as np
 from ...specify.mechanism import Mechanism
 from .discretisation import GridProfile, grid_profile, optimistic, pessimistic
 from .pairs import ORIENTATIONS, oriented_pairs
-from .pmf import DiscretePLD, identity
+from .pmf import DiscretePLD, PLDTimeout, identity
 
 __all__ = ["MechanismPLD", "mechanism_pld"]
 
@@ -68,6 +68,9 @@ def _align_min(a: DiscretePLD, b: DiscretePLD) -> DiscretePLD:
     return DiscretePLD(a.h, lo + int(nz[0]), m[nz[0]:nz[-1] + 1], min(a.inf, b.inf), 0.0, False, 0.0, 0.0)
 
 
+#: wall-clock guard on building one mechanism's distributions (against hangs only: the work itself is
+#: bounded by counts, discretisation.MAX_MODELS and the memory guards)
+PLD_SECONDS = 300.0
 _CACHE: "OrderedDict[tuple, MechanismPLD]" = OrderedDict()
 _CACHE_SIZE = 32
 
@@ -82,7 +85,15 @@ def mechanism_pld(mechanism: Mechanism, values: dict, h: float) -> MechanismPLD:
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    result = _mechanism_pld(mechanism, values, h)
+    from ..._timeout import StepTimeout, time_limit
+
+    try:
+        with time_limit(PLD_SECONDS):
+            result = _mechanism_pld(mechanism, values, h)
+    except StepTimeout:
+        raise PLDTimeout(f"{mechanism.name}: building its privacy loss distribution did not finish within "
+                         f"{PLD_SECONDS:g} s (a wall-clock guard against hangs, far above the usual second or two; "
+                         "not a verdict): no bound") from None
     if key is not None:
         _CACHE[key] = result
         while len(_CACHE) > _CACHE_SIZE:

@@ -125,8 +125,22 @@ def _concave_terms(d2) -> bool:
     return True
 
 
-def family_reduction(family: AdjacentFamily, x: sp.Symbol) -> Reduction | None:
-    """The proved reduction of ``family`` to its ends (module docstring), or None."""
+def family_reduction(family: AdjacentFamily, x: sp.Symbol, values: dict | None = None) -> Reduction | None:
+    """The proved reduction of ``family`` to its ends (module docstring), or None. Proved with the
+    parameters as symbols when sympy can; otherwise at ``values`` (a proof for those values only)."""
+    found = _reduction(family, x)
+    if found is None and values:
+        try:
+            subs = {s: sp.nsimplify(values[s.name]) if not isinstance(values[s.name], sp.Basic) else values[s.name]
+                    for s in family.P.free_symbols | family.Q.free_symbols | family.over.free_symbols
+                    if s.name in values and s != x and s != family.shift}
+            found = _reduction(family.subs(subs), x) if subs else None
+        except Exception:  # noqa: BLE001 - a failed proof proves nothing
+            found = None
+    return found
+
+
+def _reduction(family: AdjacentFamily, x: sp.Symbol) -> Reduction | None:
     from .logform import log_form
 
     key = (family, x)
@@ -151,8 +165,8 @@ def family_reduction(family: AdjacentFamily, x: sp.Symbol) -> Reduction | None:
     return out
 
 
-def _members(pair, values: dict, x, support, reduced: Reduction | None = None) -> list[tuple[sp.Expr, sp.Expr, str]]:
-    """(P, Q, label) of a pair, or of the shifts of a family (its ends when ``reduced``, else the sampled
+def _members(pair, values: dict, x, support, reduced: Reduction | None = None) -> list[tuple]:
+    """(P, Q, label, support) of a pair, or of the shifts of a family (its ends when ``reduced``, else the sampled
     shifts), with the parameters substituted."""
     if isinstance(pair, AdjacentFamily):
         if pair.is_vector:
@@ -163,14 +177,14 @@ def _members(pair, values: dict, x, support, reduced: Reduction | None = None) -
         if reduced is not None:
             shifts = [shifts[-1]] if reduced.ends == "upper" else [shifts[0], shifts[-1]]
         for shift in shifts:
-            P, Q, _ = substitute_values(pair.P.subs(pair.shift, shift), pair.Q.subs(pair.shift, shift), x, support,
+            P, Q, S = substitute_values(pair.P.subs(pair.shift, shift), pair.Q.subs(pair.shift, shift), x, support,
                                         values)
             if P == Q:
                 continue  # the shift 0 of a location family: no privacy loss
-            out.append((P, Q, f"{pair.label} at {sp.sstr(pair.shift)} = {sp.sstr(shift)}"))
+            out.append((P, Q, f"{pair.label} at {sp.sstr(pair.shift)} = {sp.sstr(shift)}", S))
         return out
-    P, Q, _ = substitute_values(pair.P, pair.Q, x, support, values)
-    return [(P, Q, pair.label)]
+    P, Q, S = substitute_values(pair.P, pair.Q, x, support, values)
+    return [(P, Q, pair.label, S)]
 
 
 def _location_shift(base: Mechanism, values: dict):
@@ -221,7 +235,8 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
         q = spec.rate.symbol if spec.value is None else spec.value
         base = spec.base
         base_fams = [p for p in base.pairs if isinstance(p, AdjacentFamily)]
-        red = family_reduction(base_fams[0], base.variable) if len(base.pairs) == 1 and base_fams else None
+        red = (family_reduction(base_fams[0], base.variable, values) if len(base.pairs) == 1 and base_fams
+               else None)
         if spec.scheme == "poisson":
             fams = list(mechanism.pairs)
             heur = ()
@@ -235,9 +250,9 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
                     fams = first
             remove, add = [], []
             for pair in fams:
-                for P, Q, label in _members(pair, values, x, support, red):
-                    add.append(DirectedPair(P, Q, x, support, f"add: {label}"))
-                    remove.append(DirectedPair(Q, P, x, support, f"remove: {label}"))
+                for P, Q, label, S in _members(pair, values, x, support, red):
+                    add.append(DirectedPair(P, Q, x, S, f"add: {label}"))
+                    remove.append(DirectedPair(Q, P, x, S, f"remove: {label}"))
             return OrientedPairs({"remove": tuple(remove), "add": tuple(add)},
                                  {"remove": tuple(remove), "add": tuple(add)}, True, "add_remove", False, heur)
         base_values = {k: v for k, v in values.items() if k not in rate}
@@ -250,8 +265,8 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
         # the rate stays a symbol when it is a parameter: substitute_values replaces it with the rest
         A = (1 - q) * f0 + q * fplus
         B = (1 - q) * f0 + q * fminus
-        P, Q, _ = substitute_values(A, B, x, support, values)
-        pair = DirectedPair(P, Q, x, support, "replace-one: the record in the sample replaced, shift +s against -s")
+        P, Q, S = substitute_values(A, B, x, support, values)
+        pair = DirectedPair(P, Q, x, S, "replace-one: the record in the sample replaced, shift +s against -s")
         # a symmetric base: x -> -x maps the pair to its reverse
         mirrored = red is not None and red.ends == "upper"
         both = (pair,) if mirrored else (pair, pair.reversed())
@@ -259,11 +274,12 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
                              mirrored)
     directed, heur, mirrored = [], [], True
     for pair in mechanism.pairs:
-        red = family_reduction(pair, x) if isinstance(pair, AdjacentFamily) and not pair.is_vector else None
+        red = (family_reduction(pair, x, values) if isinstance(pair, AdjacentFamily) and not pair.is_vector
+               else None)
         if isinstance(pair, AdjacentFamily) and red is None:
             heur.append(_SAMPLED)
-        for P, Q, label in _members(pair, values, x, support, red):
-            d = DirectedPair(P, Q, x, support, label)
+        for P, Q, label, S in _members(pair, values, x, support, red):
+            d = DirectedPair(P, Q, x, S, label)
             if red is not None and red.ends == "upper":
                 directed.append(d)  # its reverse is its mirror image
             else:

@@ -17,13 +17,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DiscretePLD", "PLDTooLarge", "identity"]
+__all__ = ["DiscretePLD", "PLDTooLarge", "PLDTimeout", "identity"]
 
 U = 2.0 ** -53
 
 
 class PLDTooLarge(MemoryError):
     """A privacy loss distribution (or a composition) needs more grid points than the memory limit."""
+
+
+class PLDTimeout(RuntimeError):
+    """Building a privacy loss distribution did not finish within its wall-clock guard (no bound)."""
 
 
 @dataclass(frozen=True)
