@@ -40,7 +40,7 @@ from .pairs import ORIENTATIONS
 from .pmf import DiscretePLD, identity
 from .taylor import PREC, f_down, f_up, gamma
 
-__all__ = ["TightBound", "Profile", "compose_events", "tight_bound", "DEFAULT_STEP"]
+__all__ = ["TightBound", "Profile", "Bracket", "compose_events", "tight_bound", "DEFAULT_STEP"]
 
 U = 2.0 ** -53
 #: grid step of the privacy loss (dp_accounting's default value_discretization_interval)
@@ -65,15 +65,24 @@ class TightBound:
     step: float = DEFAULT_STEP
     detail: str = ""
     certified: bool = True
+    #: what the choice of pairs rests on that is not proved (a sampled family, a pair taken as the worst):
+    #: the lower bound stays certified (its pairs are real neighbouring pairs), the upper bound does not
+    heuristics: tuple = ()
 
     @property
     def width(self) -> float:
         return self.upper - self.lower
 
+    @property
+    def upper_certified(self) -> bool:
+        """``upper`` is proved: the masses are certified and the pairs' dominance is proved."""
+        return self.certified and not self.heuristics
+
     def as_dict(self) -> dict:
         other = "delta" if self.kind == "epsilon" else "epsilon"
         return {f"{self.kind}_lower": self.lower, f"{self.kind}_upper": self.upper, other: self.target,
-                "method": self.method, "certified": self.certified, "budget": dict(self.budget),
+                "method": self.method, "certified": self.certified, "heuristics": list(self.heuristics),
+                "budget": dict(self.budget),
                 "orientation": self.orientation, "step": self.step, "detail": self.detail}
 
     def __repr__(self) -> str:
@@ -269,49 +278,84 @@ def _shifts(lower: DiscretePLD, target: float, h: float) -> list[tuple[float, fl
     return out
 
 
+class Bracket:
+    """The composition of ``events`` ((mechanism, values dict, count, label)) on the grid of step ``h``,
+    composed once: :meth:`epsilon` and :meth:`delta` give the certified bracket at any target (module
+    docstring). :func:`tight_bound` is one target of one such bracket."""
+
+    def __init__(self, events, h: float = DEFAULT_STEP, tail: float = TAIL, max_points: int = MAX_POINTS):
+        self.h, self.tail = h, tail
+        self.composed, self.plds = compose_events(events, h, tail, max_points)
+        self.certified = all(p.certified for p in self.plds)
+        self.heuristics = tuple(sorted({n for p in self.plds for n in p.heuristics}))
+        self.method = _method(self.plds, self.composed, h, tail, self.certified)
+        self._profiles: dict = {}
+
+    def _profile(self, o: str, side: str, eps_min: float) -> Profile:
+        key = (o, side)
+        have = self._profiles.get(key)
+        if have is None or have[0] > eps_min:
+            c = self.composed[o]
+            have = (eps_min, Profile(c.upper if side == "upper" else c.lower, side, eps_min))
+            self._profiles[key] = have
+        return have[1]
+
+    def epsilon(self, delta: float) -> TightBound:
+        """The bracket of epsilon at ``delta``."""
+        return self._bound("epsilon", float(delta))
+
+    def delta(self, epsilon: float) -> TightBound:
+        """The bracket of delta at ``epsilon``."""
+        return self._bound("delta", float(epsilon))
+
+    def _bound(self, kind: str, target: float) -> TightBound:
+        h = self.h
+        best_o, lower, upper, spent, details = "", -math.inf, -math.inf, {}, []
+        for o, c in self.composed.items():
+            E_up = (c.upper.err + c.tau) * (1 + 4 * U)
+            E_lo = c.lower.err * (1 + 4 * U)
+            up_p = self._profile(o, "upper", -h)
+            if kind == "delta":
+                up = min(1.0, up_p.delta(target) + E_up)
+                shifts = _shifts(c.lower, up, h)
+                lo_p = self._profile(o, "lower", min([target] + [target - s for s, _ in shifts]) - h)
+                lo = lo_p.delta(target) - E_lo
+                for s, eta in shifts:
+                    lo = max(lo, lo_p.delta(target - s) - E_lo - eta)
+                lo = max(0.0, lo)
+                at = target
+            else:
+                up = math.inf if target - E_up <= 0 else up_p.epsilon(target - E_up)
+                shifts = _shifts(c.lower, target, h)
+                lo_p = self._profile(o, "lower", -max([0.0] + [s for s, _ in shifts]) - h)
+                lo = lo_p.epsilon(target + E_lo, 0.0)
+                for s, eta in shifts:
+                    lo = max(lo, s + lo_p.epsilon(target + E_lo + eta, -s))
+                at = up if math.isfinite(up) else 0.0
+            if up > upper or (up == upper and lo > lower):
+                best_o = o
+            upper, lower = max(upper, up), max(lower, lo)
+            lo_at = self._profile(o, "lower", min(at, 0.0) - h)
+            spent[o] = {"discretisation": max(0.0, up_p.delta(at) - lo_at.delta(at)),
+                        "truncation": c.upper.truncated + c.lower.truncated,
+                        "floating_point": E_up - c.tau + E_lo, "dominance": c.tau}
+            details.append(f"{o}: remainder shift {max([0.0] + [s for s, _ in shifts]):.4g} over "
+                           f"{c.lower.releases} release(s), composed on {len(c.upper.masses)} grid points")
+        if lower > upper:
+            raise ArithmeticError(f"internal error: the certified lower bound {lower!r} exceeds the upper bound "
+                                  f"{upper!r}; please report it")
+        return TightBound(kind, float(target), float(lower), float(upper), self.method, spent.get(best_o, {}),
+                          best_o, h, detail="; ".join(details + [f"{o}: {v}" for o, v in spent.items()] +
+                                                      [p.detail for p in self.plds]), certified=self.certified,
+                          heuristics=self.heuristics)
+
+
 def tight_bound(events, kind: str, target: float, h: float = DEFAULT_STEP, tail: float = TAIL,
                 max_points: int = MAX_POINTS) -> TightBound:
     """The certified bracket of ``kind`` (``"epsilon"`` at delta = target, or ``"delta"`` at epsilon =
     target) for ``events`` (module docstring)."""
-    composed, plds = compose_events(events, h, tail, max_points)
-    best_o, lower, upper, spent, details = "", -math.inf, -math.inf, {}, []
-    for o, c in composed.items():
-        E_up = (c.upper.err + c.tau) * (1 + 4 * U)
-        E_lo = c.lower.err * (1 + 4 * U)
-        up_p = Profile(c.upper, "upper", 0.0)
-        if kind == "delta":
-            up = min(1.0, up_p.delta(target) + E_up)
-            shifts = _shifts(c.lower, up, h)
-            lo_p = Profile(c.lower, "lower", min([target] + [target - s for s, _ in shifts]) - h)
-            lo = lo_p.delta(target) - E_lo
-            for s, eta in shifts:
-                lo = max(lo, lo_p.delta(target - s) - E_lo - eta)
-            lo = max(0.0, lo)
-            at = target
-        else:
-            up = math.inf if target - E_up <= 0 else up_p.epsilon(target - E_up)
-            shifts = _shifts(c.lower, target, h)
-            lo_p = Profile(c.lower, "lower", -max([0.0] + [s for s, _ in shifts]) - h)
-            lo = lo_p.epsilon(target + E_lo, 0.0)
-            for s, eta in shifts:
-                lo = max(lo, s + lo_p.epsilon(target + E_lo + eta, -s))
-            at = up if math.isfinite(up) else 0.0
-        if up > upper or (up == upper and lo > lower):
-            best_o = o
-        upper, lower = max(upper, up), max(lower, lo)
-        spent[o] = {"discretisation": max(0.0, up_p.delta(at) - Profile(c.lower, "lower", at - h).delta(at)),
-                    "truncation": c.upper.truncated + c.lower.truncated,
-                    "floating_point": E_up - c.tau + E_lo, "dominance": c.tau}
-        details.append(f"{o}: remainder shift {max([0.0] + [s for s, _ in shifts]):.4g} over {c.lower.releases} "
-                       f"release(s), composed on {len(c.upper.masses)} grid points")
-    certified = all(p.certified for p in plds)
-    method = _method(plds, composed, h, tail, certified)
-    if lower > upper:
-        raise ArithmeticError(f"internal error: the certified lower bound {lower!r} exceeds the upper bound "
-                              f"{upper!r}; please report it")
-    return TightBound(kind, float(target), float(lower), float(upper), method, spent.get(best_o, {}), best_o, h,
-                      detail="; ".join(details + [f"{o}: {v}" for o, v in spent.items()] +
-                                       [p.detail for p in plds]), certified=certified)
+    b = Bracket(events, h, tail, max_points)
+    return b.epsilon(target) if kind == "epsilon" else b.delta(target)
 
 
 def _method(plds, composed, h, tail, certified) -> str:

@@ -202,6 +202,8 @@ def _location_shift(base: Mechanism, values: dict):
 
 _SAMPLED = ("a family of pairs not reduced by proof: its supremum over the shifts is taken over the ends and "
             f"{INTERIOR_SHIFTS} interior shifts (a sample)")
+_WOR = ("sampling without replacement: the replaced record's contributions at +s and -s taken as the worst "
+        "pair (Balle, Barthe and Gaboardi 2018, Thm. 9; the supremum over other pairs is not proved here)")
 _MIRRORS: dict = {}
 
 
@@ -271,7 +273,7 @@ def oriented_pairs(mechanism: Mechanism, values: dict) -> OrientedPairs:
         mirrored = red is not None and red.ends == "upper"
         both = (pair,) if mirrored else (pair, pair.reversed())
         return OrientedPairs({"remove": both, "add": both}, {"remove": both, "add": both}, False, "replace_one",
-                             mirrored)
+                             mirrored, (_WOR,))
     directed, heur, mirrored = [], [], True
     for pair in mechanism.pairs:
         red = (family_reduction(pair, x, values) if isinstance(pair, AdjacentFamily) and not pair.is_vector
