@@ -98,3 +98,16 @@ def test_cli_tight_json_keys():
     assert 0 <= out["delta_lower"] <= out["delta_upper"] <= 1
     res = runner.invoke(main, args[:-1] + ["--delta", "1.5"])
     assert res.exit_code != 0 and "delta" in res.output
+
+
+def test_non_private_events_give_no_rdp_guarantee_either():
+    acct = Accountant.from_dp_event(dpa.ComposedDpEvent([dpa.GaussianDpEvent(1.0), dpa.NonPrivateDpEvent()]))
+    conv = acct.epsilon(1e-5)
+    assert conv.value == math.inf and conv.status.value == "infinite" and not conv.finite
+    assert "non-private" in conv.note
+    d = acct.delta(1.0)
+    assert d.value == 1.0 and d.status.value == "infinite"
+    with pytest.raises(ValueError, match="delta"):
+        acct.epsilon(1.5)
+    # without the non-private event the same accountant gives a finite epsilon
+    assert math.isfinite(Accountant.from_dp_event(dpa.GaussianDpEvent(1.0)).epsilon(1e-5).value)

@@ -496,11 +496,30 @@ class Accountant:
         Minimum over continuous alpha > 1 of the registered conversion's formula
         (``method`` defaults to the accountant's) and the pure-DP order; ``delta`` in (0, 1).
         """
+        if getattr(self, "non_private", False):
+            return self._non_private_conversion(delta, "epsilon", method)
         return self._convert(delta, "epsilon", method)
 
     def delta(self, epsilon: float, method: str | None = None) -> AccountantConversion:
         """The smallest delta such that the composed curve implies (epsilon, delta)-DP (capped at 1)."""
+        if getattr(self, "non_private", False):
+            return self._non_private_conversion(epsilon, "delta", method)
         return self._convert(epsilon, "delta", method)
+
+    def _non_private_conversion(self, target, kind: str, method: str | None) -> AccountantConversion:
+        """A non-private release (dp_accounting's NonPrivateDpEvent, read by :meth:`from_dp_event`): no
+        order is finite, so no guarantee: epsilon = +inf (delta = 1) with status ``infinite``. The target is
+        checked as every conversion checks it."""
+        from .pld.bounds import _check_target
+
+        t = _check_target(kind, target)
+        method = method or self.method
+        conversions.get(method)  # ValueError naming the registered methods
+        value = math.inf if kind == "epsilon" else 1.0
+        note = ("a non-private event (NonPrivateDpEvent, or a noise parameter of 0) is part of the composition: "
+                "no (epsilon, delta) guarantee (fail closed)")
+        return AccountantConversion(value, None, kind, t, method, ConversionStatus.INFINITE, note, math.inf,
+                                    math.inf, 0)
 
     # -- tight composition: privacy loss distributions (rdpsym.accounting.pld) ---------------------
     def tight_epsilon(self, delta: float, *, step: float = 1e-4):
