@@ -234,6 +234,9 @@ def _tight(ctx, acct, delta, epsilon, step, as_json):
     click.echo(f"{bound.kind} in [{bound.lower:.10g}, {bound.upper:.10g}] at {other} = {bound.target:g} "
                f"(upper: the guarantee; lower: certified)")
     click.echo(f"method: {bound.method}")
+    click.echo("certified: " + ("yes" if bound.upper_certified else
+                                "lower bound only (the upper bound rests on a heuristic)" if bound.certified else
+                                "NO (estimated masses)"))
     click.echo("error budget (delta): " + ", ".join(f"{k} {v:.3g}" for k, v in bound.budget.items()))
     if code:
         ctx.exit(code)

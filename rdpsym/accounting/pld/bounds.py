@@ -361,8 +361,9 @@ def tight_bound(events, kind: str, target: float, h: float = DEFAULT_STEP, tail:
 def _method(plds, composed, h, tail, certified) -> str:
     parts = [f"privacy loss distributions from the densities on a grid of step {h:g}: connect-the-dots "
              "(pessimistic) and Jensen atoms rounded down with a Hoeffding bound on the remainders (optimistic), "
-             "composed by FFT with a stated floating-point bound, composed mass beyond the Chernoff window "
-             f"({tail:g} each side) counted as error"]
+             "composed by FFT with a stated floating-point bound (Higham's radix-2 analysis applied to "
+             "pocketfft with log2 N doubled: stated and tested, not proved for its mixed-radix code), composed "
+             f"mass beyond a Chernoff window ({tail:g} each side) counted as error"]
     parts.append("bucket masses and losses certified by Taylor models in Arb ball arithmetic, tails by "
                  "conservation of mass" if certified else
                  "NOT CERTIFIED: " + "; ".join(sorted({n for p in plds for n in p.notes if n})))
