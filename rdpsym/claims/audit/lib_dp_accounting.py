@@ -189,7 +189,10 @@ def _compositions():
            + self_compositions("poisson_gaussian", q=0.01, sigma=1.1)
            + [Composition((("gaussian", (("sigma", 5.0),), 10), ("laplace", (("b", 10.0),), 5),
                            ("poisson_gaussian", (("q", 0.01), ("sigma", 1.0)), 40)))])
-    rep = (self_compositions("randomized_response", "replace_one", noise=0.5)
+    # replace-one: a GaussianDpEvent's noise multiplier is s / C for values of norm at most C, so replacing one
+    # value moves the sum by up to 2C (rdpsym reads it so, as the contract says)
+    rep = (self_compositions("gaussian", "replace_one", sigma=2.0)
+           + self_compositions("randomized_response", "replace_one", noise=0.5)
            + self_compositions("wor_gaussian", "replace_one", n=1000, m=10, sigma=1.1)
            + [Composition((("gaussian", (("sigma", 2.0),), 10), ("randomized_response", (("noise", 0.5),), 10)),
                           "replace_one")])
