@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ...numeric import translate
+
 __all__ = ["SeriesUnsupported", "Undecided", "SeriesProgram", "TaylorModel", "taylor_model", "horner",
            "integrate", "rows", "derivative_rows", "PREC", "f_up", "f_down", "gamma"]
 
@@ -59,7 +61,7 @@ def f_down(a) -> float:
     return math.nextafter(v, -math.inf)
 
 
-class SeriesUnsupported(ValueError):
+class SeriesUnsupported(translate.Unsupported):
     """An expression node with no power-series arithmetic here."""
 
 
@@ -74,12 +76,9 @@ def _flint():
 
 
 # -- sympy -> a program of Arb series operations ------------------------------------------------------
-_UNARY = ("exp", "log", "sqrt", "erf", "erfc", "sin", "cos", "tan", "atan", "asin", "acos", "gamma", "lgamma")
 _SP_UNARY = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", sp.sin: "sin", sp.cos: "cos",
              sp.tan: "tan", sp.atan: "atan", sp.asin: "asin", sp.acos: "acos", sp.gamma: "gamma",
              sp.loggamma: "lgamma"}
-_REL = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">", sp.GreaterThan: ">=",
-        sp.Equality: "==", sp.Unequality: "!="}
 
 
 def _const0(v):
@@ -91,9 +90,20 @@ def _const0(v):
     return c[0] if c else flint.arb(0)
 
 
-class SeriesProgram:
+class SeriesProgram(translate.Translator):
     """Several sympy expressions in one variable ``x``, compiled to a tape of Arb operations on truncated
-    power series (shared subexpressions computed once). :meth:`run` evaluates them at ``x = X + t``."""
+    power series (shared subexpressions computed once). :meth:`run` evaluates them at ``x = X + t``.
+
+    The compiler is a target of the tree translator (:mod:`rdpsym.numeric.translate`): a
+    ``_translate_<Class>`` method returns a node's operation, its operands' slots already on the tape, and
+    :meth:`translate` puts each distinct subexpression on the tape once and returns its slot. A condition
+    is a tuple (``("rel", op, slot of lhs - rhs)`` and the combinators'), read by :meth:`_holds`.
+    Branches are not taken here: :meth:`run` decides them on the ball.
+    """
+
+    error = SeriesUnsupported
+    target = "power-series arithmetic"
+    unary = _SP_UNARY
 
     def __init__(self, exprs, x: sp.Symbol):
         from ...claims.interval import Unsupported, compile_arb
@@ -102,7 +112,7 @@ class SeriesProgram:
         self._compile_arb, self._unsupported = compile_arb, Unsupported
         self.tape: list[tuple] = []
         self._slot: dict = {}
-        self.outputs = [self._node(sp.sympify(e)) for e in exprs]
+        self.outputs = [self.translate(sp.sympify(e)) for e in exprs]
 
     # compile
     def _emit(self, key, op) -> int:
@@ -110,7 +120,8 @@ class SeriesProgram:
         self._slot[key] = len(self.tape) - 1
         return len(self.tape) - 1
 
-    def _node(self, e) -> int:
+    def translate(self, e) -> int:
+        """The slot of ``e`` on the tape (its operation appended once, after its operands')."""
         if e in self._slot:
             return self._slot[e]
         if not e.has(self.x):
@@ -121,51 +132,74 @@ class SeriesProgram:
             return self._emit(e, ("const", fn))
         if e == self.x:
             return self._emit(e, ("x",))
-        if isinstance(e, sp.Add):
-            return self._emit(e, ("add", [self._node(a) for a in e.args]))
-        if isinstance(e, sp.Mul):
-            return self._emit(e, ("mul", [self._node(a) for a in e.args]))
-        if isinstance(e, sp.Pow):
-            base, expo = e.args
-            if expo.is_Integer:
-                return self._emit(e, ("ipow", self._node(base), int(expo)))
-            if expo == sp.S.Half:
-                return self._emit(e, ("un", "sqrt", self._node(base)))
-            if expo == -sp.S.Half:
-                return self._emit(e, ("un", "rsqrt", self._node(base)))
-            # b**e = exp(e log b), b > 0 on the ball (else log gives NaN: Undecided)
-            return self._emit(e, ("pow", self._node(base), self._node(expo)))
-        if e.func in _SP_UNARY and len(e.args) == 1:
-            return self._emit(e, ("un", _SP_UNARY[e.func], self._node(e.args[0])))
-        if isinstance(e, (sp.sinh, sp.cosh, sp.tanh)):
-            a = e.args[0]
-            ep, em = sp.exp(a), sp.exp(-a)
-            alt = {sp.sinh: (ep - em) / 2, sp.cosh: (ep + em) / 2, sp.tanh: (ep - em) / (ep + em)}[e.func]
-            return self._emit(e, ("alias", self._node(alt)))
-        if isinstance(e, sp.Abs):
-            return self._emit(e, ("abs", self._node(e.args[0])))
-        if isinstance(e, sp.sign):
-            return self._emit(e, ("sign", self._node(e.args[0])))
-        if isinstance(e, sp.Heaviside):
-            return self._emit(e, ("heaviside", self._node(e.args[0])))
-        if isinstance(e, (sp.Max, sp.Min)):
-            return self._emit(e, ("max" if isinstance(e, sp.Max) else "min", [self._node(a) for a in e.args]))
-        if isinstance(e, sp.Piecewise):
-            return self._emit(e, ("piecewise", [(self._node(v), self._cond(c)) for v, c in e.args]))
-        raise SeriesUnsupported(f"no power-series arithmetic for {type(e).__name__} ({sp.sstr(e)[:60]})")
+        return self._emit(e, self.dispatch("translate", e))
 
-    def _cond(self, c):
-        if c is sp.true or c is True:
-            return ("true",)
-        if c is sp.false or c is False:
-            return ("false",)
-        if isinstance(c, (sp.And, sp.Or)):
-            return ("and" if isinstance(c, sp.And) else "or", [self._cond(a) for a in c.args])
-        if isinstance(c, sp.Not):
-            return ("not", self._cond(c.args[0]))
-        if type(c) in _REL:
-            return ("rel", _REL[type(c)], self._node(c.args[0] - c.args[1]))
-        raise SeriesUnsupported(f"no ball arithmetic for the condition {sp.sstr(c)[:60]}")
+    def _translate_Add(self, e):
+        return ("add", [self.translate(a) for a in e.args])
+
+    def _translate_Mul(self, e):
+        return ("mul", [self.translate(a) for a in e.args])
+
+    def _translate_Pow(self, e):
+        base, expo = e.args
+        if expo.is_Integer:
+            return ("ipow", self.translate(base), int(expo))
+        if expo == sp.S.Half:
+            return ("un", "sqrt", self.translate(base))
+        if expo == -sp.S.Half:
+            return ("un", "rsqrt", self.translate(base))
+        # b**e = exp(e log b), b > 0 on the ball (else log gives NaN: Undecided)
+        return ("pow", self.translate(base), self.translate(expo))
+
+    def apply(self, op, e):
+        return ("un", op, self.translate(e.args[0]))
+
+    # the hyperbolic functions are written with exp (python-flint has no series of them)
+    def _through_exp(self, e, form):
+        return ("alias", self.translate(form(sp.exp(e.args[0]), sp.exp(-e.args[0]))))
+
+    def _translate_sinh(self, e):
+        return self._through_exp(e, lambda ep, em: (ep - em) / 2)
+
+    def _translate_cosh(self, e):
+        return self._through_exp(e, lambda ep, em: (ep + em) / 2)
+
+    def _translate_tanh(self, e):
+        return self._through_exp(e, lambda ep, em: (ep - em) / (ep + em))
+
+    def _translate_Abs(self, e):
+        return ("abs", self.translate(e.args[0]))
+
+    def _translate_sign(self, e):
+        return ("sign", self.translate(e.args[0]))
+
+    def _translate_Heaviside(self, e):
+        return ("heaviside", self.translate(e.args[0]))
+
+    def _translate_Max(self, e):
+        return ("max", [self.translate(a) for a in e.args])
+
+    def _translate_Min(self, e):
+        return ("min", [self.translate(a) for a in e.args])
+
+    def _translate_Piecewise(self, e):
+        return ("piecewise", [(self.translate(v), self.condition(c)) for v, c in e.args])
+
+    # conditions: the base's condition methods build them from these
+    def truth(self, value):
+        return ("true",) if value else ("false",)
+
+    def conjunction(self, parts):
+        return ("and", list(parts))
+
+    def disjunction(self, parts):
+        return ("or", list(parts))
+
+    def negation(self, part):
+        return ("not", part)
+
+    def relation(self, op, lhs, rhs):
+        return ("rel", op, self.translate(lhs - rhs))
 
     # run
     def run(self, X, n: int, decisions: dict | None = None):
