@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ...numeric.translate import Translator
+
 __all__ = ["log_form", "loss_form"]
 
 
@@ -20,14 +22,42 @@ def log_form(e: sp.Expr, x: sp.Symbol, against: sp.Expr | None = None) -> sp.Exp
     """An expression equal to log(e) wherever e > 0 (module docstring). For a sum, the reference term
     l_0 is the one whose log is closest to ``against`` (fewest operations in l_0 - against), so that
     log P - log Q keeps no large terms that cancel."""
-    e = sp.sympify(e)
-    if isinstance(e, sp.exp) and e.args[0].is_extended_real:
-        return e.args[0]
-    if isinstance(e, sp.Mul) and all(f.is_positive for f in e.args):
-        return sp.Add(*[log_form(f, x) for f in e.args])
-    if isinstance(e, sp.Pow) and e.args[0].is_positive and e.args[1].is_extended_real:
-        return e.args[1] * log_form(e.args[0], x)
-    if isinstance(e, sp.Add) and len(e.args) > 1 and all(t.is_positive for t in e.args):
+    return _LogForm(x, against).translate(sp.sympify(e))
+
+
+class _LogForm(Translator):
+    """The target of the tree translator (:mod:`rdpsym.numeric.translate`) whose translation of e is
+    :func:`log_form`'s: one method per identity of the module docstring, each applied only where its
+    hypotheses are proved. A node no identity applies to is not refused: its form is log(e) itself."""
+
+    target = "logarithm form"
+
+    def __init__(self, x: sp.Symbol, against: sp.Expr | None = None):
+        self.x, self.against = x, against
+
+    def refuse(self, e, family: str = "translate"):
+        """No identity for ``e``: log(e) itself (exact, only not split)."""
+        return sp.log(e)
+
+    def _translate_exp(self, e):
+        if e.args[0].is_extended_real:
+            return e.args[0]
+        return sp.log(e)
+
+    def _translate_Mul(self, e):
+        if all(f.is_positive for f in e.args):
+            return sp.Add(*[log_form(f, self.x) for f in e.args])
+        return sp.log(e)
+
+    def _translate_Pow(self, e):
+        if e.args[0].is_positive and e.args[1].is_extended_real:
+            return e.args[1] * log_form(e.args[0], self.x)
+        return sp.log(e)
+
+    def _translate_Add(self, e):
+        if not (len(e.args) > 1 and all(t.is_positive for t in e.args)):
+            return sp.log(e)
+        x, against = self.x, self.against
         logs = [log_form(t, x) for t in e.args]
         i0 = 0
         if against is not None:
@@ -35,7 +65,6 @@ def log_form(e: sp.Expr, x: sp.Symbol, against: sp.Expr | None = None) -> sp.Exp
         ref = logs[i0]
         rest = sp.Add(*[sp.exp(_tidy(li - ref, x)) for i, li in enumerate(logs) if i != i0])
         return ref + sp.log(1 + rest)
-    return sp.log(e)
 
 
 def _tidy(e: sp.Expr, x: sp.Symbol) -> sp.Expr:
