@@ -187,9 +187,9 @@ def test_accountant_verdicts_follow_the_bracket():
 
 
 def test_accountant_rows_for_exact_low_high_and_failing_values():
-    from rdpsym.claims.audit.accountants import AccountantCase, run_accountants, self_compositions
+    from rdpsym.claims.audit.accountants import AccountantCase, EventKind, run_accountants, self_compositions
 
-    comp = self_compositions("gaussian", counts=(10,), sigma=2.0)[0]
+    comp = self_compositions(EventKind.GAUSSIAN, counts=(10,), sigma=2.0)[0]
     exact = _gauss_eps(1e-5, math.sqrt(10) / 2)
 
     def boom():

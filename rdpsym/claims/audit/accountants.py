@@ -29,13 +29,14 @@ evaluated at every target; a composition it cannot bracket makes all its rows in
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Composition", "AccountantCase", "AccountantRow", "rdpsym_events", "run_accountants", "verdict",
+__all__ = ["EventKind", "Composition", "AccountantCase", "AccountantRow", "rdpsym_events", "run_accountants", "verdict",
            "VERDICTS", "STEP", "self_compositions"]
 
 #: the grid step of rdpsym's brackets in the audit (dp_accounting's default discretisation)
@@ -43,6 +44,17 @@ STEP = 1e-4
 VERDICTS = ("confirmed", "loose", "refuted", "inconclusive")
 #: the self-compositions every supported event is audited at
 COUNTS = (1, 2, 10, 40)
+
+
+class EventKind(enum.StrEnum):
+    """The kinds of events a :class:`Composition` holds (module docstring): what an event is, so that each
+    library's adapter picks its own calls by kind, never by a mechanism's name."""
+
+    GAUSSIAN = "gaussian"
+    LAPLACE = "laplace"
+    RANDOMIZED_RESPONSE = "randomized_response"
+    POISSON_GAUSSIAN = "poisson_gaussian"
+    WOR_GAUSSIAN = "wor_gaussian"
 
 
 @dataclass(frozen=True)
@@ -61,7 +73,7 @@ class Composition:
         return " + ".join(parts) + (" [replace-one]" if self.relation == "replace_one" else "")
 
 
-def self_compositions(kind: str, relation: str = "add_remove", counts=COUNTS, **params) -> list[Composition]:
+def self_compositions(kind: EventKind, relation: str = "add_remove", counts=COUNTS, **params) -> list[Composition]:
     """The event ``kind(params)`` composed with itself ``count`` times, for each count."""
     items = tuple(sorted(params.items()))
     return [Composition(((kind, items, int(c)),), relation) for c in counts]
@@ -137,20 +149,20 @@ def rdpsym_events(comp: Composition) -> list[tuple]:
     out = []
     for kind, params, count in comp.events:
         p = dict(params)
-        if kind == "gaussian":
+        if kind is EventKind.GAUSSIAN:
             m, values = mechanisms.resolve("gaussian"), {"sigma": float(p["sigma"]), "sensitivity": double}
-        elif kind == "laplace":
+        elif kind is EventKind.LAPLACE:
             m, values = mechanisms.resolve("laplace"), {"b": float(p["b"]), "sensitivity": double}
-        elif kind == "randomized_response":
+        elif kind is EventKind.RANDOMIZED_RESPONSE:
             if comp.relation != "replace_one":
                 raise ValueError("randomized response is defined for replace_one")
             m, values = mechanisms.resolve("randomized_response"), {"p": 1 - float(p["noise"]) / 2}
-        elif kind == "poisson_gaussian":
+        elif kind is EventKind.POISSON_GAUSSIAN:
             if comp.relation != "add_remove":
                 raise ValueError("Poisson sampling is analysed under add_remove")
             m = subsample(mechanisms.resolve("gaussian"), float(p["q"]))
             values = {"sigma": float(p["sigma"]), "sensitivity": 1.0}
-        elif kind == "wor_gaussian":
+        elif kind is EventKind.WOR_GAUSSIAN:
             if comp.relation != "replace_one":
                 raise ValueError("sampling without replacement is analysed under replace_one")
             m = subsample(mechanisms.resolve("gaussian"), p["m"] / p["n"], scheme="without_replacement")

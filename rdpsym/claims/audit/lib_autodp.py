@@ -235,12 +235,12 @@ def accountant_cases() -> list:
     from autodp import mechanism_zoo as mz
     from autodp import transformer_zoo as tz
 
-    from .accountants import AccountantCase, Composition, self_compositions
+    from .accountants import AccountantCase, Composition, EventKind, self_compositions
 
-    comps = (self_compositions("gaussian", sigma=2.0) + self_compositions("laplace", b=2.0)
-             + self_compositions("randomized_response", "replace_one", noise=0.5)
-             + self_compositions("poisson_gaussian", q=0.01, sigma=1.1)
-             + [Composition((("gaussian", (("sigma", 5.0),), 10), ("laplace", (("b", 10.0),), 5),
+    comps = (self_compositions(EventKind.GAUSSIAN, sigma=2.0) + self_compositions(EventKind.LAPLACE, b=2.0)
+             + self_compositions(EventKind.RANDOMIZED_RESPONSE, "replace_one", noise=0.5)
+             + self_compositions(EventKind.POISSON_GAUSSIAN, q=0.01, sigma=1.1)
+             + [Composition(((EventKind.GAUSSIAN, (("sigma", 5.0),), 10), (EventKind.LAPLACE, (("b", 10.0),), 5),
                              ("poisson_gaussian", (("q", 0.01), ("sigma", 1.0)), 40)))])
     made: dict = {}
 
@@ -249,11 +249,11 @@ def accountant_cases() -> list:
             mechs, counts = [], []
             for kind, params, count in comp.events:
                 p = dict(params)
-                if kind == "gaussian":
+                if kind is EventKind.GAUSSIAN:
                     m = mz.GaussianMechanism(sigma=p["sigma"])
-                elif kind == "laplace":
+                elif kind is EventKind.LAPLACE:
                     m = mz.LaplaceMechanism(b=p["b"])
-                elif kind == "randomized_response":
+                elif kind is EventKind.RANDOMIZED_RESPONSE:
                     m = mz.RandresponseMechanism(p=1 - p["noise"] / 2)
                 else:
                     m = tz.AmplificationBySampling(PoissonSampling=True)(mz.GaussianMechanism(sigma=p["sigma"]),
@@ -272,7 +272,7 @@ def accountant_cases() -> list:
         for e in EPSILONS:
             cases.append(AccountantCase(LIB, "Composition (RDP)", comp, "delta", e,
                                         lambda comp=comp, e=e: mechanism(comp).get_approx_delta(e), 0.0, note))
-    one = self_compositions("gaussian", counts=(1,), sigma=2.0)[0]
+    one = self_compositions(EventKind.GAUSSIAN, counts=(1,), sigma=2.0)[0]
     for d in DELTAS:
         cases.append(AccountantCase(LIB, "ExactGaussianMechanism", one, "epsilon", d,
                                     lambda d=d: mz.ExactGaussianMechanism(sigma=2.0).get_approxDP(d), 0.0,

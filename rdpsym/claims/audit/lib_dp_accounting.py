@@ -23,6 +23,7 @@ import inspect
 
 import sympy as sp
 
+from .accountants import EventKind
 from .core import AuditCase, Inventory, Uncovered, defined_in
 
 __all__ = ["inventory"]
@@ -183,18 +184,18 @@ EPSILONS = (0.5, 2.0)
 
 
 def _compositions():
-    from .accountants import Composition, self_compositions
+    from .accountants import Composition, EventKind, self_compositions
 
-    add = (self_compositions("gaussian", sigma=2.0) + self_compositions("laplace", b=2.0)
-           + self_compositions("poisson_gaussian", q=0.01, sigma=1.1)
-           + [Composition((("gaussian", (("sigma", 5.0),), 10), ("laplace", (("b", 10.0),), 5),
+    add = (self_compositions(EventKind.GAUSSIAN, sigma=2.0) + self_compositions(EventKind.LAPLACE, b=2.0)
+           + self_compositions(EventKind.POISSON_GAUSSIAN, q=0.01, sigma=1.1)
+           + [Composition(((EventKind.GAUSSIAN, (("sigma", 5.0),), 10), (EventKind.LAPLACE, (("b", 10.0),), 5),
                            ("poisson_gaussian", (("q", 0.01), ("sigma", 1.0)), 40)))])
     # replace-one: a GaussianDpEvent's noise multiplier is s / C for values of norm at most C, so replacing one
     # value moves the sum by up to 2C (rdpsym reads it so, as the contract says)
-    rep = (self_compositions("gaussian", "replace_one", sigma=2.0)
-           + self_compositions("randomized_response", "replace_one", noise=0.5)
-           + self_compositions("wor_gaussian", "replace_one", n=1000, m=10, sigma=1.1)
-           + [Composition((("gaussian", (("sigma", 2.0),), 10), ("randomized_response", (("noise", 0.5),), 10)),
+    rep = (self_compositions(EventKind.GAUSSIAN, "replace_one", sigma=2.0)
+           + self_compositions(EventKind.RANDOMIZED_RESPONSE, "replace_one", noise=0.5)
+           + self_compositions(EventKind.WOR_GAUSSIAN, "replace_one", n=1000, m=10, sigma=1.1)
+           + [Composition(((EventKind.GAUSSIAN, (("sigma", 2.0),), 10), (EventKind.RANDOMIZED_RESPONSE, (("noise", 0.5),), 10)),
                           "replace_one")])
     return add + rep
 
@@ -203,13 +204,13 @@ def _event(dpa, comp):
     parts = []
     for kind, params, count in comp.events:
         p = dict(params)
-        if kind == "gaussian":
+        if kind is EventKind.GAUSSIAN:
             e = dpa.GaussianDpEvent(p["sigma"])
-        elif kind == "laplace":
+        elif kind is EventKind.LAPLACE:
             e = dpa.LaplaceDpEvent(p["b"])
-        elif kind == "randomized_response":
+        elif kind is EventKind.RANDOMIZED_RESPONSE:
             e = dpa.RandomizedResponseDpEvent(p["noise"], 2)
-        elif kind == "poisson_gaussian":
+        elif kind is EventKind.POISSON_GAUSSIAN:
             e = dpa.PoissonSampledDpEvent(p["q"], dpa.GaussianDpEvent(p["sigma"]))
         else:
             e = dpa.SampledWithoutReplacementDpEvent(int(p["n"]), int(p["m"]), dpa.GaussianDpEvent(p["sigma"]))

@@ -95,10 +95,10 @@ def accountant_cases() -> list:
     ``opacus.accountants`` cannot be imported (it needs torch)."""
     from opacus.accountants import GaussianAccountant, PRVAccountant, RDPAccountant
 
-    from .accountants import AccountantCase, Composition, self_compositions
+    from .accountants import AccountantCase, Composition, EventKind, self_compositions
 
-    comps = (self_compositions("gaussian", sigma=2.0) + self_compositions("poisson_gaussian", q=0.01, sigma=1.1)
-             + [Composition((("poisson_gaussian", (("q", 0.01), ("sigma", 1.1)), 40),
+    comps = (self_compositions(EventKind.GAUSSIAN, sigma=2.0) + self_compositions(EventKind.POISSON_GAUSSIAN, q=0.01, sigma=1.1)
+             + [Composition(((EventKind.POISSON_GAUSSIAN, (("q", 0.01), ("sigma", 1.1)), 40),
                              ("gaussian", (("sigma", 2.0),), 10)))])
 
     def history(comp):
