@@ -43,7 +43,7 @@ import sympy as sp
 from ..symbols import alpha as ALPHA
 from .checks import DensityError
 from .crosscheck import numeric_equal, sample_values
-from .domains import decide_sign
+from .sign import sign
 from .pieces import DerivationError
 from .template import log_expand
 from .timeout import StepTimeout, run_with_time_limit
@@ -114,13 +114,13 @@ def principal_minors(A: sp.Matrix) -> list[sp.Expr]:
 
 def _sign(f: sp.Expr, params, memo: dict) -> int | None:
     if f not in memo:
-        memo[f] = 1 if f.is_positive else -1 if f.is_negative else decide_sign(f, params) if params else None
+        memo[f] = sign(f, params)
     return memo[f]
 
 
 def positivity_tests(minors, params) -> list[sp.Basic]:
     """The conditions ``minor > 0`` for each minor, each with the factors of known sign (from the
-    assumptions or the parameters' domains, :func:`rdpsym.derive.domains.decide_sign`) divided out, and
+    assumptions or the parameters' domains, :func:`rdpsym.derive.sign.sign`) divided out, and
     even powers dropped whose base is a factor of an earlier test (that test makes it non-zero)."""
     out, seen, memo = [], set(), {}
     for minor in minors:
