@@ -31,8 +31,9 @@ so the facts intersect), and the decision stops as soon as the claim asked about
 A caller may stop earlier on the same order (``effort``, :data:`EFFORTS`): ``"assumptions"`` (stages 1-3,
 and 5 without rewriting), ``"rewritings"`` (also ``together``, ``factor``, ``powsimp``), ``"simplify"`` (all,
 the default). Callers that ask in a loop over many test points or factors, where a sign not shown only
-costs a fallback (the density check's grid, the generators of :mod:`.exp_monomials`), stop before
-``simplify``, as they did before this oracle.
+costs a fallback, stop where they stopped before this oracle: the density check's grid after the
+assumptions (then a solver decides), the generators of :mod:`.exp_monomials` and the paper form's
+``Abs`` before ``simplify``.
 
 **Time.** A decision runs under its own limit (:data:`SECONDS`, or the caller's ``seconds``) of the
 package's one time-limit implementation (:mod:`rdpsym._timeout`). A decision cut short by it is None, "not
