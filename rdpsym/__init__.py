@@ -7,8 +7,8 @@ __version__ = "0.1.0"
 
 from .symbols import alpha
 from .specify.params import Parameter, parameter
-from .specify.mechanism import AdjacentFamily, AdjacentPair, Mechanism
-from .specify.adjacency import ShiftBall
+from .specify.adjacency import AdjacentFamily, AdjacentPair, ShiftBall
+from .specify.mechanism import Mechanism
 from .derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
 
 __all__ = [

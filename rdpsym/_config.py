@@ -7,12 +7,15 @@ variable                      meaning                                           
 ``RDPSYM_EVAL_SECONDS``       time limit of one exact evaluation of a result               60
 ``RDPSYM_CACHE_DIR``          the on-disk cache (derivations, generated code)              see below
 ``RDPSYM_NO_CACHE``           ``1``/``true``/``yes`` turns the on-disk cache off           off
+``RDPSYM_CACHE_KEY_FILE``     the per-user key that signs cache entries (outside the       see below
+                              cache directory; created on first use, mode 0600)
 ``RDPSYM_NUMERIC_BACKEND``    ``auto`` (Arb where it applies, else mpmath), ``mpmath``,     auto
                               or the name of another registered numeric backend
 ``RDPSYM_DEBUG``              ``1``: the CLI shows tracebacks                              off
 ============================  ==========================================================  ===========
 
-The cache directory defaults to ``$XDG_CACHE_HOME/rdpsym`` (``~/.cache/rdpsym``). Values are validated
+The cache directory defaults to ``$XDG_CACHE_HOME/rdpsym`` (``~/.cache/rdpsym``), the key file to
+``$XDG_CONFIG_HOME/rdpsym/cache-key`` (``~/.config/rdpsym/cache-key``). Values are validated
 when read: a time limit must be a finite number of seconds > 0 (0 would switch the alarm off), and a bad
 value raises :class:`~rdpsym._numbers.ArgumentError` naming the variable. :func:`settings` parses the
 environment once per distinct value of these variables, so a process (or a test) that changes them sees
@@ -32,7 +35,7 @@ from ._numbers import ArgumentError
 __all__ = ["Settings", "settings", "check_seconds", "VARIABLES"]
 
 VARIABLES = ("RDPSYM_STEP_SECONDS", "RDPSYM_EVAL_SECONDS", "RDPSYM_CACHE_DIR", "RDPSYM_NO_CACHE",
-             "RDPSYM_NUMERIC_BACKEND", "RDPSYM_DEBUG", "XDG_CACHE_HOME")
+             "RDPSYM_NUMERIC_BACKEND", "RDPSYM_DEBUG", "XDG_CACHE_HOME", "RDPSYM_CACHE_KEY_FILE", "XDG_CONFIG_HOME")
 _TRUE = ("1", "true", "yes", "on")
 
 
@@ -44,6 +47,7 @@ class Settings:
     eval_seconds: float = 60.0
     cache_dir: Path = Path("~/.cache/rdpsym").expanduser()
     cache_enabled: bool = True
+    cache_key_file: Path = Path("~/.config/rdpsym/cache-key").expanduser()
     numeric_backend: str = "auto"
     debug: bool = False
 
@@ -62,12 +66,15 @@ def check_seconds(seconds, name: str = "step_seconds") -> float:
 def _parse(env: dict[str, str | None]) -> Settings:
     cache_root = env["RDPSYM_CACHE_DIR"] or os.path.join(
         env["XDG_CACHE_HOME"] or os.path.expanduser("~/.cache"), "rdpsym")
+    key_file = env["RDPSYM_CACHE_KEY_FILE"] or os.path.join(
+        env["XDG_CONFIG_HOME"] or os.path.expanduser("~/.config"), "rdpsym", "cache-key")
     backend = (env["RDPSYM_NUMERIC_BACKEND"] or "auto").strip().lower()
     return Settings(
         step_seconds=check_seconds(env["RDPSYM_STEP_SECONDS"] or "20", "RDPSYM_STEP_SECONDS"),
         eval_seconds=check_seconds(env["RDPSYM_EVAL_SECONDS"] or "60", "RDPSYM_EVAL_SECONDS"),
         cache_dir=Path(cache_root),
         cache_enabled=(env["RDPSYM_NO_CACHE"] or "").strip().lower() not in _TRUE,
+        cache_key_file=Path(key_file),
         numeric_backend=backend,
         debug=(env["RDPSYM_DEBUG"] or "").strip().lower() in _TRUE,
     )

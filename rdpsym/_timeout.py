@@ -1,4 +1,4 @@
-"""The package's one time-limit implementation (re-exported by :mod:`rdpsym.derive.timeout`).
+"""The package's one time-limit implementation (imported from here by every caller).
 
 sympy and mpmath are pure Python, so a computation can be interrupted between bytecodes.
 

@@ -6,6 +6,8 @@ from hypothesis import HealthCheck, settings
 # Derivations in tests run against a private cache directory, so a stale user cache can never
 # make a test pass, and the suite's own second derivations are cache hits.
 os.environ.setdefault("RDPSYM_CACHE_DIR", os.path.join(os.path.dirname(__file__), ".rdpsym-cache"))
+# ... and its entries are signed with a key of the suite's own (outside that directory), not the user's
+os.environ.setdefault("RDPSYM_CACHE_KEY_FILE", os.path.join(os.path.dirname(__file__), ".rdpsym-cache-key"))
 
 settings.register_profile("dev", max_examples=20, deadline=None)
 settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

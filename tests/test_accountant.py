@@ -12,8 +12,12 @@ from click.testing import CliRunner
 
 import rdpsym
 from rdpsym.accounting import compose, conversion
-from rdpsym.accounting.accountant import Accountant, _objective_np
-from rdpsym.accounting.curves import NUMERIC_GRID, mechanism_curve
+from rdpsym.accounting.accountant import GOLDEN_ITERATIONS, Accountant
+from rdpsym.accounting.conversion import objective_values
+from rdpsym.accounting.mathns import NUMPY
+from rdpsym.accounting.orders import minimise
+from rdpsym.accounting.curve_types import NUMERIC_GRID
+from rdpsym.accounting.curves import mechanism_curve
 from rdpsym.cli import main
 
 M = rdpsym.mechanisms
@@ -126,7 +130,7 @@ def test_numpy_objective_is_conversion_objective():
     r = np.array([1e-6, 0.3, 2.0, 40.0, 1e3])
     for method in conversion.METHODS:
         for kind, target in (("epsilon", 1e-7), ("delta", 0.9)):
-            got = _objective_np(method, kind, r, a, target)
+            got = objective_values(method, kind, r, a, target, NUMPY)
             with mpmath.workdps(40):
                 for g, ai, ri in zip(got, a, r):
                     want = conversion.objective(method, kind, mpmath.mpf(ri), mpmath.mpf(ai), mpmath.mpf(target))
@@ -202,7 +206,8 @@ def test_nan_orders_never_win(monkeypatch):
     assert e.value >= good.value and e.alpha >= 20
     # control: had NaN been read as 0 (a broken accountant), the answer would have been far smaller
     a = np.array([good.alpha])
-    broken = _objective_np("improved", "epsilon", np.nan_to_num(np.where(a < 20, np.nan, 1.0), nan=0.0), a, 1e-5)
+    broken = objective_values("improved", "epsilon", np.nan_to_num(np.where(a < 20, np.nan, 1.0), nan=0.0), a, 1e-5,
+                              NUMPY)
     assert broken[0] < good.value < e.value
 
 
@@ -219,7 +224,7 @@ def test_infinite_orders_never_give_epsilon_zero(monkeypatch):
     assert e.value == math.inf and e.status == "infinite"
     # control: the same search with inf read as "skip this order" and an empty minimum read as 0
     a = 1 + np.exp(np.linspace(-13.8, 13.8, 241))
-    vals = _objective_np("improved", "epsilon", acct.curve(a), a, 1e-5)
+    vals = np.array(objective_values("improved", "epsilon", acct.curve(a), a, 1e-5, NUMPY))
     assert np.isinf(vals).all() and max([0.0, *vals[np.isfinite(vals)]]) == 0.0
 
 
@@ -468,10 +473,12 @@ def test_dp_accounting_epsilon_is_never_tighter_than_ours():
 def test_branch_and_bound_scan_finds_the_full_scan_optimum():
     """With an expensive curve (here the numeric one) the scan skips orders where the cheap curves alone
     already lose; the optimum must be the one a full scan finds, with fewer evaluations of the costly curve."""
-    from rdpsym.accounting.accountant import _minimise
-
     acct = Accountant().add("laplace", count=30, b=3.0).add("gaussian", count=2, sigma=5.0, curve="numeric")
-    full = _minimise(lambda a: _objective_np("improved", "epsilon", acct.curve(a), a, 1e-5))
+
+    def objective(alphas):
+        return objective_values("improved", "epsilon", acct.curve(np.asarray(alphas)), alphas, 1e-5, NUMPY)
+
+    full = minimise(objective, NUMPY, GOLDEN_ITERATIONS)
     got = acct.epsilon(1e-5)
     assert got.evaluations < full[3]
     assert got.value == pytest.approx(full[1], rel=1e-13, abs=0) and got.alpha == pytest.approx(full[0], rel=1e-9)

@@ -1,6 +1,5 @@
 """One disk cache: ``rdpsym cache clear`` removes derivations and generated code (issue 14)."""
 
-import warnings
 
 import sympy as sp
 from click.testing import CliRunner
@@ -17,9 +16,9 @@ def test_cache_clear_removes_generated_code_and_derivations(tmp_path, monkeypatc
     l1, l2 = sp.symbols("l1 l2", positive=True)
     r = rdpsym.renyi_divergence(l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x), x, sp.Interval(0, sp.oo))
     r.to_source()
-    code = list(tmp_path.glob("codegen-*"))  # the module (.py) and its symbolic series (.pickle)
-    derivations = [f for f in tmp_path.glob("*.pickle") if not f.name.startswith("codegen-")]
-    assert list(tmp_path.glob("codegen-*.py")) and derivations
+    code = list(tmp_path.glob("code-*.rdpsym")) + list(tmp_path.glob("series-*.rdpsym"))  # module and series
+    derivations = list(tmp_path.glob("derivation-*.rdpsym"))
+    assert list(tmp_path.glob("code-*.rdpsym")) and derivations
 
     out = CliRunner().invoke(main, ["cache", "clear"])
     assert out.exit_code == 0, out.output
@@ -39,24 +38,6 @@ def test_clear_all_empties_registered_in_process_caches(tmp_path, monkeypatch):
     assert "probe" not in curves._CURVES
 
 
-def test_old_export_paths_warn_and_keep_their_names():
-    import importlib
-    import sys
-
-    from rdpsym import compile as compile_pkg
-    from rdpsym.report import latex
-
-    for name in ("rdpsym.export.codegen", "rdpsym.export.latex"):
-        sys.modules.pop(name, None)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module = importlib.import_module(name)
-        assert any(issubclass(w.category, DeprecationWarning) for w in caught)
-    codegen = sys.modules["rdpsym.export.codegen"]
-    assert codegen.CodegenError is compile_pkg.CodegenError and codegen.to_numpy is compile_pkg.to_numpy
-    assert module.result_latex is latex.result_latex
-
-
 def test_cache_clear_in_a_fresh_process_knows_every_disk_cache(tmp_path, monkeypatch):
     """A cache registers itself when its module is imported; the command imports every owner first."""
     import os
@@ -70,7 +51,7 @@ def test_cache_clear_in_a_fresh_process_knows_every_disk_cache(tmp_path, monkeyp
     monkeypatch.delenv("RDPSYM_NO_CACHE", raising=False)
     SOURCE_CACHE.store(cache_key("probe"), "x = 1\n")
     derive_cache._DERIVATIONS.store("probe", {"a": 1})
-    assert len(list(tmp_path.iterdir())) == 2
+    assert len([f for f in tmp_path.iterdir() if f.name != _cache.MARKER]) == 2
     out = subprocess.run([sys.executable, "-c", "from rdpsym.cli import main; main(['cache', 'clear'])"],
                          capture_output=True, text=True, env=dict(os.environ), timeout=120, check=False)
     assert out.returncode == 0, out.stderr

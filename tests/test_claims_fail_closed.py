@@ -243,6 +243,20 @@ def test_bounds_wrong_only_beyond_the_certified_range_are_refuted_by_the_limit(g
     assert check_claim(laplace, "1/b + 1/(alpha*b)", "<=", search=10).verdict is not Verdict.REFUTED
 
 
+@pytest.mark.parametrize("claim", ["10**305", "10**4000", "floor(pi*10**4000)"])
+def test_a_constant_bound_on_an_unbounded_curve_is_never_confirmed(gaussian, claim):
+    # D_alpha = alpha/(2 sigma^2) increases to D_oo = +oo (Mironov 2017, Prop. 9), so any constant bound
+    # fails at some finite order, here far beyond 1e300: the claim's limit is on the wrong side of D_oo
+    v = check_claim(gaussian, claim, "<=", search=10)
+    assert v.verdict in (Verdict.REFUTED, Verdict.INCONCLUSIVE), str(v)
+    if v.verdict is Verdict.REFUTED:
+        cex = v.counterexample
+        a, sigma = sp.Rational(cex.alpha), sp.Rational(cex.values["sigma"])
+        # floor(pi*10**4000) < 4*10**4000 (exact integers: sympy cannot compare with a 4000-digit floor)
+        bound = 4 * sp.Integer(10) ** 4000 if "pi" in claim else sp.Integer(10) ** int(claim.split("**")[1])
+        assert a / (2 * sigma**2) > bound
+
+
 # --- found by an adversarial review: each was a wrong verdict ---------------------------------------------
 RR_T = "log(p**alpha*(1-p)**(1-alpha) + (1-p)**alpha*p**(1-alpha))/(alpha-1)"
 

@@ -2,7 +2,6 @@
 
 import subprocess
 import sys
-import warnings
 
 import click
 import pytest
@@ -28,17 +27,3 @@ def test_execution_does_not_import_click():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
-
-def test_moved_execution_options_warn():
-    import rdpsym.execution
-    from rdpsym.cli.options import execution_options, executor_from_options
-
-    with pytest.warns(DeprecationWarning, match="rdpsym.cli.options"):
-        assert rdpsym.execution.executor_from_options is executor_from_options
-    with pytest.warns(DeprecationWarning, match="rdpsym.cli.options"):
-        from rdpsym.execution import execution_options as old
-    assert old is execution_options
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from rdpsym.execution.options import executor_from_options as older
-    assert older is executor_from_options

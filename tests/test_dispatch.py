@@ -1,8 +1,9 @@
 """Behaviour is chosen by what a mechanism is, never by its name (issue 13, part 5).
 
-A mechanism's own accountant curve is attached to it (``Mechanism.curve_provider``), plotting and CLI
-defaults are attributes of the mechanism (``display``, ``defaults``), and no module under ``rdpsym/``
-compares a mechanism's name to a literal.
+The accountant's curve is chosen by what a mechanism carries: a subsampled mechanism's ``subsampling``
+(data the dispatcher reads) or a user's own ``curve_provider``; plotting and CLI defaults are
+attributes of the mechanism (``display``, ``defaults``), and no module under ``rdpsym/`` compares a
+mechanism's name to a literal.
 """
 
 from __future__ import annotations
@@ -19,19 +20,14 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import mechanisms as M
+from rdpsym.accounting.curve_types import float_curve
 from rdpsym.accounting.curves import mechanism_curve
+from rdpsym.accounting.subsampled_curve import subsampled_curve
 from rdpsym.mechanisms._densities import normal_pdf
 from rdpsym.specify.mechanism import AdjacentPair, Mechanism
 from rdpsym.specify.params import parameter
 
 ORDERS = np.array([1.5, 2.0, 3.0, 8.0, 32.0])
-
-
-def _subsampled_provider():
-    # the one provider every subsampled mechanism carries (rdpsym.subsample attaches it)
-    from rdpsym.accounting.subsampled_curve import subsampled_curve
-
-    return subsampled_curve
 
 
 def user_gaussian(name: str) -> Mechanism:
@@ -77,7 +73,8 @@ def test_the_built_in_subsampled_gaussian_keeps_its_curve_and_so_does_a_renamed_
                                   curve(ORDERS, q=0.01, sigma=1.1))
     assert mechanism_curve(builtin, group=2).provenance == "bound"
     assert mechanism_curve(builtin, method="numeric").provenance == "numeric"
-    assert builtin.curve_provider is _subsampled_provider()
+    # chosen by the data the mechanism carries, not by code attached to it
+    assert builtin.subsampling is not None and builtin.curve_provider is None
 
 
 def test_a_copy_with_other_densities_does_not_inherit_the_subsampled_curve():
@@ -87,16 +84,28 @@ def test_a_copy_with_other_densities_does_not_inherit_the_subsampled_curve():
     curve = mechanism_curve(other)
     assert curve.provenance == "closed form", curve.detail
     np.testing.assert_allclose(curve(ORDERS, q=0.5, sigma=2.0), gaussian_closed_form(ORDERS, 0.5, 2.0), rtol=1e-12)
-    # replace() kept the provider, which declines a different structure
-    assert other.curve_provider is builtin.curve_provider
+    # replace() kept the subsampling record; the subsampled curve declines a different structure
+    assert other.subsampling is builtin.subsampling
+    assert subsampled_curve(other, 1, curve_of=mechanism_curve) is None
 
 
-def test_the_provider_takes_part_in_equality_so_caches_keep_them_apart():
+def hand_written_curve(mechanism, group):
+    """A user's own curve provider (any float curve will do; here alpha q^2 / (2 sigma^2))."""
+    return float_curve(mechanism, group, "hand-written", "a user's own curve",
+                       lambda a, p: np.where(np.isinf(a), np.inf, gaussian_closed_form(a, p["q"], p["sigma"])))
+
+
+def test_the_subsampling_record_and_the_provider_take_part_in_equality_so_caches_keep_them_apart():
     builtin = M.get("subsampled_gaussian")
-    bare = dataclasses.replace(builtin, curve_provider=None)
+    bare = dataclasses.replace(builtin, subsampling=None)
     assert bare != builtin and builtin == M.subsampled_gaussian()
     assert hash(builtin) == hash(M.subsampled_gaussian())
     assert mechanism_curve(bare).provenance != "subsampled"
+    assert mechanism_curve(builtin).provenance == "subsampled"
+    # a user's provider is asked before the subsampling record, and keeps the two mechanisms apart
+    mine = dataclasses.replace(builtin, curve_provider=hand_written_curve)
+    assert mine != builtin and hash(mine) != hash(builtin)
+    assert mechanism_curve(mine).provenance == "hand-written"
     assert mechanism_curve(builtin).provenance == "subsampled"
 
 
@@ -109,13 +118,16 @@ def test_a_provider_that_returns_a_wrong_object_is_refused():
 
 
 def _provenance_in_worker(mechanism):
-    return mechanism_curve(mechanism).provenance, mechanism.curve_provider is _subsampled_provider()
+    return mechanism_curve(mechanism).provenance, mechanism.subsampling is not None
 
 
-def test_mechanisms_with_a_provider_pickle_and_keep_a_stable_repr(tmp_path):
+def test_mechanisms_with_a_subsampling_record_or_a_provider_pickle_and_keep_a_stable_repr(tmp_path):
     builtin = M.get("subsampled_gaussian")
     back = pickle.loads(pickle.dumps(builtin))
-    assert back == builtin and hash(back) == hash(builtin) and back.curve_provider is builtin.curve_provider
+    assert back == builtin and hash(back) == hash(builtin) and back.subsampling == builtin.subsampling
+    mine = dataclasses.replace(builtin, curve_provider=hand_written_curve)
+    back = pickle.loads(pickle.dumps(mine))
+    assert back == mine and back.curve_provider is hand_written_curve  # by reference: a module-level function
     assert " at 0x" not in repr(builtin)  # results files key tasks by repr
     from rdpsym.execution import run_tasks
 
@@ -314,7 +326,7 @@ def test_the_name_check_finds_what_it_should():
     source = ('class Kind(enum.StrEnum):\n    LAPLACE = "laplace"\n'
               'if m == LAP or m in (ns.GAUSS,): pass\nif m is Kind.LAPLACE or m == ns.OTHER: pass')
     assert name_comparisons(source, scope) == [(3, "laplace"), (3, "gaussian")]
-    assert {"NOT_SHOWN", "StepName"} & set(_package_scopes()["rdpsym.derive.mechanism_rdp"]) == {"NOT_SHOWN"}
+    assert {"NOT_SHOWN", "StepName"} & set(_package_scopes()["rdpsym.derive.adjacency"]) == {"NOT_SHOWN"}
 
 
 def test_no_module_selects_behaviour_by_a_mechanism_name():

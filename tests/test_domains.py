@@ -15,6 +15,8 @@ densities (breakpoints at the kinks), at 40 digits, to 1e-20.
 
 from __future__ import annotations
 
+import dataclasses
+
 import mpmath
 import pytest
 import sympy as sp
@@ -208,6 +210,16 @@ def test_removable_order_in_the_parameters_is_found(two_scales):
     assert r.is_closed_form, r.reason
     orders = [p.alpha for p in r.exceptional_points]
     assert any(sp.simplify(o - b1 / (b1 + 1)) == 0 for o in orders), orders
+
+
+@pytest.mark.parametrize("b1", [R(1, 2), R(7, 3)])
+def test_a_removable_order_the_result_does_not_hold_is_refused_not_guessed(two_scales, b1):
+    # as when the removable-order stage ran out of time: the closed form is 0/0 there, and evalf made
+    # -26.55 of it at b1 = 7/3 (the limit is 0.3997)
+    _, r = two_scales
+    bare = dataclasses.replace(r, exceptional_points=())
+    with pytest.raises(ArithmeticError, match="undefined"):
+        bare.evaluate(b1 / (b1 + 1), dps=40, b1=b1)
 
 
 @pytest.mark.parametrize("b1", [R(1, 2), R(2), R(7, 3)])

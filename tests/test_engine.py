@@ -112,13 +112,13 @@ def test_cache_returns_the_same_result(tmp_path, monkeypatch):
 
     P, Q = l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x)
     first = renyi_divergence(P, Q, x, sp.Interval(0, sp.oo))
-    assert list(tmp_path.glob("*.pickle"))
+    assert list(tmp_path.glob("derivation-*.rdpsym"))
     second = renyi_divergence(P, Q, x, sp.Interval(0, sp.oo))
     assert second.expr == first.expr and second.conditions == first.conditions
     assert clear_cache() == 1
     monkeypatch.setenv("RDPSYM_NO_CACHE", "1")
     renyi_divergence(P, Q, x, sp.Interval(0, sp.oo))
-    assert not list(tmp_path.glob("*.pickle"))
+    assert not list(tmp_path.glob("derivation-*.rdpsym"))
 
 
 def test_time_limit_gives_an_honest_status():

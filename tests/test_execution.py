@@ -238,6 +238,23 @@ def test_ctrl_c_on_a_parallel_sweep_reports_what_did_not_finish(tmp_path):
     assert "REPORT {'done': 2, 'failed': 0, 'timeout': 0, 'cancelled': 3} True" in out
 
 
+def test_results_file_is_read_under_its_function_name(tmp_path):
+    """The header names the task function by ``module.qualname`` (of a partial's function): a file is
+    read under that name and refused under another."""
+    from rdpsym.execution.store import ResultsFile, function_name
+    from rdpsym.verification.checks import _check
+
+    assert function_name(_check) == "rdpsym.verification.checks._check"
+    assert function_name(partial(partial(_check), 1)) == "rdpsym.verification.checks._check"
+    path = tmp_path / "sweep.jsonl"
+    path.write_text('{"rdpsym_sweep_results": 1, "fn": "rdpsym.verification.checks._check", "format": "json"}\n'
+                    '{"key": "a", "status": "done", "seconds": 0.1, "result": 7}\n')
+    loaded = ResultsFile(path, function_name(_check), "json").load()
+    assert loaded["a"].result == 7 and loaded["a"].resumed
+    with pytest.raises(ValueError, match="holds results of"):
+        ResultsFile(path, "rdpsym.other._check", "json").load()
+
+
 def test_results_file_of_another_function_is_refused(tmp_path):
     path = str(tmp_path / "sweep.jsonl")
     run_tasks(square, [1], executor="serial", results_file=path, progress=False)

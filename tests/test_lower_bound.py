@@ -64,3 +64,16 @@ def test_bad_value_is_named():
     m = mechanisms.get("randomized_response")
     with pytest.raises(ArgumentError, match="neighbours"):
         dataclasses.replace(m, neighbours="most")
+
+
+def test_the_worst_status_orders_a_lower_bound_after_numeric_values():
+    """A result combined from parts is as weak as its weakest part: closed_form < bound < numeric_only
+    < lower_bound < failed (a lower bound is weaker than any value that bounds the RDP from above)."""
+    order = [Status.CLOSED_FORM, Status.BOUND, Status.NUMERIC_ONLY, Status.LOWER_BOUND, Status.FAILED]
+    assert list(Status) == order
+    for i, weaker in enumerate(order):
+        for stronger in order[:i + 1]:
+            assert Status.worst([stronger, weaker]) is weaker and Status.worst((weaker, stronger)) is weaker
+    assert Status.worst(s for s in [Status.BOUND]) is Status.BOUND  # any iterable, one status
+    with pytest.raises(ValueError):
+        Status.worst([])

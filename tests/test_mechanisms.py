@@ -10,7 +10,8 @@ import sympy as sp
 import rdpsym
 from rdpsym import Status, mechanisms
 from rdpsym.numeric import numeric_divergence
-from rdpsym.specify.adjacency import AdjacentFamily, supremum_over_family
+from rdpsym.numeric.families import supremum_over_family
+from rdpsym.specify.adjacency import AdjacentFamily
 
 from _builtins import builtin_params
 

@@ -694,18 +694,6 @@ def test_peak_at_a_jump_converges(alpha):
         assert abs(r.value - 1) <= mp.mpf(10) ** -25
 
 
-def test_divergence_module_is_a_deprecated_shim():
-    """rdpsym.numeric.divergence (the module before the split) re-exports the public names for one
-    release and warns on import."""
-    import importlib
-    import sys
-
-    sys.modules.pop("rdpsym.numeric.divergence", None)
-    with pytest.warns(DeprecationWarning, match="rdpsym.numeric.divergence"):
-        mod = importlib.import_module("rdpsym.numeric.divergence")
-    assert mod.numeric_divergence is numeric_divergence and mod.NumericValue is NumericValue
-
-
 def test_tail_checks_are_typed_values():
     """A tail check says 'diverges' or 'doubt' as a value, not as a string prefix to parse."""
     from rdpsym.numeric.tails import Infinite, TailCheck, check_end

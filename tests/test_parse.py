@@ -565,22 +565,8 @@ def test_round_trip_python_and_latex(expr):
 
 
 # ---------------------------------------------------------------------------------------------------
-# The package layout: the deprecated path, and no evaluating call anywhere in the parsers' source
+# No evaluating call anywhere in the parsers' source
 # ---------------------------------------------------------------------------------------------------
-
-
-def test_deprecated_parse_module_warns_and_reexports():
-    import importlib
-    import sys
-
-    import rdpsym.specify.text as text
-
-    sys.modules.pop("rdpsym.specify.parse", None)
-    with pytest.warns(DeprecationWarning, match="rdpsym.specify.text"):
-        old = importlib.import_module("rdpsym.specify.parse")
-    for name in ("parse", "parse_formula", "parse_latex", "FormulaError", "as_number", "FUNCTION_NAMES", "MAX_LENGTH"):
-        assert getattr(old, name) is getattr(text, name), name
-    assert set(text.__all__) <= set(old.__all__)
 
 
 _EVALUATING = frozenset({"eval", "exec", "compile", "__import__", "sympify", "parse_expr", "S",

@@ -1,6 +1,5 @@
 """Every report exposes the one outcome vocabulary (rdpsym.outcomes.Outcome) beside its own status."""
 
-import warnings
 
 import mpmath
 import pytest
@@ -40,19 +39,6 @@ def test_property_verdict_is_the_outcome():
     assert suite.outcome is Outcome.INCONCLUSIVE is combine([holds, unsure])
     assert SuiteReport("m", {}, (holds, fails)).outcome is Outcome.FAILS
     assert PropertyReport("s", PropertyVerdict.HOLDS, "symbolic").outcome is Outcome.HOLDS
-
-
-def test_deprecated_property_verdict_alias_warns():
-    import rdpsym.properties
-    import rdpsym.properties.report
-
-    for module in (rdpsym.properties, rdpsym.properties.report):
-        with pytest.warns(DeprecationWarning, match="PropertyVerdict"):
-            assert module.Verdict is PropertyVerdict
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from rdpsym.properties import Verdict as Old
-    assert Old.HOLDS is Outcome.HOLDS
 
 
 def check(status, p_equals_q=False):

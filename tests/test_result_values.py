@@ -93,6 +93,31 @@ def test_tiny_divergences_are_not_rounded_to_zero(results):
         assert abs(kl - mpmath.mpf(10) ** -60 / 2) <= mpmath.mpf(10) ** -25 * kl
 
 
+@pytest.mark.parametrize("b_exponent", [50, 200])
+def test_divergences_far_below_the_working_precision_are_never_an_exact_zero(results, b_exponent):
+    """Laplace at alpha = 5, sensitivity 5/4, b = 1e50 (D ~ 3.9e-100) and 1e200 (~ 3.9e-400): the closed
+    form cancels below evalf's first precisions, where it returns an exact 0 twice in a row."""
+    a, s = 5, mpmath.mpf(5) / 4
+    with mpmath.workdps(2 * b_exponent + 100):
+        b = mpmath.mpf(10) ** b_exponent
+        exact = mpmath.log(a / mpmath.mpf(2 * a - 1) * mpmath.exp(s * (a - 1) / b)
+                           + (a - 1) / mpmath.mpf(2 * a - 1) * mpmath.exp(-a * s / b)) / (a - 1)
+        got = results["laplace"].evaluate(a, dps=30, b=10**b_exponent, sensitivity=sp.Rational(5, 4))
+        assert got > 0 and abs(got - exact) <= mpmath.mpf(10) ** -28 * exact
+        value = results["laplace"].evaluate_with_error(a, dps=30, b=10**b_exponent, sensitivity=sp.Rational(5, 4))
+        assert abs(value.value - exact) <= value.error and value.error <= mpmath.mpf(10) ** -28 * exact
+
+
+def test_randomized_response_next_to_one_half_is_not_zero(results):
+    """p = 1/2 + 1e-60: D_3 ~ 4e-120 (Mironov 2017, Table II), an exact 0 from evalf at 40 and 80 digits."""
+    p = sp.Rational(1, 2) + sp.Rational(1, 10**60)
+    with mpmath.workdps(400):
+        pm = mpmath.mpf(p.p) / p.q
+        exact = mpmath.log(pm**3 * (1 - pm) ** -2 + (1 - pm) ** 3 * pm**-2) / 2
+        got = results["randomized_response"].evaluate(3, dps=30, p=p)
+        assert got > 0 and abs(got - exact) <= mpmath.mpf(10) ** -28 * exact
+
+
 def test_symbolic_partial_values_still_work(results):
     """at() with some parameters left symbolic is exact algebra, not a number: no error."""
     r = results["laplace"]

@@ -18,7 +18,8 @@ import sympy as sp
 
 import rdpsym
 from rdpsym.accounting import curves
-from rdpsym.accounting.curves import float_curve, mechanism_curve
+from rdpsym.accounting.curve_types import float_curve
+from rdpsym.accounting.curves import mechanism_curve
 
 CALLS = []
 

@@ -1,4 +1,4 @@
-"""Time limits of symbolic steps (rdpsym.derive.timeout) in the main thread, in other threads and in
+"""Time limits of symbolic steps (rdpsym._timeout) in the main thread, in other threads and in
 the task threads of daemonic worker processes (Dask's)."""
 
 import multiprocessing
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rdpsym.derive.timeout import StepTimeout, run_with_time_limit
+from rdpsym._timeout import StepTimeout, run_with_time_limit
 
 
 def _slow():
@@ -89,7 +89,7 @@ def test_time_limits_must_be_positive_finite_seconds(bad):
 
 
 def test_time_limit_from_the_environment_is_checked(monkeypatch):
-    from rdpsym.derive.timeout import default_step_seconds
+    from rdpsym._timeout import default_step_seconds
 
     monkeypatch.setenv("RDPSYM_STEP_SECONDS", "0")
     with pytest.raises(ValueError, match="RDPSYM_STEP_SECONDS"):
@@ -149,7 +149,7 @@ def _no_alarm(fn):
 
 
 def test_the_time_limit_is_a_base_exception():
-    from rdpsym.derive import timeout
+    from rdpsym import _timeout as timeout
     from rdpsym.execution import local
 
     assert issubclass(StepTimeout, BaseException) and not issubclass(StepTimeout, Exception)
@@ -168,7 +168,7 @@ def test_a_step_that_swallows_the_timeout_still_stops(step):
 
 
 def test_the_context_manager_stops_a_swallowing_block():
-    from rdpsym.derive.timeout import time_limit
+    from rdpsym._timeout import time_limit
 
     start = time.monotonic()
     with pytest.raises(StepTimeout):
@@ -188,7 +188,7 @@ def test_a_step_that_returns_after_its_deadline_raises():
 
 
 def test_nested_limits_the_inner_cannot_extend_the_outer():
-    from rdpsym.derive.timeout import time_limit
+    from rdpsym._timeout import time_limit
 
     start = time.monotonic()
     caught_inner = []
@@ -229,7 +229,7 @@ def test_after_a_limit_the_alarm_and_tracing_are_restored():
 
 
 def test_a_thread_step_is_stopped_and_nested_limits_hold_in_threads():
-    from rdpsym.derive.timeout import time_limit
+    from rdpsym._timeout import time_limit
 
     out = {}
 
@@ -250,7 +250,7 @@ def test_a_thread_step_is_stopped_and_nested_limits_hold_in_threads():
 
 
 def _daemon_late(conn):
-    from rdpsym.derive.timeout import time_limit
+    from rdpsym._timeout import time_limit
 
     result = {}
 
@@ -313,7 +313,7 @@ def test_a_timed_out_derivation_is_not_cached(tmp_path, monkeypatch):
     assert time.monotonic() - start < 10
     assert "time limit" in r.provenance.describe() or "timed out" in r.provenance.describe()
     assert not cache_module.cacheable(r)
-    assert not list(tmp_path.glob("*.pickle"))
+    assert not list(tmp_path.glob("derivation-*.rdpsym"))
     # a derivation in which a caught timeout left no trace in the result is not cached either
     calls = []
 
@@ -326,7 +326,7 @@ def test_a_timed_out_derivation_is_not_cached(tmp_path, monkeypatch):
     monkeypatch.setattr("rdpsym.derive.engine.derive_uncached", fake_derive)
     renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=3)
     renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=3)
-    assert len(calls) == 2 and not list(tmp_path.glob("*.pickle"))
+    assert len(calls) == 2 and not list(tmp_path.glob("derivation-*.rdpsym"))
 
 
 def test_in_process_memos_keep_no_timed_out_result():

@@ -325,16 +325,17 @@ def test_laplace_and_uniform_dps50(table_ii):
 def test_inconclusive_when_numerics_do_not_converge(table_ii, monkeypatch):
     import importlib
 
-    vv = importlib.import_module("rdpsym.verification.checks")
+    # verification's numeric side is the numeric maximum, by the method named "numeric"
+    mx = importlib.import_module("rdpsym.numeric.maximum")
 
     mech, result = table_ii["gaussian"]
-    real = vv.numeric_divergence
+    real = mx.METHODS["numeric"]
 
     def shaky(*args, **kw):
         r = real(*args, **kw)
         return replace(r, converged=False, detail="forced non-convergence")
 
-    monkeypatch.setattr(vv, "numeric_divergence", shaky)
+    monkeypatch.setitem(mx.METHODS, "numeric", shaky)
     report = verify(result, mechanism=mech, points=pts(mech, (2, {"sigma": 1, "sensitivity": 1})))
     assert report.status is INCONCLUSIVE and report.worst.status == "inconclusive"
     assert "forced non-convergence" in report.worst.note
@@ -380,6 +381,25 @@ def test_bad_arguments_are_named(table_ii):
 def test_top_level_exports():
     assert rdpsym.verify is verify and rdpsym.numeric_divergence is rdpsym.numeric.numeric_divergence
     assert hasattr(rdpsym.strategies, "orders")
+
+
+def test_rdpsym_verify_is_the_function_after_every_verification_import():
+    """``rdpsym.verify`` is the function, whatever was imported before: the package is
+    ``rdpsym.verification``, and no module ``rdpsym.verify`` shadows the function."""
+    import importlib
+    import inspect
+    import types
+    from importlib.machinery import PathFinder
+
+    for name in ("rdpsym.verification.points", "rdpsym.verification.checks", "rdpsym.verification.report"):
+        importlib.import_module(name)
+    # looked up in the package's own directory (an editable install's finder may know other copies)
+    assert PathFinder.find_spec("verify", rdpsym.__path__) is None
+    assert isinstance(rdpsym.verify, types.FunctionType) and rdpsym.verify is verify
+    assert list(inspect.signature(rdpsym.verify).parameters)[0] == "target"
+    point = Point(sp.Integer(2), (("sensitivity", sp.Integer(1)), ("sigma", sp.Integer(1))), "test")
+    report = rdpsym.verify(mechanisms.get("gaussian"), points=[point], executor="serial")
+    assert report.status is VERIFIED and report.outcome.value == "holds", report
 
 
 # --------------------------------------------------------------------------------------------------

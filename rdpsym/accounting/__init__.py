@@ -26,10 +26,11 @@ __all__ = [
 ]
 
 from .accountant import Accountant, AccountantConversion, AccountantReport, Event
-from .curves import MechanismCurve, mechanism_curve
+from .curve_types import MechanismCurve, float_curve
+from .curves import mechanism_curve
 from .guarantees import GuaranteeCurve
 from .guarantees.tcdp import TCDP
 from .guarantees.zcdp import ZCDP
 
-__all__ += ["Accountant", "AccountantConversion", "AccountantReport", "Event", "MechanismCurve", "mechanism_curve",
-            "GuaranteeCurve", "ZCDP", "TCDP"]
+__all__ += ["Accountant", "AccountantConversion", "AccountantReport", "Event", "MechanismCurve", "float_curve",
+            "mechanism_curve", "GuaranteeCurve", "ZCDP", "TCDP"]

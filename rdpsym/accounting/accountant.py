@@ -8,12 +8,13 @@ The paper's section VII use of RDP as a budget curve (Mironov 2017, arXiv:1702.0
   ``count * eps_i(alpha)``; identical events (same mechanism, same parameter values) are merged.
 * **Conversion**: at every single order alpha > 1 the curve implies (epsilon, delta)-DP by Prop. 3
   (``method="mironov"``) or by Canonne–Kamath–Steinke 2020, Prop. 12 (``"improved"``, the default);
-  or any conversion registered in :mod:`rdpsym.accounting.conversions` (each formula written there once,
-  evaluated here with numpy). Any alpha gives a valid guarantee,
-  so the answer is the minimum over continuous alpha > 1, found by a log-spaced scan of
-  ``u = log(alpha - 1)`` and a golden-section refinement of the best local minima (see
-  :func:`_minimise`). The pure-DP order alpha = oo (eps(oo) = sum of max divergences; Mironov 2017,
-  Def. 4 and the remark that eps-DP is (oo, eps)-RDP) gives (eps(oo), 0)-DP and is used when smaller.
+  or any conversion registered in :mod:`rdpsym.accounting.conversions` (each formula written there once).
+  Any alpha gives a valid guarantee, so the answer is the minimum over continuous alpha > 1: the one
+  conversion procedure :func:`rdpsym.accounting.conversion.optimise`, run here with numpy on the composed
+  curve (a log-spaced scan of ``u = log(alpha - 1)``, branch and bound when some curves are expensive,
+  and a golden-section refinement of the best local minima). The pure-DP order alpha = oo (eps(oo) = sum
+  of max divergences; Mironov 2017, Def. 4 and the remark that eps-DP is (oo, eps)-RDP) gives
+  (eps(oo), 0)-DP and is used when smaller.
 * **Group privacy**: ``Accountant(group_size=k)`` or :meth:`Accountant.group_privacy` accounts for
   inputs differing in k records, with the semantics of :func:`rdpsym.accounting.group_privacy`
   (exact for location families, Prop. 2 bound otherwise; status ``bound`` per event).
@@ -25,49 +26,27 @@ searched orders is reported with status ``"edge"`` (valid, maybe not the infimum
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Real
 from typing import Any
 
-import mpmath
 import numpy as np
 import sympy as sp
 
-from .._numbers import mp_number
 from ..specify.mechanism import Mechanism
 from . import conversions
+from .conversion import ConversionStatus, ShownAsConversion, objective_values, optimise, read_target
+from .curve_types import MechanismCurve
+from .curves import mechanism_curve, resolve_mechanism
 from .guarantees import GuaranteeCurve
-from .conversion import ShownAsConversion
-from .curves import MechanismCurve, mechanism_curve, resolve_mechanism
-from .mathns import MPMATH, NUMPY
-from .orders import extend_at_top, refine_local_minima
+from .mathns import NUMPY
 
 __all__ = ["Accountant", "AccountantConversion", "ConversionStatus", "Event", "AccountantReport"]
 
-
-class ConversionStatus(enum.StrEnum):
-    """Where the (epsilon, delta) of :class:`AccountantConversion` came from (its value is the public name)."""
-
-    #: an interior minimum over continuous alpha
-    OPTIMAL = "optimal"
-    #: alpha = oo won: pure DP, epsilon = eps(oo), delta = 0
-    PURE_DP = "pure_dp"
-    #: the minimum lies at the edge of the searched orders (a valid guarantee, maybe not the infimum)
-    EDGE = "edge"
-    #: no finite order: epsilon = +inf, delta = 1
-    INFINITE = "infinite"
-
-#: Scan of u = log(alpha - 1): alpha - 1 from 1e-6 to 1e6 (extended to 1e12 when the minimum is at the top).
-SCAN_LOG10 = (-6.0, 6.0)
-SCAN_POINTS = 240
-EXTEND_LOG10 = 12.0
 #: Golden-section steps refining each local minimum of the scan (bracket 0.23 in u -> ~1e-9).
 GOLDEN_ITERATIONS = 40
-#: Scan points evaluated at a time in the branch-and-bound scan (expensive curves present).
-PRUNE_BATCH = 8
 
 
 # -- events ----------------------------------------------------------------------------------------
@@ -132,66 +111,6 @@ def _fast_check(mechanism: Mechanism, values: dict):
 def _is_expensive(curve: MechanismCurve) -> bool:
     """Curves without generated closed-form code (numeric grids, the subsampled Gaussian's quadrature)."""
     return not curve.cheap and (curve.result is None or curve.provenance == "numeric")
-
-
-# -- the optimiser ---------------------------------------------------------------------------------
-def _objective_np(method: str, kind: str, eps_rdp: np.ndarray, a: np.ndarray, target: float) -> np.ndarray:
-    """The registered conversion's formula in numpy (epsilon, or log delta), +inf stays +inf, NaN is +inf."""
-    rule = conversions.get(method)
-    with np.errstate(all="ignore"):
-        out = rule.objective(kind, eps_rdp, a, target, NUMPY)
-    out = np.where(np.isinf(eps_rdp) & (eps_rdp > 0), np.inf, out)
-    return np.where(np.isnan(out), np.inf, out)
-
-
-def _minimise(f, lo_log10=SCAN_LOG10[0], hi_log10=SCAN_LOG10[1], lower=None):
-    """Minimise f(alpha) (vectorised) over alpha > 1 in u = log(alpha - 1).
-
-    A scan of ``SCAN_POINTS + 1`` points (as in :mod:`rdpsym.accounting.conversion`), extended up to
-    alpha - 1 = 1e12 while the minimum sits at the top; then each of the three best local minima of
-    the scan is refined by golden-section search on its bracket ``[u_{i-1}, u_{i+1}]``
-    (:func:`rdpsym.accounting.orders.refine_local_minima`, ``GOLDEN_ITERATIONS`` steps: the bracket shrinks
-    to ~1e-9 in u). The objective need not be unimodal. ``lower(alpha) <= f(alpha)``, when given (the
-    objective of the cheap curves alone), lets the scan skip the expensive curves where they cannot win.
-    Returns ``(alpha, value, at_edge, evaluations)``; ``alpha`` is None when f is +inf everywhere.
-    """
-    ln10 = math.log(10)
-    us = np.linspace(lo_log10 * ln10, hi_log10 * ln10, SCAN_POINTS + 1)
-    alphas = 1 + np.exp(us)
-    if lower is None:
-        vals = f(alphas)
-        evals = len(us)
-    else:
-        # Branch and bound over the scan: the objective is non-decreasing in the curve and the expensive
-        # curves are >= 0, so lower(alpha) <= f(alpha). Evaluate f in order of increasing lower bound and
-        # stop when the next bound is no better than the best value found: every skipped point has
-        # f >= best, so the scan's minimum (and its neighbours' ordering) is the same as a full scan's.
-        lb = lower(alphas)
-        vals = np.full(len(us), np.inf)
-        order = np.argsort(lb, kind="stable")
-        best_seen, pos, evals = math.inf, 0, 0
-        while pos < len(order) and lb[order[pos]] < best_seen:
-            batch = order[pos:pos + PRUNE_BATCH]
-            vals[batch] = f(alphas[batch])
-            evals += len(batch)
-            best_seen = min(best_seen, float(vals[batch].min()))
-            pos += PRUNE_BATCH
-    step = us[1] - us[0]
-    us, vals = list(us), list(vals)
-    evals += extend_at_top(us, vals, lambda extra: f(1 + np.exp(np.array(extra))), 20, EXTEND_LOG10 * ln10)
-    count = [0]
-
-    def g(u):
-        count[0] += 1
-        return float(f(np.array([1 + math.exp(float(u))]))[0])
-
-    best_u, best = refine_local_minima(g, us, vals, GOLDEN_ITERATIONS)
-    evals += count[0]
-    if best_u is None:
-        return None, math.inf, False, evals
-    best_u, best = float(best_u), float(best)
-    at_edge = bool(best_u <= us[0] + step or best_u >= us[-1] - step)
-    return 1 + math.exp(best_u), best, at_edge, evals
 
 
 @dataclass(frozen=True, repr=False)  # the repr is ShownAsConversion's
@@ -436,59 +355,18 @@ class Accountant:
     def _convert(self, target, kind: str, method: str | None) -> AccountantConversion:
         method = method or self.method
         rule = conversions.get(method)  # ValueError naming the registered methods
-        name = "delta" if kind == "epsilon" else "epsilon"
-        if isinstance(target, (str, bytes)):  # the accountant takes numbers (the CLI reads its text)
-            raise ValueError(f"{name} must be a real number; got {target!r}")
-        t = float(mp_number(target, name))
-        if kind == "epsilon" and not (0 < t < 1):
-            raise ValueError(f"delta must lie in (0, 1); got {target!r}")
-        if kind == "delta" and not (math.isfinite(t) and t >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0; got {target!r}")
-
-        def f(a):
-            return _objective_np(method, kind, self.curve(a), a, t)
-
-        def lower(a):
-            return _objective_np(method, kind, self._total(a, expensive=False), a, t)
-
+        t = read_target(target, kind, NUMPY)
         expensive = any(_is_expensive(self._curve(self._mechs[mid])) for mid in self._events)
-        a_opt, v_opt, at_edge, evals = _minimise(f, lower=lower if expensive else None)
+
+        def lower(alphas):
+            return objective_values(rule, kind, self._total(np.asarray(alphas), expensive=False), alphas, t, NUMPY)
+
         pure = self.max_divergence
-        cands = []
-        if a_opt is not None:
-            rdp_at = float(self.curve(a_opt))
-            # the final value from conversion.objective itself, in mpmath, at the chosen order
-            with mpmath.workdps(30):
-                v_exact = float(rule.objective(kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t), MPMATH))
-            cands.append((max(v_opt, v_exact), a_opt, ConversionStatus.EDGE if at_edge else ConversionStatus.OPTIMAL,
-                          rdp_at))
-        if math.isfinite(pure):
-            v_pure = pure if kind == "epsilon" else (-math.inf if pure <= t else math.inf)
-            cands.append((v_pure, math.inf, ConversionStatus.PURE_DP, pure))
-        cands = [c for c in cands if c[0] < math.inf]
-        src = rule.source
-        if not cands:
-            value = math.inf if kind == "epsilon" else 1.0
-            note = ("the composed curve is +inf (or NaN, counted as +inf) at every order searched and at "
-                    "alpha = oo: no (epsilon, delta) guarantee (fail closed)")
-            return AccountantConversion(value, None, kind, t, method, ConversionStatus.INFINITE, note, math.inf, pure,
-                                        evals)
-        best = min(cands, key=lambda c: c[0])
-        if kind == "epsilon":
-            value = max(best[0], 0.0)
-        else:
-            # log delta >= 0 means no guarantee (delta = 1); exp would overflow above 709
-            value = 1.0 if best[0] >= 0 else (math.exp(best[0]) if best[0] > -math.inf else 0.0)
-        status = best[2]
-        if status is ConversionStatus.PURE_DP:
-            note = f"alpha = oo: pure DP, epsilon = eps(oo) = {pure:.6g}, delta = 0"
-        elif status is ConversionStatus.EDGE:
-            note = (f"{src}; the minimum over alpha - 1 in [1e{SCAN_LOG10[0]:g}, 1e{EXTEND_LOG10:g}] lies at the "
-                    "edge of the searched orders: the value is a valid guarantee but may not be the infimum")
-        else:
-            note = f"{src}; continuous alpha: log-spaced scan + golden-section refinement ({evals} orders with every curve)"
-        return AccountantConversion(float(value), float(best[1]), kind, t, method, status, note, float(best[3]),
-                                    pure, evals)
+        best = optimise(rule, kind, t, NUMPY, lambda alphas: self.curve(np.asarray(alphas)),
+                        iterations=GOLDEN_ITERATIONS, pure_dp=pure, lower_many=lower if expensive else None)
+        alpha = None if best.alpha is None else float(best.alpha)
+        return AccountantConversion(float(best.value), alpha, kind, t, method, best.status, best.note,
+                                    float(best.rdp_at_alpha), pure, best.evaluations)
 
     def epsilon(self, delta: float, method: str | None = None) -> AccountantConversion:
         """The smallest epsilon such that the composed curve implies (epsilon, delta)-DP.

@@ -21,7 +21,7 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import mp_number
+from ..specify.text.numbers import mp_number
 from ..derive.engine import renyi_divergence
 from ..derive.mechanism_rdp import family_analysis, rdp, worst_pairs
 from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, library_versions
@@ -53,11 +53,6 @@ class CheckReport:
 
     def __bool__(self) -> bool:
         return self.verdict
-
-
-def _worst_status(statuses) -> Status:
-    order = list(Status)
-    return max(statuses, key=order.index)
 
 
 def composable_exactly(result: DivergenceResult) -> bool:
@@ -150,7 +145,7 @@ def compose(*items, counts=None, step_seconds: float | None = None, cache: bool 
         curves = [_rename(c, i + 1)[0] for i, c in enumerate(curves)]
     used = [(k, c) for k, c in zip(counts, curves) if k > 0]
 
-    status = _worst_status([c.status for _, c in used])
+    status = Status.worst([c.status for _, c in used])
     reasons = [f"{c.label}: {c.reason}" for _, c in used if c.reason]
     if status is Status.LOWER_BOUND:
         # a lower bound summed with others is a lower bound only beside exact curves; fail closed instead

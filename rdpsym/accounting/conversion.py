@@ -14,37 +14,60 @@ At alpha = infinity both reduce to pure DP: eps = eps_RDP(oo) with delta = 0 (Mi
 the remark that eps-DP is (oo, eps)-RDP); that order is a candidate when the curve is a
 :class:`~rdpsym.DivergenceResult` with a finite ``max_divergence``.
 
-Optimisation (all in ``mpmath.workdps(dps + 10)``): the objective is written in ``u = log(alpha - 1)``
-and scanned at 241 points with ``alpha - 1`` from ``1e-6`` to ``1e6`` (extended to ``1e12`` when the
-minimum sits at the top end); the best scan points' brackets are refined by golden-section search to
-the working precision (:mod:`rdpsym.accounting.orders`). When the curve is a sympy expression and the derivative of the objective has a
-polynomial numerator in alpha, the stationary points come from ``sympy`` in closed form (for the
-Gaussian ``c alpha`` and ``"mironov"``: ``alpha* = 1 + sqrt(log(1/delta)/c)``); the smaller of the
-closed-form and numeric candidates is returned.
+The one conversion procedure, :func:`optimise`, is written once over a math namespace
+(:mod:`rdpsym.accounting.mathns`, the one the formulas are written over): the exact converter
+(:func:`epsilon`, :func:`delta`) runs it with mpmath in ``mpmath.workdps(dps + 10)``, the accountant
+(:class:`rdpsym.Accountant`) with numpy on its composed curve. It reads the target (:func:`read_target`),
+minimises the registered formula over alpha (:func:`objective_values`, fail closed) by the one search over
+orders (:func:`rdpsym.accounting.orders.minimise`: a scan of ``u = log(alpha - 1)`` at 241 points with
+``alpha - 1`` from ``1e-6`` to ``1e6``, extended to ``1e12`` when the minimum sits at the top end, the best
+scan points' brackets refined by golden-section search), checks the winning value against mpmath at 30
+digits or more (the larger is kept), and compares it with the pure-DP order and with closed-form orders.
+When the curve is a sympy expression and the derivative of the objective has a polynomial numerator in
+alpha, the exact converter finds the stationary points with ``sympy`` in closed form (for the Gaussian
+``c alpha`` and ``"mironov"``: ``alpha* = 1 + sqrt(log(1/delta)/c)``); a closed-form order that ties with
+the numeric one is reported, the smaller value wins otherwise.
 
-Fail closed: an order where the curve is +inf or NaN never wins; a curve that is inf or NaN
-everywhere gives epsilon = +inf and delta = 1; a curve that raises is an error; a negative curve value
-(impossible for a Rényi divergence, Mironov 2017, Prop. 8) is an error.
+Fail closed: an order where the curve is +inf or NaN, or the formula is NaN, never wins; a curve that is
+inf or NaN everywhere gives epsilon = +inf and delta = 1; a curve that raises is an error; a negative
+curve value (impossible for a Rényi divergence, Mironov 2017, Prop. 8) is an error.
 """
 
 from __future__ import annotations
 
+import enum
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import mpmath
 import sympy as sp
 
-from .._numbers import exact_number, mp_number
 from ..derive.result import DivergenceResult
+from ..specify.text.numbers import exact_number, mp_number
 from ..symbols import alpha as ALPHA
 from . import conversions
-from .conversions import METHODS
-from .mathns import MPMATH, SYMPY
-from .orders import extend_at_top, refine_local_minima
+from .conversions import METHODS, ConversionRule
+from .mathns import MPMATH, SYMPY, MathNamespace
+from .orders import EXTEND_LOG10, SCAN_LOG10, minimise
 
-__all__ = ["Conversion", "epsilon", "delta", "METHODS", "objective", "check_conversion"]
+__all__ = ["Conversion", "ConversionStatus", "Optimum", "epsilon", "delta", "METHODS", "objective",
+           "objective_values", "read_target", "optimise", "check_conversion"]
+
+
+class ConversionStatus(enum.StrEnum):
+    """Where an (epsilon, delta) came from (its value is the public name)."""
+
+    #: an interior minimum over continuous alpha
+    OPTIMAL = "optimal"
+    #: alpha = oo won: pure DP, epsilon = eps(oo), delta = 0
+    PURE_DP = "pure_dp"
+    #: the minimum lies at the edge of the searched orders (a valid guarantee, maybe not the infimum)
+    EDGE = "edge"
+    #: no finite order: epsilon = +inf, delta = 1
+    INFINITE = "infinite"
+
 
 class ShownAsConversion:
     """How an (epsilon, delta) conversion result shows itself: its float is ``value``; repr and HTML are
@@ -96,6 +119,127 @@ def objective(method: str, kind: str, eps_rdp, a, target):
     mpmath numbers, sympy expressions and numpy arrays alike (the math namespace follows the arguments).
     """
     return conversions.get(method).objective(kind, eps_rdp, a, target)
+
+
+def _no_claim(value) -> bool:
+    """+inf or NaN: a curve value (or a formula's value) that makes no claim."""
+    return mpmath.isnan(value) or (mpmath.isinf(value) and value > 0)
+
+
+def objective_values(method: str | ConversionRule, kind: str, eps_rdp: Sequence, alphas: Sequence, target,
+                     m: MathNamespace) -> list:
+    """The conversion's objective (epsilon for a target delta, ``kind="epsilon"``, or log delta for a target
+    epsilon) at a batch of orders ``alphas`` with curve values ``eps_rdp``, in the namespace ``m``.
+
+    Fail closed: +inf where the curve is +inf or NaN (the formula is not evaluated there) and where the
+    formula gives NaN; a list, one number of ``m`` per order."""
+    rule = conversions.get(method) if isinstance(method, str) else method
+    claims = [not _no_claim(e) for e in eps_rdp]
+    finite = [e if ok else 0 for e, ok in zip(eps_rdp, claims)]
+    values = m.map(lambda e, a: rule.objective(kind, e, a, target, m), finite, alphas)
+    return [v if ok and not mpmath.isnan(v) else m.inf for v, ok in zip(values, claims)]
+
+
+def read_target(target, kind: str, m: MathNamespace = MPMATH):
+    """The target of a conversion as a number of ``m``: delta in (0, 1) for ``kind="epsilon"``, a finite
+    epsilon >= 0 for ``kind="delta"``. Numbers only (text is refused: the CLI reads its own); a
+    ``ValueError`` naming the target and its rule otherwise."""
+    name = "delta" if kind == "epsilon" else "epsilon"
+    if isinstance(target, (str, bytes)):  # the converters take numbers, not text
+        raise ValueError(f"{name} must be a real number; got {target!r}")
+    t = m.scalar(mp_number(target, name))
+    if kind == "epsilon" and not (0 < t < 1):
+        raise ValueError(f"delta must lie in (0, 1); got {target!r}")
+    if kind == "delta" and not (mpmath.isfinite(t) and t >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0; got {target!r}")
+    return t
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """What :func:`optimise` found, in the numbers of its namespace.
+
+    ``value``: epsilon (``kind="epsilon"``) or delta; ``alpha``: the optimal order (+inf for the pure-DP
+    order, None when no order is finite); ``status``: a :class:`ConversionStatus`; ``rdp_at_alpha``: the
+    curve at ``alpha`` (eps(oo) for pure DP, +inf when no order is finite); ``evaluations``: orders at
+    which the whole curve was evaluated; ``closed_form``: the sympy expression of ``alpha`` when a
+    closed-form stationary point won.
+    """
+
+    value: Any
+    alpha: Any
+    status: ConversionStatus
+    note: str
+    rdp_at_alpha: Any
+    evaluations: int
+    closed_form: sp.Expr | None = None
+
+
+def optimise(rule: ConversionRule, kind: str, t, m: MathNamespace, eps_many: Callable[[list], Sequence], *,
+             iterations: int, pure_dp=None, closed_forms: Sequence = (), lower_many: Callable | None = None,
+             digits: int = 15) -> Optimum:
+    """The one (epsilon, delta) conversion procedure: the smallest epsilon (``kind="epsilon"``, target
+    delta ``t``) or delta (``kind="delta"``, target epsilon ``t``) that the curve implies under ``rule``.
+
+    ``t`` comes from :func:`read_target`; ``eps_many(alphas)`` is the RDP curve at a batch of orders, in
+    the namespace ``m`` (mpmath numbers or float64). Candidates (module docstring): the minimum over
+    continuous alpha > 1 (:func:`rdpsym.accounting.orders.minimise`, ``iterations`` golden-section steps,
+    a branch-and-bound scan when ``lower_many`` bounds the objective from below), its value checked
+    against mpmath at 30 digits or more (the larger is kept); each ``(alpha, expression)`` of
+    ``closed_forms`` (stationary points found by sympy; one that ties with the best to ``digits`` digits
+    is reported); the pure-DP order when ``pure_dp``, eps(oo), is finite. The least finite candidate
+    wins; none finite gives epsilon = +inf or delta = 1 (fail closed).
+    """
+
+    def f_many(alphas):
+        return objective_values(rule, kind, eps_many(alphas), alphas, t, m)
+
+    src = rule.source
+    candidates = []  # (value of the objective, alpha, status, rdp at alpha, closed form or None, note)
+    a_opt, v_opt, at_edge, evaluations = minimise(f_many, m, iterations, lower_many=lower_many)
+    if a_opt is not None:
+        rdp_at = eps_many([a_opt])[0]
+        with mpmath.workdps(max(30, mpmath.mp.dps)):
+            check = rule.objective(kind, mpmath.mpf(rdp_at), mpmath.mpf(a_opt), mpmath.mpf(t), MPMATH)
+        value = m.inf if mpmath.isnan(check) else max(v_opt, m.scalar(check))  # a check that fails counts against
+        if at_edge:
+            note = (f"{src}; the minimum over alpha - 1 in [1e{SCAN_LOG10[0]:g}, 1e{EXTEND_LOG10:g}] lies at the "
+                    "edge of the searched orders: the value is a valid guarantee but may not be the infimum")
+        else:
+            note = (f"{src}; continuous alpha: log-spaced scan + golden-section refinement ({evaluations} orders "
+                    "with every curve)")
+        candidates.append((value, a_opt, ConversionStatus.EDGE if at_edge else ConversionStatus.OPTIMAL, rdp_at,
+                           None, note))
+    for a, root in closed_forms:
+        rdp_at = eps_many([a])[0]
+        value = objective_values(rule, kind, [rdp_at], [a], t, m)[0]
+        candidates.append((value, a, ConversionStatus.OPTIMAL, rdp_at, root,
+                           f"{src}; alpha* = {sp.sstr(root)} from d/dalpha = 0 (sympy)"))
+    if pure_dp is not None and not _no_claim(pure_dp):
+        # epsilon direction: eps = eps_RDP(oo); delta direction: log delta = -oo iff eps_RDP(oo) <= eps.
+        value = pure_dp if kind == "epsilon" else (-m.inf if pure_dp <= t else m.inf)
+        candidates.append((value, m.inf, ConversionStatus.PURE_DP, pure_dp, None,
+                           f"{src}; alpha = oo: pure DP, epsilon = eps(oo) = {mpmath.nstr(pure_dp, 6)}, delta = 0"))
+    finite = [c for c in candidates if not _no_claim(c[0])]
+    if not finite:
+        note = ("the curve is +inf (or NaN, counted as +inf) at every order searched and at alpha = oo: no "
+                "(epsilon, delta) guarantee (fail closed)")
+        value = m.inf if kind == "epsilon" else m.scalar(1)
+        return Optimum(value, None, ConversionStatus.INFINITE, note, m.inf, evaluations)
+    best = min(finite, key=lambda c: c[0])
+    # The numeric search converges to the stationary point only to working precision; a closed-form
+    # stationary point that ties with it is the exact optimum, so report that one.
+    tol = mpmath.mpf(10) ** (-digits) * max(abs(best[0]), 1) if mpmath.isfinite(best[0]) else 0
+    exact = [c for c in finite if c[4] is not None and c[0] <= best[0] + tol]
+    if exact:
+        best = min(exact, key=lambda c: c[0])
+    v = best[0]
+    if kind == "epsilon":
+        value = max(v, m.scalar(0))  # (eps, delta)-DP with eps < 0 is (0, delta)-DP
+    else:
+        # delta is a probability: log delta >= 0 is no guarantee (delta = 1); exp(-oo) = 0
+        value = m.scalar(1) if v >= 0 else m.exp(v)
+    return Optimum(value, best[1], best[2], best[5], best[3], evaluations, best[4])
 
 
 # -- curves ----------------------------------------------------------------------------------------
@@ -161,27 +305,6 @@ class _Curve:
 
 
 # -- optimisation ----------------------------------------------------------------------------------
-def _numeric_min(obj, dps):
-    """Minimise obj(alpha) over alpha > 1 via u = log(alpha - 1); returns (alpha, value) or (None, inf).
-
-    A scan of 241 points of u, extended by 40 points at a time up to alpha - 1 = 1e12 while the minimum
-    sits at the top end, then the three best local minima refined by golden-section search to the
-    working precision (:mod:`rdpsym.accounting.orders`).
-    """
-
-    def f(u):
-        return obj(1 + mpmath.exp(u))
-
-    lo, hi, n = -6 * mpmath.log(10), 6 * mpmath.log(10), 240
-    us = [lo + (hi - lo) * k / n for k in range(n + 1)]
-    vals = [f(u) for u in us]
-    extend_at_top(us, vals, lambda extra: [f(u) for u in extra], 40, 12 * mpmath.log(10))
-    best_u, best = refine_local_minima(f, us, vals, int(dps * 5))
-    if best_u is None:
-        return None, mpmath.inf
-    return 1 + mpmath.exp(best_u), best
-
-
 def _closed_form_orders(expr, method, kind, target_symbol):
     """Stationary orders of the objective from sympy, when its derivative's numerator is a polynomial."""
     try:
@@ -205,59 +328,26 @@ def _convert(curve, target, kind: str, method: str, dps: int, values: dict) -> C
     rule = conversions.get(method)  # ValueError naming the registered methods
     if not isinstance(dps, int) or isinstance(dps, bool) or dps < 10:
         raise ValueError(f"dps must be an int >= 10; got {dps!r}")
-    name = "delta" if kind == "epsilon" else "epsilon"
     with mpmath.workdps(dps + 10):
-        if isinstance(target, (str, bytes)):  # the converters take numbers, not text (as before)
-            raise ValueError(f"{name} must be a real number; got {target!r}")
-        t = mp_number(target, name)
-        if kind == "epsilon" and not (0 < t < 1):
-            raise ValueError(f"delta must lie in (0, 1); got {target!r}")
-        if kind == "delta" and not (mpmath.isfinite(t) and t >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0; got {target!r}")
+        t = read_target(target, kind, MPMATH)
         c = _Curve(curve, values, dps)
-
-        def obj(a):
-            e = c(a)
-            if e == mpmath.inf:
-                return mpmath.inf
-            return rule.objective(kind, e, a, t, MPMATH)
-
-        candidates = []  # (value of the objective, alpha, closed-form alpha or None, note)
-        a_num, v_num = _numeric_min(obj, dps)
-        if a_num is not None:
-            candidates.append((v_num, a_num, None, "continuous alpha, scan + golden section"))
+        closed = []
         if c.expr is not None:
             tsym = sp.Symbol("delta" if kind == "epsilon" else "epsilon", positive=True)
             for root in _closed_form_orders(c.expr, method, kind, tsym):
-                exact = root.subs(tsym, _exact_target(target))
-                number = exact.evalf(dps + 10)
+                number = root.subs(tsym, _exact_target(target)).evalf(dps + 10)
                 a = mpmath.mpf(number) if number.is_real and number.is_finite else None
                 if a is not None and a > 1:
-                    candidates.append((obj(a), a, root, f"alpha* = {sp.sstr(root)} from d/dalpha = 0 (sympy)"))
-        if c.pure_dp is not None:
-            # epsilon direction: eps = eps_RDP(oo); delta direction: log delta = -oo iff eps_RDP(oo) <= eps.
-            pure = c.pure_dp if kind == "epsilon" else (-mpmath.inf if c.pure_dp <= t else mpmath.inf)
-            candidates.append((pure, mpmath.inf, None, "alpha = oo: pure DP (eps_RDP(oo), delta = 0)"))
-        finite = [cd for cd in candidates if not mpmath.isnan(cd[0]) and cd[0] < mpmath.inf]
-        if not finite:
-            value = mpmath.inf if kind == "epsilon" else mpmath.mpf(1)
-            note = "the curve is +inf or NaN at every order: no (epsilon, delta) guarantee (fail closed)"
-            with mpmath.workdps(dps):
-                return Conversion(+value, None, method, note, kind, +t, None, obj)
-        best = min(finite, key=lambda cd: cd[0])
-        # The numeric search converges to the stationary point only to working precision; a closed-form
-        # stationary point that ties with it is the exact optimum, so report that one.
-        tol = mpmath.mpf(10) ** (-dps) * max(abs(best[0]), 1) if mpmath.isfinite(best[0]) else 0
-        exact = [cd for cd in finite if cd[2] is not None and cd[0] <= best[0] + tol]
-        if exact:
-            best = min(exact, key=lambda cd: cd[0])
-        if kind == "epsilon":
-            value = max(best[0], mpmath.mpf(0))  # (eps, delta)-DP with eps < 0 is (0, delta)-DP
-        else:
-            value = min(mpmath.exp(best[0]), mpmath.mpf(1))  # delta is a probability
-        note = f"{rule.source}; {best[3]}"
+                    closed.append((a, root))
+
+        def objective_at(a):
+            return objective_values(rule, kind, [c(a)], [a], t, MPMATH)[0]
+
+        best = optimise(rule, kind, t, MPMATH, lambda alphas: [c(a) for a in alphas], iterations=int(dps * 5),
+                        pure_dp=c.pure_dp, closed_forms=closed, digits=dps)
     with mpmath.workdps(dps):
-        return Conversion(+value, best[1] if best[1] == mpmath.inf else +best[1], method, note, kind, +t, best[2], obj)
+        alpha = best.alpha if best.alpha is None or best.alpha == mpmath.inf else +best.alpha
+        return Conversion(+best.value, alpha, method, best.note, kind, +t, best.closed_form, objective_at)
 
 
 def epsilon(curve, delta, method: str = "improved", dps: int = 30, **values) -> Conversion:

@@ -56,6 +56,10 @@ import mpmath
 import numpy as np
 
 from .._cache import memoize
+from ..derive import engine
+from ..derive.cache import cacheable
+from ..derive.result import Status
+from ..mechanisms.subsampled_gaussian import subsampled_gaussian
 
 __all__ = ["subsampled_gaussian_rdp", "subsampled_gaussian_rdp_mp", "sampled_component", "OUTWARD"]
 
@@ -177,8 +181,6 @@ def _log_abs_phi(L, alpha):
 # the sampled component, derived
 # --------------------------------------------------------------------------------------------------
 def _derivation_kept(value) -> bool:
-    from ..derive.cache import cacheable
-
     return cacheable(value[0])
 
 
@@ -202,17 +204,13 @@ def sampled_component():
     every derivation) and its generated float code ``f(alpha, sigma)``. Raises ``RuntimeError`` if the
     engine does not return a closed form (this module then has nothing to stand on).
     """
-    from ..derive.engine import renyi_divergence
-    from ..derive.result import Status
-    from ..mechanisms.subsampled_gaussian import subsampled_gaussian
-
     # the built-in factory itself, never whatever is registered under its name
     base = subsampled_gaussian().subsampling.base
     pair = base.pairs[0]
     sigma = base.parameter_by_name["sigma"]
     top = pair.over.sup  # the largest shift, t = 1 (the sensitivity)
-    result = renyi_divergence(pair.Q.subs(pair.shift, top), pair.P.subs(pair.shift, top), base.variable, base.support,
-                              params=[sigma], label="D_alpha(P_1||Q), the sampled component (q = 1)")
+    result = engine.renyi_divergence(pair.Q.subs(pair.shift, top), pair.P.subs(pair.shift, top), base.variable, base.support,
+                                     params=[sigma], label="D_alpha(P_1||Q), the sampled component (q = 1)")
     if result.status is not Status.CLOSED_FORM:
         raise RuntimeError(f"the engine did not derive the sampled component in closed form ({result.status}: "
                            f"{result.reason}); the subsampled Gaussian's float code needs it")

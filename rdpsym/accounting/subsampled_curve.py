@@ -1,11 +1,13 @@
 r"""The accountant's float curve of any subsampled mechanism (``rdpsym.subsample(base, q)``).
 
-:func:`subsampled_curve` is the ``curve_provider`` that :func:`rdpsym.subsample` attaches. It reads the
-mechanism's :class:`~rdpsym.specify.subsampling.Subsampling` (never its name), checks that the
-mechanism's densities are still the ones ``subsample`` builds from it (a copy with replaced densities
-gets the generic curve), and computes eps(alpha) from the base mechanism's own float curve
-eps_b = :func:`rdpsym.accounting.mechanism_curve` ``(base)`` — a supremum over the base's pairs and both
-directions (Mironov 2017, arXiv:1702.07476 v3, Def. 4).
+The accountant's dispatcher (:func:`rdpsym.accounting.mechanism_curve`) asks :func:`subsampled_curve`
+for every mechanism whose ``subsampling`` is set: that attribute is data
+(:class:`~rdpsym.specify.subsampling.Subsampling`: base, rate, scheme, neighbouring relation) and knows
+nothing of this module; the mechanism's name is never read. :func:`subsampled_curve` checks that the
+mechanism's densities are still the ones :func:`rdpsym.subsample` builds from it (a copy with replaced
+densities gets the generic curve) and computes eps(alpha) from the base mechanism's own float curve
+eps_b = ``mechanism_curve(base)`` (handed in by the dispatcher) — a supremum over the base's pairs and
+both directions (Mironov 2017, arXiv:1702.07476 v3, Def. 4).
 
 With M = (1 - q) P + q Q for a base pair (P, Q) (Mironov, Talwar & Zhang 2019, arXiv:1908.10530, Sect. 3)
 and k an integer >= 2, E_P[(Q/P)^j] = exp((j - 1) D_j(Q||P)) <= exp((j - 1) eps_b(j)), so (the j = 0, 1
@@ -53,10 +55,16 @@ import enum
 import math
 from fractions import Fraction
 
+from typing import Callable
+
 import numpy as np
 import sympy as sp
 
+from ..mechanisms.subsample import is_as_subsampled
 from ..specify.mechanism import Mechanism
+from .curve_types import MechanismCurve, event_rows, float_curve
+from .subsampled import OUTWARD, sampled_component, subsampled_gaussian_rdp
+from .subsampled_structure import gaussian_noise_ratio, is_laplace_shift
 
 __all__ = ["subsampled_curve", "integer_order_sums", "SumKind", "K_MAX", "ALPHA_MAX"]
 
@@ -149,8 +157,6 @@ def integer_order_sums(eps_base, q: float, kind: SumKind | str, eps_inf: float =
 
 def _at_orders(a: np.ndarray, table: np.ndarray, cap: np.ndarray) -> np.ndarray:
     """The integer-order table extended to the orders ``a`` (module docstring), then capped by ``cap``."""
-    from .subsampled import OUTWARD
-
     K = len(table) - 1
     out = np.full(a.shape, np.inf)
     with np.errstate(all="ignore"):
@@ -176,28 +182,25 @@ def _rate_of(spec, p: dict) -> np.ndarray | float:
     return float(spec.value) if spec.value is not None else p[spec.rate.name]
 
 
-def subsampled_curve(mechanism: Mechanism, group: int):
-    """The accountant's float curve of a subsampled mechanism (``Mechanism.curve_provider``).
+def subsampled_curve(mechanism: Mechanism, group: int, *,
+                     curve_of: Callable[[Mechanism], MechanismCurve]) -> MechanismCurve | None:
+    """The accountant's float curve of a subsampled mechanism, chosen by ``mechanism.subsampling``.
 
     Returns ``None`` (the accountant then uses the generic route) unless ``mechanism.subsampling`` is set
     and the mechanism's variable, support, pairs and parameter symbols are exactly those
-    :func:`rdpsym.subsample` builds from it. The curve is described in the module docstring; its
-    provenance is ``"subsampled"`` and its ``detail`` says exact or bound and which theorem. Groups:
-    Mironov 2017, Prop. 2 around it (:func:`rdpsym.accounting.curves.float_curve`).
+    :func:`rdpsym.subsample` builds from it. ``curve_of(base)`` is the base mechanism's float curve (the
+    dispatcher :func:`rdpsym.accounting.mechanism_curve` hands itself in). The curve is described in the
+    module docstring; its provenance is ``"subsampled"`` and its ``detail`` says exact or bound and which
+    theorem. Groups: Mironov 2017, Prop. 2 around it (:func:`rdpsym.accounting.curve_types.float_curve`).
     """
-    from ..mechanisms.subsample import is_as_subsampled
-
     spec = mechanism.subsampling
     if not is_as_subsampled(mechanism):
         return None
-    from .curves import float_curve, mechanism_curve
-    from .subsampled_structure import gaussian_noise_ratio, is_laplace_shift
-
     base = spec.base
     ratios = gaussian_noise_ratio(base) if spec.scheme == "poisson" else None
     if ratios is not None:
         return float_curve(mechanism, group, "subsampled", _gaussian_detail(), _gaussian_fn(spec, ratios, base))
-    base_curve = mechanism_curve(base)
+    base_curve = curve_of(base)
     base_names = [p.name for p in base.parameters]
     names = [p.name for p in mechanism.parameters]
     if spec.scheme == "poisson" and is_laplace_shift(base):
@@ -245,8 +248,6 @@ def _generic_fn(spec, kind: SumKind, base_curve, base_names, names):
         return table
 
     def fn(a, params):
-        from .curves import event_rows  # lazily, as the provider imports curves: subsample() loads this module
-
         shape, flat_a, rows = event_rows(a, params, names)
         out = np.empty(flat_a.shape)
         for sel, one in rows:
@@ -305,16 +306,12 @@ def _sigma_eff(ratios, base, one: dict, cache: dict) -> float:
 
 
 def _gaussian_fn(spec, ratios, base):
-    from .subsampled import sampled_component, subsampled_gaussian_rdp
-
     base_names = [p.name for p in base.parameters]
     names = base_names + ([spec.rate.name] if spec.value is None else [])
     memo: dict = {}
     sigmas: dict = {}
 
     def fn(a, params):
-        from .curves import event_rows  # lazily, as the provider imports curves: subsample() loads this module
-
         shape, flat_a, rows = event_rows(a, params, names)
         out = np.empty(flat_a.shape)
         for sel, one in rows:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import mpmath
 import sympy as sp
 
-from ..derive.timeout import StepTimeout, time_limit
+from .._timeout import StepTimeout, time_limit
 from ..symbols import alpha as ALPHA
 from .fasteval import compile_mp, real_value
 from .target import Target

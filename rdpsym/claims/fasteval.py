@@ -3,8 +3,9 @@
 A counterexample search evaluates the claim and the derived closed form at hundreds of points; sympy's
 ``evalf`` takes ~10 ms per point, far too slow. :func:`compile_mp` turns an expression tree into nested
 Python closures over mpmath functions once (no ``lambdify``: nothing is printed, ``exec``-ed or
-imported, so the claim's text never reaches an interpreter). Unknown nodes fall back to ``evalf`` of
-the node with its arguments substituted, so every expression evaluates, only some more slowly.
+imported, so the claim's text never reaches an interpreter): :class:`MpmathTarget`, the mpmath target
+of the tree translator (:mod:`rdpsym.numeric.translate`). Unknown nodes fall back to ``evalf`` of the
+node with its arguments substituted, so every expression evaluates, only some more slowly.
 
 Values are computed inside the caller's ``mpmath.workdps``; intermediate results may be complex
 (``log`` of a negative number, ``sqrt`` of one), which is how some correct closed forms are written
@@ -17,12 +18,15 @@ module only steers the search.
 
 from __future__ import annotations
 
+import operator
 from typing import Callable, Sequence
 
 import mpmath
 import sympy as sp
 
-__all__ = ["compile_mp", "compile_condition", "real_value"]
+from ..numeric.translate import DecidedConditions, EnvironmentClosures
+
+__all__ = ["MpmathTarget", "compile_mp", "compile_condition", "real_value"]
 
 _Fn = Callable[[dict], object]
 
@@ -76,18 +80,6 @@ _UNARY = {
 }
 
 
-def _num(value) -> object:
-    if value is sp.oo:
-        return mpmath.inf
-    if value is sp.S.NegativeInfinity:
-        return -mpmath.inf
-    if value is sp.S.ImaginaryUnit:
-        return mpmath.mpc(0, 1)
-    if value.is_Rational:
-        return mpmath.mpf(int(value.p)) / int(value.q)
-    return None
-
-
 def compile_mp(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> _Fn:
     """A function of ``{symbol: mpmath number}`` that evaluates ``expr`` at the current precision.
 
@@ -98,27 +90,66 @@ def compile_mp(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> _Fn:
     stray = expr.free_symbols - known
     if stray:
         raise ValueError(f"expression has symbols {sorted(map(str, stray))} not in {sorted(map(str, known))}")
-    return _compile(expr)
+    return _MP.translate(expr)
 
 
-def _compile(e: sp.Basic) -> _Fn:
-    if e.is_Symbol:
-        return lambda env, s=e: env[s]
-    if e.is_Number or e in (sp.oo, sp.S.NegativeInfinity, sp.S.ImaginaryUnit, sp.zoo, sp.nan):
-        if e in (sp.zoo, sp.nan):
-            return lambda env: mpmath.nan
-        if e.is_Rational or e in (sp.oo, sp.S.NegativeInfinity, sp.S.ImaginaryUnit):
-            return lambda env, e=e: _num(e)
+def compile_condition(c: sp.Basic) -> Callable[[dict], bool]:
+    """A boolean sympy condition (relations, And, Or, Not, true, false) as a function of the values."""
+    return _MP.condition(c)
+
+
+_RELATIONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+
+
+def _constant(value) -> _Fn:
+    return lambda env: value
+
+
+class MpmathTarget(DecidedConditions, EnvironmentClosures):
+    """sympy -> closures ``env -> mpmath number`` (see the module docstring).
+
+    Unlike the other targets it does not refuse a node it has no method for: :meth:`refuse` evaluates
+    that node by sympy's ``evalf`` with its arguments substituted (slow, and exact to the precision).
+    """
+
+    error = ValueError
+    target = "fast mpmath evaluation"
+    unary = _UNARY
+
+    # -- atoms (a symbol reads the environment: EnvironmentClosures) -----------------------------------
+    def _translate_Rational(self, e):
+        return lambda env, q=e: mpmath.mpf(int(q.p)) / int(q.q)
+
+    def _translate_Float(self, e):
         return lambda env, e=e: mpmath.mpf(sp.Float(e, mpmath.mp.dps + 5))
-    if e is sp.pi:
+
+    def _translate_Infinity(self, e):
+        return _constant(mpmath.inf)
+
+    def _translate_NegativeInfinity(self, e):
+        return _constant(-mpmath.inf)
+
+    def _translate_ImaginaryUnit(self, e):
+        return lambda env: mpmath.mpc(0, 1)
+
+    def _translate_NaN(self, e):
+        return _constant(mpmath.nan)
+
+    _translate_ComplexInfinity = _translate_NaN
+
+    def _translate_Pi(self, e):
         return lambda env: +mpmath.pi
-    if e is sp.E:
+
+    def _translate_Exp1(self, e):
         return lambda env: mpmath.e + 0
-    if isinstance(e, sp.Add):
-        parts = [_compile(a) for a in e.args]
+
+    # -- arithmetic ----------------------------------------------------------------------------------
+    def _translate_Add(self, e):
+        parts = [self.translate(a) for a in e.args]
         return lambda env: mpmath.fsum(p(env) for p in parts)
-    if isinstance(e, sp.Mul):
-        parts = [_compile(a) for a in e.args]
+
+    def _translate_Mul(self, e):
+        parts = [self.translate(a) for a in e.args]
 
         def mul(env):
             out = mpmath.mpf(1)
@@ -127,29 +158,39 @@ def _compile(e: sp.Basic) -> _Fn:
             return out
 
         return mul
-    if isinstance(e, sp.Pow):
-        base, expo = _compile(e.args[0]), e.args[1]
+
+    def _translate_Pow(self, e):
+        base, expo = self.translate(e.args[0]), e.args[1]
         if expo.is_Integer:
             n = int(expo)
             return lambda env: _power(base(env), n) if abs(n) > 64 else base(env) ** n
         if expo == sp.S.Half:
             return lambda env: mpmath.sqrt(base(env))
-        ex = _compile(expo)
+        ex = self.translate(expo)
         return lambda env: _power(base(env), ex(env))
-    if isinstance(e, sp.log):
+
+    def _translate_log(self, e):
         if len(e.args) == 2:
-            arg, b = _compile(e.args[0]), _compile(e.args[1])
+            arg, b = self.translate(e.args[0]), self.translate(e.args[1])
             return lambda env: mpmath.log(arg(env)) / mpmath.log(b(env))
-        return _compile_log(e.args[0])
-    if e.func in _UNARY and len(e.args) == 1:
-        f, arg = _UNARY[e.func], _compile(e.args[0])
-        return lambda env: f(arg(env))
-    if isinstance(e, (sp.Max, sp.Min)):
-        parts = [_compile(a) for a in e.args]
-        pick = max if isinstance(e, sp.Max) else min
+        return self.dispatch("log", e.args[0])
+
+    def apply(self, op, e):
+        arg = self.translate(e.args[0])
+        return lambda env: op(arg(env))
+
+    def _extremum(self, e, pick):
+        parts = [self.translate(a) for a in e.args]
         return lambda env: pick(_realify(p(env)) for p in parts)
-    if isinstance(e, sp.Piecewise):
-        branches = [(_compile(v), compile_condition(c)) for v, c in e.args]
+
+    def _translate_Max(self, e):
+        return self._extremum(e, max)
+
+    def _translate_Min(self, e):
+        return self._extremum(e, min)
+
+    def _translate_Piecewise(self, e):
+        branches = [(self.translate(v), self.condition(c)) for v, c in e.args]
 
         def piecewise(env):
             for value, cond in branches:
@@ -158,41 +199,41 @@ def _compile(e: sp.Basic) -> _Fn:
             return mpmath.nan
 
         return piecewise
-    if isinstance(e, sp.binomial):
-        n, k = (_compile(a) for a in e.args)
+
+    def _translate_binomial(self, e):
+        n, k = (self.translate(a) for a in e.args)
         return lambda env: mpmath.binomial(n(env), k(env))
-    if isinstance(e, sp.beta) and len(e.args) == 2:
-        a, b = (_compile(x) for x in e.args)
+
+    def _translate_beta(self, e):
+        if len(e.args) != 2:
+            return self.refuse(e)
+        a, b = (self.translate(x) for x in e.args)
         return lambda env: mpmath.beta(a(env), b(env))
-    return _fallback(e)
 
+    # -- log(e) in log space -------------------------------------------------------------------------
+    # log(b**x) = x log(b), log(x*y) = log(x) + log(y), log(exp(x)) = x, applied at a point only where
+    # the bases and factors are positive reals there (the identities hold for positive reals; elsewhere
+    # the plain log of the value). The KL of two Laplace scales contains
+    # log(b2**(b2*exp(m/b1)) / b1**(b2*exp(m/b1))): as a value that is b2**(a number of 40,000 digits),
+    # which no precision holds (the magnitude cap refuses it); in log space it is b2 exp(m/b1) log(b2/b1).
+    def _log_Basic(self, e):
+        plain = self.translate(e)
+        return lambda env: mpmath.log(plain(env))
 
-def _positive(v) -> bool:
-    return isinstance(v, mpmath.mpf) and v > 0 and not mpmath.isinf(v)
-
-
-def _compile_log(e: sp.Basic) -> _Fn:
-    """log(e) in log space: log(b**x) = x log(b), log(x*y) = log(x) + log(y), log(exp(x)) = x, applied at
-    a point only where the bases and factors are positive reals there (the identities hold for positive
-    reals; elsewhere the plain log of the value). The KL of two Laplace scales contains
-    log(b2**(b2*exp(m/b1)) / b1**(b2*exp(m/b1))): as a value that is b2**(a number of 40,000 digits),
-    which no precision holds (the magnitude cap refuses it); in log space it is b2 exp(m/b1) log(b2/b1)."""
-    plain = _compile(e)
-
-    def plain_log(env):
-        return mpmath.log(plain(env))
-
-    if isinstance(e, sp.exp):
-        inner = _compile(e.args[0])
+    def _log_exp(self, e):
+        inner, plain_log = self.translate(e.args[0]), self._log_Basic(e)
 
         def log_exp(env):
             v = inner(env)
             return v if isinstance(v, mpmath.mpf) and not mpmath.isnan(v) else plain_log(env)
 
         return log_exp
-    if isinstance(e, sp.Pow) and not e.exp.is_Integer or (isinstance(e, sp.Pow) and abs(int(e.exp)) > 64):
-        base, ex = _compile(e.base), _compile(e.exp)
-        log_base = _compile_log(e.base)
+
+    def _log_Pow(self, e):
+        if e.exp.is_Integer and abs(int(e.exp)) <= 64:
+            return self._log_Basic(e)
+        base, ex, plain_log = self.translate(e.base), self.translate(e.exp), self._log_Basic(e)
+        log_base = self.dispatch("log", e.base)
 
         def log_pow(env):
             b, x = base(env), ex(env)
@@ -201,8 +242,10 @@ def _compile_log(e: sp.Basic) -> _Fn:
             return plain_log(env)
 
         return log_pow
-    if isinstance(e, sp.Mul):
-        factors = [(_compile(f), _compile_log(f)) for f in e.args]
+
+    def _log_Mul(self, e):
+        factors = [(self.translate(f), self.dispatch("log", f)) for f in e.args]
+        plain_log = self._log_Basic(e)
 
         def log_mul(env):
             values = [f(env) for f, _ in factors]
@@ -219,27 +262,39 @@ def _compile_log(e: sp.Basic) -> _Fn:
                 return mpmath.fsum(lf(env) for _, lf in factors)
 
         return log_mul_safe
-    return plain_log
+
+    # -- the fallback: evalf of the node itself (slow path for functions not mapped here) ---------------
+    def refuse(self, e, family="translate"):
+        if family == "condition":
+            raise ValueError(f"cannot evaluate the condition {sp.sstr(e)}")
+        syms = sorted(e.free_symbols, key=str)
+
+        def slow(env):
+            subs = {s: sp.Float(env[s], mpmath.mp.dps) if not isinstance(env[s], mpmath.mpc) else
+                    sp.Float(env[s].real, mpmath.mp.dps) for s in syms}
+            value = e.evalf(mpmath.mp.dps, subs=subs)
+            if value.is_real is False or value.has(sp.I):
+                re, im = value.as_real_imag()
+                return mpmath.mpc(sp.Float(re, mpmath.mp.dps), sp.Float(im, mpmath.mp.dps))
+            if value in (sp.oo, sp.S.NegativeInfinity):
+                return mpmath.inf if value is sp.oo else -mpmath.inf
+            if not value.is_number or value.has(sp.nan, sp.zoo):
+                return mpmath.nan
+            return mpmath.mpf(value)
+
+        return slow
+
+    # -- conditions (And, Or, Not: DecidedConditions) ------------------------------------------------
+    def relation(self, op, lhs, rhs):
+        test, lhs, rhs = _RELATIONS[op], self.translate(lhs), self.translate(rhs)
+        return lambda env: bool(test(_realify(lhs(env)), _realify(rhs(env))))
 
 
-def _fallback(e: sp.Basic) -> _Fn:
-    """evalf of the node itself (slow path for functions this module does not map)."""
-    syms = sorted(e.free_symbols, key=str)
+_MP = MpmathTarget()
 
-    def slow(env):
-        subs = {s: sp.Float(env[s], mpmath.mp.dps) if not isinstance(env[s], mpmath.mpc) else
-                sp.Float(env[s].real, mpmath.mp.dps) for s in syms}
-        value = e.evalf(mpmath.mp.dps, subs=subs)
-        if value.is_real is False or value.has(sp.I):
-            re, im = value.as_real_imag()
-            return mpmath.mpc(sp.Float(re, mpmath.mp.dps), sp.Float(im, mpmath.mp.dps))
-        if value in (sp.oo, sp.S.NegativeInfinity):
-            return _num(value)
-        if not value.is_number or value.has(sp.nan, sp.zoo):
-            return mpmath.nan
-        return mpmath.mpf(value)
 
-    return slow
+def _positive(v) -> bool:
+    return isinstance(v, mpmath.mpf) and v > 0 and not mpmath.isinf(v)
 
 
 def _realify(v):
@@ -248,38 +303,6 @@ def _realify(v):
             return v.real
         raise ArithmeticError("complex argument of Max/Min")
     return v
-
-
-_RELATIONS = {
-    sp.StrictLessThan: lambda a, b: a < b,
-    sp.LessThan: lambda a, b: a <= b,
-    sp.StrictGreaterThan: lambda a, b: a > b,
-    sp.GreaterThan: lambda a, b: a >= b,
-    sp.Equality: lambda a, b: a == b,
-    sp.Unequality: lambda a, b: a != b,
-}
-
-
-def compile_condition(c: sp.Basic) -> Callable[[dict], bool]:
-    """A boolean sympy condition (relations, And, Or, Not, true, false) as a function of the values."""
-    if c is sp.true or c is True:
-        return lambda env: True
-    if c is sp.false or c is False:
-        return lambda env: False
-    if isinstance(c, sp.And):
-        parts = [compile_condition(a) for a in c.args]
-        return lambda env: all(p(env) for p in parts)
-    if isinstance(c, sp.Or):
-        parts = [compile_condition(a) for a in c.args]
-        return lambda env: any(p(env) for p in parts)
-    if isinstance(c, sp.Not):
-        inner = compile_condition(c.args[0])
-        return lambda env: not inner(env)
-    if type(c) in _RELATIONS:
-        op = _RELATIONS[type(c)]
-        lhs, rhs = _compile(c.args[0]), _compile(c.args[1])
-        return lambda env: bool(op(_realify(lhs(env)), _realify(rhs(env))))
-    raise ValueError(f"cannot evaluate the condition {sp.sstr(c)}")
 
 
 def real_value(v) -> mpmath.mpf | None:

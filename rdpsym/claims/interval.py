@@ -33,10 +33,12 @@ from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 
-__all__ = ["Unsupported", "compile_arb", "compile_arb_condition", "Axis", "IntervalOutcome", "bisect_relation"]
+from ..numeric import translate
+
+__all__ = ["Unsupported", "BallTarget", "compile_arb", "compile_arb_condition", "Axis", "IntervalOutcome", "bisect_relation"]
 
 
-class Unsupported(ValueError):
+class Unsupported(translate.Unsupported):
     """The expression has a node ball arithmetic is not implemented for here."""
 
 
@@ -47,7 +49,7 @@ def _flint():
 
 
 # ---------------------------------------------------------------------------------------------------
-# sympy -> closures over arb balls
+# sympy -> closures over arb balls (the ball target of the tree translator, rdpsym.numeric.translate)
 # ---------------------------------------------------------------------------------------------------
 def _arb_rational(q: sp.Rational):
     flint = _flint()
@@ -116,52 +118,81 @@ def compile_arb(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> Callable[[Mappi
     stray = expr.free_symbols - set(symbols)
     if stray:
         raise Unsupported(f"symbols {sorted(map(str, stray))} are not coordinates of the box")
-    return _compile(expr)
+    return _BALLS.translate(expr)
 
 
-def _compile(e):
-    flint = _flint()
-    if e.is_Symbol:
-        return lambda env, s=e: env[s]
-    if e is sp.oo:
-        return lambda env: flint.arb.pos_inf()
-    if e is sp.S.NegativeInfinity:
-        return lambda env: flint.arb.neg_inf()
-    if e in (sp.nan, sp.zoo) or e is sp.S.ImaginaryUnit:
+def compile_arb_condition(c) -> Callable[[Mapping], bool | None]:
+    """A sympy condition as a three-valued function of balls: True, False or None (undecided)."""
+    return _BALLS.condition(c)
+
+
+def _constant(make) -> Callable:
+    return lambda env: make()
+
+
+def _fold(parts, step):
+    """``env -> step(...step(parts[0](env), parts[1](env))..., parts[-1](env))``, NaN where python-flint raises."""
+
+    def fold(env):
+        out = parts[0](env)
+        for p in parts[1:]:
+            out = step(out, p(env))
+        return out
+
+    return _safe(fold)
+
+
+class BallTarget(translate.EnvironmentClosures):
+    """sympy -> closures ``env -> arb`` whose ball contains the exact value on the balls of ``env``.
+
+    Every operation is one of Arb's (rigorous), with two tightenings where midpoint-radius arithmetic
+    loses the sign: even powers and ``Abs`` of a ball that straddles 0. A ``Piecewise`` unions every
+    branch whose condition may hold (three-valued conditions, :func:`_tri`), ``Max``/``Min`` are Arb's
+    (rigorous on overlapping balls), and a value outside a function's domain is a NaN ball: no
+    information, never a wrong enclosure.
+    """
+
+    error = Unsupported
+    target = "ball arithmetic"
+    unary = _UNARY
+
+    # -- atoms (a symbol reads the environment: EnvironmentClosures) -----------------------------------
+    def _translate_Infinity(self, e):
+        return _constant(_flint().arb.pos_inf)
+
+    def _translate_NegativeInfinity(self, e):
+        return _constant(_flint().arb.neg_inf)
+
+    def _translate_NaN(self, e):
         return lambda env: _nan()
-    if e.is_Rational:
+
+    _translate_ComplexInfinity = _translate_ImaginaryUnit = _translate_NaN
+
+    def _translate_Rational(self, e):
         return lambda env, q=e: _arb_rational(q)
-    if e.is_Float:
+
+    def _translate_Float(self, e):
         # a Float is its exact binary value
         return lambda env, q=sp.Rational(e): _arb_rational(q)
-    if e is sp.pi:
-        return lambda env: flint.arb.pi()
-    if e is sp.E:
-        return lambda env: flint.arb(1).exp()
-    if e is sp.EulerGamma:
-        return lambda env: flint.arb.const_euler()
-    if isinstance(e, sp.Add):
-        parts = [_compile(a) for a in e.args]
 
-        def add(env):
-            out = parts[0](env)
-            for p in parts[1:]:
-                out = out + p(env)
-            return out
+    def _translate_Pi(self, e):
+        return _constant(_flint().arb.pi)
 
-        return _safe(add)
-    if isinstance(e, sp.Mul):
-        parts = [_compile(a) for a in e.args]
+    def _translate_Exp1(self, e):
+        return lambda env: _flint().arb(1).exp()
 
-        def mul(env):
-            out = parts[0](env)
-            for p in parts[1:]:
-                out = out * p(env)
-            return out
+    def _translate_EulerGamma(self, e):
+        return _constant(_flint().arb.const_euler)
 
-        return _safe(mul)
-    if isinstance(e, sp.Pow):
-        base, expo = _compile(e.args[0]), e.args[1]
+    # -- arithmetic ----------------------------------------------------------------------------------
+    def _translate_Add(self, e):
+        return _fold([self.translate(a) for a in e.args], lambda u, v: u + v)
+
+    def _translate_Mul(self, e):
+        return _fold([self.translate(a) for a in e.args], lambda u, v: u * v)
+
+    def _translate_Pow(self, e):
+        base, expo = self.translate(e.args[0]), e.args[1]
         if expo.is_Integer:
             n = int(expo)
             if n % 2 == 0 and n > 0:
@@ -169,30 +200,28 @@ def _compile(e):
             return _safe(lambda env: base(env) ** n)
         if expo == sp.S.Half:
             return _safe(lambda env: base(env).sqrt())
-        ex = _compile(expo)
+        ex = self.translate(expo)
         return _safe(lambda env: base(env) ** ex(env))
-    if isinstance(e, sp.log):
-        arg = _compile(e.args[0])
+
+    def _translate_log(self, e):
+        arg = self.translate(e.args[0])
         if len(e.args) == 2:
-            b = _compile(e.args[1])
+            b = self.translate(e.args[1])
             return _safe(lambda env: arg(env).log() / b(env).log())
         return _safe(lambda env: arg(env).log())
-    if e.func in _UNARY and len(e.args) == 1:
-        f, arg = _UNARY[e.func], _compile(e.args[0])
-        return _safe(lambda env: f(arg(env)))
-    if isinstance(e, (sp.Max, sp.Min)):
-        parts = [_compile(a) for a in e.args]
-        method = "max" if isinstance(e, sp.Max) else "min"
 
-        def extremum(env):
-            out = parts[0](env)
-            for p in parts[1:]:
-                out = getattr(out, method)(p(env))
-            return out
+    def apply(self, op, e):
+        arg = self.translate(e.args[0])
+        return _safe(lambda env: op(arg(env)))
 
-        return _safe(extremum)
-    if isinstance(e, sp.Piecewise):
-        branches = [(_compile(v), compile_arb_condition(c)) for v, c in e.args]
+    def _translate_Max(self, e):
+        return _fold([self.translate(a) for a in e.args], lambda u, v: u.max(v))
+
+    def _translate_Min(self, e):
+        return _fold([self.translate(a) for a in e.args], lambda u, v: u.min(v))
+
+    def _translate_Piecewise(self, e):
+        branches = [(self.translate(v), self.condition(c)) for v, c in e.args]
 
         def piecewise(env):
             # every branch whose condition may hold contributes; the first certainly true one ends it
@@ -208,8 +237,10 @@ def _compile(e):
             return _nan() if out is None else out.union(_nan())
 
         return _safe(piecewise)
-    if isinstance(e, sp.Heaviside):
-        arg = _compile(e.args[0])
+
+    def _translate_Heaviside(self, e):
+        flint = _flint()
+        arg = self.translate(e.args[0])
         half = sp.Rational(1, 2) if len(e.args) == 1 else e.args[1]
 
         def heaviside(env):
@@ -222,7 +253,45 @@ def _compile(e):
             return flint.arb(0).union(flint.arb(1)) if not v.is_zero() else at0
 
         return _safe(heaviside)
-    raise Unsupported(f"no ball arithmetic for {type(e).__name__} ({sp.sstr(e)[:60]})")
+
+    # -- three-valued conditions: True, False or None (undecided) --------------------------------------
+    def truth(self, value):
+        return lambda env: value
+
+    def conjunction(self, parts):
+        def conj(env):
+            vals = [p(env) for p in parts]
+            return False if False in vals else (None if None in vals else True)
+
+        return conj
+
+    def disjunction(self, parts):
+        def disj(env):
+            vals = [p(env) for p in parts]
+            return True if True in vals else (None if None in vals else False)
+
+        return disj
+
+    def negation(self, part):
+        def neg(env):
+            v = part(env)
+            return None if v is None else not v
+
+        return neg
+
+    def relation(self, op, lhs, rhs):
+        lhs, rhs = self.translate(lhs), self.translate(rhs)
+
+        def rel(env):
+            try:
+                return _tri(op, lhs(env), rhs(env))
+            except (ValueError, ArithmeticError, TypeError):
+                return None
+
+        return rel
+
+
+_BALLS = BallTarget()
 
 
 def _tri(op: str, a, b):
@@ -245,53 +314,6 @@ def _tri(op: str, a, b):
         t = _tri("==", a, b)
         return None if t is None else not t
     raise Unsupported(op)
-
-
-_OPS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">", sp.GreaterThan: ">=",
-        sp.Equality: "==", sp.Unequality: "!="}
-
-
-def compile_arb_condition(c) -> Callable[[Mapping], bool | None]:
-    """A sympy condition as a three-valued function of balls: True, False or None (undecided)."""
-    if c is sp.true or c is True:
-        return lambda env: True
-    if c is sp.false or c is False:
-        return lambda env: False
-    if isinstance(c, sp.And):
-        parts = [compile_arb_condition(a) for a in c.args]
-
-        def conj(env):
-            vals = [p(env) for p in parts]
-            return False if False in vals else (None if None in vals else True)
-
-        return conj
-    if isinstance(c, sp.Or):
-        parts = [compile_arb_condition(a) for a in c.args]
-
-        def disj(env):
-            vals = [p(env) for p in parts]
-            return True if True in vals else (None if None in vals else False)
-
-        return disj
-    if isinstance(c, sp.Not):
-        inner = compile_arb_condition(c.args[0])
-
-        def neg(env):
-            v = inner(env)
-            return None if v is None else not v
-
-        return neg
-    if type(c) in _OPS:
-        op, lhs, rhs = _OPS[type(c)], _compile(c.args[0]), _compile(c.args[1])
-
-        def rel(env):
-            try:
-                return _tri(op, lhs(env), rhs(env))
-            except (ValueError, ArithmeticError, TypeError):
-                return None
-
-        return rel
-    raise Unsupported(f"no ball arithmetic for the condition {sp.sstr(c)[:60]}")
 
 
 # ---------------------------------------------------------------------------------------------------

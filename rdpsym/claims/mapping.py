@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 
 import sympy as sp
 
-from .._numbers import exact_or_symbolic
+from ..specify.text.numbers import exact_or_symbolic
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA

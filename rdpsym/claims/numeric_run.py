@@ -31,7 +31,7 @@ import time
 import mpmath
 import sympy as sp
 
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 from .evaluate import _Evaluator
 from .run import MIN_POINTS_PER_REGIME, REGIMES, _product, _regime, _required_regimes
 from .search import parameter_grid

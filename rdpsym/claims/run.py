@@ -12,7 +12,7 @@ from collections import Counter
 import mpmath
 import sympy as sp
 
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
 from .evaluate import _c_state, _Evaluator, _t_state, _violation
 from .prove import _prove
@@ -35,6 +35,11 @@ MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
 
 #: orders 10^k probed beyond the certified range when the claim's limit at alpha -> oo is not decided
 _PROBE_EXPONENTS = (7, 9, 12, 15, 20, 30)
+#: orders 10^k probed when the claim's limit is on the wrong side of D_oo: the violation exists at some
+#: finite order (D_alpha increases to D_oo), so the exponent doubles until it shows, 10^600 ... 10^(600*2^10)
+#: working digits sympy may use to evaluate the claim's limit and D_oo at one parameter point
+_LIMIT_DIGITS = 20_000
+_WRONG_SIDE_EXPONENTS = _PROBE_EXPONENTS + (50, 100, 300) + tuple(600 * 2**j for j in range(11))
 _SLOW_REASON = "the callable did not return within its time limit"
 _OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^100)"
 
@@ -222,36 +227,55 @@ class _ClaimRun:
                                f"{list(_PROBE_EXPONENTS)}, at {len(combos)} parameter points"
                                + (f" (violations at {found})" if found else ""))
             return
-        wrong_side = 0
+        wrong_side = undecided = beyond_finite = 0
         for _, values in combos:
             subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
             try:
-                lv = run_with_time_limit(lambda: limit.xreplace(subs).evalf(self.dps), seconds=POINT_SECONDS)
-                dv = run_with_time_limit(lambda: d_inf.xreplace(subs).evalf(self.dps), seconds=POINT_SECONDS)
-            except (StepTimeout, Exception):  # noqa: BLE001 - counted below as undecided
-                continue
-            if not (lv.is_extended_real and dv.is_extended_real):
+                # maxn: a limit like floor(pi*10**4000) needs thousands of working digits to be a number
+                lv = run_with_time_limit(lambda: limit.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS),
+                                         seconds=POINT_SECONDS)
+                dv = run_with_time_limit(lambda: d_inf.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS),
+                                         seconds=POINT_SECONDS)
+                real = lv.is_extended_real and dv.is_extended_real
+            except (StepTimeout, Exception) as exc:  # noqa: BLE001 - an unevaluated limit counts against
+                real, why = False, f"{type(exc).__name__}"
+            else:
+                why = "not real"
+            if not real:
+                # the limit may be on the wrong side here: a point that cannot be compared counts against
+                undecided += 1
+                self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo or D_oo could not "
+                                        f"be evaluated ({why})"))
                 continue
             v = _violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
                            mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
             if v is None or v <= self.tol:
                 continue
             wrong_side += 1
-            for k in _PROBE_EXPONENTS + (50, 100, 300):
+            for k in _WRONG_SIDE_EXPONENTS:
                 a = sp.Integer(10) ** k
                 t, cl = ev.values(a, values)
                 va = _violation(self.relation, t, cl, self.dps)
-                # where D is +oo the formula is usually outside its stated conditions (the grid's exemption
-                # covers those points); the limit argument is about finite values growing past the claim
-                if va is not None and va > self.tol and t is not None and not mpmath.isinf(t):
+                if va is not None and va > self.tol:
                     self.candidates.append((va, (a, values)))
                     break
+                if va is None and t is not None and mpmath.isinf(t):
+                    # D is +oo from some finite order on and the formula is undefined there: its finiteness
+                    # conditions, stated apart, decide those orders (the grid's exemption), not its limit
+                    beyond_finite += 1
+                    break
             else:
-                if not mpmath.isinf(mpmath.mpf(dv) if dv.is_finite else mpmath.inf):
-                    self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo is on the wrong "
-                                            "side of D_oo, but no order up to 1e300 showed the violation"))
-        self.limit_note = (f"alpha -> oo: the claim's limit {sp.sstr(limit)[:60]} compared with D_oo at "
-                           f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else ""))
+                # Whatever D_oo is (finite or +oo), a limit on the wrong side means the relation fails at
+                # some finite order: not showing that order is no evidence for the claim.
+                self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo is on the wrong "
+                                        f"side of D_oo, but no order up to 1e{_WRONG_SIDE_EXPONENTS[-1]} "
+                                        "showed the violation"))
+        shown = _fmt(limit) if limit.is_Number else sp.sstr(limit)[:60]
+        self.limit_note = (f"alpha -> oo: the claim's limit {shown} compared with D_oo at "
+                           f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else "")
+                           + (f"; not evaluated at {undecided}" if undecided else "")
+                           + (f"; at {beyond_finite} of them D is +oo from a finite order on, where the formula "
+                              "is undefined (its finiteness conditions decide)" if beyond_finite else ""))
 
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher

@@ -12,7 +12,10 @@ same point.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import tempfile
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -174,10 +177,32 @@ def guided_search(
     from hypothesis.errors import Unsatisfiable
 
     try:
-        run()
+        with _private_hypothesis_home():
+            run()
     except Unsatisfiable:
         pass  # too few drawable points in a narrow range: the grid and the certified pass still cover it
     return best["point"], best["v"], best["n"]
+
+
+@contextlib.contextmanager
+def _private_hypothesis_home():
+    """Hypothesis keeps files (a cache of the constants in the caller's modules) under ``.hypothesis/`` in
+    the working directory; a claim check must leave nothing there. Its home directory is a temporary one
+    for the search, unless the user chose one (``HYPOTHESIS_STORAGE_DIRECTORY`` or
+    ``set_hypothesis_home_dir``), and is restored after."""
+    from hypothesis import configuration
+
+    chosen = getattr(configuration, "__hypothesis_home_directory", None)
+    if chosen is not None or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or not hasattr(
+            configuration, "set_hypothesis_home_dir"):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="rdpsym-hypothesis-") as home:
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(None)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -31,6 +31,11 @@ class Verdict(Vocabulary):
 def _fmt(v, digits: int = 20) -> str:
     if v is None:
         return "undefined"
+    if isinstance(v, sp.Rational) and max(abs(v.p), v.q).bit_length() > 128:
+        # an order like 10^600 - 2 is exact in the verdict's data; in prose its digits say nothing (and
+        # Python refuses to print an integer of over 4300 digits)
+        with mpmath.workdps(digits):
+            return "~" + mpmath.nstr(mpmath.mpf(v.p) / v.q, digits)
     if isinstance(v, sp.Basic):
         return sp.sstr(v)
     if mpmath.isinf(v):

@@ -1,4 +1,5 @@
-"""Stable emission of one expression as numpy code (the printer of :mod:`rdpsym.compile`).
+"""Stable emission of one expression as numpy code (the printer of :mod:`rdpsym.compile`), the numpy
+target of the tree translator (:mod:`rdpsym.numeric.translate`).
 
 ``log`` of a sum is emitted as a (signed) log-sum-exp over the logarithms of the summands, each taken in
 log space (``log(alpha * exp(y)) -> log(alpha) + y``, ``log(p**alpha) -> alpha*log(p)``), so
@@ -13,8 +14,8 @@ import keyword
 import re
 
 import sympy as sp
-from sympy.printing.numpy import NumPyPrinter
 
+from ..numeric.translate import Translator
 from ..symbols import alpha as ALPHA
 
 __all__ = ["CodegenError", "doc_text", "identifier"]
@@ -54,84 +55,126 @@ def identifier(name: str) -> str:
     return ident
 
 
-class _Emitter:
-    """Emit numpy code for an expression; ``logabs`` emits (log|e|, sign) without forming e."""
+class _Emitter(Translator):
+    """Emit numpy code for an expression; ``logabs`` emits (log|e|, sign) without forming e.
+
+    The numpy target of :class:`~rdpsym.numeric.translate.Translator`: ``value`` (``_translate_<Class>``)
+    writes a value, ``condition`` a boolean array, ``logabs`` (``_logabs_<Class>``) the log of a
+    magnitude and its sign, ``number`` (``_number_<Class>``) a constant's literal. A constant
+    subexpression (no symbol) is one float literal.
+    """
+
+    error = CodegenError
+    target = "stable float code"
 
     def __init__(self, names: dict[sp.Symbol, str]):
         self.names = names
-        self.printer = NumPyPrinter({"fully_qualified_modules": True, "allow_unknown_functions": False})
+
+    def refuse(self, e, family: str = "translate"):
+        if family == "condition":
+            raise CodegenError(f"no float code for the condition {sp.sstr(e)}")
+        raise CodegenError(f"no stable float code for {type(e).__name__}: {sp.sstr(e)}")
 
     # -- numbers ---------------------------------------------------------------------------------
-    @staticmethod
-    def number(e: sp.Expr) -> str:
-        if e is sp.pi:
-            return "numpy.pi"
-        if e is sp.E:
-            return "numpy.e"
-        if e in (sp.oo,):
-            return "numpy.inf"
-        if e in (-sp.oo,):
-            return "(-numpy.inf)"
-        if e.is_Integer:
-            return f"{int(e)}.0" if abs(int(e)) < 2**53 else repr(float(e))
+    def number(self, e: sp.Expr) -> str:
+        """A constant's literal (``pi``, ``E``, infinities and integers exactly; others as a float)."""
+        return self.dispatch("number", e)
+
+    def _number_Pi(self, e):
+        return "numpy.pi"
+
+    def _number_Exp1(self, e):
+        return "numpy.e"
+
+    def _number_Infinity(self, e):
+        return "numpy.inf"
+
+    def _number_NegativeInfinity(self, e):
+        return "(-numpy.inf)"
+
+    def _number_Integer(self, e):
+        return f"{int(e)}.0" if abs(int(e)) < 2**53 else repr(float(e))
+
+    def _number_Basic(self, e):
         value = float(e)
         return repr(value) if value >= 0 else f"({value!r})"
 
+    # a constant in a value: exact literals for these classes, one float for any other real constant
+    _constant_Rational = _constant_Pi = _constant_Exp1 = _constant_Infinity = _constant_NegativeInfinity = number
+
+    def _constant_Basic(self, e):
+        if e.is_real is False:
+            raise CodegenError(f"non-real constant {e}")
+        return repr(float(e))
+
     # -- values ----------------------------------------------------------------------------------
-    def value(self, e: sp.Expr) -> str:
-        if e.is_Symbol:
-            return self.names[e]
-        if e in (sp.oo, -sp.oo):
-            return self.number(e)
+    def translate(self, e: sp.Expr) -> str:
         if e.is_number and not e.has(sp.Symbol):
-            if e.is_real is False:
-                raise CodegenError(f"non-real constant {e}")
-            return self.number(e) if (e.is_Rational or e in (sp.pi, sp.E, sp.oo, -sp.oo)) else repr(float(e))
-        if isinstance(e, sp.log):
-            return self.logabs(e.args[0])[0]
-        if isinstance(e, sp.exp):
-            return f"numpy.exp({self.value(e.args[0])})"
-        if e.is_Add:
-            return self._add(e)
-        if e.is_Mul:
-            num, den = [], []
-            for f in e.args:
-                if f.is_Pow and f.exp.is_number and f.exp.is_negative:
-                    den.append(self.value(sp.Pow(f.base, -f.exp)))
-                else:
-                    num.append(self.value(f))
-            text = "*".join(f"({t})" for t in num) or "1.0"
-            return text if not den else f"{text}/({'*'.join(f'({t})' for t in den)})"
-        if e.is_Pow:
-            return self._pow(e)
-        if isinstance(e, (sp.Max, sp.Min)):
-            fn = "numpy.maximum" if isinstance(e, sp.Max) else "numpy.minimum"
-            args = [self.value(a) for a in e.args]
-            out = args[0]
-            for a in args[1:]:
-                out = f"{fn}({out}, {a})"
-            return out
-        if isinstance(e, sp.Abs):
-            return f"numpy.abs({self.value(e.args[0])})"
-        if isinstance(e, sp.sign):
-            return f"numpy.sign({self.value(e.args[0])})"
-        if isinstance(e, sp.Piecewise):
-            conds = ", ".join(self.condition(c) for _, c in e.args)
-            vals = ", ".join(self.value(v) for v, _ in e.args)
-            return f"numpy.select([{conds}], [{vals}], numpy.nan)"
-        raise CodegenError(f"no stable float code for {type(e).__name__}: {sp.sstr(e)}")
+            return self.dispatch("constant", e)
+        return self.dispatch("translate", e)
+
+    value = translate
+
+    def _translate_Symbol(self, e):
+        return self.names[e]
+
+    def _translate_log(self, e):
+        return self.logabs(e.args[0])[0]
+
+    def _translate_exp(self, e):
+        return f"numpy.exp({self.value(e.args[0])})"
+
+    def _translate_Mul(self, e):
+        num, den = [], []
+        for f in e.args:
+            if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+                den.append(self.value(sp.Pow(f.base, -f.exp)))
+            else:
+                num.append(self.value(f))
+        text = "*".join(f"({t})" for t in num) or "1.0"
+        return text if not den else f"{text}/({'*'.join(f'({t})' for t in den)})"
+
+    def _extremum(self, e, fn: str) -> str:
+        args = [self.value(a) for a in e.args]
+        out = args[0]
+        for a in args[1:]:
+            out = f"{fn}({out}, {a})"
+        return out
+
+    def _translate_Max(self, e):
+        return self._extremum(e, "numpy.maximum")
+
+    def _translate_Min(self, e):
+        return self._extremum(e, "numpy.minimum")
+
+    def _translate_Abs(self, e):
+        return f"numpy.abs({self.value(e.args[0])})"
+
+    def _translate_sign(self, e):
+        return f"numpy.sign({self.value(e.args[0])})"
+
+    def _translate_Piecewise(self, e):
+        conds = ", ".join(self.condition(c) for _, c in e.args)
+        vals = ", ".join(self.value(v) for v, _ in e.args)
+        return f"numpy.select([{conds}], [{vals}], numpy.nan)"
 
     #: a polynomial sum is factored only up to this size (sympy's factor is fast there)
     FACTOR_OPS = 40
 
-    def _add(self, e: sp.Add) -> str:
-        # A polynomial that factors is evaluated as its product: 2 rho^2 sigma^2 - 2 sigma^2 loses
-        # eps/(1 - rho^2) relative as rho -> +-1 (3e-8 at rho = 1 - 1e-9); 2 sigma^2 (rho - 1)(rho + 1)
-        # keeps every digit (rho - 1 is exact there).
+    def _factored(self, e: sp.Add) -> sp.Expr | None:
+        """``e`` as a product of at least two non-constant factors, when it is a small polynomial that
+        factors so. 2 rho^2 sigma^2 - 2 sigma^2 loses eps/(1 - rho^2) relative as rho -> +-1 (3e-8 at
+        rho = 1 - 1e-9); 2 sigma^2 (rho - 1)(rho + 1) keeps every digit (rho - 1 is exact there)."""
         if e.free_symbols and not e.has(sp.exp, sp.log) and e.is_polynomial() and sp.count_ops(e) <= self.FACTOR_OPS:
             factored = sp.factor(e)
             if factored.is_Mul and sum(1 for f in factored.args if not f.is_number) >= 2:
-                return self.value(factored)
+                return factored
+        return None
+
+    def _translate_Add(self, e):
+        factored = self._factored(e)
+        if factored is not None:
+            return self.value(factored)
         terms = list(e.args)
         parts = []
         # exp(y) - 1 -> expm1(y): keeps the digits of small y (KL of Laplace at large b).
@@ -144,7 +187,7 @@ class _Emitter:
                     parts.append(f"numpy.expm1({self.value(t.args[0])})")
                     break
         # c + log|t1 + t2| -> _lse_ratio(c + log|t1|, ...): the other terms join log|t1| (see _ratio_form)
-        logs = [t for t in terms if isinstance(t, sp.log) and t.args[0].is_Add and len(t.args[0].args) == 2]
+        logs = [t for t in terms if _log_of_two_terms(t)]
         if logs and len(terms) > 1:
             x = logs[0].args[0]
             rest = [t for t in terms if t is not logs[0]]
@@ -155,7 +198,7 @@ class _Emitter:
         parts += [self.value(t) for t in terms]
         return " + ".join(f"({p})" for p in parts)
 
-    def _pow(self, e: sp.Pow) -> str:
+    def _translate_Pow(self, e):
         base, ex = e.base, e.exp
         if ex.is_number:
             if ex == sp.Rational(1, 2):
@@ -172,21 +215,21 @@ class _Emitter:
         # a non-constant exponent: exp(ex * log(base)), base > 0 in the real domain
         return f"numpy.exp(({self.value(ex)})*({self.logabs(base)[0]}))"
 
-    def condition(self, c: sp.Basic) -> str:
-        if c is sp.true:
-            return "True"
-        if c is sp.false:
-            return "False"
-        if isinstance(c, sp.And):
-            return "(" + " & ".join(f"({self.condition(a)})" for a in c.args) + ")"
-        if isinstance(c, sp.Or):
-            return "(" + " | ".join(f"({self.condition(a)})" for a in c.args) + ")"
-        if isinstance(c, sp.Not):
-            return f"(~({self.condition(c.args[0])}))"
-        if isinstance(c, sp.core.relational.Relational):
-            op = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}[c.rel_op]
-            return f"(({self.value(c.lhs)}) {op} ({self.value(c.rhs)}))"
-        raise CodegenError(f"no float code for the condition {sp.sstr(c)}")
+    # -- conditions: boolean arrays ----------------------------------------------------------------
+    def truth(self, value: bool) -> str:
+        return "True" if value else "False"
+
+    def conjunction(self, parts) -> str:
+        return "(" + " & ".join(f"({p})" for p in parts) + ")"
+
+    def disjunction(self, parts) -> str:
+        return "(" + " | ".join(f"({p})" for p in parts) + ")"
+
+    def negation(self, part) -> str:
+        return f"(~({part}))"
+
+    def relation(self, op, lhs, rhs) -> str:
+        return f"(({self.value(lhs)}) {op} ({self.value(rhs)}))"
 
     # -- logarithms ------------------------------------------------------------------------------
     def logabs(self, e: sp.Expr) -> tuple[str, str | None]:
@@ -196,30 +239,34 @@ class _Emitter:
             if v == 0:
                 return "(-numpy.inf)", None
             return repr(float(sp.log(abs(v)).evalf(30))), (None if v > 0 else "(-1.0)")
-        if isinstance(e, sp.exp):
-            return self.value(e.args[0]), None
-        if e.is_Pow:
-            base, ex = e.base, e.exp
-            lb, sb = self.logabs(base)
-            sign = None
-            if sb is not None and ex.is_integer and ex.is_odd is not False:
-                sign = sb if ex.is_odd else f"({sb})**({self.value(ex)})"
-            return f"({self.value(ex)})*({lb})", sign
-        if e.is_Mul:
-            logs, signs = [], []
-            factors = list(e.args)
-            grouped = self._tilted_powers(factors)
-            if grouped is not None:
-                code, factors = grouped
-                logs.append(f"({code})")
-            for f in factors:
-                lf, sf = self.logabs(f)
-                logs.append(f"({lf})")
-                if sf is not None:
-                    signs.append(f"({sf})")
-            return " + ".join(logs), ("*".join(signs) if signs else None)
-        if e.is_Add:
-            return self._logabs_add(e)
+        return self.dispatch("logabs", e)
+
+    def _logabs_exp(self, e):
+        return self.value(e.args[0]), None
+
+    def _logabs_Pow(self, e):
+        base, ex = e.base, e.exp
+        lb, sb = self.logabs(base)
+        sign = None
+        if sb is not None and ex.is_integer and ex.is_odd is not False:
+            sign = sb if ex.is_odd else f"({sb})**({self.value(ex)})"
+        return f"({self.value(ex)})*({lb})", sign
+
+    def _logabs_Mul(self, e):
+        logs, signs = [], []
+        factors = list(e.args)
+        grouped = self._tilted_powers(factors)
+        if grouped is not None:
+            code, factors = grouped
+            logs.append(f"({code})")
+        for f in factors:
+            lf, sf = self.logabs(f)
+            logs.append(f"({lf})")
+            if sf is not None:
+                signs.append(f"({sf})")
+        return " + ".join(logs), ("*".join(signs) if signs else None)
+
+    def _logabs_Basic(self, e):
         if e.is_positive:
             return f"numpy.log({self.value(e)})", None
         v = self.value(e)
@@ -252,7 +299,7 @@ class _Emitter:
         parts.append(f"(alpha)*numpy.log1p({self.value(ratio_minus_one)})")
         return " + ".join(parts), rest
 
-    def _logabs_add(self, e: sp.Add) -> tuple[str, str | None]:
+    def _logabs_Add(self, e: sp.Add) -> tuple[str, str | None]:
         terms = [self.logabs(t) for t in e.args]
         ratio = self._ratio_form(e, terms)
         if ratio is not None:
@@ -308,3 +355,8 @@ class _Emitter:
         if shift is not None:
             l1, general = f"({shift}) + {l1}", f"({shift}) + ({general})"
         return f"_lse_ratio({l1}, {ld}, {sd if sd is not None else '1.0'}, lambda: {general}, {fresh})", sign
+
+
+def _log_of_two_terms(t: sp.Expr) -> bool:
+    """Whether ``t`` is ``log(t1 + t2)``."""
+    return isinstance(t, sp.log) and t.args[0].is_Add and len(t.args[0].args) == 2

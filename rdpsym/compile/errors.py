@@ -20,6 +20,7 @@ import ast
 
 import sympy as sp
 
+from ..numeric.translate import Translator
 from ..symbols import alpha as ALPHA
 from .emitter import _Emitter, fresh_value
 
@@ -29,8 +30,13 @@ __all__ = ["EPS", "ErrorEmitter"]
 EPS = 2.220446049250313e-16
 
 
-class ErrorEmitter:
-    """Code of an estimate of the absolute rounding error of ``_Emitter.value(e)``."""
+class ErrorEmitter(Translator):
+    """Code of an estimate of the absolute rounding error of ``_Emitter.value(e)``.
+
+    A numpy target of the tree translator: ``err`` dispatches ``_err_<Class>``, ``err_log``
+    ``_errlog_<Class>``. A node without a rule is never refused: its estimate is infinite (the
+    series is then always computed), so an unknown node costs time, never digits.
+    """
 
     def __init__(self, em: _Emitter):
         self.em = em
@@ -79,77 +85,99 @@ class ErrorEmitter:
     def err(self, e: sp.Expr) -> str:
         if e.is_Symbol or e.is_number:
             return "0.0"  # inputs are exact; constants are correctly rounded (below the eps terms)
-        if isinstance(e, sp.log):
-            return self.err_log(e.args[0])
-        if isinstance(e, sp.exp):
-            return f"{self._abs(e)} * ({self.err(e.args[0])} + {EPS!r})"
-        if e.is_Add:
-            parts = " + ".join(self.err(t) for t in e.args)
-            mags = " + ".join(self._abs(t) for t in e.args)
-            return self.name(f"{parts} + {EPS!r} * ({mags})")
-        if e.is_Mul:
-            rel = " + ".join(f"{self.err(f)} / {self._abs(f)}" for f in e.args if not f.is_number)
-            return self.name(f"{self._abs(e)} * ({rel} + {len(e.args) * EPS!r})")
-        if e.is_Pow:
-            base, ex = e.base, e.exp
-            if ex.is_number:
-                return f"{self._abs(e)} * ({abs(float(ex))!r} * {self.err(base)} / {self._abs(base)} + {EPS!r})"
-            return f"{self._abs(e)} * ({self.err(ex * sp.log(base))} + {EPS!r})"
-        if isinstance(e, (sp.Max, sp.Min)):
-            out = self.err(e.args[0])
-            for a in e.args[1:]:
-                out = f"numpy.maximum({out}, {self.err(a)})"
-            return out
-        if isinstance(e, sp.Abs):
-            return self.err(e.args[0])
+        return self.dispatch("err", e)
+
+    def _err_log(self, e):
+        return self.err_log(e.args[0])
+
+    def _err_exp(self, e):
+        return f"{self._abs(e)} * ({self.err(e.args[0])} + {EPS!r})"
+
+    def _err_Add(self, e):
+        parts = " + ".join(self.err(t) for t in e.args)
+        mags = " + ".join(self._abs(t) for t in e.args)
+        return self.name(f"{parts} + {EPS!r} * ({mags})")
+
+    def _err_Mul(self, e):
+        rel = " + ".join(f"{self.err(f)} / {self._abs(f)}" for f in e.args if not f.is_number)
+        return self.name(f"{self._abs(e)} * ({rel} + {len(e.args) * EPS!r})")
+
+    def _err_Pow(self, e):
+        base, ex = e.base, e.exp
+        if ex.is_number:
+            return f"{self._abs(e)} * ({abs(float(ex))!r} * {self.err(base)} / {self._abs(base)} + {EPS!r})"
+        return f"{self._abs(e)} * ({self.err(ex * sp.log(base))} + {EPS!r})"
+
+    def _err_extremum(self, e):
+        out = self.err(e.args[0])
+        for a in e.args[1:]:
+            out = f"numpy.maximum({out}, {self.err(a)})"
+        return out
+
+    _err_Max = _err_Min = _err_extremum
+
+    def _err_Abs(self, e):
+        return self.err(e.args[0])
+
+    def _err_Basic(self, e):
         return f"numpy.inf + 0.0 * {self._abs(e)}"  # unknown node: never trusted without its series
 
     def err_log(self, x: sp.Expr) -> str:
         """Error of the emitter's log|x| (it never forms x when x is a product, power or exponential)."""
-        em = self.em
         if x.is_number:
             return "0.0"
-        if x.is_Symbol:
-            return f"{EPS!r} * numpy.abs(numpy.log({em.value(x)}))"
-        if isinstance(x, sp.exp):
-            return self.err(x.args[0])
-        if x.is_Pow:
-            base, ex = x.base, x.exp
-            lb = em.logabs(base)[0]
-            if ex.is_number:
-                return f"{abs(float(ex))!r} * ({self.err_log(base)}) + {EPS!r} * numpy.abs({lb})"
-            return (f"numpy.abs({em.value(ex)}) * ({self.err_log(base)}) + ({self.err(ex)} + {EPS!r} * numpy.abs({em.value(ex)}))"
-                    f" * numpy.abs({lb})")
-        if x.is_Mul:
-            factors = list(x.args)
-            parts = []
-            if em._tilted_powers(factors) is not None:
-                # c_i log b_i + alpha log1p(B - 1) (see _Emitter._tilted_powers): each part to eps
-                code, factors = em._tilted_powers(factors)
-                parts.append(f"{4 * EPS!r} * numpy.abs({code}) + {4 * EPS!r} * numpy.abs(alpha)")
-            parts += [self.err_log(f) for f in factors]
-            return " + ".join(f"({p})" for p in parts) if parts else "0.0"
-        if x.is_Add:
-            const = [t for t in x.args if t.is_number]
-            terms = [em.logabs(t) for t in x.args]
-            if not all(s is None for _, s in terms) and const and const[0] == 1:
-                rest = x - 1
-                return f"({self.err(rest)}) / numpy.abs({em.value(x)}) + {EPS!r}"
-            ratio = em._ratio_form(x, terms)
-            if ratio is not None:
-                return self._err_ratio(x, terms)
-            # log|S| = m + log1p(...) (runtime._lse2 for two terms; log of the scaled sum otherwise)
-            logs = [self.name(lt) for lt, _ in terms]
-            lx = self.name(em.logabs(x)[0])
-            m = logs[0]
-            for lt in logs[1:]:
-                m = f"numpy.maximum({m}, {lt})"
-            m = self.name(m)
-            one = EPS if len(terms) == 2 else 2 * EPS
-            parts = " + ".join(self.name(f"numpy.exp({lt} - {lx}) * ({self.err_log(t)} + {EPS!r})")
-                               for lt, t in zip(logs, x.args))
-            return self.name(f"{parts} + {EPS!r} * numpy.abs({m}) + {one!r} * (numpy.exp({m} - {lx}) + numpy.abs({lx} - {m}))")
-        return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({self.name(em.logabs(x)[0])}))"
+        return self.dispatch("errlog", x)
+
+    def _errlog_Symbol(self, x):
+        return f"{EPS!r} * numpy.abs(numpy.log({self.em.value(x)}))"
+
+    def _errlog_exp(self, x):
+        return self.err(x.args[0])
+
+    def _errlog_Pow(self, x):
+        em = self.em
+        base, ex = x.base, x.exp
+        lb = em.logabs(base)[0]
+        if ex.is_number:
+            return f"{abs(float(ex))!r} * ({self.err_log(base)}) + {EPS!r} * numpy.abs({lb})"
+        return (f"numpy.abs({em.value(ex)}) * ({self.err_log(base)}) + ({self.err(ex)} + {EPS!r} * numpy.abs({em.value(ex)}))"
+                f" * numpy.abs({lb})")
+
+    def _errlog_Mul(self, x):
+        em = self.em
+        factors = list(x.args)
+        parts = []
+        if em._tilted_powers(factors) is not None:
+            # c_i log b_i + alpha log1p(B - 1) (see _Emitter._tilted_powers): each part to eps
+            code, factors = em._tilted_powers(factors)
+            parts.append(f"{4 * EPS!r} * numpy.abs({code}) + {4 * EPS!r} * numpy.abs(alpha)")
+        parts += [self.err_log(f) for f in factors]
+        return " + ".join(f"({p})" for p in parts) if parts else "0.0"
+
+    def _errlog_Add(self, x):
+        em = self.em
+        const = [t for t in x.args if t.is_number]
+        terms = [em.logabs(t) for t in x.args]
+        if not all(s is None for _, s in terms) and const and const[0] == 1:
+            rest = x - 1
+            return f"({self.err(rest)}) / numpy.abs({em.value(x)}) + {EPS!r}"
+        ratio = em._ratio_form(x, terms)
+        if ratio is not None:
+            return self._err_ratio(x, terms)
+        # log|S| = m + log1p(...) (runtime._lse2 for two terms; log of the scaled sum otherwise)
+        logs = [self.name(lt) for lt, _ in terms]
+        lx = self.name(em.logabs(x)[0])
+        m = logs[0]
+        for lt in logs[1:]:
+            m = f"numpy.maximum({m}, {lt})"
+        m = self.name(m)
+        one = EPS if len(terms) == 2 else 2 * EPS
+        parts = " + ".join(self.name(f"numpy.exp({lt} - {lx}) * ({self.err_log(t)} + {EPS!r})")
+                           for lt, t in zip(logs, x.args))
+        return self.name(f"{parts} + {EPS!r} * numpy.abs({m}) + {one!r} * (numpy.exp({m} - {lx}) + numpy.abs({lx} - {m}))")
+
+    def _errlog_Basic(self, x):
+        return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({self.name(self.em.logabs(x)[0])}))"
 
     def _err_ratio(self, x: sp.Add, terms: list) -> str:
         """Error of runtime._lse_ratio(l1, d, s): l1 + log1p(s e^-d) where d >= 0, and l1 - d + log1p(s e^d)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..numeric.translate import Translator
 from ..symbols import alpha as ALPHA
 from .emitter import CodegenError, _Emitter
 
 
-class _TaylorEmitter:
+class _TaylorEmitter(Translator):
     """Emit numpy code that evaluates an expression as a truncated Taylor series in alpha around a0.
 
     Every node becomes an array of coefficients (orders 0..N-1) computed at run time with the usual
@@ -22,7 +23,13 @@ class _TaylorEmitter:
     expanded symbolically. Logarithms of sums are taken in log space (``_t_lse``). A factor
     ``(alpha - a0)**-1`` is applied as a shift of the coefficients; the constant term it removes is
     zero by the limit identity the engine checked (e.g. D_1 = lim D_alpha).
+
+    A numpy target of the tree translator: ``series`` dispatches ``_series_<Class>``, ``logabs``
+    ``_logabs_<Class>``; a node with no rule is refused (:class:`CodegenError`): no series there.
     """
+
+    error = CodegenError
+    target = "Taylor-mode code"
 
     def __init__(self, emitter: _Emitter, a0: sp.Expr, terms: int):
         self.em, self.a0, self.terms = emitter, a0, terms
@@ -62,63 +69,71 @@ class _TaylorEmitter:
             return self.const(e)
         if e == ALPHA:
             return self._new(f"_t_const({self.em.value(self.a0)} + _z(alpha), _one) + _unit")
-        if e.is_Add:
-            parts = [self.series(t) for t in e.args]
-            return self._new(" + ".join(parts), sp.Add(*[self._lt(p) for p in parts]))
-        if e.is_Mul:
-            shifts = 0
-            factors, logged = [], []
-            # factors free of alpha scale the series as plain values (one multiply, not a series product)
-            scale = sp.Mul(*[f for f in e.args if not f.has(ALPHA)])
-            for f in (f for f in e.args if f.has(ALPHA)):
-                base, ex = f.as_base_exp()
-                if ex.is_Integer and ex < 0 and sp.expand(base - (ALPHA - self.a0)) == 0:
-                    shifts += int(-ex)
-                elif ex.is_Integer and ex < 0 and sp.expand(base + (ALPHA - self.a0)) == 0:
-                    shifts += int(-ex)
-                    factors.append(self.const(sp.Integer(-1) ** int(-ex)))
-                else:
-                    factors.append(self._factor(f))
-                    logged += [(factors[-1], f)] if self._lt(factors[-1]) != 0 else []
-            if not factors:
-                factors.append(self.const(sp.Integer(1)))
-            ltau = sp.Integer(0)
-            if logged:
-                # (L log|alpha - a0|) times the other factors: only one factor may carry it
-                if len(logged) > 1 or shifts:
-                    raise CodegenError("a product of logarithms that vanish at the expansion point")
-                ltau = self._lt(logged[0][0]) * e / logged[0][1]
-            out = factors[0]
-            for f in factors[1:]:
-                out = self._new(f"_t_mul({out}, {f})", ltau)
-            if scale != 1:
-                out = self._new(f"({self.em.value(scale)}) * {out}", ltau)
-            if shifts:
-                # divide by (alpha - a0)**shifts: drop the leading (zero) coefficients
-                pad = f"numpy.zeros(({shifts},) + {out}.shape[1:])"
-                out = self._new(f"numpy.concatenate([{out}[{shifts}:], {pad}])")
-                self.lost = max(self.lost, shifts)
-            return out
-        if e.is_Pow:
-            base, ex = e.base, e.exp
-            if not ex.has(ALPHA) and ex.is_number:
-                if not (ex.is_Integer and ex > 0) and base.is_Add and self._vanishes(base):
-                    raise CodegenError("a power of a sum that vanishes at the expansion point")
-                b = self.series(base)
-                if self._lt(b) != 0:
-                    raise CodegenError("a power of a logarithm that vanishes at the expansion point")
-                if ex == -1:
-                    return self._new(f"_t_div(_t_const(1.0, _one), {b})")
-                return self._new(f"_t_pow({b}, {self.em.number(ex)})")
-            lb = self.logabs(base)
-            if self._lt(lb) != 0:
-                raise CodegenError("a power of a sum that vanishes at the expansion point")
-            return self._new(f"_t_exp(_t_mul({self.series(ex)}, {lb}))")
-        if isinstance(e, sp.exp):
-            return self._new(f"_t_exp({self.series(e.args[0])})")
-        if isinstance(e, sp.log):
-            return self.logabs(e.args[0])
+        return self.dispatch("series", e)
+
+    def refuse(self, e, family: str = "series"):
         raise CodegenError(f"no Taylor-mode code for {type(e).__name__}")
+
+    def _series_Add(self, e):
+        parts = [self.series(t) for t in e.args]
+        return self._new(" + ".join(parts), sp.Add(*[self._lt(p) for p in parts]))
+
+    def _series_Mul(self, e):
+        shifts = 0
+        factors, logged = [], []
+        # factors free of alpha scale the series as plain values (one multiply, not a series product)
+        scale = sp.Mul(*[f for f in e.args if not f.has(ALPHA)])
+        for f in (f for f in e.args if f.has(ALPHA)):
+            base, ex = f.as_base_exp()
+            if ex.is_Integer and ex < 0 and sp.expand(base - (ALPHA - self.a0)) == 0:
+                shifts += int(-ex)
+            elif ex.is_Integer and ex < 0 and sp.expand(base + (ALPHA - self.a0)) == 0:
+                shifts += int(-ex)
+                factors.append(self.const(sp.Integer(-1) ** int(-ex)))
+            else:
+                factors.append(self._factor(f))
+                logged += [(factors[-1], f)] if self._lt(factors[-1]) != 0 else []
+        if not factors:
+            factors.append(self.const(sp.Integer(1)))
+        ltau = sp.Integer(0)
+        if logged:
+            # (L log|alpha - a0|) times the other factors: only one factor may carry it
+            if len(logged) > 1 or shifts:
+                raise CodegenError("a product of logarithms that vanish at the expansion point")
+            ltau = self._lt(logged[0][0]) * e / logged[0][1]
+        out = factors[0]
+        for f in factors[1:]:
+            out = self._new(f"_t_mul({out}, {f})", ltau)
+        if scale != 1:
+            out = self._new(f"({self.em.value(scale)}) * {out}", ltau)
+        if shifts:
+            # divide by (alpha - a0)**shifts: drop the leading (zero) coefficients
+            pad = f"numpy.zeros(({shifts},) + {out}.shape[1:])"
+            out = self._new(f"numpy.concatenate([{out}[{shifts}:], {pad}])")
+            self.lost = max(self.lost, shifts)
+        return out
+
+    def _series_Pow(self, e):
+        base, ex = e.base, e.exp
+        if not ex.has(ALPHA) and ex.is_number:
+            if not (ex.is_Integer and ex > 0) and base.is_Add and self._vanishes(base):
+                raise CodegenError("a power of a sum that vanishes at the expansion point")
+            b = self.series(base)
+            if self._lt(b) != 0:
+                raise CodegenError("a power of a logarithm that vanishes at the expansion point")
+            if ex == -1:
+                return self._new(f"_t_div(_t_const(1.0, _one), {b})")
+            return self._new(f"_t_pow({b}, {self.em.number(ex)})")
+        lb = self.logabs(base)
+        if self._lt(lb) != 0:
+            raise CodegenError("a power of a sum that vanishes at the expansion point")
+        return self._new(f"_t_exp(_t_mul({self.series(ex)}, {lb}))")
+
+    def _series_exp(self, e):
+        return self._new(f"_t_exp({self.series(e.args[0])})")
+
+    def _series_log(self, e):
+        return self.logabs(e.args[0])
 
     def _factor(self, f: sp.Expr) -> str:
         if f.is_Pow and f.exp.is_Integer and f.exp < 0:
@@ -135,20 +150,26 @@ class _TaylorEmitter:
         there (a parameter-dependent centre): the left-out log|alpha - a0| is recorded in ``ltau``."""
         if not e.has(ALPHA):
             return self._new(f"_t_const({self.em.logabs(e)[0]} + _z(alpha), _one)")
-        if isinstance(e, sp.exp):
-            return self.series(e.args[0])
-        if e.is_Pow:
-            if e.exp.has(ALPHA) or not e.exp.is_number:
-                lb = self.logabs(e.base)
-                if self._lt(lb) != 0:
-                    raise CodegenError("a power of a sum that vanishes at the expansion point")
-                return self._new(f"_t_mul({self.series(e.exp)}, {lb})")
+        return self.dispatch("logabs", e)
+
+    def _logabs_exp(self, e):
+        return self.series(e.args[0])
+
+    def _logabs_Pow(self, e):
+        if e.exp.has(ALPHA) or not e.exp.is_number:
             lb = self.logabs(e.base)
-            return self._new(f"{self.em.number(e.exp)} * {lb}", e.exp * self._lt(lb))
-        if e.is_Mul:
-            parts = [self.logabs(f) for f in e.args]
-            return self._new(" + ".join(parts), sp.Add(*[self._lt(p) for p in parts]))
-        if e.is_Add and self._vanishes(e):
+            if self._lt(lb) != 0:
+                raise CodegenError("a power of a sum that vanishes at the expansion point")
+            return self._new(f"_t_mul({self.series(e.exp)}, {lb})")
+        lb = self.logabs(e.base)
+        return self._new(f"{self.em.number(e.exp)} * {lb}", e.exp * self._lt(lb))
+
+    def _logabs_Mul(self, e):
+        parts = [self.logabs(f) for f in e.args]
+        return self._new(" + ".join(parts), sp.Add(*[self._lt(p) for p in parts]))
+
+    def _logabs_Add(self, e):
+        if self._vanishes(e):
             # e = (alpha - a0) * (e / (alpha - a0)): the plain series of e with its leading (zero)
             # coefficient dropped is the series of e / (alpha - a0); its top coefficient is padding
             parts = [self.series(t) for t in e.args]
@@ -158,14 +179,15 @@ class _TaylorEmitter:
             self.lost = max(self.lost, 1)
             deflated = self._new(f"numpy.concatenate([{total}[1:], numpy.zeros((1,) + {total}.shape[1:])])")
             return self._new(f"_t_log({deflated})", sp.Integer(1))
-        if e.is_Add:
-            logs, plain = [], []
-            for t in e.args:
-                # positive terms are combined in log space; the others (e.g. alpha - 1, zero at
-                # alpha = 1) are added as they are
-                (logs if t.subs(ALPHA, self.a0).is_positive else plain).append(
-                    self.logabs(t) if t.subs(ALPHA, self.a0).is_positive else self.series(t))
-            if not logs:
-                raise CodegenError("log of a sum that vanishes at the expansion point")
-            return self._new(f"_t_lse([{', '.join(logs)}], [{', '.join(plain)}])")
+        logs, plain = [], []
+        for t in e.args:
+            # positive terms are combined in log space; the others (e.g. alpha - 1, zero at
+            # alpha = 1) are added as they are
+            (logs if t.subs(ALPHA, self.a0).is_positive else plain).append(
+                self.logabs(t) if t.subs(ALPHA, self.a0).is_positive else self.series(t))
+        if not logs:
+            raise CodegenError("log of a sum that vanishes at the expansion point")
+        return self._new(f"_t_lse([{', '.join(logs)}], [{', '.join(plain)}])")
+
+    def _logabs_Basic(self, e):
         return self._new(f"_t_log({self.series(e)})")

@@ -23,7 +23,7 @@ How it is taken symbolically (:func:`family_supremum`):
 
 When any of this cannot be shown, the family's contribution is ``numeric_only`` with the reason
 "supremum over t not shown symbolically": its values come from
-:func:`rdpsym.specify.adjacency.supremum_over_family`, a numeric maximisation.
+:func:`rdpsym.numeric.families.supremum_over_family`, a numeric maximisation.
 """
 
 from __future__ import annotations
@@ -41,14 +41,13 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .cache import cacheable
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName
+from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
 from .sign import decide, sign as decided_sign
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
+from .worst import NOT_SHOWN  # the reason of a family whose supremum is left to the numerics
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
 
-#: the reason of a family whose supremum is left to the numerics
-NOT_SHOWN = "supremum over t not shown symbolically"
 
 
 @dataclass(frozen=True)
@@ -261,11 +260,11 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
 
 
 def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
-    worst = max([Status.NUMERIC_ONLY] + [r.status for r in derived], key=lambda s: list(Status).index(s))
+    worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions),
+                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
                             label=f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
 
 

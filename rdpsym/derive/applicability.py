@@ -47,7 +47,7 @@ import sympy as sp
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero
 from .template import decompose, log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["general_order_obstruction", "integer_order_obstruction", "max_divergence_obstruction", "kl_obstruction", "CHECK_SECONDS"]
 

@@ -42,8 +42,10 @@ from typing import Any, Mapping
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
-from ..specify.adjacency import AdjacentFamily, FamilySupremum, ShiftBall, refine_in_ball
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
+from ..numeric.families import FamilySupremum, refine_in_ball
+from ..specify.adjacency import AdjacentFamily, ShiftBall
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .adjacency import NOT_SHOWN, FamilyAnalysis, nondecreasing
@@ -51,8 +53,8 @@ from .adjacency import _exp_split as _split
 from .sign import decide, sign as decided_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName
-from .timeout import StepTimeout, run_with_time_limit
+from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
 
@@ -364,7 +366,7 @@ def ball_supremum(expr: sp.Expr, shifts, norm, radius, params=(), *, seconds: fl
     expression must hold for every shift in the ball (the engine's contract: valid for every real
     shift). Raises :class:`~rdpsym._numbers.ArgumentError` naming the bad argument.
     """
-    from .timeout import check_seconds, default_step_seconds
+    from .._timeout import check_seconds, default_step_seconds
 
     if not isinstance(expr, sp.Expr):
         raise ArgumentError("expr", "a sympy expression in the shifts", expr)
@@ -455,7 +457,7 @@ def numeric_ball_supremum(expr: sp.Expr, shifts, norm, radius, values: Mapping, 
     """The largest value of ``expr`` found over the ball at parameter ``values`` (symbol or name ->
     number): the boundary points of :meth:`~rdpsym.specify.adjacency.ShiftBall.points` (axes, diagonals,
     ``interior`` pseudo-random ones), then ``refine`` steps of
-    :func:`~rdpsym.specify.adjacency.refine_in_ball` from the best. A numeric maximisation: a lower
+    :func:`~rdpsym.numeric.families.refine_in_ball` from the best. A numeric maximisation: a lower
     estimate of the supremum, never a bound (``note`` says so)."""
     if not isinstance(expr, sp.Expr):
         raise ArgumentError("expr", "a sympy expression in the shifts", expr)
@@ -525,11 +527,11 @@ def _sup_result(r: DivergenceResult, ts, ball, params, seconds, label) -> tuple[
 
 
 def _placeholder(family: AdjacentFamily, why: str, derived: list) -> DivergenceResult:
-    worst = max([Status.NUMERIC_ONLY] + [r.status for r in derived], key=lambda s: list(Status).index(s))
+    worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions),
+                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
                             label=f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
 
 

@@ -38,7 +38,7 @@ from .domains import relation_domain
 from .pieces import DerivationError, UndecidedSign, split_support
 from .result import ExceptionalPoint, Status
 from .sign import sign
-from .timeout import StepTimeout
+from .._timeout import StepTimeout
 
 __all__ = ["CaseSplit", "case_split", "derive_by_cases", "reflection", "split_with_domains", "note_unsplit", "MAX_DEPTH"]
 
@@ -162,6 +162,7 @@ def derive_by_cases(d, split: CaseSplit, label: str, derive: Callable) -> dict:
                 left_out.append((kind, exc))
                 continue
             d.log.steps.extend(replace(step, name=f"{tag} {step.name}") for step in r.provenance.steps)
+            d.expire(*r.provenance.expired)
         results[kind] = (r, params)
         if r.reason:
             d.reasons.append(f"{tag} {r.reason}")
@@ -170,7 +171,7 @@ def derive_by_cases(d, split: CaseSplit, label: str, derive: Callable) -> dict:
     for kind, exc in left_out:
         d.log.note(f"[{split.label(kind)}] left out", f"P and Q are not distributions in this case ({exc})")
     combiner = _Combiner(split, results, d.symbols)
-    worst = max((r.status for r, _ in results.values()), key=lambda st: list(Status).index(st))
+    worst = Status.worst(r.status for r, _ in results.values())
     d.expr = combiner.value(lambda r: r.expr) if worst is Status.CLOSED_FORM else None
     d.status = worst if d.expr is not None or worst is not Status.CLOSED_FORM else Status.NUMERIC_ONLY
     d.cond = combiner.condition()

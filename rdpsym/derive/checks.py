@@ -28,7 +28,7 @@ from .crosscheck import is_zero, numeric_equal, sample_values
 from .pieces import DerivationError
 from .sign import decide
 from .template import decompose, integrate_template, log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["DensityError", "check_densities"]
 

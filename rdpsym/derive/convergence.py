@@ -10,7 +10,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .sign import sign
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["integrand", "growth_at_infinity", "diverges"]
 

@@ -15,7 +15,7 @@ import sympy as sp
 
 from ..specify.params import Parameter
 from .domains import point_within_domains
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["sample_values", "numeric_equal", "equivalent", "is_zero"]
 
@@ -67,8 +67,20 @@ def _value_at(expr: sp.Expr, point, dps: int) -> sp.Expr:
     return sp.N(expr.subs(point), dps)
 
 
+def _finite_real(v: sp.Expr) -> bool:
+    return bool(v.is_number and v.is_real is True and v.is_finite is True)
+
+
 def numeric_equal(a: sp.Expr, b: sp.Expr, points, dps: int = 30) -> bool | None:
-    """Equality of two expressions at the points (30 digits); None if they cannot be evaluated."""
+    """Equality of two expressions at the points, to ``dps`` digits: False if they differ at a point,
+    True if they agree at more than half of the points and differ at none, None otherwise (a value
+    cannot be evaluated, or only one of the two is a finite real number).
+
+    Only a point where both values are finite real numbers is evidence. A point where both forms are
+    undefined in the same way (NaN, zoo or the same infinity: a singular order of both, such as alpha
+    = 1/2 for the Laplace forms) is skipped, never counted as agreement, so two forms that are undefined
+    at every point are not equal."""
+    points, agreed = list(points), 0
     with mpmath.workdps(dps + 10):
         for point in points:
             try:
@@ -76,14 +88,15 @@ def numeric_equal(a: sp.Expr, b: sp.Expr, points, dps: int = 30) -> bool | None:
                 vb = _value_at(b, point, dps + 10)
             except Exception:  # noqa: BLE001
                 return None
-            if va == vb:
-                continue
-            if not (va.is_number and vb.is_number and va.is_real and vb.is_real):
+            if not (_finite_real(va) and _finite_real(vb)):
+                if va == vb:  # undefined in both: no evidence either way
+                    continue
                 return None
             scale = max(abs(va), abs(vb), sp.Integer(1))
             if abs(va - vb) > scale * sp.Float(10) ** (-dps):
                 return False
-    return True
+            agreed += 1
+    return True if 2 * agreed > len(points) else None
 
 
 def equivalent(a, b, points) -> str | None:

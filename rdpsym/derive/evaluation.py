@@ -19,33 +19,46 @@ from .sign import exactly_zero, numeric_sign, without_digits
 __all__ = ["checked_value", "exact_at", "decide"]
 
 
+#: precision doublings of :func:`_evalf_checked` (dps 30: up to 2560 digits, where a value of 1e-2000 shows)
+_DOUBLINGS = 6
+
+
 def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     """``expr.evalf(subs=subs)`` to ``dps`` correct digits, or ``ArithmeticError``.
 
     evalf's own precision tracking misses some losses: log(1 + 1e-60) at 40 digits is 0, though the
     Laplace RDP at b = 1e30 is 1e-60. So the value is recomputed at twice the working precision until
-    two agree to dps + 1 digits (four doublings at most), and a value that never settles raises. An
-    exact zero (KL of equal distributions) comes out of evalf as digit-less Floats; three of them in a
-    row give 0.
+    two nonzero values agree to dps + 1 digits (:data:`_DOUBLINGS` doublings at most), and a value that never settles
+    raises. Two zeros never agree: evalf returns an exact 0 for a sum that cancels below its working
+    precision (Laplace at alpha = 5, b = 1e50 is 3.9e-100, and 0 at 40 and 80 digits). A zero is returned
+    only when it is shown at the exact point (:func:`.sign.exactly_zero`; the KL of equal distributions).
     """
+    exact_point = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in subs.items()}
+    if expr.xreplace(exact_point).has(sp.nan, sp.zoo):
+        # 0/0 or a pole at the exact point (a removable order the result does not hold): evalf would give
+        # whatever the rounding of both sides makes of it (-26.6 for a true 0.40)
+        raise ArithmeticError(f"{expr} is undefined at {dict(subs)} (0/0 or a pole at that exact point)")
     prec = dps + 10
     value = expr.evalf(prec, subs=subs)
-    unresolved = 0
-    for _ in range(4):
+    for _ in range(_DOUBLINGS):
         prec *= 2
         finer = expr.evalf(prec, subs=subs)
         if not (finer.is_number and value.is_number) or finer.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
             return finer
-        if abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer):
+        if not (_is_zero_value(finer) or _is_zero_value(value)) and (
+                abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer)):
             return finer
-        # evalf gives a Float without significant digits ("0.e-160") for a sum that cancels to zero
-        # at that precision; three in a row (at 1x, 2x, 4x) bound |value| by 10**-(4 (dps + 10)): zero
-        unresolved = unresolved + 1 if without_digits(finer) and without_digits(value) else 0
-        if unresolved >= 2:
-            return sp.Integer(0)
         value = finer
+    if _is_zero_value(value) and exactly_zero(expr, exact_point):
+        return sp.Integer(0)
     raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
-                          f"(still changing at {prec} digits)")
+                          + ("(0 at every working precision up to " if _is_zero_value(value) else "(still changing at ")
+                          + f"{prec} digits, and not shown to be 0)")
+
+
+def _is_zero_value(v: sp.Expr) -> bool:
+    """A value evalf gave as 0: an exact zero or a Float without digits (a sum that cancelled)."""
+    return v == 0 or without_digits(v)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -55,8 +68,6 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
 _BRANCHING = (sp.Max, sp.Min, sp.Piecewise, sp.Abs, sp.sign, sp.Heaviside)
 #: at most this many undecided branch combinations are evaluated before giving up
 _MAX_BRANCHES = 64
-
-
 def _sign_of(d: sp.Expr, subs: Mapping, dps: int, exact: bool):
     """+1, -1, 0 (only when proven exactly, with ``exact``), ``"complex"`` or None (undecided) for a
     branch-free ``d`` at ``subs``: the sign oracle's certified numerics and exact zero test

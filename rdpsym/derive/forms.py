@@ -8,7 +8,7 @@ import sympy as sp
 from ..symbols import alpha as ALPHA
 from .crosscheck import numeric_equal
 from .regimes import Regime
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["collect_exponentials", "compact", "in_alpha", "definition_shape", "condition_in_alpha"]
 

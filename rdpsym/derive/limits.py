@@ -9,7 +9,7 @@ import sympy as sp
 from ..symbols import alpha as ALPHA
 from .crosscheck import equivalent
 from .pieces import DerivationError
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["numeric_limit_check", "check_limits"]
 

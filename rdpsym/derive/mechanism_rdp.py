@@ -19,19 +19,22 @@ from dataclasses import replace
 
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from ..numeric.maximum import Direction
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter
-from .adjacency import NOT_SHOWN, FamilyAnalysis, family_supremum
+from .adjacency import FamilyAnalysis, family_supremum
 from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .crosscheck import sample_values
-from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
+from .numeric_values import NumericCurve
+from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, expired_in
 from .sign import decide
-from .timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .worst import NotShown, WorstPairs, both_directions
 
-__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
+__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pair_data", "worst_pairs",
+           "worst_directions"]
 
 
 #: seconds for each symbolic step of the reflection search (a symmetry not shown costs only the other
@@ -43,8 +46,9 @@ class _Attempts:
     """Runs the reflection search's symbolic steps on user densities, each within
     :data:`REFLECTION_SECONDS`; a step that fails or runs out of time gives None (not shown: fail
     closed) and a timeout is remembered, so the step recorded says so and nothing computed is cached
-    (the caches refuse results whose steps say "timed out", and memos anything computed while a limit
-    expired). A StepTimeout of an enclosing limit is not ours to turn into a fallback: it propagates."""
+    (the pair's result records the stage ``"symmetry"`` as expired, so no cache keeps it, and memos keep
+    nothing computed while a limit expired). A StepTimeout of an enclosing limit is not ours to turn into
+    a fallback: it propagates."""
 
     def __init__(self):
         self.timed_out = False
@@ -190,11 +194,13 @@ def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple
         notes = [Step(StepName.SYMMETRY, f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto "
                                          "itself: D(Q||P) = D(P||Q)", expr=centre)]
     else:
-        # "timed out" in the step keeps the result out of every cache (rdpsym.derive.cache.cacheable)
         why = (f" (a step of the search timed out after {REFLECTION_SECONDS:g} s: not shown)" if timed_out
                else "")
         notes = [Step(StepName.SYMMETRY, f"[{label}] none established{why}: both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
+        if timed_out:  # the search may find the symmetry next time: no cache keeps this result
+            prov = results[0].provenance
+            results[0] = replace(results[0], provenance=replace(prov, expired=prov.expired + (StepName.SYMMETRY.value,)))
     return results, notes
 
 
@@ -202,7 +208,7 @@ def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_second
                     cache: bool = True) -> FamilyAnalysis:
     """The supremum over ``family`` (one of ``mechanism.pairs``), as :func:`rdp` takes it: see
     :func:`rdpsym.derive.adjacency.family_supremum` (kept in an in-process memo)."""
-    from .timeout import check_seconds, default_step_seconds
+    from .._timeout import check_seconds, default_step_seconds
 
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
     x, support = mechanism.variable, mechanism.support
@@ -220,31 +226,30 @@ def _as_subsampled(mechanism: Mechanism) -> bool:
     return is_as_subsampled(mechanism)
 
 
-#: at most this many integer shifts are enumerated for a family of integer shifts (:func:`worst_pairs`)
-MAX_INTEGER_SHIFTS = 129
+def _worst_items(item, found: FamilyAnalysis | None) -> tuple:
+    """What stands for one declared ``item`` in :class:`~.worst.WorstPairs`: an adjacent pair itself, a
+    family's pairs at its supremum when ``found`` shows it, else the family as :class:`~.worst.NotShown`."""
+    if found is None:
+        return (item,)
+    return tuple(found.members) if found.shown else (NotShown(item, found.reason),)
 
 
-def _integer_members(family: AdjacentFamily, values) -> list[AdjacentPair] | None:
-    """The pairs at every integer shift in ``over`` at parameter ``values`` (name -> number), for a family
-    whose shift is declared integer; None when it is not, or ``over`` has no numeric ends at ``values``,
-    or it holds more than :data:`MAX_INTEGER_SHIFTS` integers. The supremum over them is a maximum over
-    a finite set: evaluated at every member it is exact, not a lower estimate."""
-    if values is None or family.is_vector or not family.shift.is_integer:
-        return None
-    by_name = {s.name: s for s in family.over.free_symbols}
-    subs = {by_name[k]: exact_number(v, f"parameter {k!r}") for k, v in dict(values).items() if k in by_name}
-    start, end = (e.subs(subs) for e in family.ends)
-    if not (start.is_number and end.is_number and start.is_finite and end.is_finite):
-        return None
-    lo = sp.ceiling(start) + (1 if family.over.left_open and start.is_integer else 0)
-    hi = sp.floor(end) - (1 if family.over.right_open and end.is_integer else 0)
-    if hi - lo + 1 > MAX_INTEGER_SHIFTS:
-        return None
-    members = [family.member(sp.Integer(v)) for v in range(int(lo), int(hi) + 1)]
-    # a member with P = Q (t = 0 of a shift family) has divergence 0, below every other (Mironov 2017,
-    # Prop. 8: D_alpha >= 0); it is left out when another remains (its numerics would chase a zero)
-    others = [m for m in members if m.P != m.Q]
-    return others or members
+def worst_pair_data(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> WorstPairs:
+    """The pairs standing for the mechanism's supremum over neighbouring inputs, as data
+    (:class:`~.worst.WorstPairs`): its :class:`AdjacentPair` entries and each family's pairs at the
+    shift(s) where :func:`rdp` shows its supremum; a family not shown as :class:`~.worst.NotShown`. A
+    subsampled mechanism's mixtures at its base's worst shifts (:func:`~.subsampled.worst_mixture_pairs`,
+    ``ArgumentError`` when its supremum over neighbours is not shown)."""
+    if mechanism.subsampling is not None and _as_subsampled(mechanism):  # the mixtures at the base's worst shifts
+        from .subsampled import worst_mixture_pairs
+
+        return WorstPairs(mechanism.name, worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache))
+    items: list = []
+    for item in mechanism.pairs:
+        found = (family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
+                 if isinstance(item, AdjacentFamily) else None)
+        items += _worst_items(item, found)
+    return WorstPairs(mechanism.name, tuple(items))
 
 
 def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True,
@@ -255,34 +260,21 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
 
     A family whose shift is declared integer (neighbouring integer queries of a discrete mechanism)
     and whose supremum is not shown stands, at parameter ``values`` (name -> number), for the finite
-    set of its pairs at every integer shift in ``over`` (at most :data:`MAX_INTEGER_SHIFTS`).
+    set of its pairs at every integer shift in ``over`` (at most :data:`~.worst.MAX_INTEGER_SHIFTS`).
 
     Raises :class:`~rdpsym._numbers.ArgumentError` for any other family whose supremum is not shown
     symbolically: no finite set of pairs is known to stand for it (use
-    :func:`rdpsym.specify.adjacency.supremum_over_family` for numbers).
+    :func:`rdpsym.numeric.families.supremum_over_family` for numbers).
     """
-    if mechanism.subsampling is not None and _as_subsampled(mechanism):  # the mixtures at the base's worst shifts
-        from .subsampled import worst_mixture_pairs
+    return worst_pair_data(mechanism, step_seconds=step_seconds, cache=cache).at(values)
 
-        return worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache)
-    out: list[AdjacentPair] = []
-    for item in mechanism.pairs:
-        if not isinstance(item, AdjacentFamily):
-            out.append(item)
-            continue
-        found = family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
-        # not shown: every integer shift at the values, exact (a maximum over a finite set); a supremum
-        # shown is at fewer pairs (t = sensitivity), so it is preferred
-        members = None if found.shown else _integer_members(item, values)
-        if members is not None:
-            out.extend(members)
-            continue
-        if not found.shown:
-            raise ArgumentError(f"mechanism {mechanism.name!r}", "a mechanism whose families have a supremum shown "
-                                "at known shifts", message=f"mechanism {mechanism.name!r}: family [{item.label}]: "
-                                f"{NOT_SHOWN}: {found.reason}; this computation needs concrete adjacent pairs")
-        out.extend(found.members)
-    return tuple(out)
+
+def worst_directions(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True,
+                     values=None) -> tuple[Direction, ...]:
+    """Both directions of every pair of :func:`worst_pairs` (the directions whose maximum the mechanism's
+    RDP is, Mironov 2017, Def. 4), as :class:`~rdpsym.numeric.maximum.Direction` objects."""
+    pairs = worst_pairs(mechanism, step_seconds=step_seconds, cache=cache, values=values)
+    return both_directions(pairs, mechanism.variable, mechanism.support)
 
 
 def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> DivergenceResult:
@@ -304,16 +296,24 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     x, support, params = mechanism.variable, mechanism.support, mechanism.parameters
     results: list[DivergenceResult] = []
     notes: list[Step] = []
+    worst: list = []
     for pair in mechanism.pairs:
         if isinstance(pair, AdjacentFamily):
             found = family_analysis(mechanism, pair, step_seconds=step_seconds, cache=cache)
             results.extend(found.results)
             notes.extend(found.steps)
+            worst += _worst_items(pair, found)
             continue
         more, steps = _pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
         results.extend(more)
         notes.extend(steps)
-    return as_covered(replace(_combine(mechanism, results, notes), mechanism=mechanism), mechanism)
+        worst += _worst_items(pair, None)
+    result = replace(_combine(mechanism, results, notes), mechanism=mechanism)
+    if result.expr is None and result.status is not Status.FAILED:
+        # no closed form: the values are the numeric maximum over the worst pairs, which the result
+        # carries as data (it never calls the engine again)
+        result = replace(result, curve=NumericCurve(WorstPairs(mechanism.name, tuple(worst)), x, support))
+    return as_covered(result, mechanism)
 
 
 def as_covered(result: DivergenceResult, mechanism: Mechanism) -> DivergenceResult:
@@ -341,7 +341,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         replace(s, name=f"{r.label}: {s.name}") for r in results for s in r.provenance.steps
     )
     first = results[0]
-    worst = max((r.status for r in results), key=lambda s: list(Status).index(s))
+    worst = Status.worst(r.status for r in results)
     reason = "; ".join(f"{r.label}: {r.reason}" for r in results if r.reason)
 
     def combine(values):
@@ -377,7 +377,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         exceptional_points=tuple(points),
         symbols=symbols,
         provenance=Provenance(steps, first.provenance.inputs + (("mechanism", mechanism.name),),
-                              first.provenance.versions),
+                              first.provenance.versions, expired=expired_in(results)),
         label=label,
         domains=tuple((p.symbol, p.domain) for p in params),
         integer_orders=integer_orders if expr is None else (),

@@ -34,7 +34,7 @@ from .quadratic import gaussian_divergence
 from .result import DivergenceResult, Provenance, Status, library_versions
 from .stages import BUDGET_STEPS
 from .steplog import StepLog
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["read_variables", "derive_multivariate"]
 

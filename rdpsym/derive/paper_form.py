@@ -37,7 +37,7 @@ import sympy as sp
 from ..symbols import alpha as ALPHA
 from .exp_monomials import NotMonomial, factored_form, monomial_equal
 from .sign import decide
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["paper_form", "proved_equal", "domain_substitution", "random_points", "candidates"]
 

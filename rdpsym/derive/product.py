@@ -23,9 +23,9 @@ from ..symbols import alpha as ALPHA
 from .pieces import DerivationError
 from .result import DivergenceResult, ExceptionalPoint, Status
 from .template import log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
-__all__ = ["Factorisation", "factorise", "normalise_factor", "combine_parts", "weakest"]
+__all__ = ["Factorisation", "factorise", "normalise_factor", "combine_parts"]
 
 THEOREM = "additivity over products (van Erven & Harremoës 2014, IEEE T-IT 60(7), Thm. 28)"
 
@@ -116,12 +116,6 @@ def normalise_factor(f: sp.Expr, x: sp.Symbol, support: sp.Set, seconds: float) 
     return sp.powsimp(f / Z), Z
 
 
-def weakest(statuses) -> Status:
-    """The weakest status of the parts: closed_form < bound < numeric_only < failed."""
-    order = list(Status)
-    return max(statuses, key=order.index)
-
-
 def _sum(values):
     if any(v is None for v in values):
         return None
@@ -187,7 +181,7 @@ def combine_parts(parts: list[DivergenceResult]) -> dict:
     """The fields of the sum of the parts' divergences: expr (None unless every part has one), conditions
     (all of them), kl, max_divergence, exceptional points, status (the weakest), integer orders, notes."""
     notes: list[str] = []
-    status = weakest([p.status for p in parts])
+    status = Status.worst([p.status for p in parts])
     exprs = [p.expr for p in parts]
     expr = None if any(e is None for e in exprs) else sp.Add(*exprs)
     if status is Status.FAILED or (expr is None and status is Status.CLOSED_FORM):

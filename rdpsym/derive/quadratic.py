@@ -46,7 +46,7 @@ from .crosscheck import numeric_equal, sample_values
 from .sign import sign as decided_sign
 from .pieces import DerivationError
 from .template import log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["QuadraticLog", "quadratic_log", "gaussian_divergence", "GaussianParts"]
 

@@ -23,7 +23,7 @@ from .pieces import DerivationError
 from .result import ExceptionalPoint
 from .sign import decide
 from .template import decompose, integrate_template, log_expand
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["singular_orders", "exceptional_points", "direct_at"]
 

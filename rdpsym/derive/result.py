@@ -9,20 +9,21 @@ from __future__ import annotations
 import enum
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import mpmath
 import sympy as sp
 
 from .._config import settings
-from .._numbers import exact_or_symbolic, precise
+from .._numbers import precise
+from ..specify.text.numbers import exact_or_symbolic
 from ..specify.params import Parameter, check_assumptions
 from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
-from .timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
-           "SPECIAL_ORDER_NAMES"]
+           "SPECIAL_ORDER_NAMES", "OPTIONAL_STAGES", "expired_in"]
 
 #: what each kind of :meth:`DivergenceResult.special_orders` row is, as every presentation names it
 SPECIAL_ORDER_NAMES = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity",
@@ -44,6 +45,14 @@ class Status(enum.StrEnum):
     LOWER_BOUND = "lower_bound"
     #: Nothing trustworthy could be produced; ``reason`` says why.
     FAILED = "failed"
+
+    @classmethod
+    def worst(cls, statuses: Iterable[Status]) -> Status:
+        """The weakest of ``statuses`` (at least one), in the order the members are defined: closed_form <
+        bound < numeric_only < lower_bound < failed. A result combined from parts is only as good as its
+        weakest part."""
+        order = list(cls)
+        return max(statuses, key=order.index)
 
 
 class StepName(enum.StrEnum):
@@ -99,25 +108,56 @@ def library_versions() -> dict[str, str]:
     }
 
 
+#: the stages whose expiry leaves only a gap the result records (:attr:`Provenance.expired`): the integer
+#: orders of a result without a general form (:func:`rdpsym.derive.stages.integer_orders`); the orders not
+#: derived in time are evaluated numerically. Such a result is cached with its gap; any other expired
+#: stage keeps it out of every cache (:func:`rdpsym.derive.cache.cacheable`).
+OPTIONAL_STAGES = frozenset({"integer_orders"})
+
+
 @dataclass(frozen=True)
 class Provenance:
-    """How a result came about: inputs, steps, library versions, and checks that ran on it."""
+    """How a result came about: inputs, steps, library versions, and checks that ran on it.
+
+    ``expired`` names the stages that did not run to their end for a reason that need not recur: a time
+    limit expired in them (or the derivation's budget cut them short), or an unexpected error (memory,
+    recursion, a lost worker process, a library's internal error) ended them. The names are the stages
+    of :data:`rdpsym.derive.stages.STAGES` (``"general"``, ``"kl"``, ``"integer_orders"``, ...), plus
+    ``"symmetry"`` (the reflection search of :func:`rdpsym.rdp`) and ``"derivation"`` (a time limit that
+    expired outside a named stage, or an enclosing one). Only those in :data:`OPTIONAL_STAGES` leave a
+    result that may be cached.
+    """
 
     steps: tuple[Step, ...] = ()
     inputs: tuple[tuple[str, str], ...] = ()
     versions: tuple[tuple[str, str], ...] = ()
     verifications: tuple[Any, ...] = ()
+    expired: tuple[str, ...] = ()
 
     @property
     def seconds(self) -> float:
         return sum(s.seconds for s in self.steps)
 
+    @property
+    def required_expired(self) -> tuple[str, ...]:
+        """The expired stages that are not optional: a result with any is never cached."""
+        return tuple(s for s in self.expired if s not in OPTIONAL_STAGES)
+
     def describe(self) -> str:
         lines = [f"{k}: {v}" for k, v in self.inputs]
         lines += [f"- {s}" for s in self.steps]
         lines += [f"verification: {v}" for v in self.verifications]
+        if self.expired:
+            lines.append("expired stages: " + ", ".join(self.expired)
+                         + ("" if self.required_expired else " (optional: the result records the gap)"))
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in self.versions))
         return "\n".join(lines)
+
+
+def expired_in(results) -> tuple[str, ...]:
+    """The expired stages of several results' provenances, each once, in order (for a result assembled
+    from them)."""
+    return tuple(dict.fromkeys(name for r in results for name in r.provenance.expired))
 
 
 @dataclass(frozen=True)
@@ -167,10 +207,12 @@ class DivergenceResult:
     #: ``(k, D_k)`` for integer orders k >= 2 derived exactly when the general order was not (by the
     #: multinomial expansion, :mod:`rdpsym.derive.integer_order`); :meth:`evaluate` uses them
     integer_orders: tuple[tuple[int, sp.Expr], ...] = ()
-    #: for a result without a general form: an object whose ``value(result, alpha, values, dps)`` gives
-    #: the :class:`~rdpsym.derive.numeric_values.CurveValue` at orders without an exact piece (a
-    #: subsampled mechanism's curve, :class:`rdpsym.derive.subsampled.SubsampledCurve`); None: the
-    #: numeric path on the result's densities
+    #: for a result without a general form: the curve object :func:`rdpsym.rdp` attached, whose
+    #: ``value(result, alpha, values, dps)`` gives the :class:`~rdpsym.derive.numeric_values.CurveValue`
+    #: at orders without an exact piece (the numeric maximum over a mechanism's worst pairs,
+    #: :class:`~rdpsym.derive.numeric_values.NumericCurve`; a subsampled mechanism's curve,
+    #: :class:`~rdpsym.derive.subsampled.SubsampledCurve`). Data only (pairs, densities, results), so it
+    #: survives a cache round-trip; None: the numeric path on the result's own densities (``pair``)
     curve: Any = field(default=None, compare=False, repr=False)
 
     # -- conveniences -----------------------------------------------------------------------------
@@ -297,7 +339,7 @@ class DivergenceResult:
     def exact_piece(self, a) -> sp.Expr | None:
         """For a result without a general form (``expr`` None): the exact expression for order ``a`` when the result has no general form: the KL, D_inf, a
         removable order or a recorded integer order; None when there is none (other integer orders:
-        :func:`rdpsym.derive.numeric_values.integer_order_value`)."""
+        :func:`rdpsym.derive.integer_order.integer_order_value`)."""
         if a == 1:
             return self.kl
         if a == sp.oo:
@@ -323,7 +365,7 @@ class DivergenceResult:
         """
         if self.expr is None:
             return precise(self.evaluate_with_error(alpha, dps, **values).value, dps)
-        from .timeout import StepTimeout, run_with_time_limit
+        from .._timeout import StepTimeout, run_with_time_limit
 
         limit = settings().eval_seconds  # RDPSYM_EVAL_SECONDS, validated
         a = self._order(alpha)
@@ -362,7 +404,7 @@ class DivergenceResult:
         rounding to ``dps`` digits; a numeric one the numeric path's estimate, at most ``10^-dps``
         relative (else ``ArithmeticError``). Bounded by ``RDPSYM_EVAL_SECONDS``."""
         from .numeric_values import CurveValue, numeric_value
-        from .timeout import StepTimeout, run_with_time_limit
+        from .._timeout import StepTimeout, run_with_time_limit
 
         a = self._order(alpha)
         subs = self.substitutions(values)  # bad values raise here, before any work

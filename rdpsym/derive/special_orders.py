@@ -19,7 +19,7 @@ from .forms import compact
 from .pieces import DerivationError, Piece
 from .sign import sign
 from .template import decompose, log_expand, mixture_log
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["kl_divergence", "kl_from_below", "max_divergence"]
 

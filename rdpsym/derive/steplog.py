@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from .result import Step
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["StepLog"]
 

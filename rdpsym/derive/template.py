@@ -31,7 +31,7 @@ from .convergence import diverges as _diverges, integrand as _integrand
 from .pieces import DerivationError
 from .shift import centre
 from .sign import decide_relation, sign
-from .timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["log_expand", "decompose", "integrate_template", "TemplateResult", "mixture_log"]
 

@@ -27,18 +27,3 @@ from .report import SweepError, SweepInterrupted, SweepReport, TaskResult, TaskS
 
 __all__ = ["run_tasks", "iter_tasks", "TaskResult", "TaskStatus", "SweepReport", "SweepError",
            "SweepInterrupted", "SchedulerUnreachable", "local_cores", "default_mp_context", "describe_executor"]
-
-_MOVED_TO_CLI = ("execution_options", "executor_from_options")
-
-
-def __getattr__(name: str):
-    # deprecated for one release: the click helpers moved to rdpsym.cli.options (imported only when asked)
-    if name in _MOVED_TO_CLI:
-        import warnings
-
-        from ..cli import options
-
-        warnings.warn(f"rdpsym.execution.{name} is deprecated: import it from rdpsym.cli.options",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(options, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,8 +14,7 @@ be JSON-serialisable; tuples come back as lists): portable and safe to share.
 
 On resume only ``done`` lines count (the last line for a key wins); failed, timed-out and cancelled
 tasks run again. The header names the task function; a file written by another function is refused,
-so results of one computation are never passed off as another's. A task function that moved keeps
-reading the files written under its old name (:data:`RENAMED`).
+so results of one computation are never passed off as another's.
 """
 
 from __future__ import annotations
@@ -28,20 +27,10 @@ from typing import IO, Any, Callable
 
 from .report import TaskResult, TaskStatus
 
-__all__ = ["FORMATS", "RENAMED", "function_name", "ResultsFile"]
+__all__ = ["FORMATS", "function_name", "ResultsFile"]
 
 FORMATS = ("pickle", "json")
 _MAGIC = "rdpsym_sweep_results"
-
-#: old ``module.qualname`` of a task function -> its current one: a results file written before the
-#: function moved holds results of the same computation, so a resumed sweep keeps them
-RENAMED = {
-    "rdpsym.verify.verify._check": "rdpsym.verification.checks._check",
-}
-
-
-def _same_function(a: object, b: str) -> bool:
-    return isinstance(a, str) and RENAMED.get(a, a) == RENAMED.get(b, b)
 
 
 def function_name(fn: Callable) -> str:
@@ -81,7 +70,7 @@ class ResultsFile:
         _, head = records[0]
         if not isinstance(head, dict) or head.get(_MAGIC) != 1:
             raise ValueError(f"results_file {self.path!r} is not an rdpsym sweep results file (no header line)")
-        if not _same_function(head.get("fn"), self.fn_name):
+        if head.get("fn") != self.fn_name:
             raise ValueError(f"results_file {self.path!r} holds results of {head.get('fn')!r}, not of "
                              f"{self.fn_name!r}; use another file")
         out: dict[str, TaskResult] = {}

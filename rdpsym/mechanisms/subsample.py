@@ -2,7 +2,8 @@ r"""The subsampling combinator: any mechanism, run on a random subsample of its 
 
 :func:`subsample` returns a new :class:`~rdpsym.specify.mechanism.Mechanism` whose adjacent pairs are the
 subsampled output densities and whose ``subsampling`` attribute records how it was made
-(:class:`~rdpsym.specify.subsampling.Subsampling`). For a base pair ``(P, Q) = (M(D), M(D'))`` with
+(:class:`~rdpsym.specify.subsampling.Subsampling`): data that the derivation and the accountant read
+to choose what to do with it, never a pointer to their code. For a base pair ``(P, Q) = (M(D), M(D'))`` with
 ``D' = D ∪ {z}`` the differing record enters the sample with probability q, so the outputs are
 
 .. math:: P \quad\text{and}\quad (1 - q) P + q Q
@@ -20,10 +21,10 @@ from typing import Any
 
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
-from ..accounting.subsampled_curve import subsampled_curve
-from ..specify.adjacency import AdjacentFamily
-from ..specify.mechanism import AdjacentPair, Mechanism
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
+from ..specify.adjacency import AdjacentFamily, AdjacentPair
+from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter, parameter
 from ..specify.subsampling import Subsampling
 
@@ -104,8 +105,6 @@ def subsample(mechanism: Any, q: Any, *, scheme: str = "poisson", neighbouring: 
         display=base.display,
         subsampling=spec,
         neighbours=base.neighbours,  # subsampling some neighbouring inputs covers some
-        # the accountant's float curve of any subsampled mechanism, chosen by ``subsampling`` (not a name)
-        curve_provider=subsampled_curve,
     )
 
 

@@ -11,8 +11,10 @@ independent of both sympy (the engine) and mpmath (the closed forms' ``evalf``).
 * :func:`compile_log_pair` turns ``log P`` and ``log Q`` (sympy, in ``x`` and the parameters) into a
   tree of Python closures over ``arb`` values, once per symbolic pair; :meth:`Compiled.bind` fixes
   the parameter values and the precision (sub-expressions without ``x`` are folded to one ``arb``
-  then). Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with
-  mpmath. At run time anything that is not a finite real ball (``log`` of a non-positive number,
+  then). The closures are built by :class:`ArbPoint` and the folded constants by
+  :class:`ArbConstant`, two Arb targets of the tree translator (:mod:`rdpsym.numeric.translate`).
+  Unsupported functions raise :class:`Unsupported` at compile time: the caller stays with mpmath. At
+  run time anything that is not a finite real ball (``log`` of a non-positive number,
   an undecidable ``Piecewise`` condition, a zero density) comes back as ``None``, and the caller
   evaluates that point with mpmath instead: Arb never turns a doubtful value into a number.
 * :func:`gauss_legendre` integrates on finite pieces with ``n`` and ``2n`` nodes and returns the
@@ -36,6 +38,8 @@ import mpmath
 import sympy as sp
 
 from .._config import settings
+from . import translate
+from .translate import DecidedConditions, Translator
 
 try:  # optional: without python-flint the numeric path uses mpmath alone
     import flint
@@ -44,7 +48,8 @@ except ImportError:  # pragma: no cover - exercised only where python-flint is m
     flint = None
     arb = None
 
-__all__ = ["available", "Unsupported", "Compiled", "compile_log_pair", "gauss_legendre", "to_arb", "to_mpf"]
+__all__ = ["available", "Unsupported", "ArbConstant", "ArbPoint", "Compiled", "compile_log_pair", "gauss_legendre",
+           "to_arb", "to_mpf"]
 
 def available() -> bool:
     """True when python-flint is importable and the setting lets the Arb backend run
@@ -52,7 +57,7 @@ def available() -> bool:
     return flint is not None and settings().numeric_backend in ("auto", "arb")
 
 
-class Unsupported(Exception):
+class Unsupported(translate.Unsupported):
     """The expression has a function Arb is not taught here: use mpmath."""
 
 
@@ -78,36 +83,15 @@ def to_mpf(v: "arb"):
 
 
 # ----------------------------------------------------------------------------------------------
-# compiler
+# compiler: two Arb targets of the tree translator
 # ----------------------------------------------------------------------------------------------
 class _Nan(Exception):
     """Raised inside a compiled function when a value is not a finite real ball."""
 
 
-def _num(e: sp.Expr) -> "arb":
-    """An exact sympy number (or constant) as an arb at the current flint precision."""
-    if e.is_Integer:
-        return arb(int(e))
-    if e.is_Rational:
-        return arb(int(e.p)) / int(e.q)
-    if e.is_Float:
-        sign, man, exp, _ = e._mpf_  # exact binary value, whatever its precision
-        return arb((-int(man) if sign else int(man), int(exp)))
-    if e is sp.pi:
-        return arb.pi()
-    if e is sp.E:
-        return arb.const_e()
-    if e is sp.EulerGamma:
-        return arb.const_euler()
-    if e is sp.S.NegativeInfinity:
-        return arb.neg_inf()
-    raise Unsupported(f"number {e}")
-
-
 _UNARY = {
     sp.exp: lambda v: v.exp(),
     sp.log: lambda v: v.log(),
-    sp.sqrt: lambda v: v.sqrt(),
     sp.erf: lambda v: v.erf(),
     sp.erfc: lambda v: v.erfc(),
     sp.gamma: lambda v: v.gamma(),
@@ -134,48 +118,99 @@ _BINARY = {
 }
 
 
-class Compiled:
-    """``log P`` and ``log Q`` as sympy expressions, with :meth:`bind` to make Arb closures."""
+class ArbConstant(Translator):
+    """A sympy expression without the variable -> one arb at the current flint precision, the
+    parameters taken from ``vals`` (symbol -> arb). Numbers are exact (a Float is its binary value);
+    ``pi``, ``E``, Euler's gamma and ``-oo`` are Arb's; other numbers (``oo``, ``I``, ``zoo``, ``nan``,
+    Catalan's constant, ...) are refused."""
 
-    def __init__(self, lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Symbol, ...]):
-        self.lp, self.lq, self.x, self.params = lp, lq, x, params
-        # fail at compile time (not at the first point) on unsupported functions
-        with flint.ctx.workprec(64):
-            vals = {p: arb(1) for p in params}
-            _build(lp, x, vals, probe=True)
-            _build(lq, x, vals, probe=True)
+    error = Unsupported
+    target = "Arb constant"
+    unary, binary = _UNARY, _BINARY
 
-    def bind(self, values: dict, prec: int):
-        """Closures ``f(t: arb) -> (lp, lq)`` (arb balls, or None when either is not a finite real
-        ball) at ``prec`` bits with the parameters fixed to ``values`` (symbol -> exact number)."""
-        try:
-            with flint.ctx.workprec(prec):
-                # exact values may be expressions (sqrt(5), pi/2): evaluated in Arb like constants
-                vals = {p: _const(sp.S(values[p]), {}) for p in self.params}
-                fp = _build(self.lp, self.x, vals)
-                fq = _build(self.lq, self.x, vals)
-        except (Unsupported, ValueError, TypeError, ZeroDivisionError):
-            # these values leave Arb's reach (e.g. an unsupported number): every point uses mpmath
-            return _nan_fn, _nan_fn
-        return fp, fq
+    def __init__(self, vals: dict):
+        self.vals = vals
+
+    def _translate_Symbol(self, e):
+        if e not in self.vals:
+            raise Unsupported(f"free symbol {e}")
+        return self.vals[e]
+
+    def _translate_Integer(self, e):
+        return arb(int(e))
+
+    def _translate_Rational(self, e):
+        return arb(int(e.p)) / int(e.q)
+
+    def _translate_Float(self, e):
+        sign, man, exp, _ = e._mpf_  # exact binary value, whatever its precision
+        return arb((-int(man) if sign else int(man), int(exp)))
+
+    def _translate_Pi(self, e):
+        return arb.pi()
+
+    def _translate_Exp1(self, e):
+        return arb.const_e()
+
+    def _translate_EulerGamma(self, e):
+        return arb.const_euler()
+
+    def _translate_NegativeInfinity(self, e):
+        return arb.neg_inf()
+
+    def _translate_Add(self, e):
+        s = arb(0)
+        for a in e.args:
+            s = s + self.translate(a)
+        return s
+
+    def _translate_Mul(self, e):
+        s = arb(1)
+        for a in e.args:
+            s = s * self.translate(a)
+        return s
+
+    def _translate_Pow(self, e):
+        b, n = e.args
+        if n.is_Integer:
+            return self.translate(b) ** int(n)
+        if n == sp.S.Half:
+            return self.translate(b).sqrt()
+        return self.translate(b) ** self.translate(n)
+
+    def apply(self, op, e):
+        return op(*(self.translate(a) for a in e.args))
 
 
-def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
-    """A closure t -> arb for e (a constant arb when e has no x). Raises Unsupported."""
-    if not e.has(x):
-        if probe:
-            _validate_const(e, vals)
-            return arb(1)
-        return _const(e, vals)
-    if e == x:
+class ArbPoint(DecidedConditions, Translator):
+    """A log-density in ``x`` -> a closure ``t -> arb`` (``t`` an arb), built once per parameter values:
+    subexpressions without ``x`` are folded to one arb by :class:`ArbConstant` (``translate`` returns
+    that arb; :meth:`fn` always a closure). At run time a value that is not a finite real ball, an
+    undecidable ``Piecewise`` condition or ``Max``/``Min`` of overlapping balls raise ``_Nan``: the
+    point goes to mpmath, never as a doubtful number."""
+
+    error = Unsupported
+    target = "Arb evaluation"
+    unary, binary = _UNARY, _BINARY
+
+    def __init__(self, x: sp.Symbol, vals: dict):
+        self.x, self.constant = x, ArbConstant(vals)
+
+    def translate(self, e):
+        if not e.has(self.x):
+            return self.constant.translate(e)
+        return super().translate(e)
+
+    def fn(self, e):
+        return _as_fn(self.translate(e))
+
+    def _translate_Symbol(self, e):  # the variable itself (any other symbol is a constant)
         return lambda t: t
-    if e.is_Add:
-        const = [a for a in e.args if not a.has(x)]
-        fs = [_as_fn(_build(a, x, vals, probe)) for a in e.args if a.has(x)]
-        c = _const(sp.Add(*const), vals) if (const and not probe) else None
-        if probe:
-            for a in const:
-                _validate_const(a, vals)
+
+    def _translate_Add(self, e):
+        fs = [self.fn(a) for a in e.args if a.has(self.x)]
+        const = [a for a in e.args if not a.has(self.x)]
+        c = self.constant.translate(sp.Add(*const)) if const else None
         if len(fs) == 1:
             f0 = fs[0]
             return (lambda t: f0(t) + c) if c is not None else f0
@@ -189,13 +224,11 @@ def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
                 s = s + f(t)
             return s + c if c is not None else s
         return add
-    if e.is_Mul:
-        const = [a for a in e.args if not a.has(x)]
-        fs = [_as_fn(_build(a, x, vals, probe)) for a in e.args if a.has(x)]
-        c = _const(sp.Mul(*const), vals) if (const and not probe) else None
-        if probe:
-            for a in const:
-                _validate_const(a, vals)
+
+    def _translate_Mul(self, e):
+        fs = [self.fn(a) for a in e.args if a.has(self.x)]
+        const = [a for a in e.args if not a.has(self.x)]
+        c = self.constant.translate(sp.Mul(*const)) if const else None
         if len(fs) == 1:
             f0 = fs[0]
             return (lambda t: c * f0(t)) if c is not None else f0
@@ -209,9 +242,10 @@ def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
                 s = s * f(t)
             return s * c if c is not None else s
         return mul
-    if e.is_Pow:
+
+    def _translate_Pow(self, e):
         b, n = e.args
-        fb = _as_fn(_build(b, x, vals, probe))
+        fb = self.fn(b)
         if n.is_Integer:
             k = int(n)
             if k == 2:
@@ -221,20 +255,19 @@ def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
             return lambda t: fb(t) ** k
         if n == sp.S.Half:
             return lambda t: fb(t).sqrt()
-        if n.has(x):
-            fn = _as_fn(_build(n, x, vals, probe))
+        if n.has(self.x):
+            fn = self.fn(n)
             return lambda t: (fn(t) * fb(t).log()).exp()
-        cn = arb(1) if probe else _const(n, vals)
+        cn = self.constant.translate(n)
         # b ** n for real n: Arb gives NaN for a negative base (never a silent complex value)
         return lambda t: fb(t) ** cn
-    if isinstance(e, sp.Piecewise):
+
+    def _translate_Piecewise(self, e):
         branches = []
         for val, cond in e.args:
-            fv = _as_fn(_build(val, x, vals, probe)) if val.has(x) or val.is_finite is not False else None
-            if fv is None:  # -oo (log of a zero density): no real value, the caller falls back
-                fv = _nan_fn
-            fc = _build_cond(cond, x, vals, probe)
-            branches.append((fc, fv))
+            # -oo (log of a zero density): no real value, the caller falls back
+            fv = self.fn(val) if val.has(self.x) or val.is_finite is not False else _nan_fn
+            branches.append((self.condition(cond), fv))
 
         def pw(t):
             for fc, fv in branches:
@@ -242,9 +275,9 @@ def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
                     return fv(t)
             raise _Nan
         return pw
-    if isinstance(e, (sp.Max, sp.Min)):
-        fs = [_as_fn(_build(a, x, vals, probe)) for a in e.args]
-        is_max = isinstance(e, sp.Max)
+
+    def _extremum(self, e, is_max: bool):
+        fs = [self.fn(a) for a in e.args]
 
         def mm(t):
             vs = [f(t) for f in fs]
@@ -256,15 +289,78 @@ def _build(e: sp.Expr, x: sp.Symbol, vals: dict, probe: bool = False):
                     raise _Nan  # overlapping balls: undecidable here
             return best
         return mm
-    op = _UNARY.get(e.func)
-    if op is not None and len(e.args) == 1:
-        f = _as_fn(_build(e.args[0], x, vals, probe))
-        return lambda t: op(f(t))
-    op2 = _BINARY.get(e.func)
-    if op2 is not None and len(e.args) == 2:
-        f0, f1 = (_as_fn(_build(a, x, vals, probe)) for a in e.args)
-        return lambda t: op2(f0(t), f1(t))
-    raise Unsupported(f"{e.func.__name__} is not compiled to Arb")
+
+    def _translate_Max(self, e):
+        return self._extremum(e, True)
+
+    def _translate_Min(self, e):
+        return self._extremum(e, False)
+
+    def apply(self, op, e):
+        if len(e.args) == 1:
+            f = self.fn(e.args[0])
+            return lambda t: op(f(t))
+        f0, f1 = (self.fn(a) for a in e.args)
+        return lambda t: op(f0(t), f1(t))
+
+    # -- conditions: a closure t -> bool (And, Or, Not: DecidedConditions), raising _Nan when Arb
+    # cannot decide a relation
+    def relation(self, op, lhs, rhs):
+        d = self.fn(lhs - rhs)
+        # a relation is decided only when the ball lies on one side of 0 (ties at an exact 0 are
+        # decided exactly); otherwise the point goes to mpmath
+        if op in ("==", "!="):
+            eq = op == "=="
+
+            def releq(t):
+                v = d(t)
+                if v.is_zero():
+                    return eq
+                if v > 0 or v < 0:
+                    return not eq
+                raise _Nan
+            return releq
+        strict = op in ("<", ">")
+        neg = op in ("<", "<=")
+
+        def rel(t):
+            v = d(t)
+            if v.is_zero():
+                return not strict
+            if v > 0:
+                return not neg
+            if v < 0:
+                return neg
+            raise _Nan
+        return rel
+
+
+class Compiled:
+    """``log P`` and ``log Q`` as sympy expressions, with :meth:`bind` to make Arb closures."""
+
+    def __init__(self, lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Symbol, ...]):
+        self.lp, self.lq, self.x, self.params = lp, lq, x, params
+        # fail at compile time (not at the first point) on unsupported functions: build once with
+        # every parameter at 1
+        with flint.ctx.workprec(64):
+            probe = ArbPoint(x, {p: arb(1) for p in params})
+            probe.translate(lp)
+            probe.translate(lq)
+
+    def bind(self, values: dict, prec: int):
+        """Closures ``f(t: arb) -> (lp, lq)`` (arb balls, or None when either is not a finite real
+        ball) at ``prec`` bits with the parameters fixed to ``values`` (symbol -> exact number)."""
+        try:
+            with flint.ctx.workprec(prec):
+                # exact values may be expressions (sqrt(5), pi/2): evaluated in Arb like constants
+                exact = ArbConstant({})
+                target = ArbPoint(self.x, {p: exact.translate(sp.S(values[p])) for p in self.params})
+                fp = target.translate(self.lp)
+                fq = target.translate(self.lq)
+        except (Unsupported, ValueError, TypeError, ZeroDivisionError):
+            # these values leave Arb's reach (e.g. an unsupported number): every point uses mpmath
+            return _nan_fn, _nan_fn
+        return fp, fq
 
 
 def _nan_fn(t):
@@ -277,101 +373,6 @@ def _as_fn(v):
     return lambda t: v
 
 
-def _validate_const(e: sp.Expr, vals: dict):
-    for node in sp.preorder_traversal(e):
-        if node.is_Symbol and node not in vals:
-            raise Unsupported(f"free symbol {node}")
-        if node.is_Atom and not node.is_Symbol:
-            if not (node.is_Number or node.is_NumberSymbol):
-                raise Unsupported(f"constant {node}")  # I, zoo, ...: not a real number
-            _num(node)
-        elif not node.is_Atom and not (node.is_Add or node.is_Mul or node.is_Pow or node.func in _UNARY
-                                         or node.func in _BINARY):
-            raise Unsupported(f"{node.func.__name__} in a constant")
-
-
-def _const(e: sp.Expr, vals: dict) -> "arb":
-    """Evaluate a constant sub-expression (parameters in vals) as an arb."""
-    if e.is_Symbol:
-        if e not in vals:
-            raise Unsupported(f"free symbol {e}")
-        return vals[e]
-    if e.is_Number or e.is_NumberSymbol or e is sp.S.NegativeInfinity:
-        return _num(e)
-    if e.is_Add:
-        s = arb(0)
-        for a in e.args:
-            s = s + _const(a, vals)
-        return s
-    if e.is_Mul:
-        s = arb(1)
-        for a in e.args:
-            s = s * _const(a, vals)
-        return s
-    if e.is_Pow:
-        b, n = e.args
-        if n.is_Integer:
-            return _const(b, vals) ** int(n)
-        if n == sp.S.Half:
-            return _const(b, vals).sqrt()
-        return _const(b, vals) ** _const(n, vals)
-    op = _UNARY.get(e.func)
-    if op is not None and len(e.args) == 1:
-        return op(_const(e.args[0], vals))
-    op2 = _BINARY.get(e.func)
-    if op2 is not None and len(e.args) == 2:
-        return op2(*(_const(a, vals) for a in e.args))
-    raise Unsupported(f"{e.func.__name__} in a constant")
-
-
-def _build_cond(c, x, vals, probe):
-    """A closure t -> bool for a relational condition; raises _Nan when Arb cannot decide."""
-    if c is sp.true or c == True:  # noqa: E712 - sympy true
-        return lambda t: True
-    if c is sp.false or c == False:  # noqa: E712
-        return lambda t: False
-    if isinstance(c, sp.And):
-        fs = [_build_cond(a, x, vals, probe) for a in c.args]
-        return lambda t: all(f(t) for f in fs)
-    if isinstance(c, sp.Or):
-        fs = [_build_cond(a, x, vals, probe) for a in c.args]
-        return lambda t: any(f(t) for f in fs)
-    if isinstance(c, sp.Not):
-        f = _build_cond(c.args[0], x, vals, probe)
-        return lambda t: not f(t)
-    if isinstance(c, sp.core.relational.Relational):
-        d = _as_fn(_build(c.lhs - c.rhs, x, vals, probe))
-        op = c.rel_op
-        # a relation is decided only when the ball lies on one side of 0 (ties at an exact 0 are
-        # decided exactly); otherwise the point goes to mpmath
-        if op in ("<", ">", "<=", ">="):
-            strict = op in ("<", ">")
-            neg = op in ("<", "<=")
-
-            def rel(t):
-                v = d(t)
-                if v.is_zero():
-                    return not strict
-                if v > 0:
-                    return not neg
-                if v < 0:
-                    return neg
-                raise _Nan
-            return rel
-        if op in ("==", "!="):
-            eq = op == "=="
-
-            def releq(t):
-                v = d(t)
-                if v.is_zero():
-                    return eq
-                if v > 0 or v < 0:
-                    return not eq
-                raise _Nan
-            return releq
-    raise Unsupported(f"condition {c}")
-
-
 @functools.lru_cache(maxsize=64)
 def compile_log_pair(lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Symbol, ...]) -> Compiled | None:
     """Compiled log-densities, or None when python-flint is missing or a function is unsupported."""
@@ -379,7 +380,7 @@ def compile_log_pair(lp: sp.Expr, lq: sp.Expr, x: sp.Symbol, params: tuple[sp.Sy
         return None
     try:
         return Compiled(lp, lq, x, params)
-    except (Unsupported, TypeError, ValueError):
+    except (Unsupported, TypeError, ValueError, ZeroDivisionError):
         return None
 
 

@@ -28,7 +28,3 @@ __all__ = [
     "dp_implies_rdp", "worst_case_dp_curve", "worst_case_dp_mechanism", "LEMMA_1", "BUN_STEINKE",
     "advanced_composition", "corollary_1", "binomial_pair", "rr_self_composition",
 ]
-
-
-# ``rdpsym.properties.Verdict``: the same deprecated alias as ``rdpsym.properties.report.Verdict``
-from .report import __getattr__  # noqa: E402, F401

@@ -24,7 +24,7 @@ import sympy as sp
 from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult
 from ..derive.sign import decide
-from ..derive.timeout import StepTimeout, run_with_time_limit
+from .._timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
 from ..symbols import alpha as ALPHA

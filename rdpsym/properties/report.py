@@ -21,18 +21,7 @@ __all__ = ["PropertyVerdict", "Evidence", "PropertyReport", "margin_of", "report
 
 
 #: The verdict of a property check is exactly the one outcome vocabulary: holds / fails / inconclusive.
-#: (It was ``Verdict``, a name the claims package also uses for its own four verdicts.)
 PropertyVerdict = Outcome
-
-
-def __getattr__(name: str):
-    if name == "Verdict":  # deprecated alias, one release
-        import warnings
-
-        warnings.warn("rdpsym.properties Verdict is deprecated: use PropertyVerdict (or rdpsym.outcomes.Outcome)",
-                      DeprecationWarning, stacklevel=2)
-        return PropertyVerdict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ from typing import Any, Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from ..specify.text.numbers import exact_number
 from ..outcomes import Outcome
 
 __all__ = ["Entry", "RegressionRow", "default_registry", "load_registry", "run_entry", "run_registry",

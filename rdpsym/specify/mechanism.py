@@ -18,7 +18,7 @@ from typing import Any, Callable
 import sympy as sp
 
 from .._numbers import ArgumentError
-from .adjacency import AdjacentFamily
+from .adjacency import AdjacentFamily, AdjacentPair
 from .params import Parameter, ParameterSet
 from .variables import as_variables, coordinate_supports, is_multivariate
 
@@ -39,15 +39,6 @@ def is_discrete_support(support: sp.Set) -> bool:
     if isinstance(support, sp.Intersection) and sp.S.Integers in support.args:
         return True
     raise ValueError(f"support: unsupported set {sp.sstr(support)}; use an Interval, Reals, Integers, Range or FiniteSet")
-
-
-@dataclass(frozen=True)
-class AdjacentPair:
-    """Output distributions P = M(D) and Q = M(D') of a mechanism on adjacent inputs D, D'."""
-
-    P: sp.Expr
-    Q: sp.Expr
-    label: str = "D, D'"
 
 
 #: What a mechanism's ``pairs`` cover: all neighbouring inputs (the RDP) or some (a lower bound).

@@ -14,7 +14,8 @@ from typing import Any
 
 import sympy as sp
 
-from .._numbers import ArgumentError, exact_number
+from .._numbers import ArgumentError
+from .text.numbers import exact_number
 
 __all__ = ["Parameter", "ParameterSet", "parameter"]
 

@@ -2,8 +2,7 @@
 
 ``rdpsym.verify(...)`` is :func:`rdpsym.verification.checks.verify`; the points it checks come from
 :mod:`rdpsym.verification.points`, and what it finds is a
-:class:`~rdpsym.verification.report.VerificationReport`. (The package was ``rdpsym.verify``, a name
-the function shadowed; that path is a deprecated shim for one release.)
+:class:`~rdpsym.verification.report.VerificationReport`.
 """
 
 from .checks import table_verification, verify

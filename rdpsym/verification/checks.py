@@ -2,7 +2,8 @@ r"""Independent verification of closed forms against high-precision numerics.
 
 A derived closed form is a conjecture until an independent computation agrees with it.
 :func:`verify` evaluates the closed form (exactly substituted, then ``evalf``) and the divergence
-computed *without* it (:func:`rdpsym.numeric.numeric_divergence`: mpmath quadrature or summation of
+computed *without* it (:func:`rdpsym.numeric.maximum.numeric_maximum` of the numeric path,
+:func:`rdpsym.numeric.numeric_divergence`: mpmath quadrature or summation of
 :math:`\frac{1}{\alpha-1}\log\int P^\alpha Q^{1-\alpha}`, Mironov 2017, arXiv:1702.07476 v3, Def. 3)
 at the points of :mod:`rdpsym.verification.points`, and compares them inside one ``mpmath.workdps``
 context.
@@ -52,11 +53,12 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
-from .._numbers import exact_number
+from ..specify.text.numbers import exact_number
+from ..derive.numeric_values import NumericCurve
 from ..derive.result import DivergenceResult, Status
-from ..numeric import numeric_divergence
-from ..numeric.reference import reference_divergence
-from ..specify.adjacency import AdjacentFamily, supremum_over_family
+from ..numeric.families import SampledFamily
+from ..numeric.maximum import Direction, numeric_maximum
+from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter, check_assumptions
 from ..specify.text import as_number
@@ -89,32 +91,25 @@ MULTIVARIATE_DPS = 20
 FAMILY_INTERIOR_SHIFTS = 3
 
 
-def _numeric_max(target: _Target, point: Point, dps: int, method: Callable = numeric_divergence):
-    """max over directions (and sampled shifts of families) of ``method`` (the numeric path, or the
-    reference method for numeric curves):
+def _sources(target: _Target) -> tuple:
+    """The directions of the numeric side: both of every declared pair, and each family at its sampled
+    shifts (:class:`~rdpsym.numeric.families.SampledFamily`)."""
+    return (tuple(Direction(P, Q, target.x, target.support, label) for P, Q, label in target.directions)
+            + tuple(SampledFamily(family, target.x, target.support, interior=FAMILY_INTERIOR_SHIFTS)
+                    for family in target.families))
+
+
+def _numeric_max(target: _Target, point: Point, dps: int, method: str = "numeric"):
+    """The numeric maximum over the directions (and sampled shifts of families) by ``method`` (the numeric
+    path, or ``"reference"`` for numeric curves), :func:`rdpsym.numeric.maximum.numeric_maximum`:
     (value, error, converged, note)."""
-    values = point.value_dict
-    parts = []
-    for P, Q, label in target.directions:
-        nv = method(P, Q, target.x, target.support, point.alpha, values, dps=dps)
-        parts.append((label, nv))
-    for family in target.families:
-        found = supremum_over_family(family, target.x, target.support, point.alpha, values, dps=dps,
-                                     interior=FAMILY_INTERIOR_SHIFTS, divergence=method)
-        parts += [(f"D({d}) [{family.label}] at {family.describe(s)}", nv) for s, d, nv in found.evaluations]
+    found = numeric_maximum(_sources(target), point.alpha, point.value_dict, dps, method=method)
     with mpmath.workdps(dps + 10):
-        top = max(parts, key=lambda u: u[1].value)[1]
-        if top.value == mpmath.inf and top.converged:
-            # +oo wins the maximum whatever the other directions' accuracy
-            conv, err = True, mpmath.mpf(0)
-        else:
-            conv = all(nv.converged for _, nv in parts)
-            err = max(nv.error for _, nv in parts)
+        parts = found.parts
         note = "" if len(parts) == 1 else "; ".join(f"{lab}: {mpmath.nstr(nv.value, 12)}" for lab, nv in parts)
-        bad = [f"{lab}: {nv.detail}" for lab, nv in parts if not nv.converged]
-        if bad and not conv:
-            note = (note + "; " if note else "") + "; ".join(bad)
-    return top.value, err, conv, note
+        if not found.converged:
+            note = (note + "; " if note else "") + found.describe_failures()
+    return found.value, found.error, found.converged, note
 
 
 @functools.lru_cache(maxsize=32)
@@ -231,7 +226,7 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
     ``simplify(P - Q) == 0`` within :data:`SAME_SECONDS`), False (they differ at a sampled x in the
     support), None (undecided). ``quick`` (for choosing points): no simplify; True also when no
     sampled x tells them apart."""
-    from ..derive.timeout import StepTimeout, deadline_passed, run_with_time_limit
+    from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
     free = (P.free_symbols | Q.free_symbols | support.free_symbols) - _variables(x)
     subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
@@ -324,7 +319,7 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
     # a numeric curve's value at an order without an exact piece comes from the numeric path: it is
     # checked against the reference method, which shares no quadrature or summation code with it
     numeric_curve = result.expr is None and result.exact_piece(sp.S(point.alpha)) is None
-    method = reference_divergence if numeric_curve else numeric_divergence
+    method = "reference" if numeric_curve else "numeric"
     closed = None
     point_bound = False
     if numeric_curve:
@@ -421,7 +416,7 @@ def _mechanism_target(mech: Mechanism) -> _Target:
 
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
     """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
-    (:func:`rdpsym._numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
+    (:func:`rdpsym.specify.text.numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
     and assumptions. Unknown names and bad or out-of-domain values raise ``ValueError`` naming the
     parameter."""
     by_name = {p.name: p for p in params}
@@ -537,8 +532,11 @@ def verify(
         result = target
     else:
         raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
+    # a bound (or lower bound) without an expression has values only when it is a curve of its own (a
+    # subsampled mechanism's); the numeric maximum over its pairs is not the bound it states
+    own_curve = result.curve is not None and not isinstance(result.curve, NumericCurve)
     if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY
-                                          and result.curve is None):
+                                          and not own_curve):
         raise ValueError(f"target has nothing to verify (status {result.status}: {result.reason})")
     if fixed is not None and not isinstance(fixed, Mapping):
         raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")

@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
-from .._numbers import exact_or_symbolic
+from ..specify.text.numbers import exact_or_symbolic
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 
@@ -78,7 +78,7 @@ def _short(v: sp.Expr) -> str:
 
 
 def _exact(v, name: str = "parameter value") -> sp.Expr:
-    """An exact number (:func:`rdpsym._numbers.exact_or_symbolic`: never sympify user text), finite; a
+    """An exact number (:func:`rdpsym.specify.text.numbers.exact_or_symbolic`: never sympify user text), finite; a
     sympy expression with free symbols is kept as it is."""
     out = exact_or_symbolic(v, name)
     if out.is_number and out.is_finite is False:

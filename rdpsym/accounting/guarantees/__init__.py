@@ -30,6 +30,7 @@ import sympy as sp
 
 from ..._numbers import ArgumentError
 from ...specify.params import Parameter, ParameterSet
+from ..curve_types import MechanismCurve, float_curve
 
 __all__ = ["GuaranteeCurve", "ALPHA", "register", "get", "names", "guarantee_curve"]
 
@@ -119,8 +120,6 @@ def guarantee_curve(guarantee: GuaranteeCurve, group: int = 1):
     Groups: the definition's own rule where it applies (``group_rule``, at the events whose values it
     covers), else Mironov 2017 (arXiv:1702.07476 v3), Prop. 2 on the curve (:func:`float_curve`).
     """
-    from ..curves import MechanismCurve, float_curve
-
     base = guarantee.numpy_curve()
     detail = f"the stated guarantee: {guarantee.source}"
     if group == 1:

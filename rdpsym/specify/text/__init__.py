@@ -14,13 +14,14 @@ Public API
 ``parse(text, symbols, syntax="auto", *, functions=None)``
     ``"python"``, ``"latex"`` or ``"auto"`` (LaTeX if the text contains a backslash or ``{``).
 ``as_number(value, name="value")``
-    An exact sympy number from a user's value (:func:`rdpsym._numbers.exact_number`).
+    An exact sympy number from a user's value (:func:`rdpsym.specify.text.numbers.exact_number`).
 
 ``symbols``, ``functions``, :class:`FormulaError` and the resource limits are described in
 :mod:`.common`, which both parsers share.
 
 Layout: :mod:`.common` (limits, error, names, functions, guarded construction), :mod:`.python`,
-:mod:`.latex_tokens` and :mod:`.latex`; this module adds the dispatcher :func:`parse`.
+:mod:`.latex_tokens` and :mod:`.latex`; :mod:`.numbers` reads user numbers (numeric text through
+:func:`parse_formula`); this module adds the dispatcher :func:`parse`.
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from ..._numbers import exact_number
 from . import common
 from .common import *  # noqa: F403  (the limits, FormulaError, names and FUNCTION_NAMES: common.__all__)
 from .latex import parse_latex
+from .numbers import exact_number
 from .python import parse_formula
 
 __all__ = ["as_number", "parse", "parse_formula", "parse_latex"]
@@ -59,7 +60,7 @@ def parse(
 def as_number(value, name: str = "value") -> sp.Expr:
     """An exact sympy number from a user's value: never ``sympify`` (which evaluates strings as code).
 
-    The one reading of user numbers, :func:`rdpsym._numbers.exact_number`, under its older name: ints,
+    The one reading of user numbers, :func:`rdpsym.specify.text.numbers.exact_number`, under its older name: ints,
     Fractions, floats and numpy floats (at their exact binary value), mpmath mpfs, sympy numbers, and
     numeric strings ("1/3", "2.5", "oo", "sqrt(2)") read by :func:`parse_formula` with no symbols.
     Infinities become ``oo``/``-oo``; NaN, non-numbers and formulas with symbols raise a ``ValueError``

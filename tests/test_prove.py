@@ -1,0 +1,43 @@
+"""The symbolic prover's rules, one at a time, on the expressions a derivation gives (no derivation here).
+
+Each rule must prove what is true and nothing that is not: every test pairs a proof with a near miss.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from rdpsym.claims.prove import _prove
+from rdpsym.specify.params import parameter
+from rdpsym.symbols import alpha as A
+
+SIGMA1 = parameter("sigma1", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+SIGMA2 = parameter("sigma2", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+S1, S2 = SIGMA1.symbol, SIGMA2.symbol
+# D_alpha of N(0, s1^2) against N(0, s2^2), as the engine derives it, finite iff alpha s2^2 + (1-alpha) s1^2 > 0
+DIVERGENCE = sp.log(S1 ** (1 - A) * S2**A / sp.sqrt(-A * S1**2 + A * S2**2 + S1**2)) / (A - 1)
+FINITE = (A < 1) | ((A > 1) & ((A * S2**2 + S1**2 * (1 - A)) / (2 * S1**2 * S2**2) > 0))
+
+
+def _proof(claim, truth=DIVERGENCE, conditions=FINITE, params=(SIGMA1, SIGMA2)):
+    return _prove(claim, truth, "==", None, {}, params, conditions, (0, sp.oo), seconds=30)
+
+
+def test_logs_of_arguments_positive_where_the_divergence_is_finite_are_expanded():
+    # Gil, Alajaji and Linder 2013, Table 2: the same function written with other logs
+    claim = sp.log(S2 / S1) + sp.log(S2**2 / (A * S2**2 + (1 - A) * S1**2)) / (2 * (A - 1))
+    proof = _proof(claim)
+    assert proof and "finiteness conditions" in proof, proof
+
+
+def test_a_wrong_exponent_inside_the_log_is_not_proved():
+    claim = sp.log(S2 / S1) + sp.log(S2**3 / (A * S2**2 + (1 - A) * S1**2)) / (2 * (A - 1))
+    assert _proof(claim) is None
+
+
+def test_logs_of_arguments_of_unknown_sign_are_not_expanded():
+    # x real: log(x**2)/2 = log|x|, not log(x); with no finiteness condition to make x positive, no proof
+    xp = parameter("x", domain=sp.Interval(-sp.oo, sp.oo), typical=(-2, 2))
+    x = xp.symbol
+    truth = sp.log(x**2) / 2 + A * 0
+    assert _prove(sp.log(x) + A * 0, truth, "==", None, {}, (xp,), sp.true, (0, sp.oo), seconds=30) is None
