@@ -36,7 +36,7 @@ import sympy as sp
 
 from ..symbols import alpha as ALPHA
 from .exp_monomials import NotMonomial, factored_form, monomial_equal
-from .sign import decide
+from .sign import decide, sign as decided_sign
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["paper_form", "proved_equal", "domain_substitution", "random_points", "candidates"]
@@ -283,10 +283,10 @@ def _signed_log(n: sp.log, subs: dict) -> sp.Expr:
     """log X (or log |X|) as log X or log(-X), whichever argument is positive over the domains: forced
     expansions write ((1 - p)^8)^alpha as (p - 1)^(8 alpha), whose base has the wrong sign."""
     arg = n.args[0].args[0] if isinstance(n.args[0], sp.Abs) else n.args[0]
-    sign = sp.cancel(sp.together(arg.subs(subs)))
-    if sign.is_positive:
+    s = decided_sign(arg.subs(subs), effort="rewritings")
+    if s == 1:
         return sp.log(arg)
-    if sign.is_negative:
+    if s == -1:
         return sp.log(-arg)
     return n
 
