@@ -172,15 +172,15 @@ NODE_BRANCHING_ALLOWED = {
     "derive/balls.py::_infinite_off_points": 4,  # BooleanFalse, BooleanTrue, Infinity, Piecewise
     "derive/domains.py::_inside": 5,  # BooleanTrue, FiniteSet, Float, Infinity, NegativeInfinity
     "derive/domains.py::_intervals": 5,  # FiniteSet, Infinity, Intersection, Interval, NegativeInfinity
-    "derive/domains.py::decide_relation": 6,  # And, BooleanFalse, BooleanTrue, Not, Or, Relational
     "derive/evaluation.py::_branches": 7,  # Abs, Atom, Heaviside, Max, Min, Piecewise, sign
-    "derive/evaluation.py::_numeric_sign": 5,  # Float, Infinity, NegativeInfinity, Number, Rational
     "derive/evaluation.py::decide": 4,  # BooleanFalse, BooleanFunction, BooleanTrue, Relational
     "derive/exp_monomials.py::Generators._pow": 4,  # Add, Exp1, Integer, Rational
     "derive/exp_monomials.py::Generators._pow_of_factors": 6,  # Add, Integer, Mul, Pow, Rational, Symbol
     "derive/exp_monomials.py::Generators.map": 7,  # Abs, Add, Mul, Pow, Rational, Symbol, exp
     "derive/pieces.py::_resolve.rebuild": 7,  # Abs, Atom, Heaviside, Max, Min, Piecewise, sign
     "derive/removable.py::singular_orders": 4,  # FiniteSet, Piecewise, Pow, log
+    "derive/sign.py::decide_relation": 5,  # And, BooleanFalse, BooleanTrue, Not, Or (was domains.py's, 6)
+    "derive/sign.py::numeric_sign": 5,  # Float, Infinity, NegativeInfinity, Number, Rational (was evaluation.py's)
     "derive/subsampled.py::_convex": 5,  # Abs, Add, Max, Mul, Pow
     "derive/template.py::_integrate_once": 4,  # BooleanTrue, Infinity, NegativeInfinity, Piecewise
     "derive/template.py::_merge_relationals": 6,  # And, GreaterThan, LessThan, Or, StrictGreaterThan, StrictLessThan
