@@ -7,8 +7,9 @@ stderr:
 * a step that could not finish for lack of time, memory or stack (:class:`~rdpsym._timeout.StepTimeout`,
   ``MemoryError``, ``RecursionError`` escaping a command) is ``3`` (inconclusive), naming the step;
 * a bad setting (``RDPSYM_STEP_SECONDS=0``, an unknown ``RDPSYM_NUMERIC_BACKEND``), checked once before
-  the command runs, is ``2`` naming the variable and its rule; so is an output or a directory that
-  cannot be written (a full disk, a closed pipe, a read-only directory);
+  the command runs, is ``2`` naming the variable and its rule; so is any
+  :class:`~rdpsym._numbers.ArgumentError` (an argument the library refused, by name and rule), and an
+  output or a directory that cannot be written (a full disk, a closed pipe, a read-only directory);
 * SIGTERM stops the command as Ctrl-C does (the workers of a sweep are stopped first), exit ``143``;
 * anything else unexpected is ``4``, an internal error (a bug), with the traceback under ``--debug``
   or ``RDPSYM_DEBUG=1``.
@@ -88,9 +89,10 @@ MAX_MESSAGE_CHARS = 1000
 def is_usage_error(exc: BaseException) -> bool:
     """Whether ``exc`` (raised by a library call on the user's arguments) is bad input, not a bug:
     a formula that does not parse, or a ValueError/TypeError whose message names the argument."""
+    from .._numbers import ArgumentError
     from ..specify.text import FormulaError
 
-    if isinstance(exc, FormulaError):
+    if isinstance(exc, (FormulaError, ArgumentError)):  # an ArgumentError names the argument and its rule
         return True
     return isinstance(exc, (ValueError, TypeError)) and bool(_USER_INPUT.match(str(exc)))
 
@@ -202,11 +204,12 @@ def check_settings() -> None:
         get_backend(current.numeric_backend)
 
 
-def _is_setting_error(exc: BaseException) -> bool:
-    from .. import _config
+def _is_argument_error(exc: BaseException) -> bool:
+    """An :class:`~rdpsym._numbers.ArgumentError`: raised on purpose for an argument (or a setting) that
+    breaks a rule, naming it: bad usage, never a bug."""
     from .._numbers import ArgumentError
 
-    return isinstance(exc, ArgumentError) and exc.argument in _config.VARIABLES
+    return isinstance(exc, ArgumentError)
 
 
 def _help_requested(ctx: click.Context) -> bool:
@@ -262,7 +265,7 @@ class RdpsymGroup(click.Group):
             except Exception as exc:
                 if isinstance(exc, (MemoryError, RecursionError)):
                     self._exhausted(ctx, exc)
-                if _is_setting_error(exc):
+                if _is_argument_error(exc):  # a setting, or an argument the library refused by name
                     self._say(ctx, f"rdpsym: error: {one_line(exc)}")
                     ctx.exit(ExitCode.USAGE)
                 self._internal_error(ctx, exc)
@@ -289,8 +292,8 @@ class RdpsymGroup(click.Group):
             traceback.print_exception(exc)
         step = _step_of(exc)
         text = str(exc) if isinstance(exc, StepTimeout) else str(_exhausted(exc))
-        self._say(ctx, f"rdpsym: inconclusive: {'the step ' + step if step else 'a step'} was abandoned: "
-                       f"{one_line(text)}")
+        self._say(ctx, f"rdpsym: inconclusive: a step was abandoned: {one_line(text)}"
+                       + (f" (in {step})" if step else ""))
         ctx.exit(ExitCode.INCONCLUSIVE)
 
     def _os_error(self, ctx: click.Context, exc: OSError):

@@ -77,19 +77,19 @@ def _loading(what: str):
     from .._timeout import StepTimeout, default_step_seconds, time_limit
 
     @contextlib.contextmanager
-    def limited():
+    def loading_step():
         seconds = LOAD_STEPS * default_step_seconds()
         try:
             with time_limit(seconds):
                 yield
         except StepTimeout as exc:
-            out = type(exc)(f"{what} was abandoned: {exc}")
+            out = type(exc)(f"{what}: {exc}")
             out.limit_id = exc.limit_id
             if hasattr(exc, "resource"):
                 out.resource = exc.resource
             raise out from None
 
-    return limited()
+    return loading_step()
 
 
 # -- a Mechanism from an object --------------------------------------------------------------------
