@@ -37,6 +37,7 @@ built-in) keeps its registration: the clash is reported by :func:`problems` and 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -48,6 +49,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .._numbers import ArgumentError
+from .._timeout import StepTimeout, default_step_seconds, time_limit
 from ..specify.mechanism import Mechanism
 
 __all__ = ["GROUP", "resolve", "load_file", "load_attribute", "declared_factory", "source", "problems",
@@ -72,10 +74,6 @@ def _error(argument: str, message: str, value: Any = None) -> ArgumentError:
 
 def _loading(what: str):
     """The time limit of loading a user's mechanism (:data:`LOAD_STEPS` step limits), saying ``what``."""
-    import contextlib
-
-    from .._timeout import StepTimeout, default_step_seconds, time_limit
-
     @contextlib.contextmanager
     def loading_step():
         seconds = LOAD_STEPS * default_step_seconds()

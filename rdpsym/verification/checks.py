@@ -34,6 +34,10 @@ exactly, or by ``simplify`` within a time limit, and at no sampled x do they dif
 whatever the closed form's shape; it verifies nothing, so it is flagged (``PointCheck.p_equals_q``)
 and never counted as evidence.
 
+A point whose check did not end (its task raised, ran past :func:`point_seconds`, lost its worker
+process or its Dask scheduler, or was cancelled) is ``inconclusive`` with the reason, never dropped and
+never agreement; the points after it are not started (``inconclusive``, "not run").
+
 ``digits`` defaults to ``0.6 dps`` (30 digits at ``dps = 50``), the accuracy the numeric path
 certifies when it reports convergence. The report's status is ``mismatch`` if any point mismatches
 (the worst point is reported), else ``inconclusive`` if any point is inconclusive or no point with
@@ -53,6 +57,7 @@ import mpmath
 import sympy as sp
 
 from .._numbers import exact_number
+from .._timeout import StepExhausted, StepTimeout, deadline_passed, run_in_child, run_with_time_limit, time_limit
 from ..derive.result import DivergenceResult, Status
 from ..numeric import numeric_divergence
 from ..numeric.reference import reference_divergence
@@ -265,8 +270,6 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
     that rounding did not ruin), it can only show P != Q, and "no sample tells them apart" decides
     nothing (floats can round a real difference away). Run it through :func:`_same_distributions`,
     which bounds its time and memory."""
-    from .._timeout import StepTimeout, deadline_passed, run_with_time_limit, time_limit
-
     free = (P.free_symbols | Q.free_symbols | support.free_symbols) - _variables(x)
     subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
     Ps = Qs = None
@@ -338,8 +341,6 @@ def _same_distributions(pairs: Sequence[tuple[sp.Expr, sp.Expr]], x, support: sp
     (the answers, ``""``), or (every answer None: undecided, why) when the test was abandoned or failed.
     Hostile densities make this test, not the verification, the thing that hangs: it evaluates them
     before any numerics, on the caller's process."""
-    from .._timeout import StepExhausted, StepTimeout, deadline_passed, run_in_child
-
     seconds = SAME_SECONDS * (1 if quick else 2)
     try:
         return run_in_child(_same_for_pairs, list(pairs), x, support, dict(values), dps, quick, seconds=seconds), ""
