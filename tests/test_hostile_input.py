@@ -201,6 +201,12 @@ def test_a_broken_registry_is_a_usage_error_naming_the_file(tmp_path, content, r
     assert rule in out.output and str(reg) in out.output and "Traceback" not in out.output, out.output
 
 
+@pytest.mark.parametrize("digits", ["nan", "-1", "0", "31", "inf"])
+def test_digits_outside_zero_to_dps_is_a_usage_error(digits):
+    out, _ = _cli(["verify", "laplace", "--digits", digits], limit=30)
+    assert out.exit_code == ExitCode.USAGE and "--digits" in out.output, out.output
+
+
 # -- --scheduler ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("address", ["nonsense", "localhost", "tcp://localhost", "tcp://:8786", "tcp://h:99999",
                                      "tcp://h:port", " "])
