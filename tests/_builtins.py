@@ -1,10 +1,12 @@
-"""The registry-wide tests' view of the built-ins: which take too long cold for the default run.
+"""The registry-wide tests' view of the built-ins: which take too long cold for the default run, which
+have no closed form, and which the warm-up derives before the test workers start (tests/conftest.py).
 
 A built-in whose cold derivation takes tens of seconds to minutes on the 2-core CI machine (measured
 with an empty cache, ``python -c "import rdpsym; rdpsym.rdp(rdpsym.mechanisms.get(NAME))"``) is
 checked by the registry-wide tests only in the slow run (``pytest -m slow``); its own test module
-still checks its values against mpmath. Every other registered mechanism, a new one included, runs in
-the default run.
+still checks its values against mpmath. So is a built-in whose closed form takes the code path of
+another one's (:data:`SAME_PATH_AS`) in the registry's value and property checks. Every other
+registered mechanism, a new one included, runs in the default run.
 """
 
 import pytest
@@ -25,6 +27,12 @@ NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "studen
                 "subsampled_laplace", "binomial"}
 
 
+#: closed-form built-ins whose registry value and property checks take the code path of the named one's
+#: (a finite support summed, parameters in a box), and whose own test module (tests/test_discrete_mechanisms.py)
+#: checks their values against mpmath sums in the default run: those registry checks run in the slow tier
+SAME_PATH_AS = {"k_randomized_response": "randomized_response", "pure_dp": "randomized_response"}
+
+
 def builtin_params(names=None):
     """``mechanisms.names()`` (or ``names``) as pytest params, the slow-to-derive ones marked slow."""
     return [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_TO_DERIVE else n
@@ -32,8 +40,10 @@ def builtin_params(names=None):
 
 
 def closed_form_params():
-    """:func:`builtin_params` of the built-ins with a closed form (all but :data:`NUMERIC_ONLY`)."""
-    return builtin_params([n for n in mechanisms.names() if n not in NUMERIC_ONLY])
+    """:func:`builtin_params` of the built-ins with a closed form (all but :data:`NUMERIC_ONLY`), those of
+    :data:`SAME_PATH_AS` marked slow too (their representative runs by default)."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_TO_DERIVE or n in SAME_PATH_AS else n
+            for n in mechanisms.names() if n not in NUMERIC_ONLY]
 
 
 #: the built-ins whose float code (``result.to_numpy()``, cached beside the derivations) the warm-up also

@@ -6,7 +6,7 @@ import pytest
 import rdpsym
 from rdpsym import mechanisms
 
-from _builtins import NUMERIC_ONLY, SLOW_TO_DERIVE, warm_up_names
+from _builtins import NUMERIC_ONLY, SAME_PATH_AS, SLOW_TO_DERIVE, closed_form_params, warm_up_names
 
 
 @pytest.mark.unit
@@ -37,3 +37,6 @@ def test_the_lists_of_built_ins_name_registered_mechanisms():
     names = set(mechanisms.names())
     assert NUMERIC_ONLY <= names and SLOW_TO_DERIVE <= names
     assert set(warm_up_names()) == names - SLOW_TO_DERIVE
+    # a mechanism checked in the slow tier has its representative in the default run
+    default = {p for p in closed_form_params() if isinstance(p, str)}
+    assert set(SAME_PATH_AS) <= names and set(SAME_PATH_AS.values()) <= default
