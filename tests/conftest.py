@@ -34,16 +34,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # -- the derivation cache, warmed before the workers start ------------------------------------------------
 def _warm_up_wanted(config) -> bool:
-    """Warm the cache in the controller of a distributed run over the whole suite (a run of a few files,
-    a one-process run and ``-m unit`` derive what they need themselves). ``RDPSYM_TEST_WARM_UP=0/1``
-    overrides."""
+    """Warm the cache in the controller of a distributed default run (``python -m pytest``: the whole
+    suite but ``slow``). A run of a few files or of one tier, a one-process run and ``--collect-only``
+    derive what they need themselves. ``RDPSYM_TEST_WARM_UP=0/1`` overrides."""
     forced = os.environ.get("RDPSYM_TEST_WARM_UP")
     if forced is not None:
         return forced not in ("", "0")
     if hasattr(config, "workerinput") or config.getoption("dist", "no") == "no" or not config.getoption("tx", None):
         return False
+    if config.getoption("collectonly", False):
+        return False
     whole = not config.args or all(os.path.abspath(a) == os.path.join(config.rootpath, "tests") for a in config.args)
-    return whole and config.getoption("markexpr", "") != "unit"
+    return whole and config.getoption("markexpr", "") in ("", "not slow")
 
 
 def pytest_sessionstart(session):
