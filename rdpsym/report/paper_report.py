@@ -3,20 +3,29 @@
 The fragment is a statement in a theorem-style environment (``rdpsymstatement``, declared by the
 fragment itself unless the paper already has it): the mechanism, its parameters by their own LaTeX
 symbols, "(alpha, epsilon(alpha))-RDP" (Rényi differential privacy, Mironov 2017, arXiv:1702.07476 v3,
-Def. 4), and the curve as one ``cases`` display (:func:`rdpsym.report.paper.cases_display`) with the
-finiteness conditions and the special orders; the citation is the environment's optional argument.
-A result without a general closed form says so and shows only what was derived exactly.
+Def. 4), and the curve (:func:`rdpsym.report.curve.curve_display`: a ``cases`` display, or rows when
+the formulas are long) with the finiteness conditions and the special orders; the citation closes it.
+The mechanism's texts (its title, the meanings of its parameters, the labels of its pairs) are set as
+prose with their formulas in mathematics (:mod:`rdpsym.report.prose`). Where the curve is a maximum
+over several pairs or directions, the statement names them, the symmetries the engine established and
+the candidates shown equal (:mod:`rdpsym.report.branches`). A result without a general closed form says
+so and shows only what was derived exactly.
 """
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
+from .. import printing
 from ..derive.result import DivergenceResult, Status
 from ..specify.mechanism import Mechanism
+from .branches import directions_derived, symmetries
+from .curve import CurveDisplay, curve_display
 from .derivation import derivation_latex
-from .latex import escape_text, latex_document
-from .paper import cases_display
+from .latex import escape_text, latex_document, latex_names
+from .prose import noun_phrase, prose
 
 __all__ = ["latex_report", "statement_latex", "provenance_latex"]
 
@@ -28,56 +37,110 @@ def _label(m: Mechanism) -> str:
     return "".join(c if c.isalnum() else "-" for c in m.name)
 
 
-def _subject(m: Mechanism) -> str:
-    """"Let lambda in (0, oo) (the scale) and .... Then \\emph{Laplace mechanism}" (the title as a name, so
-    "Randomized response" and "Laplace mechanism" read alike), or just the name without parameters."""
-    title = r"\emph{%s}" % escape_text(m.title or m.name)
+def _symbols(m: Mechanism) -> dict[str, str]:
+    """A parameter's name -> its LaTeX symbol, for the formulas inside the mechanism's texts."""
+    return {p.name: p.latex for p in m.parameters}
+
+
+def _with_article(meaning: str) -> str:
+    return meaning if re.match(r"(?i)(the|a|an)\s", meaning) else "the " + meaning
+
+
+def _parameters(m: Mechanism, names: dict) -> str:
+    """"$\\lambda \\in (0, \\infty)$ be the scale of the Laplace noise and $\\Delta \\in ...$ be ..."."""
+    symbols = _symbols(m)
     parts = []
     for p in m.parameters:
-        meaning = f" ({escape_text(p.meaning)})" if p.meaning else ""
-        parts.append(rf"${p.latex} \in {sp.latex(p.domain)}${meaning}")
-    if not parts:
-        return title
-    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    return f"Let {listed}. Then {title}"
+        item = r"$%s \in %s$" % (p.latex, printing.latex(p.domain, symbol_names=names))
+        if p.meaning:
+            item += " be " + prose(_with_article(p.meaning), symbols)
+        parts.append(item)
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else (parts[0] if parts else "")
+
+
+def _subject(m: Mechanism, names: dict) -> str:
+    """"Let $M$ denote the Laplace mechanism and let $\\lambda \\in (0, \\infty)$ be the scale ...." """
+    what = prose(noun_phrase(m.title or m.name, m.description), _symbols(m))
+    params = _parameters(m, names)
+    return rf"Let $M$ denote {what}" + (f" and let {params}." if params else ".")
+
+
+def _pairs(m: Mechanism) -> str:
+    labels = [prose(p.label, _symbols(m)) for p in m.pairs]
+    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else labels[0]
+
+
+def _maximum(m: Mechanism, r: DivergenceResult, shown: CurveDisplay) -> str:
+    """What the maximum over adjacent pairs and directions came to, when there was one: the pairs, the
+    symmetries the engine established, the candidates shown equal here (:mod:`rdpsym.report.branches`)."""
+    derived = directions_derived(r, m)
+    if derived is None or derived < 2 and not shown.merged:
+        return ""
+    symbols = _symbols(m)
+    several = len(m.pairs) > 1
+    out = [(r"Here $\varepsilon(\alpha)$ is the largest of the divergences of the adjacent pairs %s, each in both"
+            r" directions (Mironov 2017, Def.~4)." if several else
+            r"Here $\varepsilon(\alpha)$ is the larger of the divergences of the adjacent pair %s in its two"
+            r" directions (Mironov 2017, Def.~4).") % _pairs(m)]
+    x = printing.latex(m.variable)
+    for pair, centre in symmetries(r, m):
+        where = f" (the pair {prose(pair.label, symbols)})" if several else ""
+        out.append(rf"The reflection ${x} \mapsto {printing.latex(centre)} - {x}$ maps the support onto itself and"
+                   rf" $M(D)$ onto $M(D')${where}, so its two directions have the same divergence.")
+    kept = sum(c.after for c in shown.collapses)
+    if shown.merged:
+        out.append("Candidates of the maximum that are equal (rdpsym reduces their differences to 0 symbolically)"
+                   " are shown once" + (", so the maximum is a single expression." if kept == len(shown.collapses)
+                                        else "."))
+    candidates = len(r.expr.args) if isinstance(r.expr, sp.Max) else 1
+    if r.expr is not None and candidates < derived:
+        out.append("Each other candidate was shown, over the parameters' domains, to be equal to or below one of"
+                   " those shown (rdpsym's simplification of the maximum).")
+    return " ".join(out)
 
 
 def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
     """The statement of ``m``'s RDP curve as a LaTeX fragment (see the module docstring)."""
-    title = escape_text(m.title or m.name)
+    title = prose(m.title or m.name, _symbols(m))
     # break points inside long tokens of a citation (arXiv:1602.06028), which TeX cannot hyphenate
     cite = "; ".join(escape_text(ref).replace(":", r":\allowbreak{}") for ref in m.references) or "derived by rdpsym"
-    subject = _subject(m)
-    what = (r"satisfies $(\alpha, \varepsilon(\alpha))$-R\'{e}nyi differential privacy (Mironov 2017, Def.~4)"
-            r" for every order $\alpha > 0$, where $\varepsilon(\alpha)$, the largest R\'{e}nyi divergence"
-            r" $D_{\alpha}(M(D) \| M(D'))$ over adjacent inputs $D, D'$, is")
+    names = latex_names(m.parameters, r.alpha)
+    subject = _subject(m, names)
+    rdp = r"$(\alpha, \varepsilon(\alpha))$-R\'{e}nyi differential privacy (Mironov 2017, Def.~4)"
+    what = (rf"Then $M$ satisfies {rdp} for every order $\alpha > 0$, where $\varepsilon(\alpha)$, the largest"
+            r" R\'{e}nyi divergence $D_{\alpha}(M(D) \| M(D'))$ over adjacent inputs $D, D'$, is")
     out = [f"% rdpsym: the RDP of {m.name}, to \\input into a paper (needs \\usepackage{{amsmath,amssymb}})",
-           _DECLARE, rf"\begin{{{_ENV}}}[{title}]", rf"\label{{rdpsym:{_label(m)}}}"]
+           _DECLARE, rf"\begin{{{_ENV}}}[{title}]", rf"\label{{rdpsym:{_label(m)}}}",
+           # room to stretch a line rather than overfill it (a long theorem head is one unbreakable box)
+           r"\setlength{\emergencystretch}{3em}%"]
+    shown = None
     if r.expr is not None and r.status in (Status.CLOSED_FORM, Status.BOUND):
         bound = r.status is Status.BOUND
-        out.append(f"{subject} {what}"
-                   + (" at most (an upper bound, not the exact value):" if bound else ":"))
-        lhs = r"\varepsilon(\alpha) \le" if bound else r"\varepsilon(\alpha)"
-        out += [r"\[", cases_display(r, m.parameters, lhs=lhs), r"\]"]
+        out.append(f"{subject} {what}" + (" at most (an upper bound, not the exact value):" if bound else ":"))
+        shown = curve_display(r, m.parameters, relation=r"\le" if bound else "=")
+        out.append(shown.latex)
     elif r.expr is not None and r.status is Status.LOWER_BOUND:
-        pairs = escape_text("; ".join(p.label for p in m.pairs))
-        out.append(rf"For the neighbouring inputs {pairs} (some of those of {subject}, not shown to be the worst"
-                   r" case), $\varepsilon(\alpha) = D_{\alpha}(M(D) \| M(D'))$ is as follows; the R\'{e}nyi"
-                   r" differential privacy of the mechanism is \emph{at least} this (a lower bound, not a"
-                   r" guarantee):")
-        out += [r"\[", cases_display(r, m.parameters, lhs=r"\varepsilon(\alpha) \ge"), r"\]"]
+        out.append(rf"{subject} For the adjacent inputs $D, D'$ given by {_pairs(m)} (some of the adjacent inputs of"
+                   r" $M$, not shown to be the worst case), $\varepsilon(\alpha) = D_{\alpha}(M(D) \| M(D'))$ is as"
+                   r" follows; the R\'{e}nyi differential privacy of $M$ is \emph{at least} this (a lower bound,"
+                   r" not a guarantee):")
+        shown = curve_display(r, m.parameters, relation=r"\ge")
+        out.append(shown.latex)
     else:
         # the engine's reason (sympy notation) as a comment for the author, typeset in the provenance
         out += ["% rdpsym's reason: " + line for line in (r.reason or str(r.status)).splitlines()]
-        out.append(f"{subject} satisfies"
-                   r" $(\alpha, \varepsilon(\alpha))$-R\'{e}nyi differential privacy (Mironov 2017, Def.~4)"
-                   r" with $\varepsilon(\alpha)$ the largest R\'{e}nyi divergence over adjacent inputs;"
-                   r" \emph{no closed form of $\varepsilon(\alpha)$ was derived} for general $\alpha$"
-                   f" (status: {escape_text(str(r.status).replace('_', ' '))}). Its values at each order"
-                   " come from certified numerical integration only.")
+        out.append(f"{subject} Then $M$ satisfies {rdp} with $\\varepsilon(\\alpha)$ the largest R\\'{{e}}nyi"
+                   r" divergence over adjacent inputs; \emph{no closed form of $\varepsilon(\alpha)$ was derived}"
+                   f" for general $\\alpha$ (status: {escape_text(str(r.status).replace('_', ' '))}). Its values at"
+                   " each order come from certified numerical integration only.")
         if r.special_orders():
             out.append(r"The orders derived exactly:")
-            out += [r"\[", cases_display(r, m.parameters), r"\]"]
+            shown = curve_display(r, m.parameters)
+            out.append(shown.latex)
+    if shown is not None and r.expr is not None:
+        note = _maximum(m, r, shown)
+        if note:
+            out.append(note)
     # the citation closes the statement (a theorem head is one unbreakable box: a long one overflows)
     out.append(rf"\emph{{Source:}} {cite}.")
     out.append(rf"\end{{{_ENV}}}")
@@ -132,5 +195,5 @@ def latex_report(m: Mechanism, r: DivergenceResult, standalone: bool = False, de
         body = body[:i] + "\n".join(refs) + "\n" + body[i:]
     else:
         body += "\n" + "\n".join(refs)
-    title = escape_text(m.title or m.name) + r": R\'{e}nyi differential privacy"
+    title = prose(m.title or m.name, _symbols(m)) + r": R\'{e}nyi differential privacy"
     return latex_document(body, title=title)
