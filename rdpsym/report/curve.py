@@ -31,7 +31,7 @@ from .paper import LINE_BUDGET, broken_lines, display_form, paper_latex, visual_
 __all__ = ["CurveDisplay", "curve_display", "CASES_LINES", "MAX_NAMES"]
 
 #: the most lines an entry of a ``cases`` display may take before the curve is set as rows instead
-CASES_LINES = 3
+CASES_LINES = 2
 #: the most parts named (A_1, A_2, ...) in one display
 MAX_NAMES = 12
 #: a formula longer than this many lines gets names for the parts it repeats (at most MAX_REPEATED of
@@ -52,12 +52,19 @@ class _Row:
 @dataclass(frozen=True)
 class CurveDisplay:
     """The display (``latex``: complete, with its ``\\[...\\]`` or ``align*``), the collapses of equal
-    branches it made (one per formula shown), and the parts it named (``definitions``: (name,
-    expression) pairs)."""
+    branches it made (one per formula shown), the parts it named (``definitions``: (name, expression)
+    pairs), and whether it is set as rows (``align*``) rather than ``cases``."""
 
     latex: str
     collapses: tuple[Collapse, ...] = ()
     definitions: tuple[tuple[str, sp.Expr], ...] = field(default=())
+    rows: bool = False
+
+    @property
+    def lead(self) -> str:
+        """How the sentence before the display ends: a colon before a ``cases`` display; a comma before
+        rows, which begin "for alpha in ...:"."""
+        return "," if self.rows else ":"
 
     @property
     def merged(self) -> bool:
@@ -191,7 +198,7 @@ def curve_display(result: DivergenceResult, parameters: Sequence[Parameter], lhs
             value = broken_lines(part, namer.names, budget - visual_width(name) - 4, INDENT)
             lines.append(f"{name} &= " + " \\\\\n&\\quad ".join(value))
         body += "\nwhere\n\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
-    return CurveDisplay(body, tuple(collapses), tuple(defs))
+    return CurveDisplay(body, tuple(collapses), tuple(defs), rows=True)
 
 
 def _conditions(rows: list[_Row]) -> tuple[list[str], float]:
@@ -236,7 +243,7 @@ def _rows_display(rows, values, lhs, relation, namer: _Namer, budget) -> str:
     for k, (row, value) in enumerate(zip(rows, values)):
         at = lhs if row.order is None else lhs.replace(r"(\alpha)", "(%s)" % printing.latex(row.order))
         when = "for $%s$" % row.when if row.order is None else "at $%s$ (the %s)" % (row.when, row.note)
-        intro = (when[0].upper() + when[1:] if k == 0 else when) + ":"
+        intro = when + ":"
         if isinstance(value, str):
             lines = [value]
         elif value == sp.oo:

@@ -66,17 +66,21 @@ def _subject(m: Mechanism, names: dict) -> str:
 
 
 def _pairs(m: Mechanism) -> str:
+    """The labels of the pairs as prose, each in parentheses when there are several (a label is a list)."""
     labels = [prose(p.label, _symbols(m)) for p in m.pairs]
-    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else labels[0]
+    if len(labels) == 1:
+        return labels[0]
+    labels = [f"({label})" for label in labels]
+    return ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def _maximum(m: Mechanism, r: DivergenceResult, shown: CurveDisplay) -> str:
     """What the maximum over adjacent pairs and directions came to, when there was one: the pairs, the
-    symmetries the engine established, the candidates shown equal here (:mod:`rdpsym.report.branches`)."""
+    symmetries the engine established, and whether the candidates left are one expression (shown equal
+    here, :mod:`rdpsym.report.branches`, or equal or below by the engine's simplification)."""
     derived = directions_derived(r, m)
-    if derived is None or derived < 2 and not shown.merged:
+    if derived is None or derived < 2:
         return ""
-    symbols = _symbols(m)
     several = len(m.pairs) > 1
     out = [(r"Here $\varepsilon(\alpha)$ is the largest of the divergences of the adjacent pairs %s, each in both"
             r" directions (Mironov 2017, Def.~4)." if several else
@@ -84,18 +88,19 @@ def _maximum(m: Mechanism, r: DivergenceResult, shown: CurveDisplay) -> str:
             r" directions (Mironov 2017, Def.~4).") % _pairs(m)]
     x = printing.latex(m.variable)
     for pair, centre in symmetries(r, m):
-        where = f" (the pair {prose(pair.label, symbols)})" if several else ""
+        which = f" for ({prose(pair.label, _symbols(m))})" if several else ""
         out.append(rf"The reflection ${x} \mapsto {printing.latex(centre)} - {x}$ maps the support onto itself and"
-                   rf" $M(D)$ onto $M(D')${where}, so its two directions have the same divergence.")
-    kept = sum(c.after for c in shown.collapses)
-    if shown.merged:
-        out.append("Candidates of the maximum that are equal (rdpsym reduces their differences to 0 symbolically)"
-                   " are shown once" + (", so the maximum is a single expression." if kept == len(shown.collapses)
-                                        else "."))
-    candidates = len(r.expr.args) if isinstance(r.expr, sp.Max) else 1
-    if r.expr is not None and candidates < derived:
-        out.append("Each other candidate was shown, over the parameters' domains, to be equal to or below one of"
-                   " those shown (rdpsym's simplification of the maximum).")
+                   rf" $M(D)$ onto $M(D')${which}, so its two directions have the same divergence.")
+    general = shown.collapses[0] if shown.collapses else None
+    single = general is not None and not isinstance(general.expr, (sp.Max, sp.Min))
+    dropped = r.expr is not None and (len(r.expr.args) if isinstance(r.expr, sp.Max) else 1) < derived
+    if single and dropped:
+        out.append("Each of these divergences is equal to or below the one expression shown (shown symbolically"
+                   " by rdpsym).")
+    elif single and shown.merged:
+        out.append("These divergences are equal (shown symbolically by rdpsym), so one expression is shown.")
+    elif shown.merged:
+        out.append("Candidates of the maximum shown equal (symbolically, by rdpsym) appear once.")
     return " ".join(out)
 
 
@@ -116,15 +121,15 @@ def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
     shown = None
     if r.expr is not None and r.status in (Status.CLOSED_FORM, Status.BOUND):
         bound = r.status is Status.BOUND
-        out.append(f"{subject} {what}" + (" at most (an upper bound, not the exact value):" if bound else ":"))
         shown = curve_display(r, m.parameters, relation=r"\le" if bound else "=")
+        out.append(f"{subject} {what}" + (" at most (an upper bound, not the exact value)" if bound else "") + shown.lead)
         out.append(shown.latex)
     elif r.expr is not None and r.status is Status.LOWER_BOUND:
+        shown = curve_display(r, m.parameters, relation=r"\ge")
         out.append(rf"{subject} For the adjacent inputs $D, D'$ given by {_pairs(m)} (some of the adjacent inputs of"
                    r" $M$, not shown to be the worst case), $\varepsilon(\alpha) = D_{\alpha}(M(D) \| M(D'))$ is as"
                    r" follows; the R\'{e}nyi differential privacy of $M$ is \emph{at least} this (a lower bound,"
-                   r" not a guarantee):")
-        shown = curve_display(r, m.parameters, relation=r"\ge")
+                   r" not a guarantee)" + shown.lead)
         out.append(shown.latex)
     else:
         # the engine's reason (sympy notation) as a comment for the author, typeset in the provenance
@@ -134,8 +139,8 @@ def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
                    f" for general $\\alpha$ (status: {escape_text(str(r.status).replace('_', ' '))}). Its values at"
                    " each order come from certified numerical integration only.")
         if r.special_orders():
-            out.append(r"The orders derived exactly:")
             shown = curve_display(r, m.parameters)
+            out.append(r"The orders derived exactly are" + (shown.lead if shown.rows else " as follows:"))
             out.append(shown.latex)
     if shown is not None and r.expr is not None:
         note = _maximum(m, r, shown)
