@@ -54,7 +54,7 @@ def table(as_latex: bool, as_json: bool, no_cache: bool, step_seconds: float | N
             from ..verification import table_verification
 
             with err.status(f"verifying {name}"):
-                report, verification = table_verification(mech, result, fixed)
+                report, verification = table_verification(mech, result, fixed, cache=not no_cache)
             result = report.result
         rows.append(table_row(mech, result, seconds, fixed, verification))
     click.echo(latex_table(rows) if as_latex else json_rows(rows) if as_json else markdown_table(rows))
