@@ -132,10 +132,10 @@ class _Namer:
         return symbol
 
     def _part(self, e: sp.Expr, width: float, repeated: bool, within: list[str]) -> sp.Expr | None:
-        """The part to name: among the proper subexpressions that fit a line of their own, written in
-        one of the lines ``within`` (the lines too wide, when there are some), or occurring more than
-        once (when ``repeated``), the one whose name saves the most width (its width times its
-        occurrences)."""
+        """The part to name: among the proper subexpressions that fit a line of their own (or, for a line
+        too wide, break over the lines of a definition), written in one of the lines ``within`` (the
+        lines too wide, when there are some), or occurring more than once (when ``repeated``), the one
+        whose name saves the most width (its width times its occurrences)."""
         counts: dict[sp.Expr, int] = {}
         for s in sp.preorder_traversal(e):
             if s is not e and not s.is_Atom:
@@ -146,9 +146,14 @@ class _Namer:
             w = visual_width(tex)
             if repeated and (n < 2 or w < MIN_REPEATED_WIDTH):
                 continue
-            if not repeated and within and not any(tex in line for line in within):
+            # as the line shows it: in the paper's shape, or as sympy prints it inside a power or a fraction
+            shown_as = (tex, printing.latex(s, symbol_names=self.names, ln_notation=False))
+            if not repeated and within and not any(t in line for t in shown_as for line in within):
                 continue
-            if 6.0 <= w <= width - INDENT and w * n > score:
+            if w < 6.0 or w * n <= score:
+                continue
+            # a part fits a line of its own, or breaks over the lines of its definition
+            if w <= width - INDENT or (not repeated and _fits(broken_lines(s, self.names, width, INDENT), width)):
                 best, score = s, w * n
         return best
 
