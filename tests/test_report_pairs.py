@@ -198,9 +198,15 @@ def test_a_part_that_cannot_break_is_named_and_defined_after_the_display():
 # -- compiled ---------------------------------------------------------------------------------------------------
 @needs_tex
 @pytest.mark.parametrize("name", builtin_params())
-def test_the_standalone_report_of_every_builtin_fits_the_page(name, tmp_path):
+def test_the_report_of_every_builtin_fits_the_page(name, tmp_path):
+    """The standalone report, and the fragment with its derivation \\input into LaTeX's default article
+    (345 pt column)."""
     m = mechanisms.get(name)
-    compile_clean(report(m, rdpsym.rdp(m), "tex", standalone=True), tmp_path, name)
+    r = rdpsym.rdp(m)
+    compile_clean(report(m, r, "tex", standalone=True), tmp_path, name)
+    (tmp_path / "frag.tex").write_text(report(m, r, "tex", derivation=True))
+    compile_clean("\n".join([r"\documentclass{article}", r"\usepackage{amsmath,amssymb}", r"\begin{document}",
+                             r"\input{frag}", r"\end{document}"]), tmp_path, "paper")
 
 
 @needs_tex

@@ -33,6 +33,19 @@ _ENV = "rdpsymstatement"
 _DECLARE = r"\ifcsname %s\endcsname\else\newtheorem{%s}{Proposition}\fi" % (_ENV, _ENV)
 
 
+#: the longest theorem head, in characters, that fits a column beside "Proposition 1" (a head is one
+#: unbreakable box)
+HEAD_CHARACTERS = 40
+
+
+def _head(title: str) -> str:
+    """The title in the theorem head: without its parenthetical remarks when it is long (the body
+    names the mechanism by its whole title)."""
+    if len(title) <= HEAD_CHARACTERS:
+        return title
+    return re.sub(r"\s*\([^()]*\)", "", title).strip() or title
+
+
 def _label(m: Mechanism) -> str:
     return "".join(c if c.isalnum() else "-" for c in m.name)
 
@@ -106,7 +119,7 @@ def _maximum(m: Mechanism, r: DivergenceResult, shown: CurveDisplay) -> str:
 
 def statement_latex(m: Mechanism, r: DivergenceResult) -> str:
     """The statement of ``m``'s RDP curve as a LaTeX fragment (see the module docstring)."""
-    title = prose(m.title or m.name, _symbols(m))
+    title = prose(_head(m.title or m.name), _symbols(m))
     # break points inside long tokens of a citation (arXiv:1602.06028), which TeX cannot hyphenate
     cite = "; ".join(escape_text(ref).replace(":", r":\allowbreak{}") for ref in m.references) or "derived by rdpsym"
     names = latex_names(m.parameters, r.alpha)
