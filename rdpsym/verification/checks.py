@@ -57,7 +57,6 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
-from ..specify.text.numbers import exact_number
 from ..derive.numeric_values import NumericCurve
 from .._timeout import StepExhausted, StepTimeout, deadline_passed, run_in_child, run_with_time_limit, time_limit
 from ..derive.result import DivergenceResult, Status
@@ -69,9 +68,9 @@ from ..specify.params import Parameter, check_assumptions
 from ..specify.text import as_number
 from ..specify.variables import coordinate_supports, is_multivariate
 from .points import Point, infer_parameters, verification_points
-from .report import PointCheck, VerificationReport, VerificationStatus
+from .report import PointCheck, VerificationReport, VerificationStatus, status_of
 
-__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "table_verification",
+__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "mechanism_target_name",
            "fixed_values", "parse_param_options"]
 
 
@@ -550,6 +549,11 @@ def _mechanism_target(mech: Mechanism) -> _Target:
                    mech.families)
 
 
+def mechanism_target_name(mech: Mechanism) -> str:
+    """What a report of :func:`verify` on ``mech`` names as its target."""
+    return _mechanism_target(mech).name
+
+
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
     """``fixed`` (parameter name -> value) checked against ``params``: each value an exact number
     (:func:`rdpsym.specify.text.numbers.exact_number`, never ``sympify``), finite, inside its parameter's domain
@@ -727,33 +731,6 @@ def verify(
                                             or (p.alpha == sp.oo and result.max_divergence is None))]
     start = time.perf_counter()
     checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)
-    statuses = {c.status for c in checks}
-    # a point where P = Q verifies nothing: with no agreement at P != Q there is no evidence at all
-    status = (VerificationStatus.MISMATCH if "mismatch" in statuses else
-              VerificationStatus.INCONCLUSIVE if "inconclusive" in statuses or not any(c.is_evidence for c in checks) else
-              VerificationStatus.VERIFIED)
-    report = VerificationReport(status, tuple(checks), dps, float(digits), seed, level,
+    report = VerificationReport(status_of(checks), tuple(checks), dps, float(digits), seed, level,
                                 time.perf_counter() - start, tgt.name)
     return replace(report, result=result.with_verification(report))
-
-
-# --------------------------------------------------------------------------------------------------
-# Table II cells
-# --------------------------------------------------------------------------------------------------
-def table_verification(mechanism: Mechanism, result: DivergenceResult, fixed: Mapping[str, object] | None = None,
-                       dps: int = 30) -> tuple[VerificationReport, str]:
-    """Verify the three cells of a Table II row (alpha = 2, alpha = 1, alpha = oo) at the centre of
-    the typical ranges with ``fixed`` values; returns the report and a cell text such as
-    ``verified (digits: α>1 30, α=1 30, α=∞ all)``."""
-    from .points import central_values
-
-    free = [p for p in mechanism.parameters if p.name not in (fixed or {})]
-    # user values are read as numbers (never sympified: text would run as code), finite and real
-    given = {k: exact_number(v, f"fixed[{k!r}]", finite=True, real=True) for k, v in (fixed or {}).items()}
-    vals = tuple(sorted({**central_values(free), **given}.items()))
-    cells = (("α>1", sp.Integer(2)), ("α=1", sp.Integer(1)), ("α=∞", sp.oo))
-    pts = [Point(a, vals, name) for name, a in cells]
-    report = verify(result, mechanism=mechanism, points=pts, dps=dps)
-    parts = ", ".join(f"{c.point.regime} {('all' if c.digits == math.inf else f'{c.digits:.0f}') if c.status == 'agree' else c.status}"
-                      for c in report.checks)
-    return report, f"{report.status} (digits: {parts})"
