@@ -154,9 +154,9 @@ def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_
     except Unsupported as exc:
         return Certification(reason=str(exc))
     by_name = {p.name: p.symbol for p in tgt.parameters}
-    from .interval import _arb_rational  # noqa: PLC2701 - same package
+    from .interval import arb_rational
 
-    fixed_balls = {by_name[k]: _arb_rational(sp.Rational(v)) for k, v in fixed.items()}
+    fixed_balls = {by_name[k]: arb_rational(sp.Rational(v)) for k, v in fixed.items()}
     integer = []  # parameters held at their grid values (a single value: no axis)
     segments = []
     for p in free:
@@ -175,7 +175,7 @@ def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_
     budget = seconds / len(runs)
     for alpha_axis, param_axes, combo in runs:
         held = dict(fixed_balls)
-        held.update({p.symbol: _arb_rational(sp.Rational(v)) for p, v in zip(integer, combo)})
+        held.update({p.symbol: arb_rational(sp.Rational(v)) for p, v in zip(integer, combo)})
         box = ([alpha_axis] if alpha_axis is not None else []) + list(param_axes)
         outcome = bisect_relation(f_claim, f_truth, relation, box, alpha=ALPHA if alpha_axis is not None else None,
                                   fixed=held, tol=tol, floor=floor, difference=f_diff, seconds=budget,

@@ -48,10 +48,10 @@ signatures: ``call="positional"`` calls ``fn(alpha, v1, v2, ...)`` in the order 
 gets ``alpha = 1.0`` / ``math.inf``. A callable that raises is outside its domain there (counted, not a
 refutation, but a point it cannot answer counts against the claim: inconclusive); NaN or a complex result
 where the divergence is finite makes the verdict inconclusive; a result that is not a number (a string) is
-a ``TypeError`` naming the callable. Each call has a time limit (:data:`~rdpsym.claims.evaluate.CALL_SECONDS`).
+a ``TypeError`` naming the callable. Each call has a time limit (:data:`~rdpsym.claims.point.CALL_SECONDS`).
 
 The code: this module reads the arguments and the claim (:func:`check_claim`); the verdict types are in
-:mod:`rdpsym.claims.verdict`, point evaluation in :mod:`rdpsym.claims.evaluate`, the stages of a check in
+:mod:`rdpsym.claims.verdict`, the values at one point in :mod:`rdpsym.claims.point`, the stages of a check in
 :mod:`rdpsym.claims.run` and the symbolic proof in :mod:`rdpsym.claims.prove`.
 """
 
@@ -69,9 +69,9 @@ from ..derive.result import Status
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
-from .evaluate import _Claim, _Evaluator
+from .point import Claim, Evaluator
 from .mapping import SymbolMap, build_symbol_map, default_fixed
-from .run import _ClaimRun
+from .run import ClaimRun
 
 #: default relative agreement (digits) for a claim about a numeric curve
 NUMERIC_CURVE_DIGITS = 15
@@ -233,11 +233,10 @@ def check_claim(
     if not ok:
         return ClaimVerdict(evidence=(why,), **base)
 
-    evaluator = _Evaluator(tgt, c, order, smap.fixed, dps)
-    evaluator.names = smap.names
+    evaluator = Evaluator(tgt, c, order, smap.fixed, dps, relation, smap.names)
     if c.kind == "callable":
         _probe_callable(evaluator, order, lo, hi, free)
-    run = _ClaimRun(evaluator, relation, order, (lo, hi), tol, digits, dps, free, independent)
+    run = ClaimRun(evaluator, relation, order, (lo, hi), tol, digits, dps, free, independent)
     for verdict in run.stages(executor, search, prove, prove_seconds, certify_seconds if certify else 0):
         if verdict is not None:
             return _on_lower_bound(tgt.result, ClaimVerdict(**{**base, **verdict}))
@@ -294,13 +293,13 @@ def _checked_options(relation, order, call, alpha_range, digits, dps):
 
 
 def _read_claim(claim, smap: SymbolMap, order, latex: bool, call: str, arguments, params: Sequence[Parameter],
-                label: str) -> _Claim:
+                label: str) -> Claim:
     """The claim as something to evaluate: a formula parsed with the claim's names mapped, or a callable
     whose arguments each map to the target's parameters."""
     if isinstance(claim, (str, sp.Basic)):
         syntax = "latex" if latex else "auto"
         expr, used = _parse_claim(claim, smap, syntax)
-        c = _Claim("expr", expr=expr, used=used)
+        c = Claim("expr", expr=expr, used=used)
         if order is not None and ALPHA in expr.free_symbols:
             raise ValueError(f"claim: a claim about order={order} must not depend on alpha")
         return c
@@ -311,11 +310,11 @@ def _read_claim(claim, smap: SymbolMap, order, latex: bool, call: str, arguments
             raise ValueError(f"claim: the callable's arguments {missing} match no parameter of {label!r}; "
                              f"map them with symbols={{...}} (parameters: {[p.name for p in params]})")
         arg_exprs = tuple(smap.names[n] for n in names)
-        return _Claim("callable", fn=claim, call=call, arg_names=names, arg_exprs=arg_exprs, used=names)
+        return Claim("callable", fn=claim, call=call, arg_names=names, arg_exprs=arg_exprs, used=names)
     raise TypeError(f"claim: expected a sympy expression, a formula string or a callable; got {type(claim).__name__}")
 
 
-def _hold_fixed(smap: SymbolMap, params: Sequence[Parameter], c: _Claim, explicit: bool):
+def _hold_fixed(smap: SymbolMap, params: Sequence[Parameter], c: Claim, explicit: bool):
     """The parameters held fixed (the defaults for those the claim does not mention, unless ``fixed``
     was given): ``(symbol map, free parameters, mapping text, inferred notes)``."""
     used_params = set()
@@ -331,7 +330,7 @@ def _hold_fixed(smap: SymbolMap, params: Sequence[Parameter], c: _Claim, explici
     return smap, free, mapping_text, inferred
 
 
-def _default_digits(digits, c: _Claim, dps: int):
+def _default_digits(digits, c: Claim, dps: int):
     if digits is None:
         # 30 digits (8 for float code) at the default dps = 50; never more than 60% of the working
         # precision, or rounding at dps digits would count as disagreement
@@ -339,8 +338,8 @@ def _default_digits(digits, c: _Claim, dps: int):
     return digits
 
 
-def _probe_callable(evaluator: _Evaluator, order, lo, hi, free) -> None:
+def _probe_callable(evaluator: Evaluator, order, lo, hi, free) -> None:
     """A callable that returns something other than a number is an error, named, before any sweep."""
     probe_alphas = [None] if order is not None else alpha_grid(lo, hi)[:1]
     for probe_alpha in probe_alphas:
-        evaluator.values(probe_alpha, {p.name: p.typical_values(1)[0] for p in free})
+        evaluator.fast(probe_alpha, {p.name: p.typical_values(1)[0] for p in free})

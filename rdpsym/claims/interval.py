@@ -35,7 +35,7 @@ import sympy as sp
 
 from ..numeric import translate
 
-__all__ = ["Unsupported", "BallTarget", "compile_arb", "compile_arb_condition", "Axis", "IntervalOutcome", "bisect_relation"]
+__all__ = ["Unsupported", "BallTarget", "arb_rational", "compile_arb", "compile_arb_condition", "Axis", "IntervalOutcome", "bisect_relation"]
 
 
 class Unsupported(translate.Unsupported):
@@ -51,7 +51,7 @@ def _flint():
 # ---------------------------------------------------------------------------------------------------
 # sympy -> closures over arb balls (the ball target of the tree translator, rdpsym.numeric.translate)
 # ---------------------------------------------------------------------------------------------------
-def _arb_rational(q: sp.Rational):
+def arb_rational(q: sp.Rational):
     flint = _flint()
     return flint.arb(flint.fmpq(int(q.p), int(q.q)))
 
@@ -169,11 +169,11 @@ class BallTarget(translate.EnvironmentClosures):
     _translate_ComplexInfinity = _translate_ImaginaryUnit = _translate_NaN
 
     def _translate_Rational(self, e):
-        return lambda env, q=e: _arb_rational(q)
+        return lambda env, q=e: arb_rational(q)
 
     def _translate_Float(self, e):
         # a Float is its exact binary value
-        return lambda env, q=sp.Rational(e): _arb_rational(q)
+        return lambda env, q=sp.Rational(e): arb_rational(q)
 
     def _translate_Pi(self, e):
         return _constant(_flint().arb.pi)
@@ -249,7 +249,7 @@ class BallTarget(translate.EnvironmentClosures):
                 return flint.arb(1)
             if v < 0:
                 return flint.arb(0)
-            at0 = _arb_rational(half) if half.is_Rational else _nan()
+            at0 = arb_rational(half) if half.is_Rational else _nan()
             return flint.arb(0).union(flint.arb(1)) if not v.is_zero() else at0
 
         return _safe(heaviside)
@@ -363,12 +363,12 @@ class Axis:
             ends = self._integers(u0, u1)
             if ends is None:
                 return None
-            first, last = (_arb_rational(sp.Rational(e)) for e in ends)
+            first, last = (arb_rational(sp.Rational(e)) for e in ends)
             return first.union(last), first, last
         d0, d1 = self._distance(u0), self._distance(u1)
         if self.scale != "offset":
             return flint.arb(d0).union(flint.arb(d1)), flint.arb(d0), flint.arb(d1)
-        anchor = _arb_rational(sp.Rational(self.anchor))
+        anchor = arb_rational(sp.Rational(self.anchor))
         e0, e1 = anchor + self.sign * flint.arb(d0), anchor + self.sign * flint.arb(d1)
         lower, upper = (e0, e1) if self.sign > 0 else (e1, e0)
         return lower.union(upper), lower, upper
@@ -539,7 +539,7 @@ class _Bisection:
         if any(v is None for v in point.values()):
             return point, False, None, None
         env = dict(self.fixed)
-        env.update({s: _arb_rational(v) for s, v in point.items()})
+        env.update({s: arb_rational(v) for s, v in point.items()})
         d, c = self.divergence(env), self.claim(env)
         if d.is_nan() or c.is_nan():
             return point, None, d, c

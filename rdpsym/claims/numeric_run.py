@@ -3,7 +3,7 @@ r"""A claim about a numeric curve: a target without a closed form for the order 
 The divergence at a point is the result's certified value (:meth:`DivergenceResult.evaluate_with_error`:
 an exact piece, or the numeric path on the densities with its error estimate ``e``). With ``t`` that
 value, ``c`` the claim's value (exact ``evalf``, or the callable) and ``tol = 10^-digits * scale`` (the
-scale of :func:`rdpsym.claims.evaluate._violation`), a point
+scale of :func:`rdpsym.claims.point.violation`), a point
 
 * **violates** the relation when it fails by more than ``tol + e`` whatever the true divergence in
   ``[t - e, t + e]`` is (``<=``: ``t - e > c + tol``; ``==``: ``|t - c| > tol + e``);
@@ -32,7 +32,7 @@ import mpmath
 import sympy as sp
 
 from .._timeout import StepTimeout, run_with_time_limit
-from .evaluate import _Evaluator
+from .point import Evaluator
 from .run import MIN_POINTS_PER_REGIME, REGIMES, _product, _regime, _required_regimes
 from .search import parameter_grid
 from .verdict import Counterexample, Verdict, _fmt, _fmt_values
@@ -96,7 +96,7 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
     """The verdict fields (as :class:`~rdpsym.claims.verdict.ClaimVerdict` keywords) for a claim about
     a numeric curve (module docstring)."""
     lo, hi = alpha_range
-    ev = _Evaluator(tgt, c, order, fixed, dps)
+    ev = Evaluator(tgt, c, order, fixed, dps, relation)
     tol = mpmath.mpf(10) ** (-digits)
     truth_dps = max(20, int(digits) + 5)
     alphas = [None] if order is not None else _alphas(lo, hi)
@@ -138,7 +138,7 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
         except (ArithmeticError, ValueError, TypeError) as exc:
             t, e, why = None, None, f"the divergence has no certified value: {str(exc)[:160]}"
         with mpmath.workdps(dps + 20):
-            cl = ev._claim(a, values, ev.env(a, values), True) if t is not None else None
+            cl = ev.claim_at(a, values)[0] if t is not None else None
         if t is None or not isinstance(cl, mpmath.mpf):
             if tgt.distributions_ok(allv) is False:
                 excluded += 1

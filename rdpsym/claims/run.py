@@ -14,7 +14,7 @@ import sympy as sp
 
 from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
-from .evaluate import _c_state, _Evaluator, _t_state, _violation
+from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
 from .prove import _prove
 from .search import alpha_grid, guided_search, parameter_grid, shrink
 from .verdict import Counterexample, Verdict, _fmt, _fmt_values
@@ -69,7 +69,7 @@ def _required_regimes(lo, hi) -> list[str]:
     return req
 
 
-class _ClaimRun:
+class ClaimRun:
     """One check: grid, guided search, exact resolution of candidates, proof, certified pass, verdict.
 
     Every point asked about ends in exactly one bucket: compared (both sides have values), dropped (a side
@@ -114,19 +114,20 @@ class _ClaimRun:
         if v > self.tol:
             self.candidates.append((v, point))
 
-    def record(self, point, v, t_state, c_state):
-        """One evaluated point: ``t_state`` in finite/inf/missing, ``c_state`` in value/outside/undefined."""
-        if v is not None:
-            self._compared(point, v, t_state == "finite")
+    def record(self, point, vals: Values):
+        """One evaluated point: compared, or the reason it has no value (None when it is exempt)."""
+        if vals.violation is not None:
+            self._compared(point, vals.violation, vals.divergence_state == "finite")
             return None
         a = point[0]
+        t_state = vals.divergence_state
         if t_state == "missing":
             return "the divergence could not be evaluated"
-        if c_state == "outside":
+        if vals.claim_state == OUTSIDE:
             return "the callable raised"
-        if c_state == "overflow":
+        if vals.claim_state == OVERFLOW:
             return _OVERFLOW_REASON
-        if c_state == "slow":
+        if vals.claim_state == SLOW:
             return _SLOW_REASON
         if self.ev.c.kind == "expr" and self.order is None and a in self.tgt.exceptional:
             self.exempt["the claim is undefined at a removable order of the closed form"] += 1
@@ -158,26 +159,26 @@ class _ClaimRun:
         alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
         grids = [parameter_grid(p) for p in self.free]
         points = _product(alphas, self.free, grids, limit=3000)
-        for (block_start, block), entry in _grid_sweep(self.ev, self.relation, self.dps, points, executor):
+        for (block_start, block), entry in _grid_sweep(self.ev, points, executor):
             if not entry.ok:
                 self.lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: "
                                  f"{entry.status}: {entry.error}")
                 continue
-            for point, (v, t_state, c_state) in zip(block, entry.result):
+            for point, vals in zip(block, entry.result):
                 self.checked["grid"] += 1
-                self._defer(point, self.record(point, v, t_state, c_state), retry)
+                self._defer(point, self.record(point, vals), retry)
 
     def _guided(self, search, retry):
         if search <= 0:
             return
 
         def fast_violation(a, values):
-            t, cl = self.ev.values(a, values)
-            v = _violation(self.relation, t, cl, self.dps)
+            vals = self.ev.fast(a, values)
+            v = vals.violation
             if v is not None and v > self.tol and self.tgt.distributions_ok(self.ev.all_values(values)) is False:
                 self.not_distributions.append(values)
                 return None
-            self._defer((a, values), self.record((a, values), v, _t_state(t), _c_state(cl)), retry)
+            self._defer((a, values), self.record((a, values), vals), retry)
             return v
 
         _, _, n = guided_search(self.free, None if self.order is not None else (self.lo, self.hi),
@@ -217,8 +218,7 @@ class _ClaimRun:
             for _, values in combos:
                 for k in _PROBE_EXPONENTS:
                     a = sp.Integer(10) ** k
-                    t, cl = ev.values(a, values)
-                    va = _violation(self.relation, t, cl, self.dps)
+                    va = ev.fast(a, values).violation
                     if va is not None and va > self.tol:
                         self.candidates.append((va, (a, values)))
                         found += 1
@@ -247,19 +247,19 @@ class _ClaimRun:
                 self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo or D_oo could not "
                                         f"be evaluated ({why})"))
                 continue
-            v = _violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
-                           mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
+            v = violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
+                          mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
             if v is None or v <= self.tol:
                 continue
             wrong_side += 1
             for k in _WRONG_SIDE_EXPONENTS:
                 a = sp.Integer(10) ** k
-                t, cl = ev.values(a, values)
-                va = _violation(self.relation, t, cl, self.dps)
+                vals = ev.fast(a, values)
+                va = vals.violation
                 if va is not None and va > self.tol:
                     self.candidates.append((va, (a, values)))
                     break
-                if va is None and t is not None and mpmath.isinf(t):
+                if va is None and vals.divergence_state == "inf":
                     # D is +oo from some finite order on and the formula is undefined there: its finiteness
                     # conditions, stated apart, decide those orders (the grid's exemption), not its limit
                     beyond_finite += 1
@@ -290,39 +290,11 @@ class _ClaimRun:
                 self.dropped.append((point, why + " (not retried: retry budget spent)"))
                 continue
             self.checked["retried"] += 1
-            v, t, cl, how = self._exact_violation(point)
-            if v is None:
-                self.dropped.append((point, f"{why}; {how}"))
+            vals = self.ev.exact(*point)
+            if vals.violation is None:
+                self.dropped.append((point, f"{why}; {vals.how}"))
                 continue
-            self._compared(point, v, t is not None and not mpmath.isinf(t))
-
-    def _exact_violation(self, point):
-        """(violation, divergence, claim, how) at ``point`` by the exact path at dps and 2 dps, then by
-        ball arithmetic; violation None when no method gave both values."""
-        a, values = point
-        notes = []
-        for dps in (self.dps, 2 * self.dps):
-            try:
-                t, cl = run_with_time_limit(self.ev.values, a, values, True, dps, seconds=POINT_SECONDS)
-            except StepTimeout:
-                notes.append(f"exact evaluation at {dps} digits exceeded {POINT_SECONDS:g} s")
-                break
-            except Exception as exc:  # noqa: BLE001 - a failed evaluation is no value, never agreement
-                notes.append(f"exact evaluation failed: {type(exc).__name__}: {exc}")
-                continue
-            v = _violation(self.relation, t, cl, self.dps)
-            if v is not None:
-                return v, t, cl, ""
-            notes.append(f"exact evaluation at {dps} digits gave no value for the "
-                         + ("divergence" if t is None else "claim"))
-        balls = self.ev.balls(a, values)
-        if balls is not None:
-            t, cl = balls
-            v = _violation(self.relation, t, cl, self.dps)
-            if v is not None:
-                return v, t, cl, ""
-        notes.append("ball arithmetic gave no value" if self.ev.c.kind == "expr" else "no other method for a callable")
-        return None, None, None, "; ".join(notes)
+            self._compared(point, vals.violation, vals.divergence_state == "finite")
 
     def _refute_candidates(self, extra=()):
         """Resolve the largest candidate violations exactly; a refutation, or None."""
@@ -363,12 +335,12 @@ class _ClaimRun:
             return "invalid"
         if valid is None:
             return "could not check that P and Q are probability distributions at this point"
-        v, t, cl, how = self._exact_violation(point)
-        if v is None:
-            return f"the violation of the fast search could not be recomputed: {how}"
-        if v <= self.tol:
+        vals = self.ev.exact(a, values)
+        if vals.violation is None:
+            return f"the violation of the fast search could not be recomputed: {vals.how}"
+        if vals.violation <= self.tol:
             return "agrees"
-        cex = _confirm_refutation(point, self, t, cl)
+        cex = _confirm_refutation(point, self, vals)
         return cex if cex is not None else "the violation could not be confirmed at a shrunk or the original point"
 
     def _inconclusive_if_dropped(self):
@@ -512,17 +484,12 @@ class _ClaimRun:
 GRID_BLOCK = 32
 
 
-def _grid_block(evaluator: "_Evaluator", relation: str, dps: int, block: list) -> list[tuple]:
-    """One task of the grid sweep: per point ``(violation, divergence state, claim state)`` (see
-    :meth:`_ClaimRun.record`), all picklable (``_OUTSIDE`` is a per-process marker)."""
-    out = []
-    for a, values in block:
-        t, cl = evaluator.values(a, values)
-        out.append((_violation(relation, t, cl, dps), _t_state(t), _c_state(cl)))
-    return out
+def _grid_block(evaluator: Evaluator, block: list) -> list[Values]:
+    """One task of the grid sweep: the fast values of each point (picklable)."""
+    return [evaluator.fast(a, values) for a, values in block]
 
 
-def _grid_sweep(evaluator, relation, dps, points, executor):
+def _grid_sweep(evaluator, points, executor):
     """``((start index, block), TaskResult)`` per block of :data:`GRID_BLOCK` grid points, in grid order,
     evaluated on ``executor`` by :func:`rdpsym.execution.run_tasks`."""
     from functools import partial
@@ -530,7 +497,7 @@ def _grid_sweep(evaluator, relation, dps, points, executor):
     from ..execution import run_tasks
 
     blocks = [points[i:i + GRID_BLOCK] for i in range(0, len(points), GRID_BLOCK)]
-    report = run_tasks(partial(_grid_block, evaluator, relation, dps), blocks, executor=executor, progress=False,
+    report = run_tasks(partial(_grid_block, evaluator), blocks, executor=executor, progress=False,
                        description="claim grid")
     return zip(((i * GRID_BLOCK, b) for i, b in enumerate(blocks)), report)
 
@@ -560,24 +527,23 @@ def _point_alpha_ok(lo, hi):
     return lambda v: (v > lo) is sp.true and (v < hi) is sp.true
 
 
-def _confirm_refutation(point, run: "_ClaimRun", t, cl) -> Counterexample | None:
-    """A counterexample at ``point`` (whose exact violation is known: divergence ``t``, claim ``cl``),
-    shrunk to a simpler point when the violation survives there (exactly, and with P, Q distributions)."""
+def _confirm_refutation(point, run: "ClaimRun", exact: Values) -> Counterexample | None:
+    """A counterexample at ``point`` (whose ``exact`` values violate the relation), shrunk to a simpler
+    point when the violation survives there (exactly, and with P, Q distributions)."""
     ev, tol = run.ev, run.tol
 
     def refutes(a2, v2):
-        t2, c2 = ev.values(a2, v2)
-        v = _violation(run.relation, t2, c2, run.dps)
+        v = ev.fast(a2, v2).violation
         return v is not None and v > tol * 10 and run.tgt.distributions_ok(ev.all_values(v2)) is True
 
     shrunk = shrink(point, run.free, None if run.order is not None else _point_alpha_ok(run.lo, run.hi), refutes)
-    chosen, values_at = point, (t, cl)
+    chosen, values_at = point, exact
     if shrunk != point:
-        v2, t2, c2, _ = run._exact_violation(shrunk)
-        if v2 is not None and v2 > tol:
-            chosen, values_at = shrunk, (t2, c2)
+        again = ev.exact(*shrunk)
+        if again.violation is not None and again.violation > tol:
+            chosen, values_at = shrunk, again
     ca, cvals = chosen
-    t, cl = values_at
+    t, cl = values_at.divergence, values_at.claim
     allv = ev.all_values(cvals)
     with mpmath.workdps(run.dps):
         gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)

@@ -31,6 +31,7 @@ base's ``_translate_Function`` looks the node's exact class up there (a subclass
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
@@ -163,7 +164,9 @@ class EnvironmentClosures(Translator):
     ball targets): a symbol reads its value there."""
 
     def _translate_Symbol(self, e):
-        return lambda env, s=e: env[s]
+        # itemgetter, not a lambda: the closures of a target call it for every leaf of every evaluation,
+        # and a builtin adds no Python frame there
+        return operator.itemgetter(e)
 
 
 class DecidedConditions:
