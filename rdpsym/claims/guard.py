@@ -15,7 +15,19 @@ from typing import Any, Callable
 
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
-__all__ = ["HangGuardFired", "HangGuards"]
+__all__ = ["HangGuardFired", "HangGuards", "LIMIT_SECONDS", "LIMIT_VALUE_SECONDS", "SIMPLIFY_SECONDS",
+           "DISTRIBUTION_SECONDS"]
+
+# The guards of the steps of a check, each at least ten times the step's typical time (measured on the
+# regression registry and the claim tests, with eight processes sharing two cores).
+#: sympy's limit of the claim at alpha -> oo (typically well under 1 s)
+LIMIT_SECONDS = 60.0
+#: that limit and D_oo evaluated at one parameter point (typically milliseconds)
+LIMIT_VALUE_SECONDS = 30.0
+#: one simplification of claim - divergence for the certified pass (typically under 1 s)
+SIMPLIFY_SECONDS = 60.0
+#: whether P and Q are probability distributions at one point (a numeric mass, typically under 1 s)
+DISTRIBUTION_SECONDS = 150.0
 
 
 class HangGuardFired(Exception):

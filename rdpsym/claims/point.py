@@ -8,7 +8,7 @@ Everything the stages of a check (:mod:`rdpsym.claims.run`) and a numeric-curve 
   about a millisecond);
 * :meth:`Evaluator.exact`: the closed form by :meth:`DivergenceResult.evaluate` (exact substitution and
   ``evalf``) and the claim by ``evalf`` at ``dps`` digits, then at ``2 dps``, then by Arb ball arithmetic
-  (:func:`rdpsym.claims.interval.compile_arb`); what is reported is computed this way;
+  (:func:`rdpsym.claims.balls.compile_arb`); what is reported is computed this way;
 * a callable claim is called under a time limit (:data:`CALL_SECONDS`, a guard against hangs: a call
   takes microseconds).
 
@@ -33,8 +33,8 @@ __all__ = ["Claim", "Values", "Evaluator", "violation", "exact_divergence", "CAL
 
 #: seconds a callable claim may take at one point (a guard against hangs: a call takes microseconds)
 CALL_SECONDS = 10.0
-#: hang guard of one exact evaluation of a point (sympy ``evalf`` of both sides; typically well under 1 s)
-EXACT_GUARD_SECONDS = 30.0
+#: hang guard of one exact evaluation of a point (sympy ``evalf`` of both sides: typically milliseconds)
+EXACT_GUARD_SECONDS = 10.0
 
 #: the claim's state at a point when it has no value
 OUTSIDE = "outside"      # the callable raised: outside its domain (neither a value nor a refutation)
@@ -145,6 +145,12 @@ class Evaluator:
     def all_values(self, values):
         """The free parameters' values with the fixed ones added."""
         return {**values, **self.fixed}
+
+    def distributions_ok(self, values) -> bool | None:
+        """Whether P and Q are probability distributions at the free parameters' ``values``
+        (:meth:`Target.distributions_ok <rdpsym.claims.target.Target.distributions_ok>`, under this check's
+        hang guard)."""
+        return self.tgt.distributions_ok(self.all_values(values), self.guards)
 
     def _env(self, a, values):
         # exact numbers other than rationals (sqrt(2), pi) are evaluated at the working precision
@@ -283,7 +289,7 @@ class Evaluator:
         certified fallback when sympy's exact evaluation fails (a tie of Max, a huge power)."""
         if self.c.kind != "expr":
             return None
-        from .interval import Unsupported, arb_rational, compile_arb
+        from .balls import Unsupported, arb_rational, compile_arb
 
         import flint
 

@@ -6,16 +6,16 @@ The rules that decide the verdict are described in :mod:`rdpsym.claims.check`.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import mpmath
 import sympy as sp
 
-from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
 from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
-from .prove import _prove
+from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
+from .prove import proof_context, prove
+from .rewrite import RULES, Step
 from .search import alpha_grid, guided_search, parameter_grid, shrink
 from .verdict import Counterexample, Verdict, _fmt, _fmt_values
 
@@ -29,8 +29,8 @@ REGIMES = ("alpha in (0,1)", "alpha near 1", "moderate alpha", "large alpha")
 MIN_POINTS_PER_REGIME = 2
 #: candidate violations resolved exactly (largest first) before giving up on a refutation
 MAX_CANDIDATES = 6
-#: points whose fast evaluation failed that are retried exactly, and the time for all of them
-MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
+#: points whose fast evaluation failed that are retried exactly (each under the point's hang guard)
+MAX_RETRIES = 40
 
 
 #: orders 10^k probed beyond the certified range when the claim's limit at alpha -> oo is not decided
@@ -99,11 +99,15 @@ class ClaimRun:
         self.evidence_head: list[str] = []
         self.certification = None
         self.limit_note = ""
+        self.proof = None  # the Proof of a proved verdict
+        self.compared_points: list[tuple] = []  # every compared point, in order (a certificate's points)
+        self.difference = None  # the Step that simplified claim - divergence for the certified pass
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _compared(self, point, v, finite_t):
         a, values = point
         self.compared += 1
+        self.compared_points.append(point)
         regime = _regime(a)
         self.compared_by_regime[regime] = self.compared_by_regime.get(regime, 0) + 1
         for k, val in values.items():
@@ -139,7 +143,7 @@ class ClaimRun:
         return "the claim is undefined (NaN, complex, not a number or out of range)"
 
     # -- stages -------------------------------------------------------------------------------------
-    def stages(self, executor, search, prove, prove_seconds, certify_seconds):
+    def stages(self, executor, search, prove, prove_seconds, certify_boxes, certify_seconds):
         retry: list[tuple[tuple, str]] = []
         self._grid(executor, retry)
         yield None
@@ -151,8 +155,8 @@ class ClaimRun:
         yield self._inconclusive_if_dropped()
         if prove and self.ev.c.kind == "expr":
             yield self._prove(prove_seconds)
-        if certify_seconds > 0:
-            yield self._certify(certify_seconds)
+        if certify_boxes > 0:
+            yield self._certify(certify_boxes, certify_seconds)
         yield self._final()
 
     def _grid(self, executor, retry):
@@ -175,7 +179,7 @@ class ClaimRun:
         def fast_violation(a, values):
             vals = self.ev.fast(a, values)
             v = vals.violation
-            if v is not None and v > self.tol and self.tgt.distributions_ok(self.ev.all_values(values)) is False:
+            if v is not None and v > self.tol and self.ev.distributions_ok(values) is False:
                 self.not_distributions.append(values)
                 return None
             self._defer((a, values), self.record((a, values), vals), retry)
@@ -189,7 +193,7 @@ class ClaimRun:
         """A point without a value: excluded where P or Q is no distribution, else retried later."""
         if not why:
             return
-        if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+        if self.ev.distributions_ok(point[1]) is False:
             self.not_distributions.append(point[1])
             return
         retry.append((point, why))
@@ -207,8 +211,9 @@ class ClaimRun:
             return
         held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
         try:
-            limit = run_with_time_limit(lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo), seconds=5.0)
-        except (StepTimeout, Exception):  # noqa: BLE001 - an undecided limit is stated, not guessed
+            limit = ev.guards.run("the claim's limit at alpha -> oo", LIMIT_SECONDS,
+                                  lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo))
+        except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
             limit = None
         grids = [parameter_grid(p) for p in self.free]
         combos = _product([None], self.free, grids, limit=25)
@@ -232,12 +237,12 @@ class ClaimRun:
             subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
             try:
                 # maxn: a limit like floor(pi*10**4000) needs thousands of working digits to be a number
-                lv = run_with_time_limit(lambda: limit.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS),
-                                         seconds=POINT_SECONDS)
-                dv = run_with_time_limit(lambda: d_inf.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS),
-                                         seconds=POINT_SECONDS)
+                lv = ev.guards.run("the claim's limit at a parameter point", LIMIT_VALUE_SECONDS,
+                                   lambda: limit.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS))
+                dv = ev.guards.run("D_oo at a parameter point", LIMIT_VALUE_SECONDS,
+                                   lambda: d_inf.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS))
                 real = lv.is_extended_real and dv.is_extended_real
-            except (StepTimeout, Exception) as exc:  # noqa: BLE001 - an unevaluated limit counts against
+            except Exception as exc:  # noqa: BLE001 - an unevaluated limit (or a fired guard) counts against
                 real, why = False, f"{type(exc).__name__}"
             else:
                 why = "not real"
@@ -279,14 +284,14 @@ class ClaimRun:
 
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
-        precision, then ball arithmetic); what still has no value is dropped, with the reason."""
-        deadline = time.monotonic() + RETRY_SECONDS
+        precision, then ball arithmetic); what still has no value is dropped, with the reason. At most
+        MAX_RETRIES points are retried (a count: the same points on every machine)."""
         for point, why in retry:
             if why in ("the callable raised", _OVERFLOW_REASON, _SLOW_REASON):
                 # a callable has no other way to be evaluated; sympy would take forever on the overflow
                 self.dropped.append((point, why))
                 continue
-            if self.checked["retried"] >= MAX_RETRIES or time.monotonic() > deadline:
+            if self.checked["retried"] >= MAX_RETRIES:
                 self.dropped.append((point, why + " (not retried: retry budget spent)"))
                 continue
             self.checked["retried"] += 1
@@ -304,7 +309,7 @@ class ClaimRun:
             if key in seen:
                 continue
             seen.add(key)
-            if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+            if self.ev.distributions_ok(point[1]) is False:
                 self.not_distributions.append(point[1])
                 continue
             if tried >= MAX_CANDIDATES:
@@ -330,7 +335,7 @@ class ClaimRun:
         """A Counterexample, "agrees" (the exact values satisfy the relation), "invalid" (P or Q is no
         distribution there) or the reason the candidate could not be decided."""
         a, values = point
-        valid = self.tgt.distributions_ok(self.ev.all_values(values))
+        valid = self.ev.distributions_ok(values)
         if valid is False:
             return "invalid"
         if valid is None:
@@ -372,16 +377,33 @@ class ClaimRun:
 
     def _prove(self, seconds):
         ev = self.ev
-        proof = _prove(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
-                       self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi), seconds,
-                       max_divergence=self.tgt.result.max_divergence)
+        context = proof_context(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
+                                self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi),
+                                max_divergence=self.tgt.result.max_divergence)
+        proof, attempts = prove(context, seconds=seconds, guards=ev.guards)
         if not proof:
-            self.evidence_head.append("no symbolic proof found")
+            self.evidence_head.append(f"no symbolic proof found ({attempts} rewrite attempts)")
             return None
-        return dict(verdict=Verdict.PROVED, evidence=tuple([proof, self._summary()] + self._coverage()),
+        self.proof = proof
+        return dict(verdict=Verdict.PROVED, evidence=tuple([proof.text, self._summary()] + self._coverage()),
                     points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
 
-    def _certify(self, seconds):
+    def _difference(self):
+        """claim - divergence (parameters held fixed) in its shortest form by the rewrites of the certified
+        pass (each is identical to the difference), as the Step that made it; None when none finished."""
+        ev = self.ev
+        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
+        gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
+        forms = []
+        for rule in ("cancel_expand", "simplify"):
+            try:
+                forms.append(Step(rule, (gap,), ev.guards.run(f"the certified pass's difference ({rule})",
+                                                                SIMPLIFY_SECONDS, RULES[rule], gap)))
+            except Exception:  # noqa: BLE001 - the plain difference of enclosures still works
+                continue
+        return min(forms, key=lambda step: sp.count_ops(step.output)) if forms else None
+
+    def _certify(self, boxes, seconds):
         ev = self.ev
         if ev.c.kind != "expr":
             self.certification = None
@@ -389,20 +411,12 @@ class ClaimRun:
             return None
         from .certify import certify
 
-        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
-        gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
         # A claim that is the truth written another way plus a perturbation simplifies to the perturbation:
-        # its enclosure is then tight, and the bisection goes straight to where it is large. The shortest
-        # form found within the time limits is used (each is identical to the difference).
-        forms = []
-        for simplifier, seconds in ((lambda: sp.cancel(sp.expand(gap)), 2.0), (lambda: sp.simplify(gap), 5.0)):
-            try:
-                forms.append(run_with_time_limit(simplifier, seconds=seconds))
-            except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
-                continue
-        difference = min(forms, key=sp.count_ops) if forms else None
+        # its enclosure is then tight, and the bisection goes straight to where it is large.
+        self.difference = self._difference()
         cert = certify(self.tgt, ev.c.expr, self.order, self.relation, ev.fixed, self.free, (self.lo, self.hi),
-                       tol=float(self.tol), dps=self.dps, seconds=seconds, difference=difference)
+                       tol=float(self.tol), dps=self.dps, boxes=boxes, guard_seconds=seconds,
+                       difference=self.difference.output if self.difference is not None else None)
         self.certification = cert
         bad = cert.refutation
         if bad is not None:
@@ -437,7 +451,7 @@ class ClaimRun:
                 # alpha = 400 lies between them).
                 verdict = Verdict.INCONCLUSIVE
                 evidence.append("not confirmed: the certified pass did not cover the whole box, and sampled points "
-                                "alone do not rule out a violation between them (raise certify_seconds)")
+                                "alone do not rule out a violation between them (raise certify_boxes)")
         return dict(verdict=verdict, evidence=tuple(evidence + self._coverage()),
                     points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
 
@@ -475,8 +489,9 @@ class ClaimRun:
             lines.append(f"{self.vanished} candidate violation(s) of the fast search vanished when recomputed "
                          "exactly (precision loss of the fast evaluator, not of the claim)")
         if self.ev.c.kind == "callable":
-            lines.append("the claim is a callable: checked at points only (no proof, no certified pass)")
-        return lines
+            lines.append("the claim is a callable: checked at points only (no proof, no certified pass, no "
+                         "certificate: a callable is code, not data)")
+        return lines + self.ev.guards.evidence()
 
 
 #: grid points per task of the grid sweep: a point costs about a millisecond, so a task of 32 points is
@@ -534,7 +549,7 @@ def _confirm_refutation(point, run: "ClaimRun", exact: Values) -> Counterexample
 
     def refutes(a2, v2):
         v = ev.fast(a2, v2).violation
-        return v is not None and v > tol * 10 and run.tgt.distributions_ok(ev.all_values(v2)) is True
+        return v is not None and v > tol * 10 and ev.distributions_ok(v2) is True
 
     shrunk = shrink(point, run.free, None if run.order is not None else _point_alpha_ok(run.lo, run.hi), refutes)
     chosen, values_at = point, exact

@@ -19,10 +19,10 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult, Status
-from .._timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from .fasteval import compile_mp, real_value
+from .guard import DISTRIBUTION_SECONDS, HangGuardFired, HangGuards
 
 __all__ = ["Target", "make_target", "parameters_from_symbols"]
 
@@ -158,24 +158,27 @@ class Target:
             return self.directions
         return _mechanism_directions(self.mechanism, True, values)
 
-    def distributions_ok(self, values: Mapping[str, sp.Expr]) -> bool | None:
+    def distributions_ok(self, values: Mapping[str, sp.Expr], guards: HangGuards | None = None) -> bool | None:
         """Whether P and Q of every direction are probability distributions at these parameter values.
 
         True: non-negative at sample points of the support and of total mass 1 (to 1e-8, by the
         numeric path); False: certainly not (negative at a sample point, or identically 0); None:
-        undecided (undefined somewhere, another mass, the mass did not converge, the check timed out).
-        Excluding a point fails open, so only a certain False excludes it. Without densities there is nothing to check
-        (True). Parameters inferred from bare symbols have domains wider than the distributions'
-        (a geometric ratio g in (0, oo)): a counterexample must never come from such a point.
+        undecided (undefined somewhere, another mass, the mass did not converge, the check's hang guard
+        fired: recorded in ``guards``). Excluding a point fails open, so only a certain False excludes it.
+        Without densities there is nothing to check (True). Parameters inferred from bare symbols have
+        domains wider than the distributions' (a geometric ratio g in (0, oo)): a counterexample must
+        never come from such a point.
         """
         if not self.distributions:
             return True
         key = tuple(sorted(values.items()))
         if key not in self._valid:
             try:
-                self._valid[key] = run_with_time_limit(self._distributions_ok, dict(values), seconds=15)
-            except StepTimeout:
-                self._valid[key] = None
+                self._valid[key] = (guards or HangGuards()).run(
+                    "the check that P and Q are distributions at a point", DISTRIBUTION_SECONDS,
+                    self._distributions_ok, dict(values))
+            except HangGuardFired:
+                return None  # not remembered: a step that did not finish is never stored
         return self._valid[key]
 
     def _distributions_ok(self, values) -> bool | None:
