@@ -18,7 +18,7 @@ import sympy as sp
 from .certificate import Certificate
 from .guard import HangGuardFired
 from .partition import ball_text
-from .replay import REPLAY_STEP_SECONDS, Enclosures
+from .replay import BINDING_DPS, REPLAY_STEP_SECONDS, Enclosures
 from .verdict import Verdict
 
 __all__ = ["attest", "attest_numeric", "BINDING_POINTS"]
@@ -58,7 +58,7 @@ def _binding_point(run, order, alpha, values) -> dict | None:
         return None
     try:
         got = ev.guards.run("the independent numerics at a binding point", REPLAY_STEP_SECONDS,
-                            tgt.independent, order, alpha, allv, 30)
+                            tgt.independent, order, alpha, allv, BINDING_DPS)
     except HangGuardFired:
         return None
     except Exception:  # noqa: BLE001 - numerics that fail bind nothing: another point is tried
@@ -177,7 +177,7 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
         allv = ev.all_values(values)
         try:
             got = ev.guards.run("the independent numerics at a binding point", REPLAY_STEP_SECONDS,
-                                tgt.independent, ev.order, ev.point_alpha(a), allv, 30)
+                                tgt.independent, ev.order, ev.point_alpha(a), allv, BINDING_DPS)
         except Exception:  # noqa: BLE001 - no binding point here; the certificate then fails closed
             continue
         if got is None or got[0] is None or not got[2]:

@@ -39,10 +39,12 @@ from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
 from .target import Target
 
-__all__ = ["Replay", "replay", "mismatch", "Enclosures", "decide", "precision_bits", "numeric_target"]
+__all__ = ["Replay", "replay", "BINDING_DPS", "mismatch", "Enclosures", "decide", "precision_bits", "numeric_target"]
 
 #: hang guard of the sympy and numeric steps of a replay (each typically well under a second)
 REPLAY_STEP_SECONDS = 60.0
+#: digits of the independent numerics at a binding point (agreement is asked to 1e-12, or 4 errors)
+BINDING_DPS = 20
 
 
 def precision_bits(dps: int) -> int:
@@ -280,7 +282,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         try:
             value, error, converged, detail = guards.run(
                 "the independent numerics at a binding point", REPLAY_STEP_SECONDS,
-                tgt.independent, order, b["alpha"], allv, 30)
+                tgt.independent, order, b["alpha"], allv, BINDING_DPS)
         except HangGuardFired:
             raise
         except Exception as exc:  # noqa: BLE001 - numerics that fail bind nothing: the certificate fails closed
