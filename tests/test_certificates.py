@@ -219,3 +219,16 @@ def test_inconclusive_verdicts_and_callables_carry_no_certificate():
     w = check_claim(gaussian, lambda alpha, sigma: alpha / (2 * sigma**2), search=5)
     assert w.verdict is Verdict.CONFIRMED and w.certificate is None
     assert any("no certificate" in line for line in w.evidence), w.evidence
+
+
+def test_a_result_without_densities_is_certified_but_not_bound():
+    from rdpsym.derive.result import DivergenceResult, Status
+    from rdpsym.specify.params import parameter
+
+    sigma = parameter("sigma", typical=(0.5, 5.0), log_scale=True)
+    result = DivergenceResult(expr=rdpsym.alpha / (2 * sigma.symbol**2), status=Status.CLOSED_FORM,
+                              symbols=(sigma.symbol,))
+    v = check_claim(result, "alpha/(2*sigma**2)", parameters=(sigma,), search=5, prove=False)
+    assert v.verdict is Verdict.CONFIRMED and v.certificate.mechanism is None
+    replay = Certificate.from_json(v.certificate.to_json()).check()
+    assert replay.holds and replay.checked[0].startswith("not bound to densities"), replay

@@ -12,19 +12,25 @@ A callable claim is code, not data: its verdicts carry no certificate (the evide
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import sympy as sp
 
 from .certificate import Certificate
 from .guard import HangGuardFired
 from .partition import ball_text
-from .replay import BINDING_DPS, REPLAY_STEP_SECONDS, Enclosures
+from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
 from .verdict import Verdict
 
-__all__ = ["attest", "attest_numeric", "BINDING_POINTS"]
+__all__ = ["attest", "attest_numeric", "BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
 
-#: binding points a certificate holds (besides a counterexample, which is its own binding point)
-BINDING_POINTS = 2
+#: binding points of a certificate on a closed form: the method ties the claim to the divergence (the
+#: proof's steps, the boxes' or the points' enclosures), so one point ties the divergence to the densities;
+#: a refutation's binding point is its counterexample
+BINDING_POINTS = 1
+#: binding points of a certificate on a numeric curve, whose values elsewhere are the certificate's own
+NUMERIC_BINDING_POINTS = 2
 #: orders tried for the binding points of a curve, in order
 _BINDING_ALPHAS = tuple(sp.Rational(a) for a in ("2", "5", "3/2", "10", "1/2", "1/4", "3/4"))
 
@@ -57,7 +63,7 @@ def _binding_point(run, order, alpha, values) -> dict | None:
     if ball is None or ball.is_nan():
         return None
     try:
-        got = ev.guards.run("the independent numerics at a binding point", REPLAY_STEP_SECONDS,
+        got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
                             tgt.independent, order, alpha, allv, BINDING_DPS)
     except HangGuardFired:
         return None
@@ -140,8 +146,8 @@ def attest(run, fields: dict) -> Certificate | None:
         alpha = cex.alpha
         a = alpha if run.order is None else None
         b = _binding_point(run, run.order, a, values)
-        binding = ((b,) if b is not None else ()) + _binding(run)
-        return Certificate(**common, binding=binding, method="counterexample", data=_point(run, enclosures, alpha, values))
+        return Certificate(**common, binding=(b,) if b is not None else (), method="counterexample",
+                           data=_point(run, enclosures, alpha, values))
     binding = _binding(run)
     cert = run.certification
     if cert is not None and cert.certified:
@@ -156,8 +162,8 @@ def attest(run, fields: dict) -> Certificate | None:
 def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, dps) -> Certificate | None:
     """The certificate of a verdict on a numeric curve: the compared points with the claim's enclosure and
     the divergence's certified value ``t +- e`` (``compared``: ``(alpha, values, t, e)``), or the
-    counterexample; bound to the densities at up to :data:`BINDING_POINTS` of its points (the reference
-    method recomputes them on replay)."""
+    counterexample; bound to the densities at up to :data:`NUMERIC_BINDING_POINTS` of its points (the
+    reference method recomputes them on replay)."""
     verdict = fields.get("verdict")
     if verdict not in (Verdict.CONFIRMED, Verdict.REFUTED) or ev.c.kind != "expr":
         return None
@@ -173,10 +179,10 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
                        "claim": ball_text(enclosures.at(ev.point_alpha(a), values, "claim")),
                        "divergence": ball_text(_numeric_ball(t, e, dps))})
     binding = []
-    for a, values, t, e in _spread(compared, BINDING_POINTS if verdict is Verdict.CONFIRMED else 1):
+    for a, values, t, e in _moderate(compared, NUMERIC_BINDING_POINTS if verdict is Verdict.CONFIRMED else 1):
         allv = ev.all_values(values)
         try:
-            got = ev.guards.run("the independent numerics at a binding point", REPLAY_STEP_SECONDS,
+            got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
                                 tgt.independent, ev.order, ev.point_alpha(a), allv, BINDING_DPS)
         except Exception:  # noqa: BLE001 - no binding point here; the certificate then fails closed
             continue
@@ -210,11 +216,16 @@ def _numeric_ball(t, e, dps):
         return flint.arb(mid.mid(), (mid.rad() + flint.arb(mpmath.nstr(mpmath.mpf(e), 10))).upper())
 
 
-def _spread(items: list, n: int) -> list:
-    """``n`` items spread evenly over ``items`` (the last one for n = 1)."""
-    if not items or n <= 0:
+def _moderate(compared: list, n: int) -> list:
+    """``n`` compared points ``(alpha, values, t, e)`` at the orders nearest to 2 (where the reference method
+    is at its most reliable); the last one for n = 1 (a refutation's point)."""
+    if not compared or n <= 0:
         return []
     if n == 1:
-        return [items[-1]]
-    step = (len(items) - 1) / (n - 1)
-    return [items[round(i * step)] for i in range(n)]
+        return [compared[-1]]
+
+    def distance(item):
+        a = item[0]
+        return 0.0 if a is None else abs(math.log(float(a)) - math.log(2.0))
+
+    return sorted(compared, key=distance)[:n]

@@ -35,6 +35,15 @@ and every point dropped or excluded with the reason):
     too few compared points; or part of the grid was not checked. What cannot be computed counts
     against the claim, never for it.
 
+Every ``proved``, ``confirmed`` and ``refuted`` verdict on a formula carries its certificate
+(``ClaimVerdict.certificate``, :mod:`rdpsym.claims.certificate`): the proof's rewrite steps, the certified
+pass's partitions, the compared points or the counterexample, with enclosures, bound to the densities by
+independent numerics at a few points; ``Certificate.check()`` replays it without a search, and
+``check_claim(..., replay=certificate)`` returns its verdict when it is about the same check and holds.
+
+What a check may spend is counted (points, exact retries, rewrite attempts, boxes), so the verdict is the
+same on every machine; wall-clock limits are only hang guards (:mod:`rdpsym.claims.guard`).
+
 Points where P or Q is not a probability distribution (parameters inferred from bare symbols have
 domains wider than the distributions', e.g. a geometric ratio g in (0, oo)) are excluded: they are outside
 the mechanism, and no counterexample comes from them.

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
+from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Status
 from ..symbols import alpha as ALPHA
 from .balls import Unsupported, arb_rational, compile_arb, flint_module
@@ -39,10 +40,12 @@ from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
 from .target import Target
 
-__all__ = ["Replay", "replay", "BINDING_DPS", "mismatch", "Enclosures", "decide", "precision_bits", "numeric_target"]
+__all__ = ["Replay", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide", "precision_bits", "numeric_target"]
 
-#: hang guard of the sympy and numeric steps of a replay (each typically well under a second)
-REPLAY_STEP_SECONDS = 60.0
+#: hang guard of the sympy steps of a replay (each typically well under a second), of the independent
+#: numerics at a binding point (typically under a second; up to 15 s on an infinite lattice), and of the
+#: whole replay (typically a few seconds)
+REPLAY_STEP_SECONDS, BINDING_SECONDS, REPLAY_SECONDS = 60.0, 300.0, 900.0
 #: digits of the independent numerics at a binding point (agreement is asked to 1e-12, or 4 errors)
 BINDING_DPS = 20
 
@@ -204,17 +207,28 @@ class _Failed(Exception):
 
 
 def replay(cert) -> Replay:
-    """Replay ``cert`` (module docstring)."""
+    """Replay ``cert`` (module docstring), all of it under a hang guard of :data:`REPLAY_SECONDS`."""
     started = time.perf_counter()
     checked: list[str] = []
     guards = HangGuards()
-    try:
+
+    def steps():
         _check_consistency(cert)
         enclosures = Enclosures(cert.claim, cert.divergence, cert.conditions, cert.order, cert.parameters, cert.fixed,
                                 cert.exceptional, cert.dps)
-        checked += _check_binding(cert, guards)
+        checked.extend(_check_binding(cert, guards))
         method = {"rewrite": _rewrite, "boxes": _boxes, "counterexample": _counterexample, "points": _points}
-        reason = method[cert.method](cert, enclosures, guards, checked)
+        return method[cert.method](cert, enclosures, guards, checked)
+
+    limit = time_limit(REPLAY_SECONDS)
+    try:
+        try:
+            with limit:
+                reason = steps()
+        except StepTimeout as exc:
+            if exc.limit_id != limit.id:
+                raise  # an enclosing limit: not the replay's to handle
+            raise HangGuardFired(REPLAY_SECONDS, "the replay of the certificate") from None
     except (_Failed, ReplayMismatch, HangGuardFired) as exc:
         return Replay(False, f"does not hold: {exc}", tuple(checked + guards.evidence()),
                       time.perf_counter() - started)
@@ -281,7 +295,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         allv = {**b["values"], **cert.fixed}
         try:
             value, error, converged, detail = guards.run(
-                "the independent numerics at a binding point", REPLAY_STEP_SECONDS,
+                "the independent numerics at a binding point", BINDING_SECONDS,
                 tgt.independent, order, b["alpha"], allv, BINDING_DPS)
         except HangGuardFired:
             raise
@@ -418,7 +432,7 @@ def _counterexample(cert, enclosures, guards, checked) -> str:
         if not at:
             raise _Failed("the divergence is not bound to the densities at the counterexample")
         tgt = numeric_target(cert, at[0]["directions"])
-        ok = guards.run("the check that P and Q are distributions", REPLAY_STEP_SECONDS, tgt.distributions_ok,
+        ok = guards.run("the check that P and Q are distributions", BINDING_SECONDS, tgt.distributions_ok,
                         {**values, **cert.fixed})
         if ok is not True:
             raise _Failed("P and Q could not be shown to be probability distributions at the counterexample")
