@@ -31,6 +31,8 @@ __all__ = ["attest", "attest_numeric", "BINDING_POINTS", "NUMERIC_BINDING_POINTS
 BINDING_POINTS = 1
 #: binding points of a certificate on a numeric curve, whose values elsewhere are the certificate's own
 NUMERIC_BINDING_POINTS = 2
+#: points tried for a curve's binding point (the numerics may not converge at one order)
+BINDING_ATTEMPTS = 3
 #: orders tried for the binding points of a curve, in order
 _BINDING_ALPHAS = tuple(sp.Rational(a) for a in ("2", "5", "3/2", "10", "1/2", "1/4", "3/4"))
 
@@ -98,16 +100,14 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
                   and a not in run.tgt.exceptional]
         if not alphas and run.hi != sp.oo:
             alphas = [(sp.S(run.lo) + sp.S(run.hi)) / 2]
-        candidates = [(a, combos[i % 2]) for i, a in enumerate(alphas)]
+        candidates = [(a, combos[i % 2]) for i, a in enumerate(alphas)][:BINDING_ATTEMPTS]
     else:
-        candidates = [(None, values) for values in combos]
+        candidates = [(None, combos[0])]  # numerics that fail at a special order fail at the others too
     # the orders in turn, the two parameter combinations alternating; the first that converge are kept
     out = []
     for a, values in candidates:
         if len(out) >= BINDING_POINTS:
             break
-        if any(b["values"] == values and (run.order is not None or b["alpha"] == a) for b in out):
-            continue
         b = _binding_point(run, run.order, a, values)
         if b is not None:
             out.append(b)

@@ -49,9 +49,9 @@ NUMERIC_ALPHAS = tuple(sp.Rational(a) for a in ("1/10", "1/2", "9/10", "1.000001
                                                 "100", "1000", "1000000"))
 #: grid points at most (an even subsample of the product beyond it)
 MAX_POINTS = 120
-#: hang guards: one point's divergence (typically well under 1 s; its independent recomputation gets twice
-#: as long), and the whole grid (typically under a minute)
-POINT_GUARD_SECONDS, GRID_GUARD_SECONDS = 60.0, 1800.0
+#: hang guards: one point's divergence (typically well under 1 s, up to 20 s on an infinite lattice; its
+#: independent recomputation gets twice as long), and the whole grid (typically a few minutes at most)
+POINT_GUARD_SECONDS, GRID_GUARD_SECONDS = 300.0, 3600.0
 
 
 def _alphas(lo, hi):
