@@ -2,7 +2,8 @@
 
 Each module ``proofs/<slug>.py`` has ``prove() -> Certificate`` and ``CHEAP`` (cheap enough for the
 default test run). ``python -m proofs [--check] [--only SLUG ...]`` regenerates the Markdown
-certificates in ``proofs/certificates/`` (or, with ``--check``, compares them semantically).
+certificates in ``proofs/certificates/`` (or, with ``--check``, compares them semantically), with the
+claim certificates (``rdpsym-certificate/1``) of the results that are claims about a curve.
 """
 
 import importlib
@@ -18,10 +19,13 @@ def load(slug):
 
 
 def check(slug) -> list[str]:
-    """Differences between the committed certificate and a fresh run (empty: up to date)."""
-    from ._certificate import CERT_DIR, read_front_matter, differences
+    """Differences between the committed certificate and a fresh run (empty: up to date); the claims'
+    certificates (Table II rows) are replayed and compared with the paper and the derivation of now."""
+    from ._certificate import CERT_DIR, claim_differences, differences, read_front_matter
 
     path = CERT_DIR / f"{slug}.md"
     if not path.exists():
         return [f"{path} is missing"]
-    return differences(read_front_matter(path), load(slug).prove().data())
+    fresh = load(slug).prove()
+    committed = read_front_matter(path)
+    return differences(committed, fresh.data()) + claim_differences(fresh, committed)

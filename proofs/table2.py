@@ -28,6 +28,11 @@ def prove_row(slug, name, paper_general, paper_kl, paper_inf, fixed, rename, tit
         verdicts[label] = "holds" if same else "fails"
         cert.steps.append(f"- {label}: engine ${sp.latex(ours)}$ vs paper ${sp.latex(theirs)}$: **{verdicts[label]}**")
     cert.formulas = {"general": general, "kl": kl, "max_divergence": dinf}
+    # each row as a claim about the mechanism, whose certificate (rdpsym-certificate/1) is written beside
+    texts = {"alpha > 1": (paper_general, None), "alpha = 1": (paper_kl, 1), "alpha = oo": (paper_inf, sp.oo)}
+    symbols = {k: v for k, v in rename.items() if k != v}
+    for (label, (text, order)), ours, theirs in zip(texts.items(), (general, kl, dinf), paper):
+        cert.claims[label] = (name, text, order, dict(fixed), symbols, theirs, ours)
     cert.steps += ["", "Derivation steps (engine provenance):", ""]
     cert.steps += [f"- {s.name}: {s.detail}" for s in curve.provenance.steps[:12]]
     cert.verdicts = verdicts

@@ -52,9 +52,9 @@ from .accounting import compose, delta, epsilon, group_privacy
 
 __all__ += ["compose", "group_privacy", "epsilon", "delta"]
 
-from .claims import check_claim
+from .claims import Certificate, check_claim
 
-__all__ += ["check_claim"]
+__all__ += ["check_claim", "Certificate"]
 
 from . import properties
 

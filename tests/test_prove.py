@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from rdpsym.claims.prove import _prove
+from rdpsym.claims.prove import proof_context, prove
 from rdpsym.specify.params import parameter
 from rdpsym.symbols import alpha as A
 
@@ -17,6 +17,13 @@ S1, S2 = SIGMA1.symbol, SIGMA2.symbol
 # D_alpha of N(0, s1^2) against N(0, s2^2), as the engine derives it, finite iff alpha s2^2 + (1-alpha) s1^2 > 0
 DIVERGENCE = sp.log(S1 ** (1 - A) * S2**A / sp.sqrt(-A * S1**2 + A * S2**2 + S1**2)) / (A - 1)
 FINITE = (A < 1) | ((A > 1) & ((A * S2**2 + S1**2 * (1 - A)) / (2 * S1**2 * S2**2) > 0))
+
+
+def _prove(claim, truth, relation, order, fixed, params, conditions, alpha_range, seconds):
+    """The proof's text, or None."""
+    proof, _ = prove(proof_context(claim, truth, relation, order, fixed, params, conditions, alpha_range),
+                     seconds=seconds)
+    return proof.text if proof else None
 
 
 def _proof(claim, truth=DIVERGENCE, conditions=FINITE, params=(SIGMA1, SIGMA2)):

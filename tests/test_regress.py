@@ -1,6 +1,8 @@
 """Regression registry: the shipped registry loads, entries pass, broken entries are caught."""
 
 
+import json
+
 import pytest
 from _helpers import FLIPPED_LAPLACE_KL, GAUSSIAN_ALPHA
 from click.testing import CliRunner
@@ -154,3 +156,46 @@ def test_check_cli_exit_codes():
     assert latex.exit_code == 0, latex.output
     err = runner.invoke(main, ["check", "gaussian", "--claim", "__import__('os')"])
     assert err.exit_code == 2 and "error" in err.output
+
+
+KL_ENTRY = """[[entry]]
+name = "laplace/kl"
+mechanism = "laplace"
+order = "1"
+formula = "1/lambda + exp(-1/lambda) - 1"
+fixed = { sensitivity = 1 }
+source = "Mironov 2017, Table II"
+"""
+
+
+def test_certificates_are_written_replayed_and_searched_again_when_stale(tmp_path):
+    from rdpsym.regress import certificate_path
+
+    path = tmp_path / "mine.toml"
+    path.write_text(KL_ENTRY)
+    (entry,) = load_registry(path)
+    cert = certificate_path(entry)
+    assert cert == tmp_path / "mine.certificates" / "laplace--kl.json"
+    (missing,) = run_registry([path], search=10, executor="serial")
+    assert missing.ok and missing.certificate == "missing" and not cert.exists()
+    out = CliRunner().invoke(main, ["regress", str(path), "--search", "10", "--workers", "1", "--write-certificates"])
+    assert out.exit_code == 0 and cert.exists(), out.output
+    (replayed,) = run_registry([path], search=10, executor="serial")
+    assert replayed.ok and replayed.certificate == "replayed" and replayed.verdict == "proved", replayed
+    assert replayed.report.points_checked == 0  # no search
+    # a certificate about another formula (the entry now writes the KL another way): searched, and said so
+    path.write_text(KL_ENTRY.replace('"1/lambda + exp(-1/lambda) - 1"', '"(lambda*exp(-1/lambda) + 1 - lambda)/lambda"'))
+    (changed,) = run_registry([path], search=10, executor="serial")
+    assert changed.ok and changed.certificate.startswith("stale: it is about another check"), changed.certificate
+    # a certificate that does not hold (tampered): searched
+    path.write_text(KL_ENTRY)
+    data = cert.read_text().replace('"relation": "=="', '"relation": "<="')
+    cert.write_text(data)
+    (tampered,) = run_registry([path], search=10, executor="serial")
+    assert tampered.ok and tampered.certificate.startswith("stale"), tampered.certificate
+    cert.write_text("{not json")
+    (unreadable,) = run_registry([path], search=10, executor="serial")
+    assert unreadable.ok and unreadable.certificate.startswith("stale: unreadable"), unreadable.certificate
+    doc = json.loads(CliRunner().invoke(main, ["regress", str(path), "--search", "10", "--workers", "1",
+                                               "--json"]).output)
+    assert doc["entries"][0]["certificate"].startswith("stale: unreadable")

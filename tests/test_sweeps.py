@@ -87,13 +87,13 @@ def test_the_grid_task_pickles_for_spawned_workers_and_dask(monkeypatch):
     seen = {}
     real = ck._grid_sweep
 
-    def spy(evaluator, relation, dps, points, executor):
-        seen.update(evaluator=evaluator, relation=relation, dps=dps, points=points)
-        return real(evaluator, relation, dps, points, executor)
+    def spy(evaluator, points, executor):
+        seen.update(evaluator=evaluator, points=points)
+        return real(evaluator, points, executor)
 
     monkeypatch.setattr(ck, "_grid_sweep", spy)
     check_claim(mechanisms.get("laplace"), "alpha/lambda", search=0)
-    task = partial(ck._grid_block, seen["evaluator"], seen["relation"], seen["dps"])
+    task = partial(ck._grid_block, seen["evaluator"])
     block = seen["points"][:ck.GRID_BLOCK]
     assert pickle.loads(pickle.dumps(task))(block) == task(block)
 

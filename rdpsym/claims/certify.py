@@ -13,6 +13,9 @@ typical range) widened a million times more on a log scale, or for a bounded dom
 1e-15 of its width from each end. An integer parameter's boxes stand for the integers in them.
 Each box either is certified (the relation holds on all of it), or yields a violating point certified by
 ball arithmetic, or is left partly undecided when its budget is spent; the outcome says which, with the box.
+The budget is a number of boxes (:data:`CERTIFY_BOXES` in all, shared evenly by the boxes of the pass), so
+the outcome is the same on every machine; a wall-clock limit far above the typical time guards against a
+hang only, and the outcome says when it fired.
 
 A certified box is evidence, not a proof of the claim: the claim speaks of every order and every
 parameter value, and the box is finite (a bound can be wrong at alpha = 1 + 1e-25 only). So a box that
@@ -27,10 +30,16 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
-from .interval import Axis, IntervalOutcome, Unsupported, bisect_relation, compile_arb
+from .balls import Unsupported, arb_rational, compile_arb
+from .interval import Axis, IntervalOutcome, bisect_relation
 from .search import parameter_grid
 
-__all__ = ["Certification", "certify", "ALPHA_NEAR_ONE", "ALPHA_MAX"]
+__all__ = ["Certification", "certify", "plan", "Run", "ALPHA_NEAR_ONE", "ALPHA_MAX", "CERTIFY_BOXES", "CERTIFY_GUARD_SECONDS"]
+
+#: boxes the certified pass may bisect in all (the work budget that decides how far it gets)
+CERTIFY_BOXES = 20000
+#: hang guard of the whole pass, in seconds (far above the time the box budget takes)
+CERTIFY_GUARD_SECONDS = 600.0
 
 #: the certified box reaches orders this close to 1 (and to 0), and orders up to 1 + ALPHA_MAX
 ALPHA_NEAR_ONE = 1e-20
@@ -48,6 +57,16 @@ class Certification:
     outcomes: list[IntervalOutcome] = field(default_factory=list)
     reason: str = ""
     fixed_note: list[str] = field(default_factory=list)
+    #: per outcome, the exact values of the parameters held on its box (fixed, and integers held at a value)
+    held: list[dict] = field(default_factory=list)
+    #: what was compared (for a certificate): the truth with +oo outside its conditions, the claim, the
+    #: simplified difference claim - truth (or None), the tolerance, the floor and the precision in bits
+    truth: sp.Expr | None = None
+    claim: sp.Expr | None = None
+    difference: sp.Expr | None = None
+    tol: float = 0.0
+    floor: float = 0.0
+    prec: int = 0
 
     @property
     def available(self) -> bool:
@@ -141,8 +160,10 @@ def _parameter_axes(p) -> list[Axis] | None:
 
 
 def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_range, *, tol: float,
-            dps: int, seconds: float, difference: sp.Expr | None = None) -> Certification:
-    """Run the certified pass (module docstring). ``fixed``: name -> exact value; ``free``: Parameters."""
+            dps: int, boxes: int = CERTIFY_BOXES, guard_seconds: float = CERTIFY_GUARD_SECONDS,
+            difference: sp.Expr | None = None) -> Certification:
+    """Run the certified pass (module docstring). ``fixed``: name -> exact value; ``free``: Parameters;
+    ``boxes``: the budget of boxes for the whole pass; ``guard_seconds``: its hang guard."""
     truth = tgt.full_truth(order)
     if truth is None:
         return Certification(reason="the target has no closed form for this order")
@@ -154,9 +175,42 @@ def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_
     except Unsupported as exc:
         return Certification(reason=str(exc))
     by_name = {p.name: p.symbol for p in tgt.parameters}
-    from .interval import _arb_rational  # noqa: PLC2701 - same package
+    fixed_balls = {by_name[k]: arb_rational(sp.Rational(v)) for k, v in fixed.items()}
+    runs = plan(free, order, alpha_range)
+    if not runs:
+        return Certification(reason="the alpha range has no part the certified pass covers")
+    floor = 10.0 ** (-int(0.4 * dps))
+    prec = max(128, int(3.33 * dps) + 64)
+    cert = Certification(truth=truth, claim=claim, difference=difference, tol=tol, floor=floor, prec=prec)
+    per_box, guard = max(1, boxes // len(runs)), guard_seconds / len(runs)
+    for run in runs:
+        held = dict(fixed_balls)
+        held.update({s: arb_rational(v) for s, v in run.held.items()})
+        outcome = bisect_relation(f_claim, f_truth, relation, run.axes, alpha=ALPHA if run.alpha else None,
+                                  fixed=held, tol=tol, floor=floor, difference=f_diff, max_boxes=per_box,
+                                  seconds=guard, prec=prec)
+        cert.outcomes.append(outcome)
+        cert.held.append({**{by_name[k]: sp.Rational(v) for k, v in fixed.items()}, **run.held})
+        cert.fixed_note.append(run.note)
+        if outcome.status == "refuted":
+            outcome.point = {**outcome.point, **run.held}
+            break
+    return cert
 
-    fixed_balls = {by_name[k]: _arb_rational(sp.Rational(v)) for k, v in fixed.items()}
+
+@dataclass(frozen=True)
+class Run:
+    """One box of the pass: its coordinates (``alpha``: the first is the order), and the values of the
+    parameters held on it (a single grid value, or an integer parameter's grid values, one box each)."""
+
+    axes: tuple[Axis, ...]
+    alpha: bool
+    held: dict
+    note: str
+
+
+def plan(free, order, alpha_range) -> list[Run]:
+    """The boxes of the certified pass for the free Parameters ``free`` (module docstring), in order."""
     integer = []  # parameters held at their grid values (a single value: no axis)
     segments = []
     for p in free:
@@ -167,22 +221,7 @@ def certify(tgt, claim: sp.Expr, order, relation: str, fixed: dict, free, alpha_
             segments.append(axes)
     alpha_axes = _alpha_axes(*alpha_range) if order is None else [None]
     combos = list(itertools.product(*[parameter_grid(p) for p in integer])) if integer else [()]
-    runs = [(a, boxes, combo) for a in alpha_axes for boxes in itertools.product(*segments) for combo in combos]
-    if not runs:
-        return Certification(reason="the alpha range has no part the certified pass covers")
-    floor = 10.0 ** (-int(0.4 * dps))
-    cert = Certification()
-    budget = seconds / len(runs)
-    for alpha_axis, param_axes, combo in runs:
-        held = dict(fixed_balls)
-        held.update({p.symbol: _arb_rational(sp.Rational(v)) for p, v in zip(integer, combo)})
-        box = ([alpha_axis] if alpha_axis is not None else []) + list(param_axes)
-        outcome = bisect_relation(f_claim, f_truth, relation, box, alpha=ALPHA if alpha_axis is not None else None,
-                                  fixed=held, tol=tol, floor=floor, difference=f_diff, seconds=budget,
-                                  prec=max(128, int(3.33 * dps) + 64))
-        cert.outcomes.append(outcome)
-        cert.fixed_note.append(", ".join(f"{p.name} held at {sp.sstr(v)}" for p, v in zip(integer, combo)))
-        if outcome.status == "refuted":
-            outcome.point = {**outcome.point, **{p.symbol: sp.Rational(v) for p, v in zip(integer, combo)}}
-            break
-    return cert
+    return [Run(tuple(([a] if a is not None else []) + list(boxes)), a is not None,
+                {p.symbol: sp.Rational(v) for p, v in zip(integer, combo)},
+                ", ".join(f"{p.name} held at {sp.sstr(v)}" for p, v in zip(integer, combo)))
+            for a in alpha_axes for boxes in itertools.product(*segments) for combo in combos]

@@ -35,6 +35,15 @@ and every point dropped or excluded with the reason):
     too few compared points; or part of the grid was not checked. What cannot be computed counts
     against the claim, never for it.
 
+Every ``proved``, ``confirmed`` and ``refuted`` verdict on a formula carries its certificate
+(``ClaimVerdict.certificate``, :mod:`rdpsym.claims.certificate`): the proof's rewrite steps, the certified
+pass's partitions, the compared points or the counterexample, with enclosures, bound to the densities by
+independent numerics at a few points; ``Certificate.check()`` replays it without a search, and
+``check_claim(..., replay=certificate)`` returns its verdict when it is about the same check and holds.
+
+What a check may spend is counted (points, exact retries, rewrite attempts, boxes), so the verdict is the
+same on every machine; wall-clock limits are only hang guards (:mod:`rdpsym.claims.guard`).
+
 Points where P or Q is not a probability distribution (parameters inferred from bare symbols have
 domains wider than the distributions', e.g. a geometric ratio g in (0, oo)) are excluded: they are outside
 the mechanism, and no counterexample comes from them.
@@ -48,10 +57,10 @@ signatures: ``call="positional"`` calls ``fn(alpha, v1, v2, ...)`` in the order 
 gets ``alpha = 1.0`` / ``math.inf``. A callable that raises is outside its domain there (counted, not a
 refutation, but a point it cannot answer counts against the claim: inconclusive); NaN or a complex result
 where the divergence is finite makes the verdict inconclusive; a result that is not a number (a string) is
-a ``TypeError`` naming the callable. Each call has a time limit (:data:`~rdpsym.claims.evaluate.CALL_SECONDS`).
+a ``TypeError`` naming the callable. Each call has a time limit (:data:`~rdpsym.claims.point.CALL_SECONDS`).
 
 The code: this module reads the arguments and the claim (:func:`check_claim`); the verdict types are in
-:mod:`rdpsym.claims.verdict`, point evaluation in :mod:`rdpsym.claims.evaluate`, the stages of a check in
+:mod:`rdpsym.claims.verdict`, the values at one point in :mod:`rdpsym.claims.point`, the stages of a check in
 :mod:`rdpsym.claims.run` and the symbolic proof in :mod:`rdpsym.claims.prove`.
 """
 
@@ -65,13 +74,17 @@ from typing import Any, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .._timeout import check_seconds
 from ..derive.result import Status
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
-from .evaluate import _Claim, _Evaluator
+from .attest import attest
+from .certify import CERTIFY_BOXES, CERTIFY_GUARD_SECONDS
+from .point import Claim, Evaluator
+from .prove import PROVE_ATTEMPT_SECONDS
 from .mapping import SymbolMap, build_symbol_map, default_fixed
-from .run import _ClaimRun
+from .run import ClaimRun
 
 #: default relative agreement (digits) for a claim about a numeric curve
 NUMERIC_CURVE_DIGITS = 15
@@ -82,6 +95,8 @@ from .verdict import ClaimVerdict, Counterexample, Verdict
 __all__ = ["Verdict", "Counterexample", "ClaimVerdict", "check_claim", "RELATIONS"]
 
 RELATIONS = ("==", "<=", ">=")
+#: how the evidence begins when a certificate given as ``replay=`` was replayed, or was not used (and why)
+REPLAYED_NOTE, UNUSED_NOTE = "replayed a certificate", "searched: the given certificate was not used"
 
 
 def _order_value(order):
@@ -150,12 +165,14 @@ def check_claim(
     dps: int = 50,
     search: int = 100,
     prove: bool = True,
-    prove_seconds: float = 10.0,
+    prove_seconds: float = PROVE_ATTEMPT_SECONDS,
     certify: bool = True,
-    certify_seconds: float = 10.0,
+    certify_boxes: int = CERTIFY_BOXES,
+    certify_seconds: float = CERTIFY_GUARD_SECONDS,
     independent: bool = True,
     cache: bool = True,
     executor: Any = "serial",
+    replay: Any = None,
 ) -> ClaimVerdict:
     """Check ``divergence REL claim`` for a mechanism or a derivation result (see the module docstring).
 
@@ -181,11 +198,23 @@ def check_claim(
         curve, :mod:`rdpsym.claims.numeric_run`).
     dps: working precision of the reported values.
     search: number of hypothesis-guided points (0: grid only; also 0 if hypothesis is not installed).
-    prove: try a symbolic proof (each attempt limited to ``prove_seconds``).
-    certify, certify_seconds: run the certified pass (ball arithmetic with bisection over the alpha
-        regimes and the parameter box, :mod:`rdpsym.claims.certify`) for formula claims, within
-        ``certify_seconds`` in all; it proves a relation on the whole box or finds a violating point.
+    prove: try a symbolic proof (:mod:`rdpsym.claims.prove`): a fixed sequence of sympy rewrites, each one
+        attempt, so the same proofs are found on every machine.
+    prove_seconds: the hang guard of each rewrite attempt (default 60 s, far above sympy's typical time);
+        it only stops a rewrite that would never end, and the evidence says when it fired
+        ("a hang guard of 60 s fired in the symbolic proof (simplify_difference)").
+    certify, certify_boxes: run the certified pass (ball arithmetic with bisection over the alpha regimes
+        and the parameter box, :mod:`rdpsym.claims.certify`) for formula claims, bisecting at most
+        ``certify_boxes`` boxes in all (a count of work: the same boxes on every machine); it proves a
+        relation on the whole box or finds a violating point. ``certify_boxes=0`` is ``certify=False``.
+    certify_seconds: the hang guard of the certified pass (default 600 s, far above the time the box
+        budget takes); when it fires the pass is unfinished (``inconclusive``) and the evidence says so.
     independent: check reported points against the mpmath numerics when the densities are known.
+    replay: a :class:`~rdpsym.claims.certificate.Certificate` of an earlier check of this claim (e.g. read
+        from the regression registry): when it is about this claim, this target (divergence, densities,
+        parameters, fixed values, alpha range) and these options, and it still holds, its verdict is
+        returned without a search (the evidence says "replayed"); otherwise the check searches as usual
+        and the evidence says why the certificate was not used.
     executor: where the grid is evaluated, as in :func:`rdpsym.execution.run_tasks`: ``"serial"``
         (default: a grid point costs about a millisecond, so for the usual few hundred points worker
         start-up would cost more than it saves), ``None`` (all local cores), an int number of processes,
@@ -207,6 +236,10 @@ def check_claim(
     dropped or excluded, with the reason.
     """
     order, lo, hi = _checked_options(relation, order, call, alpha_range, digits, dps)
+    if isinstance(certify_boxes, bool) or not isinstance(certify_boxes, int) or certify_boxes < 0:
+        raise ValueError(f"certify_boxes must be a number of boxes >= 0; got {certify_boxes!r}")
+    prove_seconds = check_seconds(prove_seconds, "prove_seconds")
+    certify_seconds = check_seconds(certify_seconds, "certify_seconds")
     tgt = make_target(target, parameters, cache=cache)
     params = tgt.parameters
     smap = build_symbol_map(params, symbols, fixed)
@@ -220,28 +253,79 @@ def check_claim(
     truth_expr = tgt.truth_expr(order)
     base = dict(verdict=Verdict.INCONCLUSIVE, relation=relation, order=order, claim=claim,
                 divergence=truth_expr, mapping=mapping_text, inferred=inferred, target=tgt.label)
-    if not ok and tgt.result.status is Status.NUMERIC_ONLY and tgt.directions:
+    numeric = not ok and tgt.result.status is Status.NUMERIC_ONLY and tgt.directions
+    if numeric and asked_digits is None:
+        # certified quadrature to 30 digits at every point is not needed to tell a published formula
+        # from a wrong one, and is often out of reach (heavy tails, far-apart densities)
+        digits = min(digits, NUMERIC_CURVE_DIGITS)
+    stale = None
+    if replay is not None:
+        replayed = _replayed(replay, tgt, c, relation, order, (lo, hi), smap.fixed, digits, dps, base)
+        if isinstance(replayed, ClaimVerdict):
+            return _on_lower_bound(tgt.result, replayed)
+        stale = replayed
+    if numeric:
         # a numeric curve: certified values on a grid, refuted only when the reference method agrees
         from .numeric_run import check_numeric_claim
 
-        if asked_digits is None:
-            # certified quadrature to 30 digits at every point is not needed to tell a published formula
-            # from a wrong one, and is often out of reach (heavy tails, far-apart densities)
-            digits = min(digits, NUMERIC_CURVE_DIGITS)
         fields = check_numeric_claim(tgt, c, relation, order, smap.fixed, free, (lo, hi), digits, dps, independent)
-        return _on_lower_bound(tgt.result, ClaimVerdict(**{**base, **fields}))
+        return _on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **fields}), stale))
     if not ok:
         return ClaimVerdict(evidence=(why,), **base)
 
-    evaluator = _Evaluator(tgt, c, order, smap.fixed, dps)
-    evaluator.names = smap.names
+    evaluator = Evaluator(tgt, c, order, smap.fixed, dps, relation, smap.names)
     if c.kind == "callable":
         _probe_callable(evaluator, order, lo, hi, free)
-    run = _ClaimRun(evaluator, relation, order, (lo, hi), tol, digits, dps, free, independent)
-    for verdict in run.stages(executor, search, prove, prove_seconds, certify_seconds if certify else 0):
+    run = ClaimRun(evaluator, relation, order, (lo, hi), tol, digits, dps, free, independent)
+    for verdict in run.stages(executor, search, prove, prove_seconds, certify_boxes if certify else 0,
+                              certify_seconds):
         if verdict is not None:
-            return _on_lower_bound(tgt.result, ClaimVerdict(**{**base, **verdict}))
+            found = ClaimVerdict(**{**base, **verdict}, certificate=attest(run, verdict))
+            return _on_lower_bound(tgt.result, _noting(found, stale))
     raise AssertionError("unreachable: the last stage always decides")  # pragma: no cover
+
+
+def _noting(verdict: ClaimVerdict, stale: str | None) -> ClaimVerdict:
+    """The verdict with a note on the certificate that was not used (None: no certificate was given)."""
+    if stale is None:
+        return verdict
+    return replace(verdict, evidence=verdict.evidence + (f"{UNUSED_NOTE} ({stale})",))
+
+
+def _replayed(cert, tgt, c, relation, order, alpha_range, fixed, digits, dps, base):
+    """The verdict of ``cert`` when it is about this check and holds; else why not (a string)."""
+    from .certificate import Certificate
+    from .replay import mismatch
+
+    if not isinstance(cert, Certificate):
+        raise TypeError(f"replay: expected an rdpsym.Certificate, got {type(cert).__name__}")
+    if c.kind != "expr":
+        return "the claim is a callable"
+    differs = mismatch(cert, tgt, c.expr, relation, order, alpha_range, fixed, digits, dps)
+    if differs:
+        return f"it is about another check: {differs}"
+    outcome = cert.check()
+    if not outcome.holds:
+        return f"it no longer holds: {outcome.reason}"
+    verdict = Verdict(cert.verdict)
+    evidence = (f"{REPLAYED_NOTE} ({cert.method}, {outcome.seconds:.1f} s): {outcome.reason}",) + outcome.checked
+    cex = None
+    if verdict is Verdict.REFUTED:
+        cex = _replayed_counterexample(cert, relation)
+    return ClaimVerdict(**{**base, "verdict": verdict, "evidence": evidence, "counterexample": cex, "certificate": cert})
+
+
+def _replayed_counterexample(cert, relation) -> Counterexample:
+    """The counterexample of a refutation certificate (its values at the midpoints of the enclosures)."""
+    from .partition import ball_from_text
+
+    pt = cert.data
+    with mpmath.workdps(cert.dps):
+        c, t = (mpmath.mpf(ball_from_text(pt[k]).mid().str(cert.dps, radius=False)) if ball_from_text(pt[k]).is_finite()
+                else mpmath.inf for k in ("claim", "divergence"))
+        gap = c - t if not (mpmath.isinf(c) and mpmath.isinf(t)) else mpmath.mpf(0)
+    return Counterexample(alpha=pt["alpha"], values={**pt["values"], **cert.fixed}, claim_arguments={}, claim_value=c,
+                          divergence=t, gap=gap, relation=relation, dps=cert.dps)
 
 
 def _on_lower_bound(result, verdict: ClaimVerdict) -> ClaimVerdict:
@@ -266,7 +350,7 @@ def _on_lower_bound(result, verdict: ClaimVerdict) -> ClaimVerdict:
         return replace(verdict, evidence=verdict.evidence + (f"{note}: the verdict holds for the mechanism",))
     why = ("agreement with an upper bound here shows nothing about the neighbouring inputs not covered"
            if v in (Verdict.PROVED, Verdict.CONFIRMED) else "a value below the claim says nothing about the RDP")
-    return replace(verdict, verdict=Verdict.INCONCLUSIVE, counterexample=None,
+    return replace(verdict, verdict=Verdict.INCONCLUSIVE, counterexample=None, certificate=None,
                    evidence=verdict.evidence + (f"was {v.value}, but {note}: {why}",))
 
 
@@ -294,13 +378,13 @@ def _checked_options(relation, order, call, alpha_range, digits, dps):
 
 
 def _read_claim(claim, smap: SymbolMap, order, latex: bool, call: str, arguments, params: Sequence[Parameter],
-                label: str) -> _Claim:
+                label: str) -> Claim:
     """The claim as something to evaluate: a formula parsed with the claim's names mapped, or a callable
     whose arguments each map to the target's parameters."""
     if isinstance(claim, (str, sp.Basic)):
         syntax = "latex" if latex else "auto"
         expr, used = _parse_claim(claim, smap, syntax)
-        c = _Claim("expr", expr=expr, used=used)
+        c = Claim("expr", expr=expr, used=used)
         if order is not None and ALPHA in expr.free_symbols:
             raise ValueError(f"claim: a claim about order={order} must not depend on alpha")
         return c
@@ -311,11 +395,11 @@ def _read_claim(claim, smap: SymbolMap, order, latex: bool, call: str, arguments
             raise ValueError(f"claim: the callable's arguments {missing} match no parameter of {label!r}; "
                              f"map them with symbols={{...}} (parameters: {[p.name for p in params]})")
         arg_exprs = tuple(smap.names[n] for n in names)
-        return _Claim("callable", fn=claim, call=call, arg_names=names, arg_exprs=arg_exprs, used=names)
+        return Claim("callable", fn=claim, call=call, arg_names=names, arg_exprs=arg_exprs, used=names)
     raise TypeError(f"claim: expected a sympy expression, a formula string or a callable; got {type(claim).__name__}")
 
 
-def _hold_fixed(smap: SymbolMap, params: Sequence[Parameter], c: _Claim, explicit: bool):
+def _hold_fixed(smap: SymbolMap, params: Sequence[Parameter], c: Claim, explicit: bool):
     """The parameters held fixed (the defaults for those the claim does not mention, unless ``fixed``
     was given): ``(symbol map, free parameters, mapping text, inferred notes)``."""
     used_params = set()
@@ -331,7 +415,7 @@ def _hold_fixed(smap: SymbolMap, params: Sequence[Parameter], c: _Claim, explici
     return smap, free, mapping_text, inferred
 
 
-def _default_digits(digits, c: _Claim, dps: int):
+def _default_digits(digits, c: Claim, dps: int):
     if digits is None:
         # 30 digits (8 for float code) at the default dps = 50; never more than 60% of the working
         # precision, or rounding at dps digits would count as disagreement
@@ -339,8 +423,8 @@ def _default_digits(digits, c: _Claim, dps: int):
     return digits
 
 
-def _probe_callable(evaluator: _Evaluator, order, lo, hi, free) -> None:
+def _probe_callable(evaluator: Evaluator, order, lo, hi, free) -> None:
     """A callable that returns something other than a number is an error, named, before any sweep."""
     probe_alphas = [None] if order is not None else alpha_grid(lo, hi)[:1]
     for probe_alpha in probe_alphas:
-        evaluator.values(probe_alpha, {p.name: p.typical_values(1)[0] for p in free})
+        evaluator.fast(probe_alpha, {p.name: p.typical_values(1)[0] for p in free})

@@ -26,7 +26,7 @@ import sympy as sp
 
 from ..numeric.translate import DecidedConditions, EnvironmentClosures
 
-__all__ = ["MpmathTarget", "compile_mp", "compile_condition", "real_value"]
+__all__ = ["MpmathTarget", "compile_mp", "compile_real", "compile_condition", "real_value"]
 
 _Fn = Callable[[dict], object]
 
@@ -91,6 +91,13 @@ def compile_mp(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> _Fn:
     if stray:
         raise ValueError(f"expression has symbols {sorted(map(str, stray))} not in {sorted(map(str, known))}")
     return _MP.translate(expr)
+
+
+def compile_real(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> _Fn:
+    """:func:`compile_mp` whose value is made real by :func:`real_value` (None when NaN or complex);
+    an evaluation that fails raises as in :func:`compile_mp`."""
+    f = compile_mp(expr, symbols)
+    return lambda env: real_value(f(env))
 
 
 def compile_condition(c: sp.Basic) -> Callable[[dict], bool]:

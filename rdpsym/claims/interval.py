@@ -8,7 +8,9 @@ operation returns a ball that contains the exact result, so
 * if at one point ``lower(D) - upper(C)`` exceeds the tolerance, the claim fails there (certified).
 
 The box is bisected adaptively, the box with the largest possible violation first, until every box is
-certified, a certified violating point is found, or the budget (boxes, seconds) is spent. Random points
+certified, a certified violating point is found, or the budget of boxes is spent (a count of work, so the
+outcome is the same on every machine; a wall-clock limit far above the typical time only guards against a
+hang, and the outcome says when it fired). Random points
 cannot find a bound that is wrong only for alpha in a band of width 1e-2, or only next to alpha = 1 + 1e-7,
 or only above alpha = 5000; bisection that always refines the worst box does.
 
@@ -33,287 +35,10 @@ from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 
-from ..numeric import translate
+from .balls import arb_rational, flint_module
+from .partition import Partition
 
-__all__ = ["Unsupported", "BallTarget", "compile_arb", "compile_arb_condition", "Axis", "IntervalOutcome", "bisect_relation"]
-
-
-class Unsupported(translate.Unsupported):
-    """The expression has a node ball arithmetic is not implemented for here."""
-
-
-def _flint():
-    import flint
-
-    return flint
-
-
-# ---------------------------------------------------------------------------------------------------
-# sympy -> closures over arb balls (the ball target of the tree translator, rdpsym.numeric.translate)
-# ---------------------------------------------------------------------------------------------------
-def _arb_rational(q: sp.Rational):
-    flint = _flint()
-    return flint.arb(flint.fmpq(int(q.p), int(q.q)))
-
-
-def _nan():
-    return _flint().arb.nan()
-
-
-def _safe(fn):
-    """An arb operation whose failure (a domain error raised by python-flint) is a NaN ball: no information."""
-
-    def run(*args):
-        try:
-            return fn(*args)
-        except (ValueError, ZeroDivisionError, ArithmeticError, TypeError):
-            return _nan()
-
-    return run
-
-
-def _unary(name):
-    return lambda v: getattr(v, name)()
-
-
-_UNARY = {
-    sp.exp: _unary("exp"), sp.sin: _unary("sin"), sp.cos: _unary("cos"), sp.tan: _unary("tan"),
-    sp.sinh: _unary("sinh"), sp.cosh: _unary("cosh"), sp.tanh: _unary("tanh"), sp.atan: _unary("atan"),
-    sp.asin: _unary("asin"), sp.acos: _unary("acos"), sp.asinh: _unary("asinh"),
-    sp.erf: _unary("erf"), sp.erfc: _unary("erfc"), sp.gamma: _unary("gamma"), sp.loggamma: _unary("lgamma"),
-    sp.digamma: _unary("digamma"), sp.Abs: lambda v: _magnitude(v), sp.sign: _unary("sgn"), sp.floor: _unary("floor"),
-    sp.ceiling: _unary("ceil"),
-}
-
-
-def _magnitude(v):
-    """|v| for a ball: [0, max |end|] when it straddles 0 (a midpoint-radius abs would reach below 0)."""
-    flint = _flint()
-    if v.is_nan() or not (v.lower() < 0 < v.upper()):
-        return abs(v)
-    return flint.arb(0).union(v.abs_upper())
-
-
-def _even_power(v, n: int):
-    """v**n for even n >= 2: non-negative, and tight when the ball straddles 0 ((0.5 +- 1.5)**2 is [0, 4],
-    not the midpoint-radius [-3.5, 4], which after exp(-2500 x) would reach e^8750)."""
-    if v.is_nan() or v.is_exact():
-        return v ** n
-    flint = _flint()
-    lo, hi = v.lower(), v.upper()  # exact ends: each power is then a thin ball
-    if lo >= 0:
-        return (lo ** n).union(hi ** n)
-    if hi <= 0:
-        return (hi ** n).union(lo ** n)
-    return flint.arb(0).union(lo.abs_upper().max(hi.abs_upper()) ** n)
-
-
-def compile_arb(expr: sp.Basic, symbols: Sequence[sp.Symbol]) -> Callable[[Mapping], object]:
-    """A function of ``{symbol: arb}`` returning an arb ball that contains ``expr``'s value on those balls.
-
-    Values outside a function's domain (log of a ball reaching 0, a real power of a negative ball) give a
-    NaN ball, i.e. no information, never a wrong enclosure. Raises :class:`Unsupported` for nodes not
-    mapped here (the caller then has no certified path and says so).
-    """
-    stray = expr.free_symbols - set(symbols)
-    if stray:
-        raise Unsupported(f"symbols {sorted(map(str, stray))} are not coordinates of the box")
-    return _BALLS.translate(expr)
-
-
-def compile_arb_condition(c) -> Callable[[Mapping], bool | None]:
-    """A sympy condition as a three-valued function of balls: True, False or None (undecided)."""
-    return _BALLS.condition(c)
-
-
-def _constant(make) -> Callable:
-    return lambda env: make()
-
-
-def _fold(parts, step):
-    """``env -> step(...step(parts[0](env), parts[1](env))..., parts[-1](env))``, NaN where python-flint raises."""
-
-    def fold(env):
-        out = parts[0](env)
-        for p in parts[1:]:
-            out = step(out, p(env))
-        return out
-
-    return _safe(fold)
-
-
-class BallTarget(translate.EnvironmentClosures):
-    """sympy -> closures ``env -> arb`` whose ball contains the exact value on the balls of ``env``.
-
-    Every operation is one of Arb's (rigorous), with two tightenings where midpoint-radius arithmetic
-    loses the sign: even powers and ``Abs`` of a ball that straddles 0. A ``Piecewise`` unions every
-    branch whose condition may hold (three-valued conditions, :func:`_tri`), ``Max``/``Min`` are Arb's
-    (rigorous on overlapping balls), and a value outside a function's domain is a NaN ball: no
-    information, never a wrong enclosure.
-    """
-
-    error = Unsupported
-    target = "ball arithmetic"
-    unary = _UNARY
-
-    # -- atoms (a symbol reads the environment: EnvironmentClosures) -----------------------------------
-    def _translate_Infinity(self, e):
-        return _constant(_flint().arb.pos_inf)
-
-    def _translate_NegativeInfinity(self, e):
-        return _constant(_flint().arb.neg_inf)
-
-    def _translate_NaN(self, e):
-        return lambda env: _nan()
-
-    _translate_ComplexInfinity = _translate_ImaginaryUnit = _translate_NaN
-
-    def _translate_Rational(self, e):
-        return lambda env, q=e: _arb_rational(q)
-
-    def _translate_Float(self, e):
-        # a Float is its exact binary value
-        return lambda env, q=sp.Rational(e): _arb_rational(q)
-
-    def _translate_Pi(self, e):
-        return _constant(_flint().arb.pi)
-
-    def _translate_Exp1(self, e):
-        return lambda env: _flint().arb(1).exp()
-
-    def _translate_EulerGamma(self, e):
-        return _constant(_flint().arb.const_euler)
-
-    # -- arithmetic ----------------------------------------------------------------------------------
-    def _translate_Add(self, e):
-        return _fold([self.translate(a) for a in e.args], lambda u, v: u + v)
-
-    def _translate_Mul(self, e):
-        return _fold([self.translate(a) for a in e.args], lambda u, v: u * v)
-
-    def _translate_Pow(self, e):
-        base, expo = self.translate(e.args[0]), e.args[1]
-        if expo.is_Integer:
-            n = int(expo)
-            if n % 2 == 0 and n > 0:
-                return _safe(lambda env: _even_power(base(env), n))
-            return _safe(lambda env: base(env) ** n)
-        if expo == sp.S.Half:
-            return _safe(lambda env: base(env).sqrt())
-        ex = self.translate(expo)
-        return _safe(lambda env: base(env) ** ex(env))
-
-    def _translate_log(self, e):
-        arg = self.translate(e.args[0])
-        if len(e.args) == 2:
-            b = self.translate(e.args[1])
-            return _safe(lambda env: arg(env).log() / b(env).log())
-        return _safe(lambda env: arg(env).log())
-
-    def apply(self, op, e):
-        arg = self.translate(e.args[0])
-        return _safe(lambda env: op(arg(env)))
-
-    def _translate_Max(self, e):
-        return _fold([self.translate(a) for a in e.args], lambda u, v: u.max(v))
-
-    def _translate_Min(self, e):
-        return _fold([self.translate(a) for a in e.args], lambda u, v: u.min(v))
-
-    def _translate_Piecewise(self, e):
-        branches = [(self.translate(v), self.condition(c)) for v, c in e.args]
-
-        def piecewise(env):
-            # every branch whose condition may hold contributes; the first certainly true one ends it
-            out = None
-            for value, cond in branches:
-                holds = cond(env)
-                if holds is False:
-                    continue
-                v = value(env)
-                out = v if out is None else out.union(v)
-                if holds is True:
-                    return out
-            return _nan() if out is None else out.union(_nan())
-
-        return _safe(piecewise)
-
-    def _translate_Heaviside(self, e):
-        flint = _flint()
-        arg = self.translate(e.args[0])
-        half = sp.Rational(1, 2) if len(e.args) == 1 else e.args[1]
-
-        def heaviside(env):
-            v = arg(env)
-            if v > 0:
-                return flint.arb(1)
-            if v < 0:
-                return flint.arb(0)
-            at0 = _arb_rational(half) if half.is_Rational else _nan()
-            return flint.arb(0).union(flint.arb(1)) if not v.is_zero() else at0
-
-        return _safe(heaviside)
-
-    # -- three-valued conditions: True, False or None (undecided) --------------------------------------
-    def truth(self, value):
-        return lambda env: value
-
-    def conjunction(self, parts):
-        def conj(env):
-            vals = [p(env) for p in parts]
-            return False if False in vals else (None if None in vals else True)
-
-        return conj
-
-    def disjunction(self, parts):
-        def disj(env):
-            vals = [p(env) for p in parts]
-            return True if True in vals else (None if None in vals else False)
-
-        return disj
-
-    def negation(self, part):
-        def neg(env):
-            v = part(env)
-            return None if v is None else not v
-
-        return neg
-
-    def relation(self, op, lhs, rhs):
-        lhs, rhs = self.translate(lhs), self.translate(rhs)
-
-        def rel(env):
-            try:
-                return _tri(op, lhs(env), rhs(env))
-            except (ValueError, ArithmeticError, TypeError):
-                return None
-
-        return rel
-
-
-_BALLS = BallTarget()
-
-
-def _tri(op: str, a, b):
-    """Certain truth of ``a op b`` for balls: True, False or None (the balls overlap: undecided)."""
-    if a.is_nan() or b.is_nan():
-        return None
-    if op == "<":
-        return True if a < b else (False if a >= b else None)
-    if op == "<=":
-        return True if a <= b else (False if a > b else None)
-    if op == ">":
-        return _tri("<", b, a)
-    if op == ">=":
-        return _tri("<=", b, a)
-    if op == "==":
-        if a.is_exact() and b.is_exact() and a == b:
-            return True
-        return False if (a < b or a > b) else None
-    if op == "!=":
-        t = _tri("==", a, b)
-        return None if t is None else not t
-    raise Unsupported(op)
+__all__ = ["Axis", "IntervalOutcome", "bisect_relation", "replay_partition"]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -358,17 +83,17 @@ class Axis:
     def ball(self, u0: float, u1: float):
         """(ball of the values, ball at the lower value end, ball at the upper value end); None for an
         integer axis whose box holds no integer."""
-        flint = _flint()
+        flint = flint_module()
         if self.integer:
             ends = self._integers(u0, u1)
             if ends is None:
                 return None
-            first, last = (_arb_rational(sp.Rational(e)) for e in ends)
+            first, last = (arb_rational(sp.Rational(e)) for e in ends)
             return first.union(last), first, last
         d0, d1 = self._distance(u0), self._distance(u1)
         if self.scale != "offset":
             return flint.arb(d0).union(flint.arb(d1)), flint.arb(d0), flint.arb(d1)
-        anchor = _arb_rational(sp.Rational(self.anchor))
+        anchor = arb_rational(sp.Rational(self.anchor))
         e0, e1 = anchor + self.sign * flint.arb(d0), anchor + self.sign * flint.arb(d1)
         lower, upper = (e0, e1) if self.sign > 0 else (e1, e0)
         return lower.union(upper), lower, upper
@@ -422,6 +147,8 @@ class IntervalOutcome:
     seconds: float = 0.0
     undecided_points: int = 0
     extra: dict = field(default_factory=dict)
+    #: for a ``"proved"`` or ``"certified"`` box: the partition that shows it (:class:`Partition`)
+    partition: Partition | None = None
 
     def describe_box(self) -> str:
         return ", ".join(a.describe() for a in self.axes)
@@ -431,7 +158,7 @@ def bisect_relation(
     claim: Callable, divergence: Callable, relation: str, axes: Sequence[Axis], *,
     alpha: sp.Symbol | None, fixed: Mapping[sp.Symbol, object], tol: float, floor: float,
     difference: Callable | None = None, monotone_alpha: bool = True, max_boxes: int = 20000,
-    seconds: float = 15.0, prec: int = 192,
+    seconds: float = 600.0, prec: int = 192,
 ) -> IntervalOutcome:
     """Decide ``divergence REL claim`` on the box spanned by ``axes`` (see the module docstring).
 
@@ -444,15 +171,34 @@ def bisect_relation(
 
     A box is *exact* when the relation holds on it with no tolerance (``lower(claim - D) >= 0`` for
     ``<=``) and *within tolerance* when no violation on it can exceed ``tol``; ``status`` is ``"proved"``
-    when every box is exact, ``"certified"`` when every box is at least within tolerance.
+    when every box is exact, ``"certified"`` when every box is at least within tolerance; the outcome
+    then holds the :class:`Partition` of the box into the settled boxes.
+
+    ``max_boxes`` is the budget: the search stops after that many boxes (``"partial"``). ``seconds`` is
+    only a guard against a hang (far above the time ``max_boxes`` take); when it fires the outcome is
+    ``"partial"`` and its reason says so.
     """
-    flint = _flint()
-    started = time.monotonic()
+    return _with_precision(prec, lambda search: search.run(max_boxes, seconds, time.monotonic()), claim,
+                           divergence, difference, relation, axes, alpha, fixed, tol, floor, monotone_alpha)
+
+
+def replay_partition(partition: Partition, claim: Callable, divergence: Callable, relation: str,
+                     axes: Sequence[Axis], *, alpha: sp.Symbol | None, fixed: Mapping[sp.Symbol, object], tol: float,
+                     floor: float, difference: Callable | None = None, monotone_alpha: bool = True, prec: int = 192,
+                     exact_only: bool = False) -> tuple[bool, str]:
+    """Settle every box of ``partition`` again with the enclosures of :func:`bisect_relation` (same
+    arguments), without searching: :meth:`Partition.replay`."""
+    return _with_precision(prec, lambda search: partition.replay(search, exact_only), claim, divergence, difference,
+                           relation, axes, alpha, fixed, tol, floor, monotone_alpha)
+
+
+def _with_precision(prec, task, claim, divergence, difference, relation, axes, alpha, fixed, tol, floor, monotone):
+    flint = flint_module()
     old_prec = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        return _Bisection(flint, claim, divergence, difference, relation, tuple(axes), alpha, dict(fixed), tol,
-                          floor, monotone_alpha).run(max_boxes, seconds, started)
+        return task(_Bisection(flint, claim, divergence, difference, relation, tuple(axes), alpha, dict(fixed), tol,
+                               floor, monotone))
     finally:
         flint.ctx.prec = old_prec
 
@@ -483,7 +229,9 @@ class _Bisection:
         return ball.lower(), ball.upper()
 
     def divergence_bounds(self, box):
-        lower, upper = self._bounds(self.divergence(self.env(box)))
+        """Bounds of D on the box, and its enclosure by the closed form alone."""
+        plain = self.divergence(self.env(box))
+        lower, upper = self._bounds(plain)
         if self.alpha_index is not None:
             # D_alpha is non-decreasing in alpha (Prop. 9): the ends of the alpha range bound the box
             lo_end, hi_end = self.divergence(self.env(box, "lo")), self.divergence(self.env(box, "hi"))
@@ -491,14 +239,15 @@ class _Bisection:
                 lower = lower.max(lo_end.lower())
             if not hi_end.is_nan():
                 upper = upper.min(hi_end.upper())
-        return lower, upper
+        return lower, upper, plain
 
     def margin_bounds(self, box):
-        """Bounds of the margin (>= 0: the relation holds; for ``==`` the margin is -|claim - D|) and of
-        the scale the tolerance is relative to."""
+        """Bounds of the margin (>= 0: the relation holds; for ``==`` the margin is -|claim - D|), of the
+        scale the tolerance is relative to, and the enclosures ``(claim, divergence)`` on the box."""
         inf = self.flint.arb.pos_inf()
-        dl, du = self.divergence_bounds(box)
-        cl, cu = self._bounds(self.claim(self.env(box)))
+        dl, du, d_ball = self.divergence_bounds(box)
+        c_ball = self.claim(self.env(box))
+        cl, cu = self._bounds(c_ball)
         lo, hi = cl - du, cu - dl  # claim - D
         lo, hi = (-inf if lo.is_nan() else lo), (inf if hi.is_nan() else hi)
         if self.difference is not None:
@@ -515,23 +264,24 @@ class _Bisection:
         # the smallest |value| anywhere on the box (0 when the range straddles 0): relative violations
         # are measured against it, so a wide box never looks better than its worst point
         scale = self.floor.max(_smallest_magnitude(dl, du)).max(_smallest_magnitude(cl, cu))
-        return lo, hi, scale
+        return lo, hi, scale, (c_ball, d_ball)
 
     # -- one box -------------------------------------------------------------------------------------
     def classify(self, box):
-        """(state, potential): state "exact" | "within" | "open"; potential = worst relative violation."""
+        """(state, potential, enclosures): state "exact" | "within" | "open"; potential = worst relative
+        violation; enclosures = (claim ball, divergence ball) on the box, None for a box with no point."""
         if self.env(box) is None:
-            return "exact", 0.0  # no point of the parameter space in this box (no integer)
-        lo, hi, scale = self.margin_bounds(box)
+            return "exact", 0.0, None  # no point of the parameter space in this box (no integer)
+        lo, hi, scale, balls = self.margin_bounds(box)
         if self.relation != "==" and bool(lo >= 0):
-            return "exact", 0.0
+            return "exact", 0.0, balls
         if bool(-lo <= self.tol * scale):
-            return "within", 0.0
+            return "within", 0.0, balls
         try:
             v = float((-lo / scale).upper().mid())
         except (ValueError, ZeroDivisionError, OverflowError):
             v = math.inf
-        return "open", (v if math.isfinite(v) else math.inf)
+        return "open", (v if math.isfinite(v) else math.inf), balls
 
     def point_check(self, box):
         """The box midpoint as exact numbers, and whether the relation certainly fails there (None: undecided)."""
@@ -539,7 +289,7 @@ class _Bisection:
         if any(v is None for v in point.values()):
             return point, False, None, None
         env = dict(self.fixed)
-        env.update({s: _arb_rational(v) for s, v in point.items()})
+        env.update({s: arb_rational(v) for s, v in point.items()})
         d, c = self.divergence(env), self.claim(env)
         if d.is_nan() or c.is_nan():
             return point, None, d, c
@@ -571,11 +321,11 @@ class _Bisection:
                 continue
             children = [box[:k] + (half,) + box[k + 1:] for half in ((u0, mid), (mid, u1))]
             classified = [self.classify(c) for c in children]
-            settled = sum(1 for state, _ in classified if state != "open")
-            worst = max(potential for _, potential in classified)
+            settled = sum(1 for state, _, _ in classified if state != "open")
+            worst = max(potential for _, potential, _ in classified)
             key = (settled, -worst, (u1 - u0) / self.widths0[k])
             if best_key is None or key > best_key:
-                best, best_key = list(zip(children, classified)), key
+                best, best_key = (k, list(zip(children, classified))), key
             if len(box) == 1:
                 break
         return best
@@ -590,12 +340,16 @@ class _Bisection:
         done: set = set()
         tally = {"exact": 0.0, "within": 0.0}
         counter = [0]
+        # the partition: the coordinate each split box was halved along, and the settled boxes
+        splits: dict = {}
+        settled: dict = {}
 
         def push(box, classified=None):
-            state, potential = classified or self.classify(box)
+            state, potential, balls = classified or self.classify(box)
             vol = math.prod((u1 - u0) / w for (u0, u1), w in zip(box, self.widths0))
             if state != "open":
                 tally[state] += vol
+                settled[box] = (state, balls)
                 return
             counter[0] += 1
             # a box whose enclosures bound a large violation is a better lead than one about which
@@ -620,12 +374,15 @@ class _Bisection:
                                    seconds=time.monotonic() - started, undecided_points=undecided,
                                    extra={"exact_fraction": tally["exact"]}, **kw)
 
-        push(tuple(self.spans))
+        root = tuple(self.spans)
+        push(root)
         boxes, undecided, unsplittable, turn = 1, 0, 0, 0
         while len(done) < counter[0]:
-            if boxes >= max_boxes or time.monotonic() - started > seconds:
-                why = "box budget" if boxes >= max_boxes else "time budget"
-                return outcome("partial", reason=f"{why} spent after {boxes} boxes")
+            if boxes >= max_boxes:
+                return outcome("partial", reason=f"box budget spent after {boxes} boxes")
+            if time.monotonic() - started > seconds:
+                return outcome("partial", reason=f"a hang guard of {seconds:g} s fired in the certified pass "
+                                                 f"after {boxes} boxes")
             box = pop(turn)
             turn += 1
             if box is None:
@@ -638,17 +395,19 @@ class _Bisection:
             if split is None:
                 unsplittable += 1  # too small to split in floats: this box stays undecided
                 continue
-            for child, classified in split:
+            splits[box] = split[0]
+            for child, classified in split[1]:
                 push(child, classified)
                 boxes += 1
         if unsplittable:
             return outcome("partial", reason=f"{unsplittable} box(es) too small to split further stayed undecided")
-        return outcome("proved" if tally["within"] == 0 else "certified")
+        return outcome("proved" if tally["within"] == 0 else "certified",
+                       partition=Partition.from_search(root, splits, settled))
 
 
 def _smallest_magnitude(lo, hi):
     """A lower bound of |v| for v in [lo, hi] (exact arb endpoints; infinite or NaN ones give 0)."""
-    flint = _flint()
+    flint = flint_module()
     if lo.is_nan() or hi.is_nan():
         return flint.arb(0)
     if bool(lo > 0) and lo.is_finite():

@@ -3,7 +3,7 @@ r"""A claim about a numeric curve: a target without a closed form for the order 
 The divergence at a point is the result's certified value (:meth:`DivergenceResult.evaluate_with_error`:
 an exact piece, or the numeric path on the densities with its error estimate ``e``). With ``t`` that
 value, ``c`` the claim's value (exact ``evalf``, or the callable) and ``tol = 10^-digits * scale`` (the
-scale of :func:`rdpsym.claims.evaluate._violation`), a point
+scale of :func:`rdpsym.claims.point.violation`), a point
 
 * **violates** the relation when it fails by more than ``tol + e`` whatever the true divergence in
   ``[t - e, t + e]`` is (``<=``: ``t - e > c + tol``; ``==``: ``|t - c| > tol + e``);
@@ -21,7 +21,11 @@ evidence says so. Nothing here is ever ``proved``.
 
 The grid is smaller than for a closed form (a point costs a quadrature, not a compiled expression):
 :data:`NUMERIC_ALPHAS` and two typical values plus the edge values of each free parameter, capped at
-:data:`MAX_POINTS`, all within :data:`BUDGET_SECONDS`; points not reached in time are dropped (against).
+:data:`MAX_POINTS`. Every point of the grid is evaluated, whatever the machine's speed: the budget is that
+count of points. Each point's divergence runs under a hang guard (:data:`POINT_GUARD_SECONDS`) and the
+whole grid under another (:data:`GRID_GUARD_SECONDS`), both far above the typical time; a point whose
+guard fired, or that a fired grid guard left unevaluated, counts against the claim, and the evidence
+names the guard.
 """
 
 from __future__ import annotations
@@ -31,21 +35,23 @@ import time
 import mpmath
 import sympy as sp
 
-from .._timeout import StepTimeout, run_with_time_limit
-from .evaluate import _Evaluator
+from .attest import attest_numeric
+from .guard import HangGuardFired
+from .point import Evaluator
 from .run import MIN_POINTS_PER_REGIME, REGIMES, _product, _regime, _required_regimes
 from .search import parameter_grid
 from .verdict import Counterexample, Verdict, _fmt, _fmt_values
 
-__all__ = ["check_numeric_claim", "NUMERIC_ALPHAS", "MAX_POINTS", "BUDGET_SECONDS", "POINT_SECONDS"]
+__all__ = ["check_numeric_claim", "NUMERIC_ALPHAS", "MAX_POINTS", "POINT_GUARD_SECONDS", "GRID_GUARD_SECONDS"]
 
 #: orders of the grid, by regime: (0, 1), near 1, moderate, large
 NUMERIC_ALPHAS = tuple(sp.Rational(a) for a in ("1/10", "1/2", "9/10", "1.000001", "1.01", "3/2", "2", "5", "32",
                                                 "100", "1000", "1000000"))
 #: grid points at most (an even subsample of the product beyond it)
 MAX_POINTS = 120
-#: seconds for the whole grid; seconds for one point's divergence
-BUDGET_SECONDS, POINT_SECONDS = 45.0, 15.0
+#: hang guards: one point's divergence (typically well under 1 s, up to 20 s on an infinite lattice; its
+#: independent recomputation gets twice as long), and the whole grid (typically a few minutes at most)
+POINT_GUARD_SECONDS, GRID_GUARD_SECONDS = 300.0, 3600.0
 
 
 def _alphas(lo, hi):
@@ -96,13 +102,14 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
     """The verdict fields (as :class:`~rdpsym.claims.verdict.ClaimVerdict` keywords) for a claim about
     a numeric curve (module docstring)."""
     lo, hi = alpha_range
-    ev = _Evaluator(tgt, c, order, fixed, dps)
+    ev = Evaluator(tgt, c, order, fixed, dps, relation)
     tol = mpmath.mpf(10) ** (-digits)
     truth_dps = max(20, int(digits) + 5)
     alphas = [None] if order is not None else _alphas(lo, hi)
     points = _grid(alphas, free)
-    deadline = time.monotonic() + BUDGET_SECONDS
+    deadline = time.monotonic() + GRID_GUARD_SECONDS
     compared, by_regime, dropped, excluded = 0, {}, [], 0
+    compared_values = []  # (alpha, values, divergence, its error) of each compared point, for the certificate
     methods = set()
 
     def summary():
@@ -120,27 +127,28 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
                              "beyond them (a closed form's D_oo comparison, Mironov 2017, Prop. 9)")
         if excluded:
             lines.append(f"{excluded} point(s) excluded where P or Q is not a probability distribution")
-        return lines
+        return lines + ev.guards.evidence()
 
     for a, values in points:
         if time.monotonic() > deadline:
-            dropped.append(((a, values), f"not reached within the {BUDGET_SECONDS:g} s budget"))
+            dropped.append(((a, values), f"not evaluated: a hang guard of {GRID_GUARD_SECONDS:g} s fired in the "
+                                         "numeric grid"))
             continue
         alpha = ev.point_alpha(a)
         allv = ev.all_values(values)
         try:
-            cv = run_with_time_limit(lambda: tgt.result.evaluate_with_error(alpha, truth_dps, **allv),
-                                     seconds=POINT_SECONDS)
+            cv = ev.guards.run("the divergence at a point of a numeric curve", POINT_GUARD_SECONDS,
+                               lambda: tgt.result.evaluate_with_error(alpha, truth_dps, **allv))
             t, e = cv.value, cv.error
             methods.add("exact" if cv.exact else "numeric")
-        except StepTimeout:
-            t, e, why = None, None, f"the divergence took more than {POINT_SECONDS:g} s"
+        except HangGuardFired as exc:
+            t, e, why = None, None, str(exc)
         except (ArithmeticError, ValueError, TypeError) as exc:
             t, e, why = None, None, f"the divergence has no certified value: {str(exc)[:160]}"
         with mpmath.workdps(dps + 20):
-            cl = ev._claim(a, values, ev.env(a, values), True) if t is not None else None
+            cl = ev.claim_at(a, values)[0] if t is not None else None
         if t is None or not isinstance(cl, mpmath.mpf):
-            if tgt.distributions_ok(allv) is False:
+            if ev.distributions_ok(values) is False:
                 excluded += 1
                 continue
             dropped.append(((a, values), why if t is None else "the claim has no value here (undefined, raised, "
@@ -154,13 +162,16 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
             # resolved at once: one confirmed violation refutes, and the rest of the grid is not needed
             cex = _counterexample(tgt, ev, (a, values), t, cl, relation, dps, tol, independent)
             if isinstance(cex, Counterexample):
-                return dict(verdict=Verdict.REFUTED, evidence=tuple(
+                fields = dict(verdict=Verdict.REFUTED, evidence=tuple(
                     [summary(), f"the relation fails by more than 1e-{digits} (relative) beyond the numeric error, "
                      "and the reference method confirms it"] + coverage()), counterexample=cex,
                     points_checked=len(points))
+                return {**fields, "certificate": attest_numeric(tgt, ev, fields, [(a, values, t, e)], alpha_range,
+                                                                digits, dps)}
             dropped.append(((a, values), f"a violation that could not be confirmed: {cex}"))
             continue
         compared += 1
+        compared_values.append((a, values, t, e))
         regime = _regime(a) if order is None else "the special order"
         by_regime[regime] = by_regime.get(regime, 0) + 1
 
@@ -178,17 +189,18 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
     if reasons:
         return dict(verdict=Verdict.INCONCLUSIVE, evidence=tuple([summary()] + reasons + coverage()),
                     points_checked=len(points))
-    return dict(verdict=Verdict.CONFIRMED,
-                evidence=tuple([summary(), f"confirmed at the {compared} compared points only: a numeric curve has "
-                                "no certified pass between them, and no symbolic proof is attempted"] + coverage()),
-                points_checked=len(points))
+    fields = dict(verdict=Verdict.CONFIRMED,
+                  evidence=tuple([summary(), f"confirmed at the {compared} compared points only: a numeric curve has "
+                                  "no certified pass between them, and no symbolic proof is attempted"] + coverage()),
+                  points_checked=len(points))
+    return {**fields, "certificate": attest_numeric(tgt, ev, fields, compared_values, alpha_range, digits, dps)}
 
 
 def _counterexample(tgt, ev, point, t, cl, relation, dps, tol, independent):
     """A Counterexample at a violating point, or the reason it is not one."""
     a, values = point
     allv = ev.all_values(values)
-    valid = tgt.distributions_ok(allv)
+    valid = ev.distributions_ok(values)
     if valid is not True:
         return ("P or Q is not a probability distribution here" if valid is False
                 else "could not check that P and Q are probability distributions at this point")
@@ -196,9 +208,10 @@ def _counterexample(tgt, ev, point, t, cl, relation, dps, tol, independent):
     numeric = None
     if independent and alpha != sp.oo:
         try:
-            got = run_with_time_limit(tgt.independent, ev.order, a, allv, 30, seconds=2 * POINT_SECONDS)
-        except StepTimeout:
-            return "the independent recomputation of the divergence timed out"
+            got = ev.guards.run("the independent recomputation of a point", 2 * POINT_GUARD_SECONDS,
+                                tgt.independent, ev.order, a, allv, 30)
+        except HangGuardFired as exc:
+            return f"the independent recomputation of the divergence did not finish: {exc}"
         if got is not None:
             value, error, converged, detail = got
             if value is None or not converged:
@@ -211,8 +224,9 @@ def _counterexample(tgt, ev, point, t, cl, relation, dps, tol, independent):
     # the reported divergence to 30 digits (the grid's values carry only the check's digits + 5)
     shown = min(dps, 30)
     try:
-        t = run_with_time_limit(lambda: tgt.result.evaluate(alpha, shown, **allv), seconds=2 * POINT_SECONDS)
-    except (StepTimeout, ArithmeticError, ValueError):
+        t = ev.guards.run("the reported divergence of a counterexample", 2 * POINT_GUARD_SECONDS,
+                          lambda: tgt.result.evaluate(alpha, shown, **allv))
+    except (HangGuardFired, ArithmeticError, ValueError):
         shown = max(20, int(-mpmath.log10(tol)) + 5)
     with mpmath.workdps(shown):
         gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)

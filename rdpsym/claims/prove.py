@@ -1,24 +1,82 @@
-"""A symbolic proof of a claim's relation to the divergence, each sympy attempt time-limited."""
+"""A symbolic proof of a claim's relation to the divergence: a chain of named sympy rewrites.
+
+The claim and the divergence are first written over variables that range exactly over the domains: a
+parameter p in (a, b) becomes a + (b - a)/(1 + s) with s > 0, p in (a, oo) becomes a + s (bijections, so
+an identity in s is one in p), the parameters held fixed take their values, and the order becomes
+alpha = 1 + t (t > 0) for a claim about alpha > 1, alpha = 1/(1 + v) (v > 0) about alpha < 1
+(:func:`proof_context`). Then the *routes* are tried in a fixed order (:data:`ROUTES`); each is a short
+chain of rewrites (:mod:`rdpsym.claims.rewrite`) ending in a fact that implies the relation:
+
+``==``
+    ``simplify(claim - D) = 0``; or ``exp((alpha-1) claim) - exp((alpha-1) D)`` simplifies to 0 with both
+    sides real by the symbols' assumptions (equality of reals, alpha != 1); or ``expand_log(claim - D)``
+    simplifies to 0; or, regime by regime, every log argument and every base of a non-integer power is
+    positive where D is finite, so the forced ``expand_log`` is exact there, and the difference expands to 0.
+``<=`` / ``>=``
+    ``simplify(claim - D)`` is non-negative / non-positive by the assumptions; or (``<=``) the claim is at
+    least D_oo, and D_alpha <= D_oo at every order (Mironov 2017, arXiv:1702.07476 v3, Prop. 9).
+
+What a proof may spend is counted: one attempt per rewrite, the routes in a fixed order. Each rewrite
+runs under a hang guard (``seconds``, far above sympy's typical time), which says so when it fires. The
+steps of the route that succeeds are the proof's data (:class:`Proof`): :func:`replay` runs that one
+route again and compares every step, which is how a certificate's proof is checked.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
-from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
+from .guard import HangGuards
+from .rewrite import Chain, ReplayMismatch, Step
+
+__all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
+
+#: hang guard of one rewrite (check_claim's default ``prove_seconds``); sympy typically needs well under 1 s
+PROVE_ATTEMPT_SECONDS = 60.0
 
 
-def _prove(claim, truth, relation, order, fixed, params, conditions, alpha_range, seconds,
-           max_divergence=None) -> str | None:
-    """A symbolic proof of the relation, or None. Each sympy attempt is time-limited.
+@dataclass(frozen=True)
+class ProofContext:
+    """The claim and the divergence over the domains' variables (module docstring), with what the routes
+    need: ``c``, ``t`` with the order substituted (``alpha_expr``; None for a special order), ``c_free``,
+    ``t_free`` with only the parameters substituted, and the texts the proof states."""
 
-    ``max_divergence`` is the derived D_inf: an upper bound that is at least D_inf at every order is
-    proved by monotonicity, D_alpha <= D_inf for every alpha (Mironov 2017, Prop. 9 and Def. 3), when
-    the direct comparison with D_alpha does not settle it.
-    """
+    relation: str
+    order: object
+    c: sp.Expr
+    t: sp.Expr
+    c_free: sp.Expr
+    t_free: sp.Expr
+    alpha_expr: sp.Expr | None
+    regime: str
+    where: str
+    notes: tuple[str, ...]
+    conditions: sp.Basic
+    alpha_range: tuple
+    max_divergence: sp.Expr | None
+    subs: dict
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A proof: the route that succeeded, what it shows (``text``), and its steps."""
+
+    route: str
+    text: str
+    steps: tuple[Step, ...]
+    attempts: int = 0
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def proof_context(claim, truth, relation, order, fixed, params, conditions, alpha_range,
+                  max_divergence=None) -> ProofContext:
+    """The claim and the divergence over the domains' variables (module docstring)."""
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
-    # Give sympy the parameters' domains as assumptions: p in (a, b) becomes a + (b - a)/(1 + s) with
-    # s > 0, p in (a, oo) becomes a + s (bijections, so an identity in s is one in p).
     notes = []
     for p in params:
         if p.name in fixed or not isinstance(p.domain, sp.Interval):
@@ -31,8 +89,8 @@ def _prove(claim, truth, relation, order, fixed, params, conditions, alpha_range
         elif a.is_finite and a != 0:
             subs[p.symbol] = a + s
             notes.append(f"{p.name} = {sp.sstr(subs[p.symbol])}")
-    c = claim.subs(subs)
-    t = truth.subs(subs)
+    c_free, t_free = claim.subs(subs), truth.subs(subs)
+    c, t = c_free, t_free
     lo, hi = alpha_range
     where = ""
     if order is None:
@@ -52,56 +110,54 @@ def _prove(claim, truth, relation, order, fixed, params, conditions, alpha_range
         regime, alpha_expr = f"order {order}", None
     if notes:
         regime += "; " + ", ".join(notes) + " with positive *_s"
+    return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
+                        tuple(alpha_range), max_divergence, subs)
 
-    def attempt(fn):
-        try:
-            return run_with_time_limit(fn, seconds=seconds)
-        except (StepTimeout, Exception):  # noqa: BLE001 - a failed attempt is just no proof
-            return None
 
-    if t == sp.oo or c == sp.oo:
-        if relation == "==" and t == c:
-            return "proved: both are +oo"
-        if relation == "<=" and c == sp.oo:
-            return "proved: the claim is +oo"
-        if relation == ">=" and t == sp.oo:
-            return None
-        return None
-    d = attempt(lambda: sp.simplify(c - t))
-    if relation == "==":
-        if d is not None and d == 0:
-            return f"proved: simplify(claim - divergence) = 0 ({regime}){where}"
-        # exp((alpha-1) x) is injective on the reals only: the route needs both sides real for every value
-        # of the symbols (by their assumptions), not only at the checked points (a claim can be complex on a
-        # sliver of the domain no point reached)
-        both_real = attempt(lambda: c.is_extended_real is True and t.is_extended_real is True)
-        if alpha_expr is not None and both_real:
-            d2 = attempt(lambda: sp.simplify(sp.expand(sp.exp((alpha_expr - 1) * c)) - sp.expand(sp.exp((alpha_expr - 1) * t))))
-            if d2 is not None and d2 == 0:
-                return (f"proved: exp((alpha-1)*claim) - exp((alpha-1)*divergence) simplifies to 0 ({regime}), "
-                        f"and both are real by the symbols' assumptions, so claim = divergence{where}")
-        d3 = attempt(lambda: sp.simplify(sp.expand_log(sp.expand(c - t))))
-        if d3 is not None and d3 == 0:
-            return f"proved: expand_log(claim - divergence) simplifies to 0 ({regime}){where}"
-        if order is None:
-            return _equal_by_log_expansion(claim.subs(subs), truth.subs(subs), conditions, lo, hi, attempt, notes)
-        return None
-    if d is not None:
-        sign_ok = d.is_nonnegative if relation == "<=" else d.is_nonpositive
-        if d == 0 or sign_ok:
-            word = "non-negative" if relation == "<=" else "non-positive"
-            return f"proved: claim - divergence = {sp.sstr(d)} is {word} by the symbols' assumptions ({regime}){where}"
-    if relation == "<=" and max_divergence is not None and max_divergence.is_finite is not False:
-        sup = max_divergence.subs(subs)
-        gap = attempt(lambda: sp.simplify(c - sup))
-        if gap is not None and (gap == 0 or gap.is_nonnegative):
-            return (f"proved: claim - D_inf = {sp.sstr(gap)} is non-negative by the symbols' assumptions "
-                    f"({regime}), and D_alpha <= D_inf = {sp.sstr(max_divergence)} at every order "
-                    "(Mironov 2017, Prop. 9: D_alpha is non-decreasing in alpha, with limit D_inf)")
+# ---------------------------------------------------------------------------------------------------
+# the routes: each a chain of rewrites ending in the text of what it proves, or None
+# ---------------------------------------------------------------------------------------------------
+def _infinite(ch: Chain, x: ProofContext):
+    c, t = x.c, x.t
+    if x.relation == "==" and t == sp.oo and c == sp.oo:
+        return "proved: both are +oo"
+    if x.relation == "<=" and c == sp.oo:
+        return "proved: the claim is +oo"
     return None
 
 
-def _equal_by_log_expansion(claim, truth, conditions, lo, hi, attempt, notes) -> str | None:
+def _simplify(ch: Chain, x: ProofContext):
+    if sp.oo in (x.c, x.t):
+        return None
+    d = ch.run("simplify_difference", x.c, x.t)
+    if d is not None and d == 0:
+        return f"proved: simplify(claim - divergence) = 0 ({x.regime}){x.where}"
+    return None
+
+
+def _exponential(ch: Chain, x: ProofContext):
+    # exp((alpha-1) x) is injective on the reals only: the route needs both sides real for every value of the
+    # symbols (by their assumptions), not only at the checked points (a claim can be complex on a sliver of
+    # the domain no point reached)
+    if x.alpha_expr is None or sp.oo in (x.c, x.t) or ch.run("both_real", x.c, x.t) is not sp.true:
+        return None
+    d = ch.run("exp_difference", x.c, x.t, x.alpha_expr)
+    if d is not None and d == 0:
+        return (f"proved: exp((alpha-1)*claim) - exp((alpha-1)*divergence) simplifies to 0 ({x.regime}), "
+                f"and both are real by the symbols' assumptions, so claim = divergence{x.where}")
+    return None
+
+
+def _expand_log(ch: Chain, x: ProofContext):
+    if sp.oo in (x.c, x.t):
+        return None
+    d = ch.run("expand_log_difference", x.c, x.t)
+    if d is not None and d == 0:
+        return f"proved: expand_log(claim - divergence) simplifies to 0 ({x.regime}){x.where}"
+    return None
+
+
+def _log_expansion(ch: Chain, x: ProofContext):
     """claim = divergence where the divergence is finite, by expanding logarithms of positive arguments.
 
     log(a b) = log a + log b and log(a^p) = p log a hold when a, b > 0 (p real). Each order regime the
@@ -112,6 +168,9 @@ def _equal_by_log_expansion(claim, truth, conditions, lo, hi, attempt, notes) ->
     for two Gaussian variances). Then ``expand_log(force=True)`` is exact, and the difference must simplify
     to 0 in every regime.
     """
+    if x.order is not None or sp.oo in (x.c, x.t):
+        return None
+    lo, hi = x.alpha_range
     regimes = []
     if (lo < 1) is sp.true:
         v = sp.Symbol("v", positive=True)
@@ -122,23 +181,87 @@ def _equal_by_log_expansion(claim, truth, conditions, lo, hi, attempt, notes) ->
     if not regimes:
         return None
     for _, alpha_expr in regimes:
-        c, d = claim.subs(ALPHA, alpha_expr), truth.subs(ALPHA, alpha_expr)
-        finite = conditions.subs(ALPHA, alpha_expr) if isinstance(conditions, sp.Basic) else sp.true
+        c, d = x.c_free.subs(ALPHA, alpha_expr), x.t_free.subs(ALPHA, alpha_expr)
+        finite = x.conditions.subs(ALPHA, alpha_expr) if isinstance(x.conditions, sp.Basic) else sp.true
         positive = _positive_expressions(finite)
         if positive is None:
             return None
         arguments = [a.args[0] for a in (c - d).atoms(sp.log)]
         arguments += [b for b, e in (pw.as_base_exp() for pw in (c - d).atoms(sp.Pow)) if not e.is_integer]
-        if not all(attempt(lambda a=a: _positive_where(a, positive)) for a in arguments):
+        if not all(ch.run("positive_where", a, *positive) is sp.true for a in _ordered(arguments)):
             return None
-        gap = attempt(lambda: sp.simplify(sp.expand_log(sp.expand(c - d), force=True)))
+        gap = ch.run("forced_expand_log_difference", c, d)
         if gap is None or gap != 0:
             return None
     named = " and ".join(r for r, _ in regimes)
-    domains = ("; " + ", ".join(notes) + " with positive *_s") if notes else ""
+    domains = ("; " + ", ".join(x.notes) + " with positive *_s") if x.notes else ""
     return (f"proved: with {named}{domains}, every log argument and every base of a non-integer power is "
             "positive where the divergence is finite (by the symbols' assumptions and the finiteness "
             "conditions), so expand_log is exact there, and claim - divergence expands to 0")
+
+
+def _sign(ch: Chain, x: ProofContext):
+    if sp.oo in (x.c, x.t):
+        return None
+    d = ch.run("simplify_difference", x.c, x.t)
+    if d is None:
+        return None
+    if ch.run("is_nonnegative" if x.relation == "<=" else "is_nonpositive", d) is sp.true:
+        word = "non-negative" if x.relation == "<=" else "non-positive"
+        return f"proved: claim - divergence = {sp.sstr(d)} is {word} by the symbols' assumptions ({x.regime}){x.where}"
+    return None
+
+
+def _max_divergence(ch: Chain, x: ProofContext):
+    dinf = x.max_divergence
+    if x.relation != "<=" or dinf is None or dinf.is_finite is False or sp.oo in (x.c, x.t):
+        return None
+    gap = ch.run("simplify_difference", x.c, dinf.subs(x.subs))
+    if gap is not None and ch.run("is_nonnegative", gap) is sp.true:
+        return (f"proved: claim - D_inf = {sp.sstr(gap)} is non-negative by the symbols' assumptions "
+                f"({x.regime}), and D_alpha <= D_inf = {sp.sstr(dinf)} at every order "
+                "(Mironov 2017, Prop. 9: D_alpha is non-decreasing in alpha, with limit D_inf)")
+    return None
+
+
+#: the routes by name, and the order in which they are tried for each relation
+ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponential, "expand_log": _expand_log,
+          "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence}
+_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion"),
+          "<=": ("infinite", "sign", "max_divergence"), ">=": ("infinite", "sign")}
+
+
+def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guards: HangGuards | None = None
+          ) -> tuple[Proof | None, int]:
+    """The first route that proves the relation, and the number of rewrite attempts made (module docstring)."""
+    guards = guards if guards is not None else HangGuards()
+    attempts = 0
+    for name in _ORDER[context.relation]:
+        chain = Chain(guards, seconds)
+        text = ROUTES[name](chain, context)
+        attempts += chain.attempts
+        if text:
+            return Proof(name, text, tuple(chain.steps), attempts), attempts
+    return None, attempts
+
+
+def replay(route: str, steps: tuple[Step, ...], context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS,
+           guards: HangGuards | None = None) -> str:
+    """Run ``route`` again on ``context`` comparing every step with ``steps``: what it proves, or
+    :class:`~rdpsym.claims.rewrite.ReplayMismatch` (also when the route does not prove the relation)."""
+    if route not in ROUTES or route not in _ORDER[context.relation]:
+        raise ReplayMismatch(f"{route!r} is not a route for the relation {context.relation}")
+    chain = Chain(guards if guards is not None else HangGuards(), seconds, replay=tuple(steps))
+    text = ROUTES[route](chain, context)
+    chain.finish()
+    if not text:
+        raise ReplayMismatch(f"the route {route} does not prove the relation")
+    return text
+
+
+def _ordered(expressions) -> list:
+    """Distinct expressions in a fixed order (a set's iteration order is not, between processes)."""
+    return sorted(set(expressions), key=sp.srepr)
 
 
 def _positive_expressions(condition) -> list | None:
@@ -153,34 +276,3 @@ def _positive_expressions(condition) -> list | None:
             return None
         found.append(part.gts - part.lts)
     return found
-
-
-def _positive_where(expr, positive) -> bool:
-    """``expr`` > 0 by the symbols' assumptions, factor by factor, where each expression of ``positive``
-    is > 0: every factor has a known sign (by assumptions, or as a positive or negative multiple of one of
-    them), a base with a non-integer exponent is positive, and the negative factors are even in number."""
-    negative = 0
-    for factor in sp.Mul.make_args(sp.factor(expr)):
-        base, exponent = factor.as_base_exp()
-        sign = _sign_where(base, positive)
-        if sign is None or (sign < 0 and not exponent.is_integer) or not exponent.is_real:
-            return False
-        if sign < 0 and exponent.is_odd:
-            negative += 1
-        elif sign < 0 and not exponent.is_even:
-            return False
-    return negative % 2 == 0
-
-
-def _sign_where(base, positive) -> int | None:
-    if base.is_positive:
-        return 1
-    if base.is_negative:
-        return -1
-    for g in positive:
-        ratio = sp.simplify(base / g)
-        if ratio.is_positive:
-            return 1
-        if ratio.is_negative:
-            return -1
-    return None

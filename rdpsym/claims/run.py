@@ -6,16 +6,16 @@ The rules that decide the verdict are described in :mod:`rdpsym.claims.check`.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import mpmath
 import sympy as sp
 
-from .._timeout import StepTimeout, run_with_time_limit
 from ..symbols import alpha as ALPHA
-from .evaluate import _c_state, _Evaluator, _t_state, _violation
-from .prove import _prove
+from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
+from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
+from .prove import proof_context, prove
+from .rewrite import RULES, Step
 from .search import alpha_grid, guided_search, parameter_grid, shrink
 from .verdict import Counterexample, Verdict, _fmt, _fmt_values
 
@@ -29,8 +29,8 @@ REGIMES = ("alpha in (0,1)", "alpha near 1", "moderate alpha", "large alpha")
 MIN_POINTS_PER_REGIME = 2
 #: candidate violations resolved exactly (largest first) before giving up on a refutation
 MAX_CANDIDATES = 6
-#: points whose fast evaluation failed that are retried exactly, and the time for all of them
-MAX_RETRIES, RETRY_SECONDS, POINT_SECONDS = 40, 20.0, 3.0
+#: points whose fast evaluation failed that are retried exactly (each under the point's hang guard)
+MAX_RETRIES = 40
 
 
 #: orders 10^k probed beyond the certified range when the claim's limit at alpha -> oo is not decided
@@ -69,7 +69,7 @@ def _required_regimes(lo, hi) -> list[str]:
     return req
 
 
-class _ClaimRun:
+class ClaimRun:
     """One check: grid, guided search, exact resolution of candidates, proof, certified pass, verdict.
 
     Every point asked about ends in exactly one bucket: compared (both sides have values), dropped (a side
@@ -99,11 +99,15 @@ class _ClaimRun:
         self.evidence_head: list[str] = []
         self.certification = None
         self.limit_note = ""
+        self.proof = None  # the Proof of a proved verdict
+        self.compared_points: list[tuple] = []  # every compared point, in order (a certificate's points)
+        self.difference = None  # the Step that simplified claim - divergence for the certified pass
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _compared(self, point, v, finite_t):
         a, values = point
         self.compared += 1
+        self.compared_points.append(point)
         regime = _regime(a)
         self.compared_by_regime[regime] = self.compared_by_regime.get(regime, 0) + 1
         for k, val in values.items():
@@ -114,19 +118,20 @@ class _ClaimRun:
         if v > self.tol:
             self.candidates.append((v, point))
 
-    def record(self, point, v, t_state, c_state):
-        """One evaluated point: ``t_state`` in finite/inf/missing, ``c_state`` in value/outside/undefined."""
-        if v is not None:
-            self._compared(point, v, t_state == "finite")
+    def record(self, point, vals: Values):
+        """One evaluated point: compared, or the reason it has no value (None when it is exempt)."""
+        if vals.violation is not None:
+            self._compared(point, vals.violation, vals.divergence_state == "finite")
             return None
         a = point[0]
+        t_state = vals.divergence_state
         if t_state == "missing":
             return "the divergence could not be evaluated"
-        if c_state == "outside":
+        if vals.claim_state == OUTSIDE:
             return "the callable raised"
-        if c_state == "overflow":
+        if vals.claim_state == OVERFLOW:
             return _OVERFLOW_REASON
-        if c_state == "slow":
+        if vals.claim_state == SLOW:
             return _SLOW_REASON
         if self.ev.c.kind == "expr" and self.order is None and a in self.tgt.exceptional:
             self.exempt["the claim is undefined at a removable order of the closed form"] += 1
@@ -138,7 +143,7 @@ class _ClaimRun:
         return "the claim is undefined (NaN, complex, not a number or out of range)"
 
     # -- stages -------------------------------------------------------------------------------------
-    def stages(self, executor, search, prove, prove_seconds, certify_seconds):
+    def stages(self, executor, search, prove, prove_seconds, certify_boxes, certify_seconds):
         retry: list[tuple[tuple, str]] = []
         self._grid(executor, retry)
         yield None
@@ -150,34 +155,34 @@ class _ClaimRun:
         yield self._inconclusive_if_dropped()
         if prove and self.ev.c.kind == "expr":
             yield self._prove(prove_seconds)
-        if certify_seconds > 0:
-            yield self._certify(certify_seconds)
+        if certify_boxes > 0:
+            yield self._certify(certify_boxes, certify_seconds)
         yield self._final()
 
     def _grid(self, executor, retry):
         alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
         grids = [parameter_grid(p) for p in self.free]
         points = _product(alphas, self.free, grids, limit=3000)
-        for (block_start, block), entry in _grid_sweep(self.ev, self.relation, self.dps, points, executor):
+        for (block_start, block), entry in _grid_sweep(self.ev, points, executor):
             if not entry.ok:
                 self.lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: "
                                  f"{entry.status}: {entry.error}")
                 continue
-            for point, (v, t_state, c_state) in zip(block, entry.result):
+            for point, vals in zip(block, entry.result):
                 self.checked["grid"] += 1
-                self._defer(point, self.record(point, v, t_state, c_state), retry)
+                self._defer(point, self.record(point, vals), retry)
 
     def _guided(self, search, retry):
         if search <= 0:
             return
 
         def fast_violation(a, values):
-            t, cl = self.ev.values(a, values)
-            v = _violation(self.relation, t, cl, self.dps)
-            if v is not None and v > self.tol and self.tgt.distributions_ok(self.ev.all_values(values)) is False:
+            vals = self.ev.fast(a, values)
+            v = vals.violation
+            if v is not None and v > self.tol and self.ev.distributions_ok(values) is False:
                 self.not_distributions.append(values)
                 return None
-            self._defer((a, values), self.record((a, values), v, _t_state(t), _c_state(cl)), retry)
+            self._defer((a, values), self.record((a, values), vals), retry)
             return v
 
         _, _, n = guided_search(self.free, None if self.order is not None else (self.lo, self.hi),
@@ -188,7 +193,7 @@ class _ClaimRun:
         """A point without a value: excluded where P or Q is no distribution, else retried later."""
         if not why:
             return
-        if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+        if self.ev.distributions_ok(point[1]) is False:
             self.not_distributions.append(point[1])
             return
         retry.append((point, why))
@@ -206,8 +211,9 @@ class _ClaimRun:
             return
         held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
         try:
-            limit = run_with_time_limit(lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo), seconds=5.0)
-        except (StepTimeout, Exception):  # noqa: BLE001 - an undecided limit is stated, not guessed
+            limit = ev.guards.run("the claim's limit at alpha -> oo", LIMIT_SECONDS,
+                                  lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo))
+        except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
             limit = None
         grids = [parameter_grid(p) for p in self.free]
         combos = _product([None], self.free, grids, limit=25)
@@ -217,8 +223,7 @@ class _ClaimRun:
             for _, values in combos:
                 for k in _PROBE_EXPONENTS:
                     a = sp.Integer(10) ** k
-                    t, cl = ev.values(a, values)
-                    va = _violation(self.relation, t, cl, self.dps)
+                    va = ev.fast(a, values).violation
                     if va is not None and va > self.tol:
                         self.candidates.append((va, (a, values)))
                         found += 1
@@ -232,12 +237,12 @@ class _ClaimRun:
             subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
             try:
                 # maxn: a limit like floor(pi*10**4000) needs thousands of working digits to be a number
-                lv = run_with_time_limit(lambda: limit.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS),
-                                         seconds=POINT_SECONDS)
-                dv = run_with_time_limit(lambda: d_inf.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS),
-                                         seconds=POINT_SECONDS)
+                lv = ev.guards.run("the claim's limit at a parameter point", LIMIT_VALUE_SECONDS,
+                                   lambda: limit.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS))
+                dv = ev.guards.run("D_oo at a parameter point", LIMIT_VALUE_SECONDS,
+                                   lambda: d_inf.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS))
                 real = lv.is_extended_real and dv.is_extended_real
-            except (StepTimeout, Exception) as exc:  # noqa: BLE001 - an unevaluated limit counts against
+            except Exception as exc:  # noqa: BLE001 - an unevaluated limit (or a fired guard) counts against
                 real, why = False, f"{type(exc).__name__}"
             else:
                 why = "not real"
@@ -247,19 +252,19 @@ class _ClaimRun:
                 self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo or D_oo could not "
                                         f"be evaluated ({why})"))
                 continue
-            v = _violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
-                           mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
+            v = violation(self.relation, mpmath.mpf(dv) if dv.is_finite else mpmath.inf,
+                          mpmath.mpf(lv) if lv.is_finite else (mpmath.inf if lv > 0 else -mpmath.inf), self.dps)
             if v is None or v <= self.tol:
                 continue
             wrong_side += 1
             for k in _WRONG_SIDE_EXPONENTS:
                 a = sp.Integer(10) ** k
-                t, cl = ev.values(a, values)
-                va = _violation(self.relation, t, cl, self.dps)
+                vals = ev.fast(a, values)
+                va = vals.violation
                 if va is not None and va > self.tol:
                     self.candidates.append((va, (a, values)))
                     break
-                if va is None and t is not None and mpmath.isinf(t):
+                if va is None and vals.divergence_state == "inf":
                     # D is +oo from some finite order on and the formula is undefined there: its finiteness
                     # conditions, stated apart, decide those orders (the grid's exemption), not its limit
                     beyond_finite += 1
@@ -279,50 +284,22 @@ class _ClaimRun:
 
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
-        precision, then ball arithmetic); what still has no value is dropped, with the reason."""
-        deadline = time.monotonic() + RETRY_SECONDS
+        precision, then ball arithmetic); what still has no value is dropped, with the reason. At most
+        MAX_RETRIES points are retried (a count: the same points on every machine)."""
         for point, why in retry:
             if why in ("the callable raised", _OVERFLOW_REASON, _SLOW_REASON):
                 # a callable has no other way to be evaluated; sympy would take forever on the overflow
                 self.dropped.append((point, why))
                 continue
-            if self.checked["retried"] >= MAX_RETRIES or time.monotonic() > deadline:
+            if self.checked["retried"] >= MAX_RETRIES:
                 self.dropped.append((point, why + " (not retried: retry budget spent)"))
                 continue
             self.checked["retried"] += 1
-            v, t, cl, how = self._exact_violation(point)
-            if v is None:
-                self.dropped.append((point, f"{why}; {how}"))
+            vals = self.ev.exact(*point)
+            if vals.violation is None:
+                self.dropped.append((point, f"{why}; {vals.how}"))
                 continue
-            self._compared(point, v, t is not None and not mpmath.isinf(t))
-
-    def _exact_violation(self, point):
-        """(violation, divergence, claim, how) at ``point`` by the exact path at dps and 2 dps, then by
-        ball arithmetic; violation None when no method gave both values."""
-        a, values = point
-        notes = []
-        for dps in (self.dps, 2 * self.dps):
-            try:
-                t, cl = run_with_time_limit(self.ev.values, a, values, True, dps, seconds=POINT_SECONDS)
-            except StepTimeout:
-                notes.append(f"exact evaluation at {dps} digits exceeded {POINT_SECONDS:g} s")
-                break
-            except Exception as exc:  # noqa: BLE001 - a failed evaluation is no value, never agreement
-                notes.append(f"exact evaluation failed: {type(exc).__name__}: {exc}")
-                continue
-            v = _violation(self.relation, t, cl, self.dps)
-            if v is not None:
-                return v, t, cl, ""
-            notes.append(f"exact evaluation at {dps} digits gave no value for the "
-                         + ("divergence" if t is None else "claim"))
-        balls = self.ev.balls(a, values)
-        if balls is not None:
-            t, cl = balls
-            v = _violation(self.relation, t, cl, self.dps)
-            if v is not None:
-                return v, t, cl, ""
-        notes.append("ball arithmetic gave no value" if self.ev.c.kind == "expr" else "no other method for a callable")
-        return None, None, None, "; ".join(notes)
+            self._compared(point, vals.violation, vals.divergence_state == "finite")
 
     def _refute_candidates(self, extra=()):
         """Resolve the largest candidate violations exactly; a refutation, or None."""
@@ -332,7 +309,7 @@ class _ClaimRun:
             if key in seen:
                 continue
             seen.add(key)
-            if self.tgt.distributions_ok(self.ev.all_values(point[1])) is False:
+            if self.ev.distributions_ok(point[1]) is False:
                 self.not_distributions.append(point[1])
                 continue
             if tried >= MAX_CANDIDATES:
@@ -358,17 +335,17 @@ class _ClaimRun:
         """A Counterexample, "agrees" (the exact values satisfy the relation), "invalid" (P or Q is no
         distribution there) or the reason the candidate could not be decided."""
         a, values = point
-        valid = self.tgt.distributions_ok(self.ev.all_values(values))
+        valid = self.ev.distributions_ok(values)
         if valid is False:
             return "invalid"
         if valid is None:
             return "could not check that P and Q are probability distributions at this point"
-        v, t, cl, how = self._exact_violation(point)
-        if v is None:
-            return f"the violation of the fast search could not be recomputed: {how}"
-        if v <= self.tol:
+        vals = self.ev.exact(a, values)
+        if vals.violation is None:
+            return f"the violation of the fast search could not be recomputed: {vals.how}"
+        if vals.violation <= self.tol:
             return "agrees"
-        cex = _confirm_refutation(point, self, t, cl)
+        cex = _confirm_refutation(point, self, vals)
         return cex if cex is not None else "the violation could not be confirmed at a shrunk or the original point"
 
     def _inconclusive_if_dropped(self):
@@ -400,16 +377,33 @@ class _ClaimRun:
 
     def _prove(self, seconds):
         ev = self.ev
-        proof = _prove(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
-                       self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi), seconds,
-                       max_divergence=self.tgt.result.max_divergence)
+        context = proof_context(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
+                                self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi),
+                                max_divergence=self.tgt.result.max_divergence)
+        proof, attempts = prove(context, seconds=seconds, guards=ev.guards)
         if not proof:
-            self.evidence_head.append("no symbolic proof found")
+            self.evidence_head.append(f"no symbolic proof found ({attempts} rewrite attempts)")
             return None
-        return dict(verdict=Verdict.PROVED, evidence=tuple([proof, self._summary()] + self._coverage()),
+        self.proof = proof
+        return dict(verdict=Verdict.PROVED, evidence=tuple([proof.text, self._summary()] + self._coverage()),
                     points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
 
-    def _certify(self, seconds):
+    def _difference(self):
+        """claim - divergence (parameters held fixed) in its shortest form by the rewrites of the certified
+        pass (each is identical to the difference), as the Step that made it; None when none finished."""
+        ev = self.ev
+        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
+        gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
+        forms = []
+        for rule in ("cancel_expand", "simplify"):
+            try:
+                forms.append(Step(rule, (gap,), ev.guards.run(f"the certified pass's difference ({rule})",
+                                                                SIMPLIFY_SECONDS, RULES[rule], gap)))
+            except Exception:  # noqa: BLE001 - the plain difference of enclosures still works
+                continue
+        return min(forms, key=lambda step: sp.count_ops(step.output)) if forms else None
+
+    def _certify(self, boxes, seconds):
         ev = self.ev
         if ev.c.kind != "expr":
             self.certification = None
@@ -417,20 +411,12 @@ class _ClaimRun:
             return None
         from .certify import certify
 
-        held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
-        gap = (ev.c.expr - self.tgt.truth_expr(self.order)).xreplace(held)
         # A claim that is the truth written another way plus a perturbation simplifies to the perturbation:
-        # its enclosure is then tight, and the bisection goes straight to where it is large. The shortest
-        # form found within the time limits is used (each is identical to the difference).
-        forms = []
-        for simplifier, seconds in ((lambda: sp.cancel(sp.expand(gap)), 2.0), (lambda: sp.simplify(gap), 5.0)):
-            try:
-                forms.append(run_with_time_limit(simplifier, seconds=seconds))
-            except (StepTimeout, Exception):  # noqa: BLE001 - the plain difference of enclosures still works
-                continue
-        difference = min(forms, key=sp.count_ops) if forms else None
+        # its enclosure is then tight, and the bisection goes straight to where it is large.
+        self.difference = self._difference()
         cert = certify(self.tgt, ev.c.expr, self.order, self.relation, ev.fixed, self.free, (self.lo, self.hi),
-                       tol=float(self.tol), dps=self.dps, seconds=seconds, difference=difference)
+                       tol=float(self.tol), dps=self.dps, boxes=boxes, guard_seconds=seconds,
+                       difference=self.difference.output if self.difference is not None else None)
         self.certification = cert
         bad = cert.refutation
         if bad is not None:
@@ -465,7 +451,7 @@ class _ClaimRun:
                 # alpha = 400 lies between them).
                 verdict = Verdict.INCONCLUSIVE
                 evidence.append("not confirmed: the certified pass did not cover the whole box, and sampled points "
-                                "alone do not rule out a violation between them (raise certify_seconds)")
+                                "alone do not rule out a violation between them (raise certify_boxes)")
         return dict(verdict=verdict, evidence=tuple(evidence + self._coverage()),
                     points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
 
@@ -503,8 +489,9 @@ class _ClaimRun:
             lines.append(f"{self.vanished} candidate violation(s) of the fast search vanished when recomputed "
                          "exactly (precision loss of the fast evaluator, not of the claim)")
         if self.ev.c.kind == "callable":
-            lines.append("the claim is a callable: checked at points only (no proof, no certified pass)")
-        return lines
+            lines.append("the claim is a callable: checked at points only (no proof, no certified pass, no "
+                         "certificate: a callable is code, not data)")
+        return lines + self.ev.guards.evidence()
 
 
 #: grid points per task of the grid sweep: a point costs about a millisecond, so a task of 32 points is
@@ -512,17 +499,12 @@ class _ClaimRun:
 GRID_BLOCK = 32
 
 
-def _grid_block(evaluator: "_Evaluator", relation: str, dps: int, block: list) -> list[tuple]:
-    """One task of the grid sweep: per point ``(violation, divergence state, claim state)`` (see
-    :meth:`_ClaimRun.record`), all picklable (``_OUTSIDE`` is a per-process marker)."""
-    out = []
-    for a, values in block:
-        t, cl = evaluator.values(a, values)
-        out.append((_violation(relation, t, cl, dps), _t_state(t), _c_state(cl)))
-    return out
+def _grid_block(evaluator: Evaluator, block: list) -> list[Values]:
+    """One task of the grid sweep: the fast values of each point (picklable)."""
+    return [evaluator.fast(a, values) for a, values in block]
 
 
-def _grid_sweep(evaluator, relation, dps, points, executor):
+def _grid_sweep(evaluator, points, executor):
     """``((start index, block), TaskResult)`` per block of :data:`GRID_BLOCK` grid points, in grid order,
     evaluated on ``executor`` by :func:`rdpsym.execution.run_tasks`."""
     from functools import partial
@@ -530,7 +512,7 @@ def _grid_sweep(evaluator, relation, dps, points, executor):
     from ..execution import run_tasks
 
     blocks = [points[i:i + GRID_BLOCK] for i in range(0, len(points), GRID_BLOCK)]
-    report = run_tasks(partial(_grid_block, evaluator, relation, dps), blocks, executor=executor, progress=False,
+    report = run_tasks(partial(_grid_block, evaluator), blocks, executor=executor, progress=False,
                        description="claim grid")
     return zip(((i * GRID_BLOCK, b) for i, b in enumerate(blocks)), report)
 
@@ -560,24 +542,23 @@ def _point_alpha_ok(lo, hi):
     return lambda v: (v > lo) is sp.true and (v < hi) is sp.true
 
 
-def _confirm_refutation(point, run: "_ClaimRun", t, cl) -> Counterexample | None:
-    """A counterexample at ``point`` (whose exact violation is known: divergence ``t``, claim ``cl``),
-    shrunk to a simpler point when the violation survives there (exactly, and with P, Q distributions)."""
+def _confirm_refutation(point, run: "ClaimRun", exact: Values) -> Counterexample | None:
+    """A counterexample at ``point`` (whose ``exact`` values violate the relation), shrunk to a simpler
+    point when the violation survives there (exactly, and with P, Q distributions)."""
     ev, tol = run.ev, run.tol
 
     def refutes(a2, v2):
-        t2, c2 = ev.values(a2, v2)
-        v = _violation(run.relation, t2, c2, run.dps)
-        return v is not None and v > tol * 10 and run.tgt.distributions_ok(ev.all_values(v2)) is True
+        v = ev.fast(a2, v2).violation
+        return v is not None and v > tol * 10 and ev.distributions_ok(v2) is True
 
     shrunk = shrink(point, run.free, None if run.order is not None else _point_alpha_ok(run.lo, run.hi), refutes)
-    chosen, values_at = point, (t, cl)
+    chosen, values_at = point, exact
     if shrunk != point:
-        v2, t2, c2, _ = run._exact_violation(shrunk)
-        if v2 is not None and v2 > tol:
-            chosen, values_at = shrunk, (t2, c2)
+        again = ev.exact(*shrunk)
+        if again.violation is not None and again.violation > tol:
+            chosen, values_at = shrunk, again
     ca, cvals = chosen
-    t, cl = values_at
+    t, cl = values_at.divergence, values_at.claim
     allv = ev.all_values(cvals)
     with mpmath.workdps(run.dps):
         gap = (cl - t) if not (mpmath.isinf(cl) and mpmath.isinf(t)) else mpmath.mpf(0)

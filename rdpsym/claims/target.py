@@ -1,9 +1,8 @@
 """What a claim is checked against: a derived result, its parameters, and (when known) the densities.
 
-The *truth* at a point is the engine's closed form (:class:`~rdpsym.DivergenceResult`), evaluated
-
-* fast, by :mod:`.fasteval`, to steer the counterexample search, and
-* exactly, by :meth:`DivergenceResult.evaluate` (sympy ``evalf``), for everything that is reported.
+The *truth* at a point is the engine's closed form (:class:`~rdpsym.DivergenceResult`), evaluated fast
+(to steer the counterexample search) or exactly (for everything that is reported) by
+:mod:`rdpsym.claims.point`.
 
 When the densities are known (a :class:`~rdpsym.Mechanism` target or a registry entry) a reported point
 is also checked against the independent mpmath path, the numeric maximum
@@ -21,11 +20,10 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult, Status
-from .._timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
-from ..symbols import alpha as ALPHA
-from .fasteval import compile_condition, compile_mp, real_value
+from .fasteval import compile_mp, real_value
+from .guard import DISTRIBUTION_SECONDS, HangGuardFired, HangGuards
 
 __all__ = ["Target", "make_target", "parameters_from_symbols"]
 
@@ -103,7 +101,6 @@ class Target:
     distributions: tuple[tuple[sp.Expr, sp.Symbol, sp.Set], ...] = ()
     #: a mechanism with a family of integer shifts: its directions depend on the values (:meth:`directions_at`)
     mechanism: Mechanism | None = None
-    _compiled: dict = field(default_factory=dict)
     _valid: dict = field(default_factory=dict)
 
     @property
@@ -127,35 +124,6 @@ class Target:
         if expr is not None and order is None and self.result.conditions is not sp.true:
             expr = sp.Piecewise((expr, self.result.conditions), (sp.oo, True))
         return expr
-
-    def fast(self, order):
-        """A function (alpha mpf, {symbol: mpf}) -> real mpf or None, or None if there is no closed form."""
-        key = order
-        if key in self._compiled:
-            return self._compiled[key]
-        expr = self.truth_expr(order)
-        if expr is None:
-            self._compiled[key] = None
-            return None
-        syms = (ALPHA,) + self.symbols
-        f = compile_mp(expr, syms)
-        cond = compile_condition(self.result.conditions) if order is None else (lambda env: True)
-
-        def truth(env):
-            try:
-                if not cond(env):
-                    return mpmath.inf
-                return real_value(f(env))
-            except (ArithmeticError, ValueError, ZeroDivisionError, TypeError):
-                return None
-
-        self._compiled[key] = truth
-        return truth
-
-    def exact(self, order, alpha, values: Mapping[str, sp.Expr], dps: int) -> mpmath.mpf:
-        """The divergence at the point, by ``DivergenceResult.evaluate`` (exact substitution + evalf)."""
-        a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
-        return self.result.evaluate(a, dps=dps, **{k: v for k, v in values.items()})
 
     def independent(self, order, alpha, values: Mapping[str, sp.Expr], dps: int = 30):
         """The numeric maximum over the directions at the point (:func:`rdpsym.numeric.maximum.numeric_maximum`;
@@ -189,24 +157,27 @@ class Target:
             return self.directions
         return _mechanism_directions(self.mechanism, True, values)
 
-    def distributions_ok(self, values: Mapping[str, sp.Expr]) -> bool | None:
+    def distributions_ok(self, values: Mapping[str, sp.Expr], guards: HangGuards | None = None) -> bool | None:
         """Whether P and Q of every direction are probability distributions at these parameter values.
 
         True: non-negative at sample points of the support and of total mass 1 (to 1e-8, by the
         numeric path); False: certainly not (negative at a sample point, or identically 0); None:
-        undecided (undefined somewhere, another mass, the mass did not converge, the check timed out).
-        Excluding a point fails open, so only a certain False excludes it. Without densities there is nothing to check
-        (True). Parameters inferred from bare symbols have domains wider than the distributions'
-        (a geometric ratio g in (0, oo)): a counterexample must never come from such a point.
+        undecided (undefined somewhere, another mass, the mass did not converge, the check's hang guard
+        fired: recorded in ``guards``). Excluding a point fails open, so only a certain False excludes it.
+        Without densities there is nothing to check (True). Parameters inferred from bare symbols have
+        domains wider than the distributions' (a geometric ratio g in (0, oo)): a counterexample must
+        never come from such a point.
         """
         if not self.distributions:
             return True
         key = tuple(sorted(values.items()))
         if key not in self._valid:
             try:
-                self._valid[key] = run_with_time_limit(self._distributions_ok, dict(values), seconds=15)
-            except StepTimeout:
-                self._valid[key] = None
+                self._valid[key] = (guards or HangGuards()).run(
+                    "the check that P and Q are distributions at a point", DISTRIBUTION_SECONDS,
+                    self._distributions_ok, dict(values))
+            except HangGuardFired:
+                return None  # not remembered: a step that did not finish is never stored
         return self._valid[key]
 
     def _distributions_ok(self, values) -> bool | None:

@@ -7,7 +7,7 @@ described in :mod:`rdpsym.claims.check`; each maps onto the one outcome vocabula
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import mpmath
@@ -98,6 +98,9 @@ class ClaimVerdict:
     points_checked: int = 0
     digits: float | None = None
     target: str = ""
+    #: the :class:`~rdpsym.claims.certificate.Certificate` of a proved, confirmed or refuted verdict on a
+    #: formula (None when inconclusive, and for a callable claim: code is not data)
+    certificate: Any = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:

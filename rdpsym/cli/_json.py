@@ -172,6 +172,7 @@ def verdict_json(verdict) -> dict:
             "alpha": cex.alpha, "values": cex.values, "claim_arguments": cex.claim_arguments,
             "claim_value": cex.claim_value, "divergence": cex.divergence, "gap": cex.gap, "dps": cex.dps,
             "describe": cex.describe()},
+        "certificate": None if verdict.certificate is None else {"method": verdict.certificate.method},
     }
 
 

@@ -1,8 +1,10 @@
-"""Commands that check formulas: ``check`` (one claim) and ``regress`` (a registry of closed forms)."""
+"""Commands that check formulas: ``check`` (one claim), ``replay`` (a claim's certificate) and ``regress`` (a
+registry of closed forms)."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -29,17 +31,22 @@ from .options import execution_options
               help="Hold a parameter fixed (default: an unmentioned sensitivity is 1).")
 @click.option("--all-sensitivities", is_flag=True, help="Do not fix an unmentioned sensitivity at 1.")
 @click.option("--below-one", is_flag=True, help="Also check orders in (0, 1) (default: alpha > 1).")
+@click.option("--certificate", "certificate_file", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="FILE", help="Write the verdict's certificate (JSON, schema rdpsym-certificate/1) to FILE; "
+                                   "check it again with 'rdpsym replay FILE'.")
 @json_option
 @execution_options
 def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_sensitivities, below_one, executor,
-          as_json=False):
+          certificate_file=None, as_json=False):
     """Check a claimed formula for the RDP of the mechanism NAME (a registered name,
     path/to/file.py[:name] or package.module:attribute).
 
     Prints the verdict (proved, confirmed, refuted, inconclusive) with its evidence and, for a
     refutation, a counterexample shrunk to a simple point. Exit code 0 for proved/confirmed, 1 for
     refuted, 3 for inconclusive, 2 for a claim or option that cannot be read. --workers/--scheduler say
-    where the grid of points is evaluated (the verdict is the same everywhere).
+    where the grid of points is evaluated (the verdict is the same everywhere). --certificate FILE writes
+    the certificate of a proved, confirmed or refuted verdict (an inconclusive one has none: a note on
+    stderr says so).
 
     Example: rdpsym check laplace --claim "1/lambda + exp(-1/lambda) - 1" --order 1
     """
@@ -70,10 +77,70 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
         sys.exit(ExitCode.USAGE)
     code = {Verdict.REFUTED: ExitCode.FAILED, Verdict.INCONCLUSIVE: ExitCode.INCONCLUSIVE}.get(verdict.verdict,
                                                                                                ExitCode.OK)
+    written = _write_certificate(verdict, certificate_file, quiet=as_json) if certificate_file else None
     if as_json:
-        emit("check", {"mechanism": mech.name, **verdict_json(verdict)}, code)
+        payload = verdict_json(verdict)
+        if payload["certificate"] is not None:
+            payload["certificate"]["file"] = written
+        emit("check", {"mechanism": mech.name, **payload}, code)
         return
     click.echo(str(verdict))
+    if code:
+        sys.exit(code)
+
+
+def _write_certificate(verdict, path, quiet: bool) -> str | None:
+    """Write the verdict's certificate to ``path`` (its name), or say on stderr why there is none."""
+    if verdict.certificate is None:
+        why = ("the verdict is inconclusive" if str(verdict.verdict) == "inconclusive"
+               else "the claim is a callable (code, not data)")
+        click.echo(f"no certificate written: {why}", err=True)
+        return None
+    try:
+        Path(path).write_text(verdict.certificate.to_json(indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise click.BadParameter(f"cannot write {path}: {exc.strerror or exc}", param_hint="--certificate") from None
+    if not quiet:
+        click.echo(f"wrote the certificate to {path}", err=True)
+    return str(path)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@json_option
+def replay(file, as_json=False):
+    """Check the certificate in FILE again (written by 'rdpsym check ... --certificate FILE').
+
+    The replay does no search: it runs the proof's rewrite steps again, settles every box of the certified
+    pass again by ball arithmetic, or evaluates the counterexample again, and checks the divergence against
+    independent numerics of the densities the certificate holds. Exit code 0 when the certificate holds,
+    1 when it does not, 2 when FILE is not a certificate this version reads (the message names the field).
+    """
+    from ..claims.certificate import SCHEMA, Certificate, CertificateError
+
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo(f"error: cannot read {file}: {getattr(exc, 'strerror', None) or exc}", err=True)
+        sys.exit(ExitCode.USAGE)
+    try:
+        cert = Certificate.from_json(text)
+    except CertificateError as exc:
+        click.echo(f"error: {file}: {exc}", err=True)
+        sys.exit(ExitCode.USAGE)
+    outcome = cert.check()
+    code = ExitCode.OK if outcome.holds else ExitCode.FAILED
+    if as_json:
+        emit("replay", {"file": str(file), "certificate_schema": SCHEMA, "verdict": cert.verdict,
+                        "method": cert.method, "target": cert.target, "relation": cert.relation,
+                        "holds": outcome.holds, "reason": outcome.reason, "checked": list(outcome.checked),
+                        "seconds": outcome.seconds}, code)
+        return
+    click.echo(f"{'HOLDS' if outcome.holds else 'DOES NOT HOLD'}: {cert.describe()}")
+    click.echo(f"  {outcome.reason}")
+    for line in outcome.checked:
+        click.echo(f"  - {line}")
+    click.echo(f"  replayed in {outcome.seconds:.1f} s")
     if code:
         sys.exit(code)
 
@@ -87,9 +154,14 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
 @click.option("--junit", "junit", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
               help="Also write JUnit XML to FILE: one testcase per entry, a failure for a regression, an error "
                    "for an inconclusive entry.")
+@click.option("--write-certificates", is_flag=True,
+              help="Search every entry (no replay) and write the certificate of each formula that holds to the "
+                   "registry's NAME.certificates/ directory.")
+@click.option("--no-certificates", is_flag=True, help="Search every entry; do not replay certificates.")
 @json_option
 @execution_options
-def regress(files, only, search, strict, verbose, executor, junit=None, as_json=False):
+def regress(files, only, search, strict, verbose, executor, junit=None, write_certificates=False,
+            no_certificates=False, as_json=False):
     """Re-derive and re-verify the closed forms of a regression registry (TOML).
 
     Without FILES, the registry shipped with rdpsym (all built-ins, Table II of Mironov 2017, and more
@@ -100,6 +172,11 @@ def regress(files, only, search, strict, verbose, executor, junit=None, as_json=
     1 on any regression; else 3 with --strict if any entry is inconclusive; else 0. Each entry is one
     task: --workers/--scheduler say where they run. --junit FILE writes JUnit XML for CI; --json prints
     one JSON object (schema rdpsym/1, docs/json.md) instead of the table.
+
+    Each entry's certificate (NAME.certificates/ beside the registry NAME.toml) is replayed when it is
+    about the entry's check and still holds: no search, the same outcome on every machine. Where it is
+    missing, stale or no longer holds the entry is searched, and the table says so. --write-certificates
+    regenerates the directory.
     """
     from rich.markup import escape
     from rich.table import Table
@@ -107,7 +184,8 @@ def regress(files, only, search, strict, verbose, executor, junit=None, as_json=
     from ..regress import RegistryError, run_registry
 
     try:
-        rows = run_registry(files, only=only, search=search, executor=executor, progress=not as_json)
+        rows = run_registry(files, only=only, search=search, executor=executor, progress=not as_json,
+                            certificates=not no_certificates, write_certificates=write_certificates)
     except RegistryError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.USAGE)
@@ -124,20 +202,24 @@ def regress(files, only, search, strict, verbose, executor, junit=None, as_json=
     if as_json:
         emit("regress", {"entries": [{"name": r.name, "label": r.label, "derivation": r.status, "verdict": r.verdict,
                                       "independent": r.independent, "seconds": r.seconds, "source": r.source,
-                                      "detail": r.detail or None} for r in rows],
+                                      "certificate": r.certificate or None, "detail": r.detail or None}
+                                     for r in rows],
                          "counts": {"pass": len(rows) - len(bad) - len(unsure), "inconclusive": len(unsure),
                                     "fail": len(bad)}, "junit": junit}, code)
         return
     table = Table(title="rdpsym regress")
-    for col in ("entry", "derivation", "verdict", "independent numerics", "s", "source"):
+    for col in ("entry", "derivation", "verdict", "certificate", "independent numerics", "s", "source"):
         table.add_column(col, overflow="fold")
     marks = {"pass": "", "inconclusive": "[yellow]INCONCLUSIVE[/] ", "fail": "[bold red]REGRESSION[/] "}
     for r in rows:
         table.add_row(escape(str(r.name)), escape(str(r.status)), marks[r.label] + escape(str(r.verdict)),
-                      escape(str(r.independent)), f"{r.seconds:.1f}", escape(str(r.source)))
+                      escape(r.certificate.split(":")[0]), escape(str(r.independent)), f"{r.seconds:.1f}",
+                      escape(str(r.source)))
     console = output()
     console.print(table)
     for r in rows:
+        if r.certificate.startswith("stale"):
+            console.print(f"[bold]{escape(str(r.name))}[/]: certificate {escape(r.certificate)}; searched instead")
         if not r.ok or verbose:
             console.print(f"[bold]{escape(str(r.name))}[/]: {escape(str(r.detail or ''))}")
             if verbose and r.report is not None:

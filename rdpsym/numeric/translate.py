@@ -2,7 +2,7 @@
 
 Several places turn a sympy tree into something fast to evaluate: Arb closures of a log-density at a
 point and its constants folded to Arb numbers (:mod:`rdpsym.numeric.fast`), Arb ball enclosures on a box
-(:mod:`rdpsym.claims.interval`), mpmath closures (:mod:`rdpsym.claims.fasteval`), and numpy code text:
+(:mod:`rdpsym.claims.balls`), mpmath closures (:mod:`rdpsym.claims.fasteval`), and numpy code text:
 values, the error estimate of that code and its Taylor-mode series (:mod:`rdpsym.compile.emitter`,
 :mod:`~rdpsym.compile.errors`, :mod:`~rdpsym.compile.taylor`). Each is a *target*: a subclass of
 :class:`Translator` that writes one method per node class it knows and inherits the walk, the refusal
@@ -31,6 +31,7 @@ base's ``_translate_Function`` looks the node's exact class up there (a subclass
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
@@ -163,7 +164,9 @@ class EnvironmentClosures(Translator):
     ball targets): a symbol reads its value there."""
 
     def _translate_Symbol(self, e):
-        return lambda env, s=e: env[s]
+        # itemgetter, not a lambda: the closures of a target call it for every leaf of every evaluation,
+        # and a builtin adds no Python frame there
+        return operator.itemgetter(e)
 
 
 class DecidedConditions:

@@ -1,0 +1,231 @@
+"""The certificate of a verdict, written from the check that reached it (:class:`~rdpsym.claims.certificate.Certificate`).
+
+:func:`attest` takes the finished stages of a check (:class:`rdpsym.claims.run.ClaimRun`) and its verdict
+and writes what a replay needs: the proof's rewrite steps (``proved``), the certified pass's partitions
+(``confirmed`` on boxes), the compared points with their enclosures (``confirmed`` at points only), or
+the counterexample with its enclosures (``refuted``); and the binding points, where the divergence is
+compared with independent numerics of the densities (a divergence is bound to its mechanism there).
+:func:`attest_numeric` does the same for a claim about a numeric curve (:mod:`rdpsym.claims.numeric_run`).
+
+A callable claim is code, not data: its verdicts carry no certificate (the evidence says so).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import sympy as sp
+
+from .certificate import Certificate
+from .guard import HangGuardFired
+from .partition import ball_text
+from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
+from .verdict import Verdict
+
+__all__ = ["attest", "attest_numeric", "BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
+
+#: binding points of a certificate on a closed form: the method ties the claim to the divergence (the
+#: proof's steps, the boxes' or the points' enclosures), so one point ties the divergence to the densities;
+#: a refutation's binding point is its counterexample
+BINDING_POINTS = 1
+#: binding points of a certificate on a numeric curve, whose values elsewhere are the certificate's own
+NUMERIC_BINDING_POINTS = 2
+#: points tried for a curve's binding point (the numerics may not converge at one order)
+BINDING_ATTEMPTS = 3
+#: orders tried for the binding points of a curve, in order
+_BINDING_ALPHAS = tuple(sp.Rational(a) for a in ("2", "5", "3/2", "10", "1/2", "1/4", "3/4"))
+
+
+def _common(run, verdict: Verdict, evidence) -> dict:
+    ev, tgt = run.ev, run.tgt
+    r = tgt.result
+    mechanism = None
+    if tgt.directions:
+        _, _, x, support = tgt.directions[0]
+        mechanism = {"name": tgt.label, "variable": x, "support": support}
+    return dict(verdict=verdict.value, relation=run.relation, claim=ev.c.expr, divergence=tgt.truth_expr(run.order),
+                order=run.order, alpha_range=(sp.S(run.lo), sp.S(run.hi)), conditions=r.conditions,
+                max_divergence=r.max_divergence, exceptional=tuple((p.alpha, p.value) for p in r.exceptional_points),
+                parameters=tuple(tgt.parameters), fixed=dict(ev.fixed), mechanism=mechanism, digits=int(run.digits),
+                dps=run.dps, target=tgt.label, evidence=tuple(evidence))
+
+
+def _binding_point(run, order, alpha, values) -> dict | None:
+    """A binding point: the divergence's enclosure and the independent numerics there (None when the
+    numerics did not converge or a hang guard fired)."""
+    ev, tgt = run.ev, run.tgt
+    allv = ev.all_values(values)
+    expr = tgt.truth_expr(order)
+    if expr is None:
+        return None
+    enc = Enclosures(expr, expr, tgt.result.conditions, order, tgt.parameters, ev.fixed,
+                     tuple((p.alpha, p.value) for p in tgt.result.exceptional_points), run.dps)
+    ball = enc.at(alpha if order is None else sp.Integer(1), values, "divergence")
+    if ball is None or ball.is_nan():
+        return None
+    try:
+        got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
+                            tgt.independent, order, alpha, allv, BINDING_DPS)
+    except HangGuardFired:
+        return None
+    except Exception:  # noqa: BLE001 - numerics that fail bind nothing: another point is tried
+        return None
+    if got is None or got[0] is None or not got[2]:
+        return None
+    value, error = got[0], got[1]
+    with mpmath.workdps(40):
+        numeric = {"value": mpmath.nstr(mpmath.mpf(value), 35) if not mpmath.isinf(value) else
+                   ("inf" if value > 0 else "-inf"), "error": mpmath.nstr(mpmath.mpf(error), 5)}
+    directions = tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv))
+    point_alpha = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
+    claim = None
+    if order == run.order:
+        # the claim's enclosure here binds the claim too: another claim differs at some binding point
+        claim = ball_text(Enclosures(ev.c.expr, None, sp.true, order, tgt.parameters, ev.fixed, (), run.dps)
+                          .at(point_alpha, values, "claim"))
+    return {"order": {None: "alpha", 1: "1"}.get(order, "oo"), "alpha": point_alpha, "values": dict(values),
+            "directions": directions, "divergence": ball_text(ball), "claim": claim, "numeric": numeric}
+
+
+def _binding(run, extra_orders=()) -> tuple[dict, ...]:
+    """Up to :data:`BINDING_POINTS` points at typical parameter values (and one at each order of
+    ``extra_orders``, e.g. oo for a proof through D_oo)."""
+    if not run.tgt.directions:
+        return ()
+    free = run.free
+    combos = [{p.name: p.typical_values(1)[0] for p in free}, {p.name: p.typical_values(3)[0] for p in free}]
+    if run.order is None:
+        alphas = [a for a in _BINDING_ALPHAS if (a > run.lo) is sp.true and (a < run.hi) is sp.true
+                  and a not in run.tgt.exceptional]
+        if not alphas and run.hi != sp.oo:
+            alphas = [(sp.S(run.lo) + sp.S(run.hi)) / 2]
+        candidates = [(a, combos[i % 2]) for i, a in enumerate(alphas)][:BINDING_ATTEMPTS]
+    else:
+        candidates = [(None, combos[0])]  # numerics that fail at a special order fail at the others too
+    # the orders in turn, the two parameter combinations alternating; the first that converge are kept
+    out = []
+    for a, values in candidates:
+        if len(out) >= BINDING_POINTS:
+            break
+        b = _binding_point(run, run.order, a, values)
+        if b is not None:
+            out.append(b)
+    for order in extra_orders:
+        b = _binding_point(run, order, None, combos[0])
+        if b is not None:
+            out.append(b)
+    return tuple(out)
+
+
+def _point(run, enclosures, alpha, values) -> dict:
+    c, d = enclosures.pair(alpha, values)
+    return {"alpha": alpha, "values": dict(values), "claim": ball_text(c), "divergence": ball_text(d)}
+
+
+def attest(run, fields: dict) -> Certificate | None:
+    """The certificate of the verdict ``fields`` (ClaimVerdict keywords) reached by ``run``, or None for an
+    inconclusive verdict or a callable claim."""
+    verdict = fields.get("verdict")
+    if verdict not in (Verdict.PROVED, Verdict.CONFIRMED, Verdict.REFUTED) or run.ev.c.kind != "expr":
+        return None
+    common = _common(run, verdict, fields.get("evidence", ()))
+    tgt = run.tgt
+    enclosures = Enclosures(run.ev.c.expr, common["divergence"], tgt.result.conditions, run.order, tgt.parameters,
+                            run.ev.fixed, common["exceptional"], run.dps)
+    if verdict is Verdict.PROVED:
+        proof = run.proof
+        if proof is None:
+            return None
+        binding = _binding(run, extra_orders=(sp.oo,) if proof.route == "max_divergence" else ())
+        return Certificate(**common, binding=binding, method="rewrite",
+                           data={"route": proof.route, "steps": proof.steps})
+    if verdict is Verdict.REFUTED:
+        cex = fields["counterexample"]
+        values = {k: v for k, v in cex.values.items() if k not in run.ev.fixed}
+        alpha = cex.alpha
+        a = alpha if run.order is None else None
+        b = _binding_point(run, run.order, a, values)
+        return Certificate(**common, binding=(b,) if b is not None else (), method="counterexample",
+                           data=_point(run, enclosures, alpha, values))
+    binding = _binding(run)
+    cert = run.certification
+    if cert is not None and cert.certified:
+        runs = [{"box": o.describe_box() or "the special order", "status": o.status, "partition": o.partition}
+                for o in cert.outcomes]
+        return Certificate(**common, binding=binding, method="boxes",
+                           data={"difference": run.difference, "runs": tuple(runs)})
+    points = [_point(run, enclosures, run.ev.point_alpha(a), values) for a, values in run.compared_points]
+    return Certificate(**common, binding=binding, method="points", data=tuple(points))
+
+
+def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, dps) -> Certificate | None:
+    """The certificate of a verdict on a numeric curve: the compared points with the claim's enclosure and
+    the divergence's certified value ``t +- e`` (``compared``: ``(alpha, values, t, e)``), or the
+    counterexample; bound to the densities at up to :data:`NUMERIC_BINDING_POINTS` of its points (the
+    reference method recomputes them on replay)."""
+    verdict = fields.get("verdict")
+    if verdict not in (Verdict.CONFIRMED, Verdict.REFUTED) or ev.c.kind != "expr":
+        return None
+    r = tgt.result
+    mechanism = None
+    if tgt.directions:
+        _, _, x, support = tgt.directions[0]
+        mechanism = {"name": tgt.label, "variable": x, "support": support}
+    enclosures = Enclosures(ev.c.expr, None, r.conditions, ev.order, tgt.parameters, ev.fixed, (), dps)
+    points = []
+    for a, values, t, e in compared:
+        points.append({"alpha": ev.point_alpha(a), "values": dict(values),
+                       "claim": ball_text(enclosures.at(ev.point_alpha(a), values, "claim")),
+                       "divergence": ball_text(_numeric_ball(t, e, dps))})
+    binding = []
+    for a, values, t, e in _moderate(compared, NUMERIC_BINDING_POINTS if verdict is Verdict.CONFIRMED else 1):
+        allv = ev.all_values(values)
+        try:
+            got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
+                                tgt.independent, ev.order, ev.point_alpha(a), allv, BINDING_DPS)
+        except Exception:  # noqa: BLE001 - no binding point here; the certificate then fails closed
+            continue
+        if got is None or got[0] is None or not got[2]:
+            continue
+        with mpmath.workdps(40):
+            numeric = {"value": mpmath.nstr(mpmath.mpf(got[0]), 35), "error": mpmath.nstr(mpmath.mpf(got[1]), 5)}
+        binding.append({"order": {None: "alpha", 1: "1"}.get(ev.order, "oo"), "alpha": ev.point_alpha(a),
+                        "values": dict(values), "directions": tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv)),
+                        "divergence": ball_text(_numeric_ball(t, e, dps)),
+                        "claim": ball_text(enclosures.at(ev.point_alpha(a), values, "claim")), "numeric": numeric})
+    lo, hi = alpha_range
+    common = dict(verdict=verdict.value, relation=ev.relation, claim=ev.c.expr, divergence=None, order=ev.order,
+                  alpha_range=(sp.S(lo), sp.S(hi)), conditions=r.conditions, max_divergence=r.max_divergence,
+                  exceptional=(), parameters=tuple(tgt.parameters), fixed=dict(ev.fixed), mechanism=mechanism,
+                  digits=int(digits), dps=dps, target=tgt.label, evidence=tuple(fields.get("evidence", ())))
+    if verdict is Verdict.REFUTED:
+        return Certificate(**common, binding=tuple(binding), method="counterexample", data=points[-1])
+    return Certificate(**common, binding=tuple(binding), method="points", data=tuple(points))
+
+
+def _numeric_ball(t, e, dps):
+    """The ball ``t +- e`` of a certified numeric value."""
+    from .balls import flint_module
+
+    flint = flint_module()
+    if mpmath.isinf(t):
+        return flint.arb.pos_inf() if t > 0 else flint.arb.neg_inf()
+    with mpmath.workdps(dps + 10):
+        mid = flint.arb(mpmath.nstr(mpmath.mpf(t), dps + 5, strip_zeros=False))
+        return flint.arb(mid.mid(), (mid.rad() + flint.arb(mpmath.nstr(mpmath.mpf(e), 10))).upper())
+
+
+def _moderate(compared: list, n: int) -> list:
+    """``n`` compared points ``(alpha, values, t, e)`` at the orders nearest to 2 (where the reference method
+    is at its most reliable); the last one for n = 1 (a refutation's point)."""
+    if not compared or n <= 0:
+        return []
+    if n == 1:
+        return [compared[-1]]
+
+    def distance(item):
+        a = item[0]
+        return 0.0 if a is None else abs(math.log(float(a)) - math.log(2.0))
+
+    return sorted(compared, key=distance)[:n]

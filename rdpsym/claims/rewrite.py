@@ -1,0 +1,143 @@
+"""Symbolic rewrite steps as data: named sympy rewrites, a chain of them, and its replay.
+
+A symbolic proof (:mod:`rdpsym.claims.prove`) is a chain of steps, each one named sympy rewrite of
+sympy inputs with its output: ``simplify_difference(c, t) = 0`` or ``positive_where(a, g) = True``. Every
+rule is a plain deterministic function of its inputs (:data:`RULES`), so a step is checked by running
+that one rule again on the stored inputs and comparing the output node for node; a chain is replayed
+by running the same route again and comparing each step (:class:`Chain` in replay mode). A replay does
+no search: it runs exactly the steps the proof made.
+
+Each step runs under a hang guard (:mod:`rdpsym.claims.guard`), and counts as one attempt: the number of
+attempts, not seconds, is what a proof may spend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy as sp
+
+from .guard import HangGuards
+
+__all__ = ["Step", "Chain", "RULES", "ReplayMismatch", "positive_where"]
+
+
+def _truth(value) -> sp.Basic:
+    """A rule's yes/no answer as sympy data: true only when certainly true."""
+    return sp.true if value is True else sp.false
+
+
+def positive_where(expr, *positive) -> bool:
+    """``expr`` > 0 by the symbols' assumptions, factor by factor, where each expression of ``positive``
+    is > 0: every factor has a known sign (by assumptions, or as a positive or negative multiple of one of
+    them), a base with a non-integer exponent is positive, and the negative factors are even in number."""
+    negative = 0
+    for factor in sp.Mul.make_args(sp.factor(expr)):
+        base, exponent = factor.as_base_exp()
+        sign = _sign_where(base, positive)
+        if sign is None or (sign < 0 and not exponent.is_integer) or not exponent.is_real:
+            return False
+        if sign < 0 and exponent.is_odd:
+            negative += 1
+        elif sign < 0 and not exponent.is_even:
+            return False
+    return negative % 2 == 0
+
+
+def _sign_where(base, positive) -> int | None:
+    if base.is_positive:
+        return 1
+    if base.is_negative:
+        return -1
+    for g in positive:
+        ratio = sp.simplify(base / g)
+        if ratio.is_positive:
+            return 1
+        if ratio.is_negative:
+            return -1
+    return None
+
+
+#: the rewrites a proof may use, by name: each a deterministic function of sympy inputs to a sympy output
+RULES: dict[str, Callable[..., sp.Basic]] = {
+    # claim - divergence simplified
+    "simplify_difference": lambda c, t: sp.simplify(c - t),
+    # both sides real for every value of the symbols, by their assumptions
+    "both_real": lambda c, t: _truth(c.is_extended_real is True and t.is_extended_real is True),
+    # exp((alpha-1) claim) - exp((alpha-1) divergence), each expanded, simplified
+    "exp_difference": lambda c, t, a: sp.simplify(sp.expand(sp.exp((a - 1) * c)) - sp.expand(sp.exp((a - 1) * t))),
+    # claim - divergence expanded, its logs expanded where sympy's assumptions allow, simplified
+    "expand_log_difference": lambda c, t: sp.simplify(sp.expand_log(sp.expand(c - t))),
+    # the same with every log expanded (exact where every log argument is positive: checked apart)
+    "forced_expand_log_difference": lambda c, t: sp.simplify(sp.expand_log(sp.expand(c - t), force=True)),
+    # an expression positive where the given ones are (positive_where)
+    "positive_where": lambda e, *g: _truth(positive_where(e, *g)),
+    # the sign of an expression by the symbols' assumptions
+    "is_nonnegative": lambda e: _truth(e == 0 or e.is_nonnegative),
+    "is_nonpositive": lambda e: _truth(e == 0 or e.is_nonpositive),
+    # the certified pass's difference forms
+    "cancel_expand": lambda e: sp.cancel(sp.expand(e)),
+    "simplify": lambda e: sp.simplify(e),
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One rewrite: ``RULES[rule](*inputs) == output``."""
+
+    rule: str
+    inputs: tuple
+    output: sp.Basic
+
+    def to_data(self) -> dict:
+        return {"rule": self.rule, "inputs": [sp.srepr(e) for e in self.inputs], "output": sp.srepr(self.output)}
+
+
+class ReplayMismatch(Exception):
+    """A replayed step differs from the stored one (another rule, other inputs or another output)."""
+
+
+class Chain:
+    """The steps of one proof route as they are made (``replay=None``) or checked against ``replay``.
+
+    :meth:`run` applies a rule under a hang guard of ``seconds`` and records the step; a rule that
+    raises, or whose guard fires, gives None (no step). In replay mode the step made must equal the next
+    stored one, else :class:`ReplayMismatch`.
+    """
+
+    def __init__(self, guards: HangGuards, seconds: float, replay: tuple[Step, ...] | None = None):
+        self.guards, self.seconds, self.replay = guards, seconds, replay
+        self.steps: list[Step] = []
+        self.attempts = 0
+
+    def run(self, rule: str, *inputs):
+        self.attempts += 1
+        try:
+            out = self.guards.run(f"the symbolic proof ({rule})", self.seconds, RULES[rule], *inputs)
+        except Exception:  # noqa: BLE001 - sympy raises many kinds; a failed rewrite is just no step
+            out = None
+        if self.replay is not None:
+            self._compare(rule, inputs, out)
+        if out is None:
+            return None
+        self.steps.append(Step(rule, tuple(inputs), out))
+        return out
+
+    def _compare(self, rule, inputs, out):
+        i = len(self.steps)
+        if i >= len(self.replay):
+            raise ReplayMismatch(f"step {i + 1} ({rule}) is not in the certificate")
+        stored = self.replay[i]
+        if stored.rule != rule:
+            raise ReplayMismatch(f"step {i + 1}: the certificate has {stored.rule}, the route makes {rule}")
+        if len(stored.inputs) != len(inputs) or any(a != b for a, b in zip(stored.inputs, inputs)):
+            raise ReplayMismatch(f"step {i + 1} ({rule}): its inputs are not those the claim and the divergence give")
+        if out is None or out != stored.output:
+            raise ReplayMismatch(f"step {i + 1} ({rule}): re-running it gives {sp.sstr(out)[:80]}, the certificate "
+                                 f"says {sp.sstr(stored.output)[:80]}")
+
+    def finish(self) -> None:
+        """In replay mode: every stored step was made."""
+        if self.replay is not None and len(self.steps) != len(self.replay):
+            raise ReplayMismatch(f"the certificate has {len(self.replay)} steps, the route made {len(self.steps)}")
