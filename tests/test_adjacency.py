@@ -125,6 +125,21 @@ def test_a_family_not_shown_monotone_is_numeric_only_and_the_numeric_supremum_fi
     assert "lower estimate" in refined.note
 
 
+def test_the_accountant_never_takes_a_sampled_family_maximum_as_its_curve():
+    """A family whose supremum is not shown: the maximum over its sampled shifts (0, 1, 2, 3, 4 for
+    T = [0, 4]; sin peaks at pi/2, between them) is a lower estimate, so the accountant may not compose
+    it as the curve. The member at t = pi/2 is a real neighbouring pair, N(0, sigma^2) against
+    N(1, sigma^2): the mechanism's curve is at least its alpha / (2 sigma^2) (Mironov 2017, Prop. 7)."""
+    mech = gaussian_family(sp.Interval(0, 4), mean=sp.sin(t), name="sine_shift_wide")
+    sigma = 1.5
+    acct = rdpsym.Accountant().add(mech, sigma=sigma)
+    for alpha in (2.0, 8.0):
+        member = alpha / (2 * sigma**2)
+        assert acct.curve(alpha) >= member, (alpha, acct.curve(alpha), member)
+    member_eps = rdpsym.Accountant().add("gaussian", sigma=sigma).epsilon(1e-5).value
+    assert acct.epsilon(1e-5).value >= member_eps
+
+
 def test_verification_checks_the_supremum_not_one_member(unit_family):
     mech, r = unit_family
     assert rdpsym.verify(mech, level="quick", executor="serial").status == "verified"

@@ -10,8 +10,9 @@ kinds are built here and next to their float code:
   guarantees, numeric sums, subsampled mechanisms), Mironov 2017 (arXiv:1702.07476 v3), Prop. 2 around
   it for groups (:func:`prop2_bound`);
 * :func:`numeric_curve` — :func:`rdpsym.numeric_divergence` at the orders ``NUMERIC_GRID``, both
-  directions of every adjacent pair (Mironov 2017, Def. 4), the next grid order's value in between (an
-  upper bound: D_alpha is non-decreasing in alpha, Prop. 9);
+  directions of every worst pair (Mironov 2017, Def. 4; a family whose supremum is not shown makes no
+  claim), the next grid order's value in between (an upper bound: D_alpha is non-decreasing in alpha,
+  Prop. 9);
 * the engine's closed form as generated numpy code (built by the dispatcher from the derivation).
 
 :func:`event_rows` splits a batch of orders and parameter values by event, for float code that works one
@@ -28,7 +29,9 @@ from typing import Callable
 import numpy as np
 import sympy as sp
 
+from ..derive.mechanism_rdp import worst_directions
 from ..derive.result import DivergenceResult
+from ..numeric.maximum import numeric_maximum
 from ..specify.mechanism import Mechanism
 
 __all__ = ["MechanismCurve", "float_curve", "numeric_curve", "prop2_bound", "event_rows", "NUMERIC_GRID",
@@ -165,13 +168,13 @@ class MechanismCurve:
 
     # -- numeric curves ----------------------------------------------------------------------------
     def _numeric_value(self, key, order: float, values: dict) -> float:
-        """The numeric maximum over pairs and directions (:func:`rdpsym.numeric.maximum.numeric_maximum`)
-        as a float upper bound, value + error; +inf when it did not converge. A family of pairs contributes
-        the maximum over its sampled shifts (:class:`~rdpsym.numeric.families.SampledFamily`: its ends and
-        three interior shifts), a numeric maximisation recorded in the notes."""
-        from ..numeric.families import declared_sources
-        from ..numeric.maximum import numeric_maximum
-
+        """The numeric maximum over the worst pairs' directions
+        (:func:`rdpsym.numeric.maximum.numeric_maximum` over
+        :func:`rdpsym.derive.mechanism_rdp.worst_directions`, Mironov 2017, Def. 4) as a float upper bound,
+        value + error; +inf when it did not converge. A family contributes its pairs where its supremum is
+        shown (or, for integer shifts, every member at ``values``); a family whose supremum is not shown
+        makes no claim (+inf): a maximum over sampled shifts is a lower estimate of the supremum, never a
+        bound to account with."""
         cache = self._numeric.setdefault(key, {})
         if order in cache:
             return cache[order]
@@ -179,7 +182,7 @@ class MechanismCurve:
         a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
         exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
         try:
-            found = numeric_maximum(declared_sources(m.pairs, m.variable, m.support), a, exact_values, 20)
+            found = numeric_maximum(worst_directions(m, values=exact_values), a, exact_values, 20)
         except (ArithmeticError, ValueError) as exc:
             notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
         else:
@@ -218,7 +221,8 @@ class MechanismCurve:
 def numeric_curve(mechanism: Mechanism, group: int, why: str, result) -> MechanismCurve:
     """The numeric path: grid values of the numeric maximum (module docstring), Prop. 2 for groups."""
     detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
-              f"each pair, their maximum's value + error estimate; between orders the next order's value ({PROP9}: "
+              f"each worst pair (none for a family whose supremum is not shown: +inf), their maximum's value + "
+              f"error estimate; between orders the next order's value ({PROP9}: "
               "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
     if group == 1:
         return MechanismCurve(mechanism, 1, "numeric", detail, result)

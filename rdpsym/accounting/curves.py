@@ -23,7 +23,9 @@ Five kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
   where no tail bound is proved (:mod:`rdpsym.accounting.sum_curve`).
 * ``"numeric"`` — no closed form: the numeric maximum (:func:`rdpsym.numeric.maximum.numeric_maximum`,
   independent mpmath quadrature) at a fixed grid of orders ``NUMERIC_GRID``, both directions of every
-  adjacent pair (Mironov 2017, Def. 4), the largest value plus its error estimate. Between grid orders the curve is the value at the next
+  worst pair (:func:`rdpsym.derive.mechanism_rdp.worst_directions`, Mironov 2017, Def. 4: a family's
+  pairs where its supremum is shown, every member of a family of integer shifts; a family whose
+  supremum is not shown makes no claim, +inf), the largest value plus its error estimate. Between grid orders the curve is the value at the next
   grid order *above* — an upper bound because D_alpha is non-decreasing in alpha (Mironov 2017,
   Prop. 9; van Erven and Harremoës 2014, Thm. 3) — and above the grid it is D_inf. A grid order
   whose quadrature did not converge is +inf (no claim). Grid values are cached per parameter values.
