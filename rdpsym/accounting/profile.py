@@ -38,6 +38,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..numeric.kinks import kink_arguments
 from ..numeric.inputs import substitute_values
 from ..numeric.families import maximise_over_family
@@ -84,7 +85,7 @@ def _kink_points(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, l
     for arg in dict.fromkeys(kink_arguments(P, x) + kink_arguments(Q, x)):
         try:
             sol = sp.solveset(arg, x, domain=sp.S.Reals)
-        except Exception as exc:  # noqa: BLE001 - sympy raises many things on odd input
+        except SYMBOLIC_ERRORS as exc:  # sympy raises many things on odd input
             notes.append(f"solveset failed on {arg}: {exc}")
             continue
         if isinstance(sol, sp.FiniteSet):

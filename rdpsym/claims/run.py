@@ -11,6 +11,8 @@ from collections import Counter
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .guard import HangGuardFired
 from ..symbols import alpha as ALPHA
 from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
 from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
@@ -399,7 +401,7 @@ class ClaimRun:
             try:
                 forms.append(Step(rule, (gap,), ev.guards.run(f"the certified pass's difference ({rule})",
                                                                 SIMPLIFY_SECONDS, RULES[rule], gap)))
-            except Exception:  # noqa: BLE001 - the plain difference of enclosures still works
+            except (HangGuardFired, *SYMBOLIC_ERRORS):  # the plain difference of enclosures still works
                 continue
         return min(forms, key=lambda step: sp.count_ops(step.output)) if forms else None
 

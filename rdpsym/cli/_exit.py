@@ -33,6 +33,8 @@ from typing import Iterator
 
 import click
 
+from .._timeout import StepTimeout
+
 __all__ = ["ExitCode", "EXIT_CODES_HELP", "RdpsymGroup", "Terminated", "is_usage_error", "one_line", "shorten"]
 
 
@@ -262,18 +264,15 @@ class RdpsymGroup(click.Group):
                 ctx.exit(ExitCode.INTERRUPTED)
             except OSError as exc:
                 self._os_error(ctx, exc)
-            except Exception as exc:
+            except Exception as exc:  # the CLI's top level: any other failure maps to an exit code
                 if isinstance(exc, (MemoryError, RecursionError)):
                     self._exhausted(ctx, exc)
                 if _is_argument_error(exc):  # a setting, or an argument the library refused by name
                     self._say(ctx, f"rdpsym: error: {one_line(exc)}")
                     ctx.exit(ExitCode.USAGE)
                 self._internal_error(ctx, exc)
-            except BaseException as exc:
-                from .._timeout import StepTimeout
-
-                if isinstance(exc, StepTimeout):
-                    self._exhausted(ctx, exc)
+            except StepTimeout as exc:
+                self._exhausted(ctx, exc)
                 raise
 
     @staticmethod

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.result import DivergenceResult
 from ..symbols import alpha as ALPHA
 from .emitter import CodegenError, _Emitter
@@ -140,7 +141,7 @@ def singular_factors(result: DivergenceResult, branches: Sequence[sp.Expr], para
 
     try:
         return run_with_time_limit(work, seconds=seconds)
-    except Exception:  # noqa: BLE001 - no factor found in time: the code is generated as before
+    except SYMBOLIC_ERRORS:  # no factor found in time: the code is generated as before
         return []
 
 

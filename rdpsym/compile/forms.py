@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .series import _exact_linear, _primes
 
@@ -71,7 +72,7 @@ def evaluation_form(expr: sp.Expr, checks: Sequence[dict] = (), shift: bool = Tr
 
     try:
         out = expr.replace(lambda e: isinstance(e, sp.log) and e.has(ALPHA), rewrite)
-    except Exception:  # noqa: BLE001 - a rewrite that sympy cannot do just leaves the form as it is
+    except SYMBOLIC_ERRORS:  # a rewrite that sympy cannot do just leaves the form as it is
         return expr
     if out == expr:
         return expr

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.result import DivergenceResult, Status
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
@@ -323,7 +324,7 @@ def _emit_series_at_zero(mod: _Module, br: sp.Expr, i: int, arglist: str) -> lis
         return []  # no log of X(alpha): nothing cancels as alpha -> 0 (the Gaussian's alpha/(2 sigma^2))
     try:
         at_zero = br.subs(ALPHA, 0)
-    except Exception:  # noqa: BLE001 - no value at 0: no series there
+    except SYMBOLIC_ERRORS:  # no value at 0: no series there
         return []
     if at_zero.has(ALPHA, sp.nan, sp.zoo, sp.oo, -sp.oo) or at_zero.is_real is False:
         return []

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .._cache import DiskCache
 from ..derive.cache import DataCodec
 from ..derive.result import DivergenceResult
@@ -151,7 +152,7 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
         if deadline_passed():
             raise  # an enclosing limit: not this attempt's to turn into a fallback
         coeffs = None
-    except Exception:  # noqa: BLE001 - _NotTaylorMode, and sympy's many types on odd nodes: sympy's series then tries
+    except (_NotTaylorMode, *SYMBOLIC_ERRORS):  # no Taylor-mode rule, or sympy's many types on odd nodes: sympy's series then tries
         coeffs = None
     if coeffs is not None:
         return coeffs
@@ -176,7 +177,7 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
         return run_with_time_limit(work, seconds=left)
     except (StepTimeout, RuntimeError, NotImplementedError, ValueError, TypeError, ZeroDivisionError):
         return None
-    except Exception:  # noqa: BLE001 - sympy's series raises many types; a failed series is just not used
+    except SYMBOLIC_ERRORS:  # sympy's series raises many types; a failed series is just not used
         return None
 
 
@@ -354,7 +355,7 @@ def _tidy(c: sp.Expr) -> sp.Expr:
 def _singular_at(expr: sp.Expr, a0: sp.Expr) -> bool:
     try:
         v = expr.subs(ALPHA, a0)
-    except Exception:  # noqa: BLE001
+    except SYMBOLIC_ERRORS:
         return True
     return v.has(sp.nan, sp.zoo) or v is sp.nan
 
@@ -396,7 +397,7 @@ def _tends_to_zero(result: DivergenceResult, expr: sp.Expr, param: Parameter, en
                 return False
             vals.append(abs(mpmath.mpf(sp.re(v))))
         return vals[0] < sp.Rational(1, 10**9) * vals[1]
-    except Exception:  # noqa: BLE001
+    except SYMBOLIC_ERRORS:
         return False
 
 

@@ -34,6 +34,8 @@ from typing import Callable
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from .. import _cache
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair
@@ -367,7 +369,7 @@ def _by_likelihood_ratio(P, Q, u, x, support, params, seconds) -> str | None:
                            (cauchy_scale_order, (P, Q, u, x, support))):
         try:
             found = run_with_time_limit(argument, *args, seconds=seconds)
-        except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the supremum is not shown
+        except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # undecided: the supremum is not shown
             found = None
         if found is not None:
             return found

@@ -19,6 +19,8 @@ from dataclasses import replace
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from ..numeric.maximum import Direction
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
@@ -60,7 +62,7 @@ class _Attempts:
             if deadline_passed():
                 raise
             self.timed_out = True
-        except Exception:  # noqa: BLE001 - a step that cannot be done shows nothing
+        except (DerivationError, *SYMBOLIC_ERRORS):  # a step that cannot be done shows nothing
             pass
         return None
 
@@ -146,7 +148,7 @@ def _dominates(a: sp.Expr, b: sp.Expr, params: tuple[Parameter, ...]) -> bool:
     for point in sample_values(free, params, 3):
         try:
             value = diff.evalf(30, subs=point)
-        except Exception:  # noqa: BLE001 - a point without a value decides nothing
+        except SYMBOLIC_ERRORS:  # a point without a value decides nothing
             continue
         if value.is_Number and value.is_finite and value < -sp.Float(10, 30) ** -20 * (1 + abs(value)):
             return False

@@ -13,6 +13,7 @@ from dataclasses import replace
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal
 from .forms import compact
@@ -211,5 +212,5 @@ def max_divergence(pieces, x, seconds, log) -> sp.Expr:
     value = sp.Max(*sups)
     try:
         return run_with_time_limit(sp.simplify, value, seconds=seconds)
-    except (StepTimeout, Exception):  # noqa: BLE001
+    except (StepTimeout, *SYMBOLIC_ERRORS):
         return value

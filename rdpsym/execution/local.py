@@ -148,7 +148,7 @@ def _worker_main(conn, fn, parent: int | None = None) -> None:
         out += (time.perf_counter() - start,)
         try:
             conn.send(out)  # pickles first, so a failure here writes nothing
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a worker boundary: pickling runs the value's own code
             conn.send(("failed", index, None, f"the task's result cannot be sent back to the parent "
                        f"(it must be picklable): {_error_text(exc)}", "", out[-1]))
 
@@ -203,7 +203,7 @@ def process_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, An
         proc = ctx.Process(target=_worker_main, args=(child, fn, parent_pid), daemon=True, name="rdpsym-worker")
         try:
             proc.start()
-        except Exception as exc:  # spawn/forkserver pickle fn
+        except Exception as exc:  # noqa: BLE001 - pickling fn for spawn/forkserver runs its own code: a usage error
             parent.close()
             raise ValueError(f"fn cannot be sent to worker processes with mp_context={mp_context!r} (it must be "
                              f"picklable: a module-level function or functools.partial of one): {_error_text(exc)}") from exc

@@ -189,7 +189,7 @@ def _load_module(path: Path, argument: str) -> _Loaded:
         try:
             with _loading(f"importing {path}"):
                 spec.loader.exec_module(module)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - the user's file runs here: undo its registrations whatever ends it
             sys.modules.pop(name, None)
             for n in set(_REGISTRY) - before:
                 unregister(n)
@@ -384,7 +384,7 @@ def entry_point_factory(name: str) -> Callable[[], Mechanism] | None:
             where = f"entry point {point.value} ({point.dist})"
             try:
                 obj = point.entry.load()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - loading an entry point runs its package's code: a usage error naming it
                 raise _error("name", f"mechanism {name!r}: loading {where} raised {type(exc).__name__}: {exc}",
                              name) from exc
             if isinstance(obj, Mechanism):

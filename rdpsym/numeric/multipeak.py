@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .._optimize import golden_max
 from . import fast
 from .backends.mpmath import MODULES, log_expr
@@ -78,7 +79,7 @@ def arb_function(args, expr, digits):
             values = [fast.to_arb(mpmath.mpf(sp.Float(sp.N(c, digits), digits))) for _, c in consts]
         fn = sp.lambdify(tuple(args) + tuple(d for d, _ in consts), tree, docstring_limit=0,
                          modules=[{"exp": lambda z: z.exp(), "log": lambda z: z.log(), "fabs": abs}, "mpmath"])
-    except Exception:  # noqa: BLE001 - anything Arb cannot take: mpmath
+    except SYMBOLIC_ERRORS:  # anything Arb cannot take: mpmath
         return None
     workprec, to_arb, to_mpf = fast.flint.ctx.workprec, fast.to_arb, fast.to_mpf
 
@@ -111,7 +112,7 @@ class Pair:
             A, S = sp.Dummy("a"), sp.Dummy("s")
             self.fast = sp.lambdify(tuple(xs) + (A, S), sp.exp(A * lp + (1 - A) * lq - S), modules=MODULES,
                                     docstring_limit=0)
-        except Exception:  # noqa: BLE001 - any sympy trouble: numeric logs of P and Q
+        except SYMBOLIC_ERRORS:  # any sympy trouble: numeric logs of P and Q
             self.lp = self.lq = self.fast = None
             return
         self.arb_lp, self.arb_lq = arb_function(xs, lp0, digits), arb_function(xs, lq0, digits)

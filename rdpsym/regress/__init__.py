@@ -380,7 +380,7 @@ def _independent_check(target, order, verdict) -> tuple[str, bool | None]:
     try:
         exact = exact_divergence(target.result, order, a, free, 40)
         got = target.independent(order, a, free, dps=30)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - fail-closed: whatever fails, the entry's check fails with the reason
         return f"failed: {exc}", False
     value, error, converged, detail = got
     if value is None:

@@ -15,6 +15,7 @@ import mpmath
 import sympy as sp
 from sympy.codegen.cfunctions import expm1 as _expm1
 
+from ..._numbers import SYMBOLIC_ERRORS
 from ..quantities import Form
 from ..tails import Failed
 from . import register_backend
@@ -107,7 +108,7 @@ class MpmathPair:
             lq = log_expr(Q.subs(x, xr)).subs(xr, x).evalf(digits)
             self._lp_fn = sp.lambdify(x, lp, modules=MODULES, docstring_limit=0)
             self._lq_fn = sp.lambdify(x, lq, modules=MODULES, docstring_limit=0)
-        except Exception:  # any sympy trouble: stay with numeric logs
+        except SYMBOLIC_ERRORS:  # any sympy trouble: stay with numeric logs
             self._lp_fn = self._lq_fn = None
             return
         self._lpq_expr = (lp, lq)
@@ -133,7 +134,7 @@ class MpmathPair:
                 }[kind]
                 try:
                     self._fast_forms[kind] = sp.lambdify((self.x, A, S), form(), modules=MODULES, docstring_limit=0)
-                except Exception:  # any sympy trouble: no fast path
+                except SYMBOLIC_ERRORS:  # any sympy trouble: no fast path
                     pass
         return self._fast_forms[kind]
 

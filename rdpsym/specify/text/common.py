@@ -229,7 +229,7 @@ class _Builder:
             raise
         except RecursionError:
             raise FormulaError("nesting too deep", pos) from None
-        except Exception as exc:  # sympy raises many kinds; none may escape
+        except Exception as exc:  # noqa: BLE001 - the parser's boundary on user text: sympy raises many kinds, none may escape as anything but a FormulaError
             raise FormulaError(f"cannot build the expression ({type(exc).__name__})", pos) from None
         self.check_size(result, pos)
         return result
