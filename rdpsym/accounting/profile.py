@@ -78,7 +78,7 @@ def _check_epsilon(epsilon) -> None:
         raise ValueError(f"epsilon must be a finite real number >= 0; got {epsilon!r}")
 
 
-def _kink_points(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, list[str]]:
+def kink_points(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, list[str]]:
     """Real zeros of the kink arguments (:func:`rdpsym.numeric.kinks.kink_arguments`: Abs, sign,
     Heaviside, Max/Min differences, Piecewise bounds) of P and Q, at ``wp`` digits."""
     points, notes = set(), []
@@ -114,7 +114,7 @@ class NumericPair:
         self._q = sp.lambdify(x, Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q, "mpmath")
         if self.kind == "continuous":
             with mpmath.workdps(dps + 20):
-                self.kinks, self.notes = _kink_points(P, Q, x, dps + 20)
+                self.kinks, self.notes = kink_points(P, Q, x, dps + 20)
         else:
             self.kinks, self.notes = [], []
 

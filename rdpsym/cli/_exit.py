@@ -171,9 +171,9 @@ def _guarded_process() -> Iterator[None]:
     try:
         import resource
 
-        from .._timeout import _memory_resource, limit_process_memory
+        from .._timeout import memory_resource, limit_process_memory
 
-        _, which = _memory_resource()
+        _, which = memory_resource()
         if which is not None:
             memory = (which, resource.getrlimit(which))
             limit_process_memory()
@@ -285,12 +285,12 @@ class RdpsymGroup(click.Group):
 
     def _exhausted(self, ctx: click.Context, exc: BaseException):
         """A step out of time, memory or stack: no verdict either way (exit 3), naming the step."""
-        from .._timeout import StepTimeout, _exhausted
+        from .._timeout import exhausted_error
 
         if _debug(ctx):
             traceback.print_exception(exc)
         step = _step_of(exc)
-        text = str(exc) if isinstance(exc, StepTimeout) else str(_exhausted(exc))
+        text = str(exc) if isinstance(exc, StepTimeout) else str(exhausted_error(exc))
         self._say(ctx, f"rdpsym: inconclusive: a step was abandoned: {one_line(text)}"
                        + (f" (in {step})" if step else ""))
         ctx.exit(ExitCode.INCONCLUSIVE)

@@ -72,7 +72,7 @@ class FamilyAnalysis:
 # --------------------------------------------------------------------------------------------------
 # monotonicity in u
 # --------------------------------------------------------------------------------------------------
-def _exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+def exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """``term = c * exp(A)``: ``(c, A)`` with every exponential factor gathered in ``A``."""
     c, A = sp.S.One, sp.S.Zero
     for f in sp.Mul.make_args(sp.powsimp(term, combine="exp")):
@@ -96,7 +96,7 @@ def _exponential_sum(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
     """
     groups: dict = {}
     for term in sp.Add.make_args(S):
-        c, A = _exp_split(term)
+        c, A = exp_split(term)
         if A.is_real is not True:
             return None
         groups[A] = groups.get(A, sp.S.Zero) + sign * (sp.diff(c, u) + c * sp.diff(A, u))

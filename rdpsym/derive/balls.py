@@ -49,7 +49,7 @@ from ..specify.adjacency import AdjacentFamily, ShiftBall
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .adjacency import NOT_SHOWN, FamilyAnalysis, nondecreasing
-from .adjacency import _exp_split as _split
+from .adjacency import exp_split as _split
 from .sign import decide, sign as decided_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW

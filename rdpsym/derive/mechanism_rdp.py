@@ -180,7 +180,7 @@ def simplify_with_domains(expr: sp.Expr | None, params: tuple[Parameter, ...]) -
     return visit(expr)
 
 
-def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple[list, list]:
+def pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple[list, list]:
     """D(P||Q), and D(Q||P) unless :func:`reflection_symmetry` proves it equal: (results, steps)."""
     kw = dict(params=params, step_seconds=step_seconds, cache=cache)
     results = [renyi_divergence(P, Q, x, support, label=f"D_alpha(P||Q) [{label}]", **kw)]
@@ -216,7 +216,7 @@ def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_second
     x, support = mechanism.variable, mechanism.support
 
     def derive_pair(P, Q, label, params):
-        return _pair_results(P, Q, label, x, support, params, step_seconds, cache)
+        return pair_results(P, Q, label, x, support, params, step_seconds, cache)
 
     return family_supremum(family, x, support, mechanism.parameters, derive_pair, seconds, key=(cache,))
 
@@ -306,7 +306,7 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
             notes.extend(found.steps)
             worst += _worst_items(pair, found)
             continue
-        more, steps = _pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
+        more, steps = pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
         results.extend(more)
         notes.extend(steps)
         worst += _worst_items(pair, None)

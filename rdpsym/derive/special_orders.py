@@ -130,9 +130,9 @@ def _sup_candidates(g, x, piece: Piece, seconds):
 
 def _sum_piece(integrand, x, lo, hi):
     """Sum over an integer range through the template's shift-and-ratio rewriting (geometric forms)."""
-    from .template import _integrate_once
+    from .template import integrate_once
 
-    got = _integrate_once(integrand, x, lo, hi, True)
+    got = integrate_once(integrand, x, lo, hi, True)
     if got is None:
         return sp.Sum(integrand, (x, lo, hi))
     value, cond = got

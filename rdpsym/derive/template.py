@@ -188,12 +188,12 @@ def _shifted_sum_args(x, lo, hi):
     return x, lo + x, sp.Integer(0), hi - lo
 
 
-def _integrate_once(integrand, x, lo, hi, discrete):
+def integrate_once(integrand, x, lo, hi, discrete):
     if discrete:
         if lo == -sp.oo and hi == sp.oo:
             # split at 0: (-oo, -1] and [0, oo)
-            a = _integrate_once(integrand, x, -sp.oo, sp.Integer(-1), True)
-            b = _integrate_once(integrand, x, sp.Integer(0), sp.oo, True)
+            a = integrate_once(integrand, x, -sp.oo, sp.Integer(-1), True)
+            b = integrate_once(integrand, x, sp.Integer(0), sp.oo, True)
             if a is None or b is None:
                 return None
             if a[0] == sp.oo or b[0] == sp.oo:
@@ -442,7 +442,7 @@ def integrate_template(
         def direct(budget):
             nonlocal timed_out
             try:
-                return run_with_time_limit(_integrate_once, integrand, x, lo, hi, discrete, seconds=budget)
+                return run_with_time_limit(integrate_once, integrand, x, lo, hi, discrete, seconds=budget)
             except StepTimeout:
                 notes.append(f"integration timed out after {budget:g} s")
                 timed_out = True
@@ -456,7 +456,7 @@ def integrate_template(
         if got is None:
             for label, new, u, ulo, uhi in subs:
                 try:
-                    got = run_with_time_limit(_integrate_once, new, u, ulo, uhi, False, seconds=limit)
+                    got = run_with_time_limit(integrate_once, new, u, ulo, uhi, False, seconds=limit)
                 except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS) as exc:
                     notes.append(f"{label}: {type(exc).__name__}")
                     got = None

@@ -31,7 +31,7 @@ from ..derive.result import DivergenceResult, StepName
 from ..specify.adjacency import AdjacentPair
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
-from .paper import _equal_at, _sample_points
+from .paper import equal_at, sample_points
 
 __all__ = ["EQUALITY_SECONDS", "Collapse", "collapse_equal_branches", "proved_equal", "symmetries"]
 
@@ -73,7 +73,7 @@ def proved_equal(a: sp.Expr, b: sp.Expr, parameters: Sequence[Parameter], order:
     to 0 symbolically within :data:`EQUALITY_SECONDS`); False when not shown."""
     if a == b:
         return True
-    if not _equal_at(a, b, _sample_points(a - b, parameters, order)):
+    if not equal_at(a, b, sample_points(a - b, parameters, order)):
         return False
     try:
         return run_with_time_limit(_normal_difference, a - b, seconds=EQUALITY_SECONDS) == 0
