@@ -261,13 +261,19 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
                    provenance=replace(r.provenance, steps=tuple(replace(s, expr=sub(s.expr)) for s in r.provenance.steps)))
 
 
-def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
+def not_shown_result(why: str, derived: list[DivergenceResult], label: str) -> DivergenceResult:
+    """The result standing for a family's supremum that was not shown (``why``): no expression, the worst
+    status of the pairs' results ``derived`` (at best numeric only) and their steps."""
     worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
                             provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
-                            label=f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
+                            label=label)
+
+
+def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
+    return not_shown_result(why, derived, f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
 
 
 PairDeriver = Callable[[sp.Expr, sp.Expr, str, tuple], tuple[list, list]]

@@ -19,9 +19,9 @@ import mpmath
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
-from .._optimize import golden_max
+from .._optimize import golden_max, integer_max_bracket
 from . import fast
-from .backends.mpmath import MODULES, log_expr
+from .backends.mpmath import MODULES, compiled_logs, log_expr, logs_of
 from .kinks import scan_points
 from .quantities import Form, log_integrand
 from .tails import Failed
@@ -170,20 +170,14 @@ class Pair:
             if a is not None and b is not None:
                 return a, b
         if self.lp is not None:
-            try:
-                a, b = self.lp(*pt), self.lq(*pt)
-                if not isinstance(a, mpmath.mpc) and not isinstance(b, mpmath.mpc):
-                    a, b = mpmath.mpf(a), mpmath.mpf(b)
-                    if not (mpmath.isnan(a) or mpmath.isnan(b) or a == mpmath.inf or b == mpmath.inf):
-                        return a, b
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                pass
+            found = compiled_logs(self.lp, self.lq, *pt)
+            if found is not None:
+                return found
         try:
             p, q = self.p(*pt), self.q(*pt)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
             raise Failed(f"evaluating P, Q at {show(pt)} failed: {exc}") from None
-        p, q = self._real(p, "P", pt), self._real(q, "Q", pt)
-        return (mpmath.log(p) if p > 0 else -mpmath.inf), (mpmath.log(q) if q > 0 else -mpmath.inf)
+        return logs_of(self._real(p, "P", pt), self._real(q, "Q", pt))
 
 
 def show(pt) -> str:
@@ -256,12 +250,7 @@ def _ascend(f, c, t0, v0, iters):
         vals = [(j, f(mpmath.mpf(s0 + st * j))) for j in grid]
         i = max(range(len(vals)), key=lambda u: vals[u][1])
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-        while hi - lo > 2:  # integer ternary search for the mode
-            m1, m2 = lo + (hi - lo) // 3, hi - (hi - lo) // 3
-            if f(mpmath.mpf(s0 + st * m1)) < f(mpmath.mpf(s0 + st * m2)):
-                lo = m1
-            else:
-                hi = m2
+        lo, hi = integer_max_bracket(lambda j: f(mpmath.mpf(s0 + st * j)), lo, hi)  # the mode
         cands += [mpmath.mpf(s0 + st * j) for j in range(lo, hi + 1)]
         if (t0 - s0) / st >= 0:  # the neighbours of the current point
             j0 = int(mpmath.nint((t0 - s0) / st))
