@@ -3,7 +3,7 @@
 Series are expensive (a Taylor-mode series around alpha = 1 costs about a hundred array operations per
 point); the closed form is accurate at most points where a series would converge. :class:`_ErrorEmitter`
 emits, for an expression, numpy code of an estimate of the absolute error of the code
-:class:`~rdpsym.compile.emitter._Emitter` emits for it, by the usual first-order rules (Higham 2002,
+:class:`~rdpsym.compile.emitter.Emitter` emits for it, by the usual first-order rules (Higham 2002,
 *Accuracy and Stability of Numerical Algorithms*, Sect. 3.1): a sum's error is the sum of its terms'
 errors plus eps times the sum of their magnitudes; relative errors of factors add; the error of log|S| is
 the relative error of S; a log-sum-exp scaled by its largest term (what the emitter writes for a log of
