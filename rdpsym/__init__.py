@@ -3,7 +3,7 @@
 Built on Mironov, "Rényi Differential Privacy", CSF 2017 (arXiv:1702.07476 v3).
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from .symbols import alpha
 from .specify.params import Parameter, parameter

@@ -297,15 +297,17 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename, so a
     reader sees the old file or the whole new one, and a killed writer leaves only a temporary file."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    written = False
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+        written = True
+    finally:
+        if not written:  # whatever interrupted the write (a time limit too): no temporary file stays
+            Path(temp).unlink(missing_ok=True)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -16,9 +16,22 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-__all__ = ["ArgumentError", "PreciseMpf", "precise", "show_value"]
+__all__ = ["ArgumentError", "PreciseMpf", "SYMBOLIC_ERRORS", "precise", "show_value"]
 
 _MISSING = object()
+
+#: What a symbolic or numeric step raises when sympy, mpmath or python-flint cannot do it: the exceptions
+#: a fallback (another rewriting, another method, "not shown") catches. ``RuntimeError`` also covers
+#: sympy's ``NotImplementedError`` and ``RecursionError`` and a step that failed in a forked child
+#: (:func:`rdpsym._timeout.run_with_time_limit` reports it so); ``LookupError`` and ``AssertionError``
+#: come from sympy's internals (``KeyError`` in the assumptions, asserts in ``gruntz`` and ``meijerint``).
+#: Never :class:`~rdpsym._timeout.StepTimeout` (a ``BaseException``): a fallback that turns a time limit
+#: into "not shown" names it.
+SYMBOLIC_ERRORS: tuple[type[Exception], ...] = (
+    ArithmeticError, ValueError, TypeError, AttributeError, LookupError, RuntimeError, AssertionError,
+    sp.polys.polyerrors.BasePolynomialError, sp.core.function.PoleError, sp.matrices.exceptions.MatrixError,
+    mpmath.libmp.NoConvergence,
+)
 
 
 class ArgumentError(ValueError):

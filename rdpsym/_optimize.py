@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 import mpmath
 
-__all__ = ["golden_max", "golden_min", "refine_scan_min"]
+__all__ = ["golden_max", "golden_min", "integer_max_bracket", "refine_scan_min"]
 
 
 def golden_max(f: Callable, a, b, iters: int):
@@ -32,6 +32,18 @@ def golden_max(f: Callable, a, b, iters: int):
             d = a + g * (b - a)
             fd = f(d)
     return (c, fc) if fc >= fd else (d, fd)
+
+
+def integer_max_bracket(f: Callable, lo: int, hi: int) -> tuple[int, int]:
+    """Ternary search on the integers for the maximum of ``f`` on ``[lo, hi]`` (assumed unimodal there):
+    the bracket ``(lo, hi)`` narrowed to at most three integers around it."""
+    while hi - lo > 2:
+        m1, m2 = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        if f(m1) < f(m2):
+            lo = m1
+        else:
+            hi = m2
+    return lo, hi
 
 
 def golden_min(f: Callable, a, b, iters: int):

@@ -92,7 +92,7 @@ class StepExhausted(StepTimeout):
     resource: str = "memory"
 
 
-def _exhausted(exc: BaseException) -> StepExhausted:
+def exhausted_error(exc: BaseException) -> StepExhausted:
     resource = "recursion" if isinstance(exc, RecursionError) else "memory"
     what = "recursed deeper than Python allows" if resource == "recursion" else "ran out of memory"
     text = str(exc).strip()
@@ -337,7 +337,7 @@ class time_limit:
             if isinstance(exc, (MemoryError, RecursionError)):
                 # the step cannot finish for lack of memory or stack: abandoned like a step out of time
                 _count(self)
-                raise _exhausted(exc) from exc
+                raise exhausted_error(exc) from exc
             return False
         if self.deadline <= now:
             _count(self)
@@ -357,7 +357,7 @@ _PROTECTED = frozenset(f.__code__ for f in (time_limit.__enter__, time_limit.__e
 # --------------------------------------------------------------------------------------------------
 # process limits: memory, and the lifetime of a child
 # --------------------------------------------------------------------------------------------------
-def _memory_resource():
+def memory_resource():
     """The rlimit that bounds a process's data: RLIMIT_DATA on Linux (heap and private mappings, not
     address space merely reserved by thread stacks or libraries), RLIMIT_AS elsewhere."""
     import resource
@@ -373,7 +373,7 @@ def limit_process_memory(mb: int | None = None) -> int | None:
     fails with :class:`StepExhausted`) instead of the kernel killing the process. Returns the limit in
     bytes, or None where there is no such limit (not POSIX)."""
     try:
-        resource, which = _memory_resource()
+        resource, which = memory_resource()
     except ImportError:  # not POSIX
         return None
     if which is None:

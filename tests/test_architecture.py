@@ -2,14 +2,21 @@
 
 These are the rules that keep each extension a one-file change:
 - no private name (a leading underscore) is imported from another subpackage: what is shared is public
-  (the leaf modules ``rdpsym._numbers``, ``_config``, ``_cache``, ``_timeout``, ``_optimize`` are the
+  (the leaf modules ``rdpsym._numbers``, ``_config``, ``_cache``, ``_timeout``, ``_optimize``, ``_version`` are the
   shared foundations and are meant to be imported);
 - the numeric path never imports the derivation engine (it is the engine's independent check);
 - the engine never imports compiling or reporting code at module level;
 - the execution layer does not import click (the CLI wraps it, not the other way round);
 - the leaf modules import only each other (user numbers, which need the safe parser, are read in specify/text);
 - exactly one module sets alarms (``rdpsym._timeout``);
-- no public attribute hides a subpackage: ``rdpsym.X`` is the package ``rdpsym.X``, whatever was imported first.
+- no public attribute hides a subpackage: ``rdpsym.X`` is the package ``rdpsym.X``, whatever was imported first;
+- every import, those inside functions included, follows the layer order (leaf modules < specify <
+  mechanisms < execution < numeric < derive < compile < report < {verification, claims, accounting} <
+  {properties, regress} < cli);
+- no import cycle but the presenter hooks (a result's ``to_numpy``, ``latex``, ``_repr_*``);
+- ``numeric_divergence`` is called only in numeric/;
+- no private name is imported from another module.
+Where today's code breaks a rule, the exception is listed with its reason, and the list may only shrink.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rdpsym"
-LEAVES = {"_numbers", "_config", "_cache", "_timeout", "_optimize", "outcomes"}
+LEAVES = {"_numbers", "_config", "_cache", "_timeout", "_optimize", "_version", "outcomes"}
 
 
 def _modules():
@@ -182,7 +189,7 @@ NODE_BRANCHING_ALLOWED = {
     "derive/sign.py::decide_relation": 5,  # And, BooleanFalse, BooleanTrue, Not, Or (was domains.py's, 6)
     "derive/sign.py::numeric_sign": 5,  # Float, Infinity, NegativeInfinity, Number, Rational (was evaluation.py's)
     "derive/subsampled.py::_convex": 5,  # Abs, Add, Max, Mul, Pow
-    "derive/template.py::_integrate_once": 4,  # BooleanTrue, Infinity, NegativeInfinity, Piecewise
+    "derive/template.py::integrate_once": 4,  # BooleanTrue, Infinity, NegativeInfinity, Piecewise
     "derive/template.py::_merge_relationals": 6,  # And, GreaterThan, LessThan, Or, StrictGreaterThan, StrictLessThan
     "derive/template.py::_substitutions": 4,  # Infinity, Integer, NegativeInfinity, Pow
     "derive/template.py::decide_relationals": 4,  # BooleanFalse, BooleanTrue, Equality, Unequality
@@ -430,3 +437,266 @@ def test_a_result_never_imports_the_engine():
                        lambda m: m == "rdpsym" or m.startswith(("rdpsym.compile", "rdpsym.report")))
     assert "rdpsym.derive.numeric_values" in reached  # the check walks the lazy imports too
     assert not set(ENGINE) & reached, sorted(set(ENGINE) & reached)
+
+
+
+# --------------------------------------------------------------------------------------------------
+# the layers and the import graph, over every import (those inside functions included)
+# --------------------------------------------------------------------------------------------------
+#: each subpackage's layer: a module imports only from its own layer and those below
+#: (leaf modules < specify < mechanisms < execution < numeric < derive < compile < report
+#:  < {verification, claims, accounting} < {properties, regress} < cli)
+LAYERS = {"specify": 1, "mechanisms": 2, "execution": 3, "numeric": 4, "derive": 5, "compile": 6, "report": 7,
+          "verification": 8, "claims": 8, "accounting": 8, "properties": 9, "regress": 9, "cli": 10}
+#: the modules at the package's top level that are not subpackages: the leaves (and the symbols and printing
+#: conventions, which import nothing of rdpsym) at the bottom; the hypothesis strategies and the test helpers
+#: (they check claims and run the registry) beside properties and regress; the package root above all
+TOP_LEVEL_LAYERS = {**{m: 0 for m in LEAVES | {"symbols", "printing"}}, "strategies": 9, "testing": 9}
+ROOT_LAYER = 11
+#: the presenter hooks of a result: delegations from :mod:`rdpsym.derive.result` to compile/ and report/,
+#: imported when called (the one import loop allowed)
+PRESENTER_MODULE = "rdpsym.derive.result"
+PRESENTER_HOOKS = {"to_numpy", "to_source", "latex", "_repr_latex_", "_repr_html_", "__repr__"}
+#: today's imports against the layer order ("importer -> imported", dotted), each with its reason. The list
+#: may only shrink: a new violation fails, and so does an entry that no longer happens.
+LAYER_EXCEPTIONS = {
+    "rdpsym.report.plots -> rdpsym.accounting.conversion":
+        "the (epsilon, delta) conversion plot draws accounting's conversion (imported when the plot is drawn)",
+    "rdpsym.report.plots -> rdpsym.accounting.conversions":
+        "the (epsilon, delta) conversion plot names accounting's conversion methods",
+    "rdpsym.report.plots -> rdpsym.accounting.profile":
+        "the (epsilon, delta) conversion plot draws the exact privacy profile beside the conversions",
+}
+#: today's import cycles besides the presenter hooks (modules, dotted), each with its reason. The list may
+#: only shrink: a new cycle fails, and so does an entry that is no longer a cycle.
+CYCLE_EXCEPTIONS = {
+    frozenset({"rdpsym.derive.cache", "rdpsym.derive.engine", "rdpsym.derive.multivariate"}):
+        "the engine derives a product mechanism factor by factor through itself (and its cache)",
+    frozenset({"rdpsym.derive.adjacency", "rdpsym.derive.balls"}):
+        "the supremum over a ball of adjacent pairs and the family's shift helpers call each other",
+    frozenset({"rdpsym.derive.mechanism_rdp", "rdpsym.derive.subsampled"}):
+        "a subsampled mechanism's curve is derived from its base mechanism's, through the engine",
+}
+
+
+def _dotted(parts: list[str]) -> str:
+    return ".".join(parts)
+
+
+def _layer(dotted: str) -> int | None:
+    parts = dotted.split(".")
+    if len(parts) == 1:
+        return ROOT_LAYER
+    return LAYERS.get(parts[1], TOP_LEVEL_LAYERS.get(parts[1]))
+
+
+def _typing_only(tree: ast.Module) -> set[int]:
+    """Ids of the nodes under ``if TYPE_CHECKING:`` (never imported at run time)."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out.update(id(n) for n in ast.walk(node))
+    return out
+
+
+def _import_sites(path: Path, parts: list[str]):
+    """``(imported module, names, line, enclosing function or None)`` of each run-time import of a module."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    skip = _typing_only(tree)
+    package = parts if path.name == "__init__.py" else parts[:-1]
+
+    def visit(node, function):
+        for child in ast.iter_child_nodes(node):
+            if id(child) in skip:
+                continue
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield from visit(child, child.name)
+                continue
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package[: len(package) - child.level + 1]
+                    module = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    module = child.module or ""
+                yield module, [a.name for a in child.names], child.lineno, function
+            elif isinstance(child, ast.Import):
+                for a in child.names:
+                    yield a.name, [], child.lineno, function
+            yield from visit(child, function)
+
+    yield from visit(tree, None)
+
+
+def _reexports() -> dict[str, dict[str, str]]:
+    """package -> name -> the module its ``__init__`` imports the name from (top-level imports)."""
+    out: dict[str, dict[str, str]] = {}
+    for path, parts in _modules():
+        if path.name != "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        names = out.setdefault(_dotted(parts), {})
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = parts[: len(parts) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+                for a in node.names:
+                    if _module_path(source) is not None and source != _dotted(parts):
+                        names[a.asname or a.name] = source
+    return out
+
+
+def _resolve(module: str, name: str | None, reexports, depth: int = 0) -> str | None:
+    """The module that ``from module import name`` reaches: a submodule, the module the package's
+    ``__init__`` takes the name from (followed), or the module itself."""
+    if name is not None:
+        if _module_path(f"{module}.{name}") is not None:
+            return f"{module}.{name}"
+        source = reexports.get(module, {}).get(name)
+        if source is not None and depth < 6:
+            return _resolve(source, name, reexports, depth + 1)
+    return module if _module_path(module) is not None else None
+
+
+def _edges():
+    """``(importer, imported, line, enclosing function)`` of every run-time import between rdpsym's modules.
+    A package's ``__init__`` importing its own submodules is the package's face, not an edge (as in
+    ``../shared/tools/import_graph.py``)."""
+    reexports = _reexports()
+    for path, parts in _modules():
+        me = _dotted(parts)
+        face = path.name == "__init__.py"
+        for module, names, line, function in _import_sites(path, parts):
+            if module.split(".")[0] != "rdpsym":
+                continue
+            for name in names or [None]:
+                target = _resolve(module, name, reexports)
+                if target is not None and target != me and not (face and target.startswith(me + ".")):
+                    yield me, target, line, function
+
+
+def _is_presenter_hook(importer: str, target: str, function: str | None) -> bool:
+    return (importer == PRESENTER_MODULE and function in PRESENTER_HOOKS
+            and target.startswith(("rdpsym.compile", "rdpsym.report")))
+
+
+def test_every_import_follows_the_layer_order():
+    """A module imports only from its own layer and the layers below (:data:`LAYERS`), inside functions
+    too; the presenter hooks and :data:`LAYER_EXCEPTIONS` aside."""
+    found = set()
+    for importer, target, line, function in _edges():
+        mine, theirs = _layer(importer), _layer(target)
+        assert mine is not None, f"{importer}: no layer; add it to LAYERS or TOP_LEVEL_LAYERS"
+        assert theirs is not None, f"{target}: no layer; add it to LAYERS or TOP_LEVEL_LAYERS"
+        if theirs > mine and not _is_presenter_hook(importer, target, function):
+            found.add(f"{importer} -> {target}")
+    new = sorted(found - set(LAYER_EXCEPTIONS))
+    stale = sorted(set(LAYER_EXCEPTIONS) - found)
+    assert not new, "imports against the layer order:\n" + "\n".join(new)
+    assert not stale, f"no longer happens: remove from LAYER_EXCEPTIONS: {stale}"
+
+
+def _cycles(edges) -> list[frozenset]:
+    """The import cycles (strongly connected components of more than one module), Tarjan's algorithm."""
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(frozenset(component))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                strong(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return out
+
+
+def test_the_cycle_finder_sees_a_cycle_through_an_import_inside_a_function():
+    assert _cycles([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == [frozenset({"a", "b", "c"})]
+    assert _cycles([("a", "b"), ("b", "c")]) == []
+
+
+def test_no_import_cycle_but_the_presenter_hooks():
+    """Counting imports inside functions, the only import loop is the presenter hooks' (a result's
+    ``to_numpy``, ``latex``, ``_repr_*`` delegating to compile/ and report/), and today's
+    :data:`CYCLE_EXCEPTIONS`, which may only shrink."""
+    edges = {(a, b) for a, b, _, function in _edges() if not _is_presenter_hook(a, b, function)}
+    found = set(_cycles(edges))
+    new = [sorted(c) for c in found - set(CYCLE_EXCEPTIONS)]
+    stale = [sorted(c) for c in set(CYCLE_EXCEPTIONS) - found]
+    assert not new, f"import cycles: {new}"
+    assert not stale, f"no longer a cycle: remove from CYCLE_EXCEPTIONS: {stale}"
+
+
+def test_the_presenter_hooks_are_imported_inside_the_hooks_only():
+    """The hooks are the loop's only way back: each import of compile/ or report/ from the result module
+    sits inside one of :data:`PRESENTER_HOOKS`, never at module level."""
+    found = [f"{a} -> {b} line {line} ({function or 'module level'})" for a, b, line, function in _edges()
+             if a == PRESENTER_MODULE and b.startswith(("rdpsym.compile", "rdpsym.report"))
+             and not _is_presenter_hook(a, b, function)]
+    assert not found, found
+
+
+#: private modules imported by the other modules of their own package today, with the reason. The rule:
+#: a package may have one ``_internal.py``; this list may only shrink.
+PRIVATE_MODULES_ALLOWED = {
+    "rdpsym.cli._console": "the CLI's console output, shared by its command modules",
+    "rdpsym.cli._exit": "the CLI's exit codes and error mapping, shared by its command modules",
+    "rdpsym.cli._json": "the CLI's JSON output, shared by its command modules",
+    "rdpsym.cli._junit": "the CLI's JUnit output",
+    "rdpsym.cli._mechanism": "the CLI's reading of a mechanism argument",
+    "rdpsym.cli._params": "the CLI's parameter options",
+    "rdpsym.mechanisms._sources": "where a mechanism comes from (a name, a file, an entry point) and the registry",
+    "rdpsym.mechanisms._densities": "the densities the built-in mechanisms share",
+}
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """No module imports a name with a leading underscore from another module (what is shared is public);
+    a private module is imported only inside its own package, and each package has at most one besides
+    ``_internal.py`` (:data:`PRIVATE_MODULES_ALLOWED` lists today's, which may only shrink)."""
+    names, modules = [], set()
+    for path, parts in _modules():
+        for module, imported, line, _ in _import_sites(path, parts):
+            target = module.split(".")
+            if target[0] != "rdpsym":
+                continue
+            private = [n for n in imported if n.startswith("_") and not n.startswith("__")
+                       and _module_path(f"{module}.{n}") is None]
+            if private:
+                names.append(f"{path.relative_to(PACKAGE)}:{line}: from {module} import {', '.join(private)}")
+            for dotted in [module] + [f"{module}.{n}" for n in imported if _module_path(f"{module}.{n}")]:
+                last = dotted.split(".")
+                if len(last) > 2 and last[-1].startswith("_") and not last[-1].startswith("__") \
+                        and last[-1] != "_internal":
+                    modules.add(dotted)
+    assert not names, "private names imported from another module:\n" + "\n".join(names)
+    new = sorted(modules - set(PRIVATE_MODULES_ALLOWED))
+    stale = sorted(set(PRIVATE_MODULES_ALLOWED) - modules)
+    assert not new, f"private modules imported by their package (one _internal.py each): {new}"
+    assert not stale, f"no longer imported: remove from PRIVATE_MODULES_ALLOWED: {stale}"

@@ -116,9 +116,9 @@ def test_three_outcome_randomized_response_between_series_and_closed_form(rr3_co
 def _float_code(expr, names):
     """A numpy function of ``expr`` as the generator's emitter writes it (with the run-time helpers)."""
     from rdpsym.compile import runtime
-    from rdpsym.compile.emitter import _Emitter
+    from rdpsym.compile.emitter import Emitter
 
-    em = _Emitter(names)
+    em = Emitter(names)
     space: dict = {}
     exec("import numpy\n" + runtime.source() + f"\ndef _f({', '.join(names.values())}):\n    return {em.value(expr)}\n", space)
     return space["_f"]

@@ -388,9 +388,9 @@ class Accountant:
         """A non-private release (dp_accounting's NonPrivateDpEvent, read by :meth:`from_dp_event`): no
         order is finite, so no guarantee: epsilon = +inf (delta = 1) with status ``infinite``. The target is
         checked as every conversion checks it."""
-        from .pld.bounds import _check_target
+        from .pld.bounds import check_target
 
-        t = _check_target(kind, target)
+        t = check_target(kind, target)
         method = method or self.method
         conversions.get(method)  # ValueError naming the registered methods
         value = math.inf if kind == "epsilon" else 1.0

@@ -44,6 +44,7 @@ from typing import Any, Callable
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.result import DivergenceResult
 from ..specify.text.numbers import exact_number, mp_number
 from ..symbols import alpha as ALPHA
@@ -313,7 +314,7 @@ def _closed_form_orders(expr, method, kind, target_symbol):
         if not num.is_polynomial(ALPHA) or sp.degree(num, ALPHA) > 4:
             return []
         return [r for r in sp.solve(sp.Eq(num, 0), ALPHA) if r.is_real is not False]
-    except Exception:  # noqa: BLE001 - sympy failing here only means "no closed form"; numeric decides
+    except SYMBOLIC_ERRORS:  # sympy failing here only means "no closed form"; numeric decides
         return []
 
 

@@ -28,6 +28,7 @@ from dataclasses import replace
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
 from ..specify.adjacency import AdjacentFamily
@@ -52,7 +53,7 @@ def _shifted(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, shift: sp.Expr) -> bool:
         return False
     try:
         return sp.simplify(P.subs(x, x - shift) - Q) == 0
-    except Exception:  # noqa: BLE001 - undecidable means "not shown to be additive"
+    except SYMBOLIC_ERRORS:  # undecidable means "not shown to be additive"
         return False
 
 

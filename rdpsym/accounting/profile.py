@@ -38,6 +38,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..numeric.kinks import kink_arguments
 from ..numeric.inputs import substitute_values
 from ..numeric.families import maximise_over_family
@@ -77,14 +78,14 @@ def _check_epsilon(epsilon) -> None:
         raise ValueError(f"epsilon must be a finite real number >= 0; got {epsilon!r}")
 
 
-def _kink_points(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, list[str]]:
+def kink_points(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int) -> tuple[list, list[str]]:
     """Real zeros of the kink arguments (:func:`rdpsym.numeric.kinks.kink_arguments`: Abs, sign,
     Heaviside, Max/Min differences, Piecewise bounds) of P and Q, at ``wp`` digits."""
     points, notes = set(), []
     for arg in dict.fromkeys(kink_arguments(P, x) + kink_arguments(Q, x)):
         try:
             sol = sp.solveset(arg, x, domain=sp.S.Reals)
-        except Exception as exc:  # noqa: BLE001 - sympy raises many things on odd input
+        except SYMBOLIC_ERRORS as exc:  # sympy raises many things on odd input
             notes.append(f"solveset failed on {arg}: {exc}")
             continue
         if isinstance(sol, sp.FiniteSet):
@@ -113,7 +114,7 @@ class NumericPair:
         self._q = sp.lambdify(x, Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q, "mpmath")
         if self.kind == "continuous":
             with mpmath.workdps(dps + 20):
-                self.kinks, self.notes = _kink_points(P, Q, x, dps + 20)
+                self.kinks, self.notes = kink_points(P, Q, x, dps + 20)
         else:
             self.kinks, self.notes = [], []
 

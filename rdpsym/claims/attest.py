@@ -18,7 +18,6 @@ import mpmath
 import sympy as sp
 
 from .certificate import Certificate
-from .guard import HangGuardFired
 from .partition import ball_text
 from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
 from .verdict import Verdict
@@ -51,6 +50,17 @@ def _common(run, verdict: Verdict, evidence) -> dict:
                 dps=run.dps, target=tgt.label, evidence=tuple(evidence))
 
 
+def _independent(ev, tgt, order, alpha, allv) -> tuple | None:
+    """The independent numerics ``(value, error, converged, detail)`` at a binding point, or None when they
+    failed, did not converge or a hang guard fired."""
+    try:
+        got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
+                            tgt.independent, order, alpha, allv, BINDING_DPS)
+    except Exception:  # noqa: BLE001 - fail-closed: numerics that fail (a fired hang guard too) bind nothing
+        return None
+    return None if got is None or got[0] is None or not got[2] else got
+
+
 def _binding_point(run, order, alpha, values) -> dict | None:
     """A binding point: the divergence's enclosure and the independent numerics there (None when the
     numerics did not converge or a hang guard fired)."""
@@ -64,14 +74,8 @@ def _binding_point(run, order, alpha, values) -> dict | None:
     ball = enc.at(alpha if order is None else sp.Integer(1), values, "divergence")
     if ball is None or ball.is_nan():
         return None
-    try:
-        got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
-                            tgt.independent, order, alpha, allv, BINDING_DPS)
-    except HangGuardFired:
-        return None
-    except Exception:  # noqa: BLE001 - numerics that fail bind nothing: another point is tried
-        return None
-    if got is None or got[0] is None or not got[2]:
+    got = _independent(ev, tgt, order, alpha, allv)
+    if got is None:
         return None
     value, error = got[0], got[1]
     with mpmath.workdps(40):
@@ -181,12 +185,8 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
     binding = []
     for a, values, t, e in _moderate(compared, NUMERIC_BINDING_POINTS if verdict is Verdict.CONFIRMED else 1):
         allv = ev.all_values(values)
-        try:
-            got = ev.guards.run("the independent numerics at a binding point", BINDING_SECONDS,
-                                tgt.independent, ev.order, ev.point_alpha(a), allv, BINDING_DPS)
-        except Exception:  # noqa: BLE001 - no binding point here; the certificate then fails closed
-            continue
-        if got is None or got[0] is None or not got[2]:
+        got = _independent(ev, tgt, ev.order, ev.point_alpha(a), allv)
+        if got is None:
             continue
         with mpmath.workdps(40):
             numeric = {"value": mpmath.nstr(mpmath.mpf(got[0]), 35), "error": mpmath.nstr(mpmath.mpf(got[1]), 5)}

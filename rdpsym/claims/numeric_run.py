@@ -38,9 +38,9 @@ import sympy as sp
 from .attest import attest_numeric
 from .guard import HangGuardFired
 from .point import Evaluator
-from .run import MIN_POINTS_PER_REGIME, REGIMES, _product, _regime, _required_regimes
+from .run import MIN_POINTS_PER_REGIME, REGIMES, point_product, regime_of, required_regimes
 from .search import parameter_grid
-from .verdict import Counterexample, Verdict, _fmt, _fmt_values
+from .verdict import Counterexample, Verdict, format_number, format_values
 
 __all__ = ["check_numeric_claim", "NUMERIC_ALPHAS", "MAX_POINTS", "POINT_GUARD_SECONDS", "GRID_GUARD_SECONDS"]
 
@@ -67,9 +67,9 @@ def _grid(alphas, free):
     (tiny and huge scales): a refutation at typical values needs no time spent at the edges."""
     typical = [list(p.typical_values(2)) for p in free]
     everything = [list(dict.fromkeys(t + parameter_grid(p))) for t, p in zip(typical, free)]
-    first = _product(alphas, free, typical, limit=MAX_POINTS)
+    first = point_product(alphas, free, typical, limit=MAX_POINTS)
     seen = {(a, tuple(sorted(v.items()))) for a, v in first}
-    rest = [pt for pt in _product(alphas, free, everything, limit=10 * MAX_POINTS)
+    rest = [pt for pt in point_product(alphas, free, everything, limit=10 * MAX_POINTS)
             if (pt[0], tuple(sorted(pt[1].items()))) not in seen]
     if len(first) + len(rest) > MAX_POINTS:
         step = len(rest) / max(1, MAX_POINTS - len(first))
@@ -120,10 +120,10 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
     def coverage():
         lines = []
         if order is None:
-            lines.append(f"alpha range ({_fmt(lo)}, {_fmt(hi)}); compared points per regime: " + ", ".join(
-                f"{r}: {by_regime.get(r, 0)}" for r in REGIMES if r in _required_regimes(lo, hi)))
+            lines.append(f"alpha range ({format_number(lo)}, {format_number(hi)}); compared points per regime: " + ", ".join(
+                f"{r}: {by_regime.get(r, 0)}" for r in REGIMES if r in required_regimes(lo, hi)))
             if hi == sp.oo:
-                lines.append(f"orders compared up to {_fmt(max(alphas))}: a numeric curve has no limit argument "
+                lines.append(f"orders compared up to {format_number(max(alphas))}: a numeric curve has no limit argument "
                              "beyond them (a closed form's D_oo comparison, Mironov 2017, Prop. 9)")
         if excluded:
             lines.append(f"{excluded} point(s) excluded where P or Q is not a probability distribution")
@@ -172,18 +172,18 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
             continue
         compared += 1
         compared_values.append((a, values, t, e))
-        regime = _regime(a) if order is None else "the special order"
+        regime = regime_of(a) if order is None else "the special order"
         by_regime[regime] = by_regime.get(regime, 0) + 1
 
     reasons = []
     if dropped:
         (a, values), why = dropped[0]
         reasons.append(f"{len(dropped)} point(s) could not be decided and count against the claim, e.g. alpha = "
-                       f"{_fmt(ev.point_alpha(a))}, {_fmt_values(values)}: {why}")
+                       f"{format_number(ev.point_alpha(a))}, {format_values(values)}: {why}")
     if compared == 0:
         reasons.append("no point could be compared: nothing supports the claim")
     elif order is None:
-        missing = [r for r in _required_regimes(lo, hi) if by_regime.get(r, 0) < MIN_POINTS_PER_REGIME]
+        missing = [r for r in required_regimes(lo, hi) if by_regime.get(r, 0) < MIN_POINTS_PER_REGIME]
         if missing:
             reasons.append(f"fewer than {MIN_POINTS_PER_REGIME} compared points in: {', '.join(missing)}")
     if reasons:

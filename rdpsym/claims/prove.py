@@ -126,13 +126,18 @@ def _infinite(ch: Chain, x: ProofContext):
     return None
 
 
-def _simplify(ch: Chain, x: ProofContext):
+def _difference_vanishes(ch: Chain, x: ProofContext, rule: str, shown: str):
+    """Proved when the rewrite ``rule`` of claim - divergence (both finite) gives 0; ``shown`` names it."""
     if sp.oo in (x.c, x.t):
         return None
-    d = ch.run("simplify_difference", x.c, x.t)
+    d = ch.run(rule, x.c, x.t)
     if d is not None and d == 0:
-        return f"proved: simplify(claim - divergence) = 0 ({x.regime}){x.where}"
+        return f"proved: {shown} ({x.regime}){x.where}"
     return None
+
+
+def _simplify(ch: Chain, x: ProofContext):
+    return _difference_vanishes(ch, x, "simplify_difference", "simplify(claim - divergence) = 0")
 
 
 def _exponential(ch: Chain, x: ProofContext):
@@ -149,12 +154,7 @@ def _exponential(ch: Chain, x: ProofContext):
 
 
 def _expand_log(ch: Chain, x: ProofContext):
-    if sp.oo in (x.c, x.t):
-        return None
-    d = ch.run("expand_log_difference", x.c, x.t)
-    if d is not None and d == 0:
-        return f"proved: expand_log(claim - divergence) simplifies to 0 ({x.regime}){x.where}"
-    return None
+    return _difference_vanishes(ch, x, "expand_log_difference", "expand_log(claim - divergence) simplifies to 0")
 
 
 def _log_expansion(ch: Chain, x: ProofContext):

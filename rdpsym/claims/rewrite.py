@@ -18,6 +18,8 @@ from typing import Callable
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .guard import HangGuardFired
 from .guard import HangGuards
 
 __all__ = ["Step", "Chain", "RULES", "ReplayMismatch", "positive_where"]
@@ -115,7 +117,7 @@ class Chain:
         self.attempts += 1
         try:
             out = self.guards.run(f"the symbolic proof ({rule})", self.seconds, RULES[rule], *inputs)
-        except Exception:  # noqa: BLE001 - sympy raises many kinds; a failed rewrite is just no step
+        except (HangGuardFired, *SYMBOLIC_ERRORS):  # sympy raises many kinds; a failed rewrite is just no step
             out = None
         if self.replay is not None:
             self._compare(rule, inputs, out)

@@ -11,13 +11,15 @@ from collections import Counter
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .guard import HangGuardFired
 from ..symbols import alpha as ALPHA
 from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
 from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
 from .prove import proof_context, prove
 from .rewrite import RULES, Step
 from .search import alpha_grid, guided_search, parameter_grid, shrink
-from .verdict import Counterexample, Verdict, _fmt, _fmt_values
+from .verdict import Counterexample, Verdict, format_number, format_values
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -44,7 +46,7 @@ _SLOW_REASON = "the callable did not return within its time limit"
 _OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent above 2^100)"
 
 
-def _regime(a) -> str:
+def regime_of(a) -> str:
     if a is None:
         return "the special order"
     if a < 1:
@@ -56,7 +58,7 @@ def _regime(a) -> str:
     return REGIMES[3]
 
 
-def _required_regimes(lo, hi) -> list[str]:
+def required_regimes(lo, hi) -> list[str]:
     req = []
     if (lo < 1) is sp.true:
         req.append(REGIMES[0])
@@ -108,7 +110,7 @@ class ClaimRun:
         a, values = point
         self.compared += 1
         self.compared_points.append(point)
-        regime = _regime(a)
+        regime = regime_of(a)
         self.compared_by_regime[regime] = self.compared_by_regime.get(regime, 0) + 1
         for k, val in values.items():
             span = self.param_span.setdefault(k, [val, val])
@@ -162,7 +164,7 @@ class ClaimRun:
     def _grid(self, executor, retry):
         alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
         grids = [parameter_grid(p) for p in self.free]
-        points = _product(alphas, self.free, grids, limit=3000)
+        points = point_product(alphas, self.free, grids, limit=3000)
         for (block_start, block), entry in _grid_sweep(self.ev, points, executor):
             if not entry.ok:
                 self.lost.append(f"grid points {block_start}..{block_start + len(block) - 1}: "
@@ -216,7 +218,7 @@ class ClaimRun:
         except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
             limit = None
         grids = [parameter_grid(p) for p in self.free]
-        combos = _product([None], self.free, grids, limit=25)
+        combos = point_product([None], self.free, grids, limit=25)
         if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo):
             # no limit: probe the orders beyond the certified range directly
             found = 0
@@ -275,7 +277,7 @@ class ClaimRun:
                 self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo is on the wrong "
                                         f"side of D_oo, but no order up to 1e{_WRONG_SIDE_EXPONENTS[-1]} "
                                         "showed the violation"))
-        shown = _fmt(limit) if limit.is_Number else sp.sstr(limit)[:60]
+        shown = format_number(limit) if limit.is_Number else sp.sstr(limit)[:60]
         self.limit_note = (f"alpha -> oo: the claim's limit {shown} compared with D_oo at "
                            f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else "")
                            + (f"; not evaluated at {undecided}" if undecided else "")
@@ -358,15 +360,15 @@ class ClaimRun:
             (a, values), _ = self.dropped[0]
             detail = "; ".join(f"{n} x {why}" for why, n in counts.items())
             reasons.append(f"{len(self.dropped)} point(s) could not be compared and count against the claim "
-                           f"({detail}), e.g. alpha = {_fmt(a)}, {_fmt_values(values)}")
+                           f"({detail}), e.g. alpha = {format_number(a)}, {format_values(values)}")
         if self.unresolved:
             (a, values), why = self.unresolved[0]
             reasons.append(f"{len(self.unresolved)} candidate violation(s) could not be decided, e.g. at "
-                           f"alpha = {_fmt(a)}, {_fmt_values(values)}: {why}")
+                           f"alpha = {format_number(a)}, {format_values(values)}: {why}")
         if self.compared == 0:
             reasons.append("no point could be compared: nothing supports the claim")
         elif self.order is None:
-            missing = [r for r in _required_regimes(self.lo, self.hi)
+            missing = [r for r in required_regimes(self.lo, self.hi)
                        if self.compared_by_regime.get(r, 0) < MIN_POINTS_PER_REGIME]
             if missing:
                 reasons.append(f"fewer than {MIN_POINTS_PER_REGIME} compared points in: {', '.join(missing)}")
@@ -399,7 +401,7 @@ class ClaimRun:
             try:
                 forms.append(Step(rule, (gap,), ev.guards.run(f"the certified pass's difference ({rule})",
                                                                 SIMPLIFY_SECONDS, RULES[rule], gap)))
-            except Exception:  # noqa: BLE001 - the plain difference of enclosures still works
+            except (HangGuardFired, *SYMBOLIC_ERRORS):  # the plain difference of enclosures still works
                 continue
         return min(forms, key=lambda step: sp.count_ops(step.output)) if forms else None
 
@@ -430,8 +432,8 @@ class ClaimRun:
             # a certified violation of the closed form that the exact path cannot confirm: undecided
             (pa, pvals), why = self.unresolved[-1] if self.unresolved else ((a, values), "")
             return dict(verdict=Verdict.INCONCLUSIVE,
-                        evidence=tuple([self._summary(), f"ball arithmetic found a violating point (alpha = {_fmt(pa)}, "
-                                        f"{_fmt_values(pvals)}) that could not be confirmed: {why or 'see above'}"]
+                        evidence=tuple([self._summary(), f"ball arithmetic found a violating point (alpha = {format_number(pa)}, "
+                                        f"{format_values(pvals)}) that could not be confirmed: {why or 'see above'}"]
                                        + cert.describe() + self._coverage()),
                         points_checked=self._n_checked(), digits=_float_or_none(self.min_digits))
         # a box on which the relation holds everywhere is evidence for confirmation (the _final stage
@@ -470,20 +472,20 @@ class ClaimRun:
         lines = []
         if self.order is None:
             regimes = ", ".join(f"{r}: {self.compared_by_regime.get(r, 0)}" for r in REGIMES
-                                if r in _required_regimes(self.lo, self.hi))
-            lines.append(f"alpha range ({_fmt(self.lo)}, {_fmt(self.hi)}); compared points per regime: {regimes}")
+                                if r in required_regimes(self.lo, self.hi))
+            lines.append(f"alpha range ({format_number(self.lo)}, {format_number(self.hi)}); compared points per regime: {regimes}")
             if self.limit_note:
                 lines.append(self.limit_note)
         if self.param_span:
             lines.append("parameter box compared: " + ", ".join(
-                f"{k} in [{_fmt(sp.Float(v[0], 6))}, {_fmt(sp.Float(v[1], 6))}]" for k, v in self.param_span.items()))
+                f"{k} in [{format_number(sp.Float(v[0], 6))}, {format_number(sp.Float(v[1], 6))}]" for k, v in self.param_span.items()))
         if self.dropped:
             lines.append(f"points dropped: {len(self.dropped)}")
         for why, n in self.exempt.items():
             lines.append(f"not compared at {n} point(s): {why}")
         if self.not_distributions:
             lines.append(f"{len(self.not_distributions)} point(s) excluded where P or Q is not a probability "
-                         f"distribution (e.g. {_fmt_values(self.not_distributions[0])}): the parameters' inferred "
+                         f"distribution (e.g. {format_values(self.not_distributions[0])}): the parameters' inferred "
                          "domain is wider than the distributions'")
         if self.vanished:
             lines.append(f"{self.vanished} candidate violation(s) of the fast search vanished when recomputed "
@@ -527,7 +529,7 @@ def _digits(v) -> float:
     return -mpmath.log10(v)
 
 
-def _product(alphas, free, grids, limit):
+def point_product(alphas, free, grids, limit):
     import itertools
 
     combos = list(itertools.product(*grids)) if free else [()]

@@ -29,7 +29,7 @@ class Verdict(Vocabulary):
     INCONCLUSIVE = "inconclusive", Outcome.INCONCLUSIVE
 
 
-def _fmt(v, digits: int = 20) -> str:
+def format_number(v, digits: int = 20) -> str:
     if v is None:
         return "undefined"
     if isinstance(v, sp.Rational) and max(abs(v.p), v.q).bit_length() > 128:
@@ -69,15 +69,15 @@ class Counterexample:
         return f"<Counterexample {first[:100]}>"
 
     def describe(self) -> str:
-        point = ", ".join([f"alpha = {_fmt(self.alpha)}"] + [f"{k} = {_fmt(v)}" for k, v in self.values.items()])
-        args = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.claim_arguments.items())
+        point = ", ".join([f"alpha = {format_number(self.alpha)}"] + [f"{k} = {format_number(v)}" for k, v in self.values.items()])
+        args = ", ".join(f"{k} = {format_number(v)}" for k, v in self.claim_arguments.items())
         lines = [f"at {point}" + (f" (claim's names: {args})" if args else ""),
-                 f"  claim      = {_fmt(self.claim_value, 30)}",
-                 f"  divergence = {_fmt(self.divergence, 30)}",
-                 f"  gap (claim - divergence) = {_fmt(self.gap, 10)}; the claim needs divergence {self.relation} claim"]
+                 f"  claim      = {format_number(self.claim_value, 30)}",
+                 f"  divergence = {format_number(self.divergence, 30)}",
+                 f"  gap (claim - divergence) = {format_number(self.gap, 10)}; the claim needs divergence {self.relation} claim"]
         if self.numeric is not None:
             value, error, converged, detail = self.numeric
-            lines.append(f"  independent numerics (mpmath): {_fmt(value, 20)} +- {_fmt(error, 3)}"
+            lines.append(f"  independent numerics (mpmath): {format_number(value, 20)} +- {format_number(error, 3)}"
                          f" ({'converged' if converged else 'not converged: ' + str(detail)})")
         return "\n".join(lines)
 
@@ -139,5 +139,5 @@ class ClaimVerdict:
         return verdict_html(self)
 
 
-def _fmt_values(values: Mapping) -> str:
-    return ", ".join(f"{k} = {_fmt(v)}" for k, v in values.items()) or "no free parameters"
+def format_values(values: Mapping) -> str:
+    return ", ".join(f"{k} = {format_number(v)}" for k, v in values.items()) or "no free parameters"

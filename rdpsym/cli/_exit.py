@@ -33,6 +33,8 @@ from typing import Iterator
 
 import click
 
+from .._timeout import StepTimeout
+
 __all__ = ["ExitCode", "EXIT_CODES_HELP", "RdpsymGroup", "Terminated", "is_usage_error", "one_line", "shorten"]
 
 
@@ -169,9 +171,9 @@ def _guarded_process() -> Iterator[None]:
     try:
         import resource
 
-        from .._timeout import _memory_resource, limit_process_memory
+        from .._timeout import memory_resource, limit_process_memory
 
-        _, which = _memory_resource()
+        _, which = memory_resource()
         if which is not None:
             memory = (which, resource.getrlimit(which))
             limit_process_memory()
@@ -262,18 +264,15 @@ class RdpsymGroup(click.Group):
                 ctx.exit(ExitCode.INTERRUPTED)
             except OSError as exc:
                 self._os_error(ctx, exc)
-            except Exception as exc:
+            except Exception as exc:  # the CLI's top level: any other failure maps to an exit code
                 if isinstance(exc, (MemoryError, RecursionError)):
                     self._exhausted(ctx, exc)
                 if _is_argument_error(exc):  # a setting, or an argument the library refused by name
                     self._say(ctx, f"rdpsym: error: {one_line(exc)}")
                     ctx.exit(ExitCode.USAGE)
                 self._internal_error(ctx, exc)
-            except BaseException as exc:
-                from .._timeout import StepTimeout
-
-                if isinstance(exc, StepTimeout):
-                    self._exhausted(ctx, exc)
+            except StepTimeout as exc:
+                self._exhausted(ctx, exc)
                 raise
 
     @staticmethod
@@ -286,12 +285,12 @@ class RdpsymGroup(click.Group):
 
     def _exhausted(self, ctx: click.Context, exc: BaseException):
         """A step out of time, memory or stack: no verdict either way (exit 3), naming the step."""
-        from .._timeout import StepTimeout, _exhausted
+        from .._timeout import exhausted_error
 
         if _debug(ctx):
             traceback.print_exception(exc)
         step = _step_of(exc)
-        text = str(exc) if isinstance(exc, StepTimeout) else str(_exhausted(exc))
+        text = str(exc) if isinstance(exc, StepTimeout) else str(exhausted_error(exc))
         self._say(ctx, f"rdpsym: inconclusive: a step was abandoned: {one_line(text)}"
                        + (f" (in {step})" if step else ""))
         ctx.exit(ExitCode.INCONCLUSIVE)

@@ -55,7 +55,7 @@ def identifier(name: str) -> str:
     return ident
 
 
-class _Emitter(Translator):
+class Emitter(Translator):
     """Emit numpy code for an expression; ``logabs`` emits (log|e|, sign) without forming e.
 
     The numpy target of :class:`~rdpsym.numeric.translate.Translator`: ``value`` (``_translate_<Class>``)

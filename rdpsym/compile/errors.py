@@ -3,7 +3,7 @@
 Series are expensive (a Taylor-mode series around alpha = 1 costs about a hundred array operations per
 point); the closed form is accurate at most points where a series would converge. :class:`_ErrorEmitter`
 emits, for an expression, numpy code of an estimate of the absolute error of the code
-:class:`~rdpsym.compile.emitter._Emitter` emits for it, by the usual first-order rules (Higham 2002,
+:class:`~rdpsym.compile.emitter.Emitter` emits for it, by the usual first-order rules (Higham 2002,
 *Accuracy and Stability of Numerical Algorithms*, Sect. 3.1): a sum's error is the sum of its terms'
 errors plus eps times the sum of their magnitudes; relative errors of factors add; the error of log|S| is
 the relative error of S; a log-sum-exp scaled by its largest term (what the emitter writes for a log of
@@ -22,7 +22,7 @@ import sympy as sp
 
 from ..numeric.translate import Translator
 from ..symbols import alpha as ALPHA
-from .emitter import _Emitter, fresh_value
+from .emitter import Emitter, fresh_value
 
 __all__ = ["EPS", "ErrorEmitter"]
 
@@ -31,14 +31,14 @@ EPS = 2.220446049250313e-16
 
 
 class ErrorEmitter(Translator):
-    """Code of an estimate of the absolute rounding error of ``_Emitter.value(e)``.
+    """Code of an estimate of the absolute rounding error of ``Emitter.value(e)``.
 
     A numpy target of the tree translator: ``err`` dispatches ``_err_<Class>``, ``err_log``
     ``_errlog_<Class>``. A node without a rule is never refused: its estimate is infinite (the
     series is then always computed), so an unknown node costs time, never digits.
     """
 
-    def __init__(self, em: _Emitter):
+    def __init__(self, em: Emitter):
         self.em = em
         #: the function body: each value the estimate needs, named once (``_e0 = ...``)
         self.lines: list[str] = []
@@ -148,7 +148,7 @@ class ErrorEmitter(Translator):
         factors = list(x.args)
         parts = []
         if em._tilted_powers(factors) is not None:
-            # c_i log b_i + alpha log1p(B - 1) (see _Emitter._tilted_powers): each part to eps
+            # c_i log b_i + alpha log1p(B - 1) (see Emitter._tilted_powers): each part to eps
             code, factors = em._tilted_powers(factors)
             parts.append(f"{4 * EPS!r} * numpy.abs({code}) + {4 * EPS!r} * numpy.abs(alpha)")
         parts += [self.err_log(f) for f in factors]
@@ -184,7 +184,7 @@ class ErrorEmitter(Translator):
         where d < 0 (d = log|t1/t2| from the ratio's own form). To first order the error is
         err(l1) + w2 err(r) in the first regime and err(l1) + (1 + w1) err(r) in the second, w_i = |t_i|/|S|
         (the derivative of log1p), plus one rounding of the log1p, the exp and the sum. Terms added to
-        l1 by the emitter (``_Emitter._ratio_form``'s shift) are rounded there instead of after: the
+        l1 by the emitter (``Emitter._ratio_form``'s shift) are rounded there instead of after: the
         enclosing sum's estimate counts eps times their magnitudes either way."""
         em = self.em
         t1, t2 = x.args

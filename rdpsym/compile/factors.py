@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.result import DivergenceResult
 from ..symbols import alpha as ALPHA
-from .emitter import CodegenError, _Emitter
-from .taylor import _TaylorEmitter
+from .emitter import CodegenError, Emitter
+from .taylor import TaylorEmitter
 
 __all__ = ["MOVING_TRUST", "MOVING_WINDOW", "singular_factors"]
 
@@ -140,11 +141,11 @@ def singular_factors(result: DivergenceResult, branches: Sequence[sp.Expr], para
 
     try:
         return run_with_time_limit(work, seconds=seconds)
-    except Exception:  # noqa: BLE001 - no factor found in time: the code is generated as before
+    except SYMBOLIC_ERRORS:  # no factor found in time: the code is generated as before
         return []
 
 
-def _substitute_factors(expr: sp.Expr, factors: Sequence[_Factor]) -> sp.Expr:
+def substitute_factors(expr: sp.Expr, factors: Sequence[_Factor]) -> sp.Expr:
     """``expr`` with each sum equal to a constant multiple of a factor replaced by its symbol."""
     if not factors:
         return expr
@@ -167,11 +168,11 @@ def _substitute_factors(expr: sp.Expr, factors: Sequence[_Factor]) -> sp.Expr:
     return expr.replace(lambda e: match(e) is not None, match)
 
 
-class _CentredTaylor(_TaylorEmitter):
+class CentredTaylor(TaylorEmitter):
     """Taylor-mode series around the parameter-dependent root a0 of a removable factor: sums that
     vanish there (the factor itself, the numerator it cancels with) are deflated inside logarithms."""
 
-    def __init__(self, emitter: _Emitter, factor: _Factor, terms: int):
+    def __init__(self, emitter: Emitter, factor: _Factor, terms: int):
         super().__init__(emitter, factor.root, terms)
         self.factor = factor
         self._memo: dict = {}
@@ -194,7 +195,7 @@ class _CentredTaylor(_TaylorEmitter):
         return out
 
 
-def _dd_code(poly: sp.Expr, em: _Emitter) -> str:
+def dd_code(poly: sp.Expr, em: Emitter) -> str:
     """Code of the polynomial ``poly`` in double-double arithmetic (its value rounded once)."""
     out = None
     for term in sp.Add.make_args(sp.expand(poly)):
@@ -214,12 +215,12 @@ def _dd_code(poly: sp.Expr, em: _Emitter) -> str:
     return f"_dd_value({out})"
 
 
-def _abs_scale_code(poly: sp.Expr, em: _Emitter) -> str:
+def abs_scale_code(poly: sp.Expr, em: Emitter) -> str:
     """Code of sum_i |t_i| over the terms of ``poly`` (the size its cancellation is measured against)."""
     return " + ".join(f"numpy.abs({em.value(t)})" for t in sp.Add.make_args(sp.expand(poly)))
 
 
-def _cancellation_code(direct: sp.Expr, factor: _Factor, em: _Emitter, vanishes) -> str | None:
+def cancellation_code(direct: sp.Expr, factor: _Factor, em: Emitter, vanishes) -> str | None:
     """Code of an estimate of the closed form's absolute error from the sums in its logarithms that
     vanish at the factor's root: eps * (8 + 4 max_i |l_i|) * sum_i |t_i| / |sum_i t_i| times the
     coefficient of that logarithm, with l_i = log|t_i| (rounding in the exponents is eps |l_i|)."""

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
-from .series import _exact_linear, _primes
+from .series import exact_linear, split_into_primes
 
 __all__ = ["evaluation_form"]
 
@@ -71,7 +72,7 @@ def evaluation_form(expr: sp.Expr, checks: Sequence[dict] = (), shift: bool = Tr
 
     try:
         out = expr.replace(lambda e: isinstance(e, sp.log) and e.has(ALPHA), rewrite)
-    except Exception:  # noqa: BLE001 - a rewrite that sympy cannot do just leaves the form as it is
+    except SYMBOLIC_ERRORS:  # a rewrite that sympy cannot do just leaves the form as it is
         return expr
     if out == expr:
         return expr
@@ -107,7 +108,7 @@ def _push_scale(n: sp.Expr, d: sp.Expr) -> sp.Expr | None:
     s = sp.Mul(*scale)
     groups: dict = {}  # the powers in alpha of a term -> its coefficient
     for t in sp.Add.make_args(sp.expand(n)):
-        t = sp.powsimp(_primes(t / s))
+        t = sp.powsimp(split_into_primes(t / s))
         powers = sp.Mul(*[f for f in sp.Mul.make_args(t) if _alpha_power(f)])
         rest = sp.Mul(*[f for f in sp.Mul.make_args(t) if not _alpha_power(f)])  # t / powers may not cancel
         groups[powers] = groups.get(powers, sp.Integer(0)) + rest
@@ -121,7 +122,7 @@ def _push_scale(n: sp.Expr, d: sp.Expr) -> sp.Expr | None:
 def _tilted_term(c: sp.Expr, powers: sp.Expr) -> sp.Expr | None:
     """``c * prod_i b_i**(c_i + d_i alpha)`` as ``c * prod_i b_i**c_i * (1 + X)**alpha`` with
     ``X = prod_i b_i**d_i - 1`` over a common denominator and each linear factor of its numerator in
-    the form of :func:`_exact_linear`: at p = 1/3 + u, ``(2p/(1-p))**alpha`` has X = (3p - 1)/(1 - p),
+    the form of :func:`exact_linear`: at p = 1/3 + u, ``(2p/(1-p))**alpha`` has X = (3p - 1)/(1 - p),
     and 3p - 1 computed as ``3*p - 1`` carries an error eps/(3u) relative, which the sum of the terms
     amplifies by ~1/(alpha u) (5e-12 relative at u = 7e-5, alpha = 311). None where an exponent is not
     of degree <= 1 in alpha with a numeric slope."""
@@ -141,20 +142,20 @@ def _tilted_term(c: sp.Expr, powers: sp.Expr) -> sp.Expr | None:
     num, den = sp.fraction(x)
     parts = []
     for g, k in (f.as_base_exp() for f in sp.Mul.make_args(num)):
-        a, exact = _exact_linear(g)
+        a, exact = exact_linear(g)
         parts.append(exact**k)
         den = den / a**k  # a number times a sum is distributed by sympy: the sum would round again
     # factor_terms: a number times a sum, (1 - p)/2, is distributed by sympy into 1/2 - p/2 (two terms)
     return sp.Mul(sp.factor_terms(c * const), sp.Pow(1 + sp.Mul(*parts) / den, ALPHA))
 
 
-def _branches(expr: sp.Expr) -> tuple[str, list[sp.Expr]]:
+def max_min_branches(expr: sp.Expr) -> tuple[str, list[sp.Expr]]:
     if isinstance(expr, (sp.Max, sp.Min)):
         return ("numpy.maximum" if isinstance(expr, sp.Max) else "numpy.minimum"), list(expr.args)
     return "", [expr]
 
 
-def _check_points(params) -> list[dict]:
+def check_points(params) -> list[dict]:
     """Orders on both sides of 1 and of 1/2, at the parameters' typical values."""
     typical = [{p.symbol: sp.nsimplify(v) for p, v in zip(params, values)}
                for values in zip(*(p.typical_values(2) for p in params))] or [{}]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .._cache import DiskCache
 from ..derive.cache import DataCodec
 from ..derive.result import DivergenceResult
@@ -58,7 +59,7 @@ class Series:
 
     def __post_init__(self):
         # p - 1/3 computed as p - fl(1/3) is off by 1.9e-17 absolutely: 3e-12 relative at p - 1/3 = 7e-6,
-        # and the series value (~u^2) doubles it; ((p - h) - l) is exact to ~2 eps (see _exact_linear)
+        # and the series value (~u^2) doubles it; ((p - h) - l) is exact to ~2 eps (see exact_linear)
         object.__setattr__(self, "variable", _exact_variable(self.variable))
 
     def __reduce__(self):
@@ -73,7 +74,7 @@ _SERIES_CODEC = DataCodec((Series,))
 SERIES_CACHE = DiskCache("series", encode=_SERIES_CODEC.encode, decode=_SERIES_CODEC.decode, accept=complete_series)
 
 
-def _exact_linear(g: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+def exact_linear(g: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """A linear polynomial ``a q + b`` in one symbol, with rational coefficients, as ``(a, (q - h) - l)``
     (unevaluated sums, so the emitter keeps the order) with ``h = fl(r)`` and ``l = r - h`` rounded, for its
     root ``r = -b/a``; ``(1, g)`` otherwise. Next to the root ``q - h`` is exact (Sterbenz's lemma,
@@ -107,10 +108,10 @@ def _evaluated(e: sp.Expr) -> sp.Expr:
 
 def _exact_variable(v: sp.Expr) -> sp.Expr:
     """A boundary series' variable ``p - c`` or ``c - p`` (one parameter, not alpha) in the exact form of
-    :func:`_exact_linear`; any other variable as it is."""
+    :func:`exact_linear`; any other variable as it is."""
     if ALPHA in v.free_symbols:
         return v
-    a, inner = _exact_linear(v)
+    a, inner = exact_linear(v)
     if not (inner.is_Add and inner.args[0].is_Add):
         return v  # c is a float (p - 1/2): p - c is one rounding already
     if a == 1:
@@ -151,7 +152,7 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
         if deadline_passed():
             raise  # an enclosing limit: not this attempt's to turn into a fallback
         coeffs = None
-    except Exception:  # noqa: BLE001 - _NotTaylorMode, and sympy's many types on odd nodes: sympy's series then tries
+    except (_NotTaylorMode, *SYMBOLIC_ERRORS):  # no Taylor-mode rule, or sympy's many types on odd nodes: sympy's series then tries
         coeffs = None
     if coeffs is not None:
         return coeffs
@@ -176,7 +177,7 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
         return run_with_time_limit(work, seconds=left)
     except (StepTimeout, RuntimeError, NotImplementedError, ValueError, TypeError, ZeroDivisionError):
         return None
-    except Exception:  # noqa: BLE001 - sympy's series raises many types; a failed series is just not used
+    except SYMBOLIC_ERRORS:  # sympy's series raises many types; a failed series is just not used
         return None
 
 
@@ -211,7 +212,7 @@ class _NotTaylorMode(Exception):
     """The expression has a node Taylor-mode arithmetic cannot expand at the centre."""
 
 
-def _primes(e: sp.Expr) -> sp.Expr:
+def split_into_primes(e: sp.Expr) -> sp.Expr:
     """``e`` with each power of a positive rational to a symbolic exponent split into powers of primes:
     (2/3)**alpha * (3/4)**(1 - alpha) becomes 2**(2 - alpha) * 3**(2 alpha - 1) / 4, so that the powers
     of one prime merge and the coefficients come out as plain polynomials in alpha."""
@@ -233,7 +234,7 @@ def _norm(e: sp.Expr) -> sp.Expr:
     """A coefficient in a canonical form: expanded, powers of one base merged, and one fraction where a
     symbolic denominator occurs, so that terms cancel here, before they multiply (expanded sums of
     fractions grow exponentially with the order: Laplace's series in 1/b took minutes at order 8)."""
-    e = sp.expand(_primes(e))
+    e = sp.expand(split_into_primes(e))
     if any(not p.exp.is_number for p in e.atoms(sp.Pow)) or e.has(sp.exp):
         e = sp.powsimp(e)
     # cancel only sums with symbolic denominators (it is slow on powers such as 2**alpha)
@@ -264,7 +265,7 @@ def _taylor_mode(expr: sp.Expr, var: sp.Symbol, n: int) -> tuple[sp.Expr, ...]:
     memo: dict = {}
 
     def scale(x: sp.Expr) -> sp.Expr:
-        return sp.powsimp(_primes(x))
+        return sp.powsimp(split_into_primes(x))
 
     def nonzero(b0: sp.Expr) -> sp.Expr:
         if b0.is_zero is not False and (b0.is_zero or sp.simplify(b0) == 0):
@@ -351,10 +352,10 @@ def _tidy(c: sp.Expr) -> sp.Expr:
     return sp.powsimp(c) if c.has(sp.exp) else sp.factor(c)
 
 
-def _singular_at(expr: sp.Expr, a0: sp.Expr) -> bool:
+def singular_at(expr: sp.Expr, a0: sp.Expr) -> bool:
     try:
         v = expr.subs(ALPHA, a0)
-    except Exception:  # noqa: BLE001
+    except SYMBOLIC_ERRORS:
         return True
     return v.has(sp.nan, sp.zoo) or v is sp.nan
 
@@ -396,7 +397,7 @@ def _tends_to_zero(result: DivergenceResult, expr: sp.Expr, param: Parameter, en
                 return False
             vals.append(abs(mpmath.mpf(sp.re(v))))
         return vals[0] < sp.Rational(1, 10**9) * vals[1]
-    except Exception:  # noqa: BLE001
+    except SYMBOLIC_ERRORS:
         return False
 
 
@@ -422,7 +423,7 @@ def _series_expansions(result, branch, parameters, terms, seconds):
     points = [p.alpha for p in fixed_points(result)]
     typical = {p.symbol: sp.nsimplify(p.typical_values(1)[0]) for p in parameters}
     for a0 in points:
-        if not _singular_at(branch, a0):
+        if not singular_at(branch, a0):
             continue
         coeffs = _taylor(branch.subs(ALPHA, a0 + tau), tau, terms, seconds, typical)
         if coeffs is not None:

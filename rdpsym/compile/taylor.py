@@ -12,10 +12,10 @@ import sympy as sp
 
 from ..numeric.translate import Translator
 from ..symbols import alpha as ALPHA
-from .emitter import CodegenError, _Emitter
+from .emitter import CodegenError, Emitter
 
 
-class _TaylorEmitter(Translator):
+class TaylorEmitter(Translator):
     """Emit numpy code that evaluates an expression as a truncated Taylor series in alpha around a0.
 
     Every node becomes an array of coefficients (orders 0..N-1) computed at run time with the usual
@@ -31,7 +31,7 @@ class _TaylorEmitter(Translator):
     error = CodegenError
     target = "Taylor-mode code"
 
-    def __init__(self, emitter: _Emitter, a0: sp.Expr, terms: int):
+    def __init__(self, emitter: Emitter, a0: sp.Expr, terms: int):
         self.em, self.a0, self.terms = emitter, a0, terms
         self.lines: list[str] = []
         self.count = 0

@@ -34,6 +34,8 @@ from typing import Callable
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from .. import _cache
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair
@@ -70,7 +72,7 @@ class FamilyAnalysis:
 # --------------------------------------------------------------------------------------------------
 # monotonicity in u
 # --------------------------------------------------------------------------------------------------
-def _exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+def exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """``term = c * exp(A)``: ``(c, A)`` with every exponential factor gathered in ``A``."""
     c, A = sp.S.One, sp.S.Zero
     for f in sp.Mul.make_args(sp.powsimp(term, combine="exp")):
@@ -94,7 +96,7 @@ def _exponential_sum(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
     """
     groups: dict = {}
     for term in sp.Add.make_args(S):
-        c, A = _exp_split(term)
+        c, A = exp_split(term)
         if A.is_real is not True:
             return None
         groups[A] = groups.get(A, sp.S.Zero) + sign * (sp.diff(c, u) + c * sp.diff(A, u))
@@ -259,13 +261,19 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
                    provenance=replace(r.provenance, steps=tuple(replace(s, expr=sub(s.expr)) for s in r.provenance.steps)))
 
 
-def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
+def not_shown_result(why: str, derived: list[DivergenceResult], label: str) -> DivergenceResult:
+    """The result standing for a family's supremum that was not shown (``why``): no expression, the worst
+    status of the pairs' results ``derived`` (at best numeric only) and their steps."""
     worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
                             provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
-                            label=f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
+                            label=label)
+
+
+def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
+    return not_shown_result(why, derived, f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
 
 
 PairDeriver = Callable[[sp.Expr, sp.Expr, str, tuple], tuple[list, list]]
@@ -367,7 +375,7 @@ def _by_likelihood_ratio(P, Q, u, x, support, params, seconds) -> str | None:
                            (cauchy_scale_order, (P, Q, u, x, support))):
         try:
             found = run_with_time_limit(argument, *args, seconds=seconds)
-        except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the supremum is not shown
+        except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # undecided: the supremum is not shown
             found = None
         if found is not None:
             return found

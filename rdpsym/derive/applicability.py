@@ -44,6 +44,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero
 from .template import decompose, log_expand
@@ -269,7 +271,7 @@ def _kl(pieces, x) -> str | None:
 def _checked(fn, pieces, x, seconds) -> str | None:
     try:
         return run_with_time_limit(fn, pieces, x, seconds=min(seconds, CHECK_SECONDS))
-    except (StepTimeout, Exception):  # noqa: BLE001 - an undecided test never skips a derivation
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # an undecided test never skips a derivation
         return None
 
 
@@ -312,7 +314,7 @@ def integer_order_obstruction(pieces, x, k: int, seconds: float) -> str | None:
     with an exponent that is not an integer at alpha = k), or None when nothing rules it out."""
     try:
         return run_with_time_limit(_integer, pieces, x, k, seconds=min(seconds, CHECK_SECONDS))
-    except (StepTimeout, Exception):  # noqa: BLE001 - an undecided test never skips a derivation
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # an undecided test never skips a derivation
         return None
 
 
@@ -336,5 +338,5 @@ def max_divergence_obstruction(pieces, x, seconds: float) -> str | None:
     None when nothing rules it out."""
     try:
         return run_with_time_limit(_dinf, pieces, x, seconds=min(seconds, CHECK_SECONDS))
-    except (StepTimeout, Exception):  # noqa: BLE001 - an undecided test never skips a derivation
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # an undecided test never skips a derivation
         return None

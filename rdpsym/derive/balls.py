@@ -48,12 +48,12 @@ from ..numeric.families import FamilySupremum, refine_in_ball
 from ..specify.adjacency import AdjacentFamily, ShiftBall
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
-from .adjacency import NOT_SHOWN, FamilyAnalysis, nondecreasing
-from .adjacency import _exp_split as _split
+from .adjacency import NOT_SHOWN, FamilyAnalysis, nondecreasing, not_shown_result
+from .adjacency import exp_split as _split
 from .sign import decide, sign as decided_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
+from .result import DivergenceResult, Status, Step, StepName
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
@@ -527,12 +527,7 @@ def _sup_result(r: DivergenceResult, ts, ball, params, seconds, label) -> tuple[
 
 
 def _placeholder(family: AdjacentFamily, why: str, derived: list) -> DivergenceResult:
-    worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
-    steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
-    first = derived[0].provenance if derived else Provenance()
-    return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
-                            label=f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
+    return not_shown_result(why, derived, f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
 
 
 def ball_family_supremum(family: AdjacentFamily, x, support: sp.Set, params: tuple[Parameter, ...],

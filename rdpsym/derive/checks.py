@@ -22,6 +22,7 @@ from dataclasses import replace
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..numeric.backends.mpmath import MODULES
 from ..numeric.normalisers import NormaliserError, evaluate_normaliser, exact_value, normaliser_atoms
 from .crosscheck import is_zero, numeric_equal, sample_values
@@ -122,7 +123,7 @@ def _mass(name, x, pieces, attr, points, seconds) -> str:
             return "numerically at typical parameters"
     except DensityError:
         raise
-    except (StepTimeout, Exception):  # noqa: BLE001 - fall back to quadrature
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # fall back to quadrature
         pass
     return _numeric_mass(name, x, pieces, attr, points, seconds)
 
@@ -136,7 +137,7 @@ def _numeric_mass(name, x, pieces, attr, points, seconds) -> str:
         raise
     except NormaliserError as exc:
         return f"NOT CHECKED: {exc}"
-    except Exception as exc:  # noqa: BLE001 - a density mpmath cannot evaluate: unchecked, never passed
+    except Exception as exc:  # noqa: BLE001 - fail-closed: a density that cannot be evaluated is unchecked, never passed
         return f"NOT CHECKED: the numeric mass check failed ({type(exc).__name__}: {exc})"
 
 
@@ -146,7 +147,7 @@ def _normaliser_mass(name, whole, x, support, pieces, attr, points, skipped, sec
         return f"NOT CHECKED: {skipped[0]}"
     try:
         why = run_with_time_limit(_by_construction, whole, x, support, seconds=min(seconds, 10))
-    except (StepTimeout, Exception):  # noqa: BLE001 - undecided structurally: the numeric check decides
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # undecided structurally: the numeric check decides
         why = None
     if why is not None:
         return f"symbolically: {why}; the normaliser is finite and non-zero at the test points"
@@ -260,7 +261,7 @@ def _check_nonnegative(name, dens, x, piece, point, seconds) -> list[str]:
     domain = sp.Interval.open(piece.lo, piece.hi)
     try:
         bad = run_with_time_limit(sp.solveset, dens < 0, x, domain, seconds=min(seconds, 5))
-    except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the grid above is the check
+    except (StepTimeout, *SYMBOLIC_ERRORS):  # undecided: the grid above is the check
         return undecided
     if piece.discrete:
         bad = sp.Intersection(bad, sp.S.Integers)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .sign import sign
 from .._timeout import StepTimeout, run_with_time_limit
 
@@ -91,7 +92,7 @@ def diverges(basis: dict[sp.Expr, sp.Expr], x: sp.Symbol, lo, hi, discrete: bool
         probe = f if discrete else f * weight
         try:
             lim = run_with_time_limit(sp.limit, probe, x, end, direction, seconds=min(seconds, 5))
-        except (StepTimeout, Exception):  # noqa: BLE001 - undecided is not divergent
+        except (StepTimeout, *SYMBOLIC_ERRORS):  # undecided is not divergent
             continue
         if lim == sp.oo or (lim.is_positive and lim.is_finite):
             return True

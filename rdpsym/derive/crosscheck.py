@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..specify.params import Parameter
 from .domains import point_within_domains
 from .._timeout import StepTimeout, run_with_time_limit
@@ -86,7 +87,7 @@ def numeric_equal(a: sp.Expr, b: sp.Expr, points, dps: int = 30) -> bool | None:
             try:
                 va = _value_at(a, point, dps + 10)
                 vb = _value_at(b, point, dps + 10)
-            except Exception:  # noqa: BLE001
+            except SYMBOLIC_ERRORS:
                 return None
             if not (_finite_real(va) and _finite_real(vb)):
                 if va == vb:  # undefined in both: no evidence either way

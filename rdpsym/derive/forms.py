@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from ..symbols import alpha as ALPHA
 from .crosscheck import numeric_equal
 from .regimes import Regime
@@ -52,7 +54,7 @@ def compact(expr: sp.Expr, points, seconds: float) -> sp.Expr:
     ):
         try:
             candidates.append(run_with_time_limit(simplifier, expr, seconds=seconds))
-        except (StepTimeout, Exception):  # noqa: BLE001 - a simplifier that fails is skipped
+        except (StepTimeout, *SYMBOLIC_ERRORS):  # a simplifier that fails is skipped
             continue
     best = expr
     for cand in sorted(candidates[1:], key=sp.count_ops):
@@ -73,7 +75,7 @@ def in_alpha(D, regime: Regime, points, seconds) -> sp.Expr:
         return plain
     try:
         return run_with_time_limit(sp.simplify, plain, seconds=seconds)
-    except (StepTimeout, Exception):  # noqa: BLE001 - then the plain substitution
+    except (StepTimeout, *SYMBOLIC_ERRORS):  # then the plain substitution
         return plain
 
 
@@ -88,7 +90,7 @@ def definition_shape(integral, D_alpha, regime: Regime, points, seconds, log) ->
     """
     try:
         Z = run_with_time_limit(lambda: collect_exponentials(sp.log(integral.subs(regime.var, regime.var_in_alpha))), seconds=seconds)
-    except (StepTimeout, Exception):  # noqa: BLE001
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):
         return D_alpha
     if not isinstance(Z, sp.log) or not isinstance(Z.args[0], sp.Add):
         return D_alpha
@@ -108,6 +110,6 @@ def condition_in_alpha(cond, regime: Regime):
     cond = cond.subs(regime.var, regime.var_in_alpha)
     try:
         simplified = run_with_time_limit(lambda: sp.simplify(cond), seconds=5)
-    except (StepTimeout, Exception):  # noqa: BLE001
+    except (StepTimeout, *SYMBOLIC_ERRORS):
         simplified = cond
     return simplified

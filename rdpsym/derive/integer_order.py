@@ -20,6 +20,7 @@ from numbers import Integral
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .._cache import Memo
 from .._config import settings
 from .. import printing
@@ -169,7 +170,7 @@ def renyi_divergence_at_integer_order(
                                          / (k - 1), seconds=seconds)
         if numeric_equal(simplified, raw, points) is not True:
             simplified = raw
-    except (StepTimeout, Exception):  # noqa: BLE001 - the unsimplified form is kept
+    except (StepTimeout, *SYMBOLIC_ERRORS):  # the unsimplified form is kept
         simplified = raw
     steps.append(Step("simplify", f"kept {sp.count_ops(simplified)} operations", time.perf_counter() - t0))
     if simplified.has(sp.Integral, sp.Sum, sp.nan, sp.zoo):

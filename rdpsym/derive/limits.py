@@ -6,6 +6,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .crosscheck import equivalent
 from .pieces import DerivationError
@@ -28,7 +29,7 @@ def numeric_limit_check(general, cond, target, a0, points, side: str = "+") -> b
         c = cond.subs(ALPHA, near).subs(point) if cond is not sp.true else sp.true
         try:
             c = sp.simplify(c) if c not in (sp.true, sp.false) else c
-        except Exception:  # noqa: BLE001
+        except SYMBOLIC_ERRORS:
             return None
         t = target.subs(point)
         if c is sp.false:
@@ -45,7 +46,7 @@ def numeric_limit_check(general, cond, target, a0, points, side: str = "+") -> b
             with mpmath.workdps(120):
                 g = sp.N(general.subs(point).subs(ALPHA, near), 100)
                 tv = sp.N(t, 100) if t != sp.oo else sp.oo
-        except Exception:  # noqa: BLE001
+        except SYMBOLIC_ERRORS:
             return None
         if not g.is_real or not g.is_number:
             return None
@@ -84,7 +85,7 @@ def check_limits(expr, cond, kl, dinf, points, seconds, log):
         form, side = (below, "-") if (a0 == 1 and below is not None) else (general, "+" if a0 == 1 else "-")
         try:
             lim = run_with_time_limit(sp.limit, form, ALPHA, a0, side, seconds=seconds)
-        except (StepTimeout, Exception) as exc:  # noqa: BLE001
+        except (StepTimeout, *SYMBOLIC_ERRORS) as exc:
             log.note(f"{name} limit check", f"symbolic limit not taken: {type(exc).__name__}")
         if lim is not None and not lim.has(sp.Limit, sp.nan, sp.zoo, sp.sign, sp.AccumBounds):
             if target == sp.oo or lim.has(sp.oo, -sp.oo):
@@ -94,7 +95,7 @@ def check_limits(expr, cond, kl, dinf, points, seconds, log):
         if not ok:
             try:
                 numeric = run_with_time_limit(numeric_limit_check, form, cond, target, a0, points, side, seconds=seconds)
-            except (StepTimeout, Exception):  # noqa: BLE001
+            except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):
                 numeric = None
             if numeric is True:
                 ok = "numeric, 100 digits next to the order"

@@ -19,6 +19,8 @@ from dataclasses import replace
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from ..numeric.maximum import Direction
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
@@ -60,7 +62,7 @@ class _Attempts:
             if deadline_passed():
                 raise
             self.timed_out = True
-        except Exception:  # noqa: BLE001 - a step that cannot be done shows nothing
+        except (DerivationError, *SYMBOLIC_ERRORS):  # a step that cannot be done shows nothing
             pass
         return None
 
@@ -146,7 +148,7 @@ def _dominates(a: sp.Expr, b: sp.Expr, params: tuple[Parameter, ...]) -> bool:
     for point in sample_values(free, params, 3):
         try:
             value = diff.evalf(30, subs=point)
-        except Exception:  # noqa: BLE001 - a point without a value decides nothing
+        except SYMBOLIC_ERRORS:  # a point without a value decides nothing
             continue
         if value.is_Number and value.is_finite and value < -sp.Float(10, 30) ** -20 * (1 + abs(value)):
             return False
@@ -178,7 +180,7 @@ def simplify_with_domains(expr: sp.Expr | None, params: tuple[Parameter, ...]) -
     return visit(expr)
 
 
-def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple[list, list]:
+def pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple[list, list]:
     """D(P||Q), and D(Q||P) unless :func:`reflection_symmetry` proves it equal: (results, steps)."""
     kw = dict(params=params, step_seconds=step_seconds, cache=cache)
     results = [renyi_divergence(P, Q, x, support, label=f"D_alpha(P||Q) [{label}]", **kw)]
@@ -214,7 +216,7 @@ def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_second
     x, support = mechanism.variable, mechanism.support
 
     def derive_pair(P, Q, label, params):
-        return _pair_results(P, Q, label, x, support, params, step_seconds, cache)
+        return pair_results(P, Q, label, x, support, params, step_seconds, cache)
 
     return family_supremum(family, x, support, mechanism.parameters, derive_pair, seconds, key=(cache,))
 
@@ -304,7 +306,7 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
             notes.extend(found.steps)
             worst += _worst_items(pair, found)
             continue
-        more, steps = _pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
+        more, steps = pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
         results.extend(more)
         notes.extend(steps)
         worst += _worst_items(pair, None)

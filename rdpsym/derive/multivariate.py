@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .. import printing
 from .._numbers import ArgumentError
 from ..specify.variables import as_variables, coordinate_supports, is_multivariate
@@ -103,7 +104,7 @@ def _is_zero(expr, seconds) -> bool:
     """expr == 0 by simplify within the step limit (False when not shown)."""
     try:
         return run_with_time_limit(sp.simplify, expr, seconds=seconds) == 0
-    except (StepTimeout, Exception):  # noqa: BLE001
+    except (StepTimeout, *SYMBOLIC_ERRORS):
         return False
 
 
@@ -126,7 +127,7 @@ def _product(P, Q, variables, coords, params, seconds, check_density, cache, lab
                                detail=lambda r: f"∫ = {sp.sstr(r[1])}")
             qi, zq = log.timed(f"normalise Q[{v}]", normalise_factor, g, v, s, seconds, seconds=seconds + 1,
                                detail=lambda r: f"∫ = {sp.sstr(r[1])}")
-        except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
+        except (DerivationError, StepTimeout, *SYMBOLIC_ERRORS) as exc:
             log.note("independent coordinates", f"factor of {v} not normalised ({type(exc).__name__}: {exc}): not used")
             return None
         masses["P"], masses["Q"] = masses["P"] * zp, masses["Q"] * zq

@@ -34,6 +34,8 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
+from .pieces import DerivationError
 from ..symbols import alpha as ALPHA
 from .exp_monomials import NotMonomial, factored_form, monomial_equal
 from .sign import decide, sign as decided_sign
@@ -217,7 +219,7 @@ def proved_equal(candidate, expr, symbols, params, seconds: float, condition=sp.
         if not run_with_time_limit(_symbolic_zero, candidate - expr, subs, seconds=seconds):
             return False
         return bool(run_with_time_limit(_numeric_equal, candidate, expr, syms, params, condition, seconds=seconds))
-    except (StepTimeout, Exception):  # noqa: BLE001 - undecided is not equal
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # undecided is not equal
         return False
 
 
@@ -441,7 +443,7 @@ def paper_form(expr, symbols: Sequence[sp.Symbol], params, seconds: float, condi
     for make in candidates(expr, subs):
         try:
             cand = run_with_time_limit(make, seconds=seconds)
-        except (StepTimeout, Exception):  # noqa: BLE001 - a rewrite that fails is skipped
+        except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # a rewrite that fails is skipped
             continue
         if not isinstance(cand, sp.Basic) or cand in tried or sp.count_ops(cand) >= best_size:
             continue

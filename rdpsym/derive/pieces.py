@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import is_discrete_support
 from ..specify.support import Support
-from .sign import UNDECIDED_ERRORS, decide, decide_relation, sign
+from .sign import decide, decide_relation, sign
 
 __all__ = ["Piece", "DerivationError", "UndecidedSign", "split_support", "finite_points", "symbolic_kinks"]
 
@@ -71,7 +72,7 @@ def _sign_at(expr: sp.Expr, params=None) -> int:
         return known
     try:  # the case split solves the expression for a parameter: its simplest form
         expr = sp.simplify(expr)
-    except UNDECIDED_ERRORS:
+    except SYMBOLIC_ERRORS:
         pass
     raise UndecidedSign(expr, f"cannot decide the sign of {expr}; declare assumptions on the parameters")
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .pieces import DerivationError
 from .result import DivergenceResult, ExceptionalPoint, Status
@@ -73,7 +74,7 @@ def factorise(dens: sp.Expr, variables, seconds: float) -> Factorisation | None:
     for method in (_by_separatevars, _by_log_expansion):
         try:
             found = run_with_time_limit(method, dens, variables, seconds=seconds)
-        except (StepTimeout, Exception):  # noqa: BLE001 - a method that fails is skipped
+        except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):  # a method that fails is skipped
             continue
         if found is not None:
             return found

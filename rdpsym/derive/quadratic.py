@@ -40,6 +40,7 @@ from itertools import combinations
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .checks import DensityError
 from .crosscheck import numeric_equal, sample_values
@@ -70,7 +71,7 @@ def quadratic_log(dens: sp.Expr, variables) -> QuadraticLog | None:
         return None
     try:
         poly = sp.Poly(logged, *variables)
-    except (sp.PolynomialError, sp.GeneratorsNeeded, Exception):  # noqa: BLE001
+    except SYMBOLIC_ERRORS:
         return None
     if poly.total_degree() > 2 or any(c.has(*variables) for c in poly.coeffs()):
         return None
@@ -207,7 +208,7 @@ def _mass_is_one(name, f, d, points, check, seconds, notes) -> bool:
         raise DensityError(f"{name}: integrates to {value} over R^{d} at {points[0]}, not 1")
     try:
         symbolic = run_with_time_limit(_mass_squared_is_one, f, d, seconds=seconds)
-    except (StepTimeout, Exception):  # noqa: BLE001
+    except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS):
         symbolic = False
     if symbolic and numeric is not False:
         notes.append(("density", f"{name}: its Gaussian integral over R^{d} is 1 (symbolically"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .crosscheck import equivalent, is_zero, numeric_equal, sample_values
 from .domains import point_within_domains
@@ -43,7 +44,7 @@ def singular_orders(expr: sp.Expr, params=None) -> list[sp.Expr]:
             continue
         try:
             roots = sp.solveset(base, ALPHA, sp.Interval.open(0, sp.oo) - sp.FiniteSet(1))
-        except Exception:  # noqa: BLE001
+        except SYMBOLIC_ERRORS:
             continue
         if isinstance(roots, sp.FiniteSet):
             found |= {r for r in roots if not r.free_symbols}
@@ -112,7 +113,7 @@ def exceptional_points(expr, pieces, x, symbols, params, seconds, log):
             continue
         try:
             lim = run_with_time_limit(sp.limit, expr, ALPHA, a0, seconds=seconds)
-        except (StepTimeout, Exception) as exc:  # noqa: BLE001
+        except (StepTimeout, *SYMBOLIC_ERRORS) as exc:
             log.note(f"alpha = {a0}", f"limit not computed ({type(exc).__name__})")
             continue
         if lim.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit):
@@ -156,7 +157,7 @@ def _parametric_point(a0, expr, pieces, x, symbols, params, seconds, log):
             continue
         try:
             lim = run_with_time_limit(sp.limit, expr.subs(point), ALPHA, order, seconds=seconds)
-        except (StepTimeout, Exception):  # noqa: BLE001 - a limit sympy cannot take checks nothing
+        except (StepTimeout, *SYMBOLIC_ERRORS):  # a limit sympy cannot take checks nothing
             continue
         if lim.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit):
             # +oo next to the order there (outside the finiteness conditions): nothing to compare

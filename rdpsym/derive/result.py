@@ -98,7 +98,7 @@ def _shown_zero(e: sp.Expr) -> bool:
 def library_versions() -> dict[str, str]:
     import numpy
 
-    from .. import __version__
+    from .._version import __version__
 
     return {
         "rdpsym": __version__,

@@ -49,6 +49,7 @@ from typing import Mapping, Sequence
 import sympy as sp
 from sympy.core.evalf import PrecisionExhausted
 
+from .._numbers import SYMBOLIC_ERRORS
 from .. import _cache
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 from ..symbols import alpha as ALPHA
@@ -56,7 +57,7 @@ from .domains import sweeps
 from .regimes import Regime
 
 __all__ = ["CLAIMS", "EFFORTS", "SECONDS", "decide", "sign", "decide_relation", "numeric_sign", "exactly_zero",
-           "without_digits", "UNDECIDED_ERRORS"]
+           "without_digits"]
 
 #: what each claim says about the sign of the expression: the signs it allows
 CLAIMS: Mapping[str, frozenset] = {
@@ -77,9 +78,6 @@ ZERO_TEST_SECONDS = 5.0
 #: digits of the certified numeric sign of a number
 _DPS = 30
 
-#: what sympy raises on expressions it cannot rewrite or compare: the rewriting is skipped, not shown
-UNDECIDED_ERRORS = (ValueError, TypeError, NotImplementedError, ArithmeticError, AttributeError,
-                    RecursionError, sp.PolynomialError)
 
 _REWRITINGS = (sp.together, sp.factor, sp.powsimp, sp.simplify)
 #: how far down the order a decision goes: the number of rewritings tried (``"simplify"``, the default,
@@ -153,7 +151,7 @@ def decide_relation(rel, params: Sequence | None = None, regime: Regime | None =
         return None, None
     try:
         diff = rel.lhs - rel.rhs
-    except UNDECIDED_ERRORS:
+    except SYMBOLIC_ERRORS:
         return None, None
     truth = decide(diff, claim, params, regime, seconds=seconds, effort=effort)
     if truth is None and claim not in ("zero", "nonzero"):
@@ -168,7 +166,7 @@ def _through_logs(lhs, rhs, claim, params, regime, seconds, effort) -> bool | No
                 decide(rhs, "positive", params, regime, seconds=seconds, effort=effort):
             logs = sp.expand_log(sp.log(lhs) - sp.log(rhs), force=True)
             return decide(logs, claim, params, regime, seconds=seconds, effort=effort)
-    except UNDECIDED_ERRORS:
+    except SYMBOLIC_ERRORS:
         pass
     return None
 
@@ -200,7 +198,7 @@ def _possible(expr, params, regime, seconds, claim, effort) -> frozenset:
     ``claim``."""
     try:
         expr = sp.sympify(expr)
-    except (sp.SympifyError, *UNDECIDED_ERRORS):
+    except SYMBOLIC_ERRORS:  # (a SympifyError is a ValueError)
         return _ANY
     if not isinstance(expr, sp.Expr) or expr.has(sp.nan, sp.zoo):
         return _ANY  # a relation, a boolean, an undefined value: no sign
@@ -265,7 +263,7 @@ def _facts(e: sp.Expr, possible: frozenset) -> frozenset:
                 found &= {-1, 0}
             if e.is_extended_nonzero:
                 found &= {-1, 1}
-    except UNDECIDED_ERRORS:
+    except SYMBOLIC_ERRORS:
         return possible
     narrowed = possible & found
     return narrowed if narrowed else possible
@@ -280,7 +278,7 @@ def _rewritten(e: sp.Expr, possible: frozenset, done, rewritings) -> tuple[froze
             break
         try:
             last = rewrite(e)
-        except UNDECIDED_ERRORS:
+        except SYMBOLIC_ERRORS:
             continue
         if last in seen:
             continue
@@ -319,7 +317,7 @@ def _univariate(expr: sp.Expr, params: tuple, possible: frozenset, claim: str, d
     for relation, excluded in tests:
         try:
             empty = sp.solveset(relation, s, domain) is sp.S.EmptySet
-        except UNDECIDED_ERRORS:
+        except SYMBOLIC_ERRORS:
             return possible
         if empty:
             possible = (possible - excluded) or possible

@@ -13,6 +13,7 @@ from dataclasses import replace
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal
 from .forms import compact
@@ -129,9 +130,9 @@ def _sup_candidates(g, x, piece: Piece, seconds):
 
 def _sum_piece(integrand, x, lo, hi):
     """Sum over an integer range through the template's shift-and-ratio rewriting (geometric forms)."""
-    from .template import _integrate_once
+    from .template import integrate_once
 
-    got = _integrate_once(integrand, x, lo, hi, True)
+    got = integrate_once(integrand, x, lo, hi, True)
     if got is None:
         return sp.Sum(integrand, (x, lo, hi))
     value, cond = got
@@ -211,5 +212,5 @@ def max_divergence(pieces, x, seconds, log) -> sp.Expr:
     value = sp.Max(*sups)
     try:
         return run_with_time_limit(sp.simplify, value, seconds=seconds)
-    except (StepTimeout, Exception):  # noqa: BLE001
+    except (StepTimeout, *SYMBOLIC_ERRORS):
         return value

@@ -139,7 +139,8 @@ def general(d: Derivation) -> None:
 def kl(d: Derivation) -> None:
     """alpha = 1: E_P[log P/Q] directly, else the limit from below of the general form (:mod:`.special_orders`)."""
     seconds, log = d.seconds, d.log
-    try:
+
+    def direct():
         if d.no_kl:
             raise DerivationError(f"no closed form: {d.no_kl}")
         value = kl_divergence(d.pieces, d.x, seconds, log)
@@ -147,16 +148,16 @@ def kl(d: Derivation) -> None:
         if value.has(sp.meijerg):
             # same rule as for the general order: a Meijer G form is not a usable closed form
             raise DerivationError(f"only a Meijer G-function form was found: {sp.sstr(value)}")
-    except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
-        value = None
-        _unexpected(d, "kl", exc)
+        return value
+
+    value, exc = _attempt(d, "kl", direct)
+    if exc is not None:
         kl_reason = f"KL not derived: {exc if d.no_kl else f'{type(exc).__name__}: {exc}'}"
         if d.expr is not None:
-            try:
-                value = log.timed("KL as lim alpha -> 1-", kl_from_below, d.expr, d.points(), seconds,
-                                  seconds=seconds, detail=lambda v: f"KL = {sp.sstr(v)} (direct derivation failed: {kl_reason})")
-            except (DerivationError, StepTimeout, Exception) as exc2:  # noqa: BLE001
-                _unexpected(d, "kl", exc2)
+            value, exc2 = _attempt(d, "kl", log.timed, "KL as lim alpha -> 1-", kl_from_below, d.expr, d.points(),
+                                   seconds, seconds=seconds,
+                                   detail=lambda v: f"KL = {sp.sstr(v)} (direct derivation failed: {kl_reason})")
+            if exc2 is not None:
                 kl_reason += f"; lim alpha -> 1- not taken: {type(exc2).__name__}: {exc2}"
         if value is None:
             d.reasons.append(kl_reason)
@@ -170,13 +171,14 @@ def sup(d: Derivation) -> None:
         d.dinf = None
         d.reasons.append(f"D_inf not derived: {why}")
         return
-    try:
-        d.dinf = d.log.timed("alpha = oo", max_divergence, d.pieces, d.x, d.seconds, d.log,
-                             detail=lambda v: f"ess sup log P/Q = {sp.sstr(v)}")
-        d.dinf = paper_form(d.dinf, d.symbols, d.params, cosmetic_seconds(d.seconds, d.deadline), log=d.log)
-    except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
-        d.dinf = None
-        _unexpected(d, "sup", exc)
+
+    def derived():
+        dinf = d.log.timed("alpha = oo", max_divergence, d.pieces, d.x, d.seconds, d.log,
+                           detail=lambda v: f"ess sup log P/Q = {sp.sstr(v)}")
+        return paper_form(dinf, d.symbols, d.params, cosmetic_seconds(d.seconds, d.deadline), log=d.log)
+
+    d.dinf, exc = _attempt(d, "sup", derived)
+    if exc is not None:
         d.reasons.append(f"D_inf not derived: {type(exc).__name__}: {exc}")
 
 
@@ -263,6 +265,16 @@ _CUT = {
     limits: ("limit checks not completed", ()),
     integer_orders: ("integer orders not derived", ()),
 }
+
+
+def _attempt(d: Derivation, stage: str, fn, *args, **kwargs):
+    """``(fn(*args, **kwargs), None)``, or ``(None, the exception)`` when it failed: an optional stage's
+    step that fails in any way drops its own value (with the reason), never the derivation."""
+    try:
+        return fn(*args, **kwargs), None
+    except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001 - a stage boundary: any failure of an optional stage only drops it (an unexpected one expires it, below)
+        _unexpected(d, stage, exc)
+        return None, exc
 
 
 def _unexpected(d: Derivation, stage: str, exc: BaseException) -> None:

@@ -325,7 +325,7 @@ def _analyse(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] |
 
 
 def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | None, list[Step], str]:
-    from .mechanism_rdp import _pair_results
+    from .mechanism_rdp import pair_results
     from .._timeout import check_seconds, default_step_seconds
 
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
@@ -358,7 +358,7 @@ def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | No
                           f"taken at {item.shift} = {', '.join(map(sp.sstr, ends))}", time.perf_counter() - started))
     members = []
     for pair in pairs:
-        results, notes = _pair_results(pair.P, pair.Q, pair.label, x, support, base.parameters, step_seconds, cache)
+        results, notes = pair_results(pair.P, pair.Q, pair.label, x, support, base.parameters, step_seconds, cache)
         steps += notes
         members.append(_Member(pair, results[0], results[-1]))
     steps.append(Step("integer orders", "D_k(mixture || X) for k >= 2 by the binomial expansion sum_j C(k, j) "

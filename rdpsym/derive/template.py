@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .convergence import diverges as _diverges, integrand as _integrand
 from .pieces import DerivationError
 from .shift import centre
@@ -187,12 +188,12 @@ def _shifted_sum_args(x, lo, hi):
     return x, lo + x, sp.Integer(0), hi - lo
 
 
-def _integrate_once(integrand, x, lo, hi, discrete):
+def integrate_once(integrand, x, lo, hi, discrete):
     if discrete:
         if lo == -sp.oo and hi == sp.oo:
             # split at 0: (-oo, -1] and [0, oo)
-            a = _integrate_once(integrand, x, -sp.oo, sp.Integer(-1), True)
-            b = _integrate_once(integrand, x, sp.Integer(0), sp.oo, True)
+            a = integrate_once(integrand, x, -sp.oo, sp.Integer(-1), True)
+            b = integrate_once(integrand, x, sp.Integer(0), sp.oo, True)
             if a is None or b is None:
                 return None
             if a[0] == sp.oo or b[0] == sp.oo:
@@ -261,7 +262,7 @@ def _finite_range_sum(body, m, N, ratios):
         term = sp.expand_power_exp(body.subs(m, N - m)) if reflect else body
         try:
             total = sp.piecewise_fold(sp.summation(term, (m, 0, N)))
-        except Exception:  # noqa: BLE001 - sympy's summation fails in many ways
+        except SYMBOLIC_ERRORS:  # sympy's summation fails in many ways
             continue
         branches = total.args if isinstance(total, sp.Piecewise) else ((total, sp.true),)
         for value, cond in branches:
@@ -278,7 +279,7 @@ def _finite_range_sum(body, m, N, ratios):
     for _, cond in cases:
         try:
             covered = covered | sp.solveset(cond, r, sp.Interval.open(0, sp.oo))
-        except Exception:  # noqa: BLE001
+        except SYMBOLIC_ERRORS:
             return None
     if covered != sp.Interval.open(0, sp.oo):
         return None
@@ -441,13 +442,13 @@ def integrate_template(
         def direct(budget):
             nonlocal timed_out
             try:
-                return run_with_time_limit(_integrate_once, integrand, x, lo, hi, discrete, seconds=budget)
+                return run_with_time_limit(integrate_once, integrand, x, lo, hi, discrete, seconds=budget)
             except StepTimeout:
                 notes.append(f"integration timed out after {budget:g} s")
                 timed_out = True
             except DerivationError:
                 raise
-            except Exception as exc:  # sympy raises many kinds of errors on hard integrals
+            except SYMBOLIC_ERRORS as exc:  # sympy raises many kinds of errors on hard integrals
                 notes.append(f"sympy failed: {type(exc).__name__}: {exc}")
             return None
 
@@ -455,8 +456,8 @@ def integrate_template(
         if got is None:
             for label, new, u, ulo, uhi in subs:
                 try:
-                    got = run_with_time_limit(_integrate_once, new, u, ulo, uhi, False, seconds=limit)
-                except (StepTimeout, Exception) as exc:  # noqa: BLE001
+                    got = run_with_time_limit(integrate_once, new, u, ulo, uhi, False, seconds=limit)
+                except (StepTimeout, DerivationError, *SYMBOLIC_ERRORS) as exc:
                     notes.append(f"{label}: {type(exc).__name__}")
                     got = None
                 if got is not None and (got[0] == sp.oo or _is_real_form(got[0])):
@@ -547,7 +548,7 @@ def _endpoint_conditions(coeffs: dict, x: sp.Symbol, lo, hi) -> sp.Basic:
             try:
                 if sp.simplify(g.subs(x, e)) != 0:
                     continue
-            except Exception:  # noqa: BLE001
+            except SYMBOLIC_ERRORS:
                 continue
             others_regular = True
             for T2 in coeffs:
@@ -629,6 +630,6 @@ def simplify_condition(cond: sp.Basic) -> sp.Basic:
         return sp.sympify(cond)
     try:
         cond = sp.simplify_logic(cond, force=False)
-    except Exception:  # noqa: BLE001 - too many atoms: keep it as it is
+    except SYMBOLIC_ERRORS:  # too many atoms: keep it as it is
         pass
     return _merge_relationals(cond)

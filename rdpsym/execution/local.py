@@ -66,7 +66,7 @@ def local_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _error_text(exc: BaseException) -> str:
+def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -98,7 +98,7 @@ def serial_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, Any
                 yield TaskResult(index, key, TaskStatus.TIMEOUT, error=f"exceeded the time limit of {timeout:g} s",
                                  seconds=took, attempts=1)
             else:  # a step's own time limit, not caught by the task: the task failed
-                yield TaskResult(index, key, TaskStatus.FAILED, error=_error_text(exc), traceback=tb.format_exc(),
+                yield TaskResult(index, key, TaskStatus.FAILED, error=error_text(exc), traceback=tb.format_exc(),
                                  seconds=took, attempts=1)
             continue
         except Exception as exc:  # noqa: BLE001 - reported for this task, the sweep goes on
@@ -106,7 +106,7 @@ def serial_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, Any
             # (time_limit turns an exception that ends the task after its deadline into StepTimeout; this
             # stays as a guard)
             status = TaskStatus.TIMEOUT if timeout and took >= timeout else TaskStatus.FAILED
-            yield TaskResult(index, key, status, error=_error_text(exc), traceback=tb.format_exc(),
+            yield TaskResult(index, key, status, error=error_text(exc), traceback=tb.format_exc(),
                              seconds=took, attempts=1)
             continue
         yield TaskResult(index, key, TaskStatus.DONE, value, seconds=time.perf_counter() - start, attempts=1)
@@ -144,13 +144,13 @@ def _worker_main(conn, fn, parent: int | None = None) -> None:
             with running_task():
                 out = ("done", index, fn(task), "", "")
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: reported, the worker lives on
-            out = ("failed", index, None, _error_text(exc), tb.format_exc())
+            out = ("failed", index, None, error_text(exc), tb.format_exc())
         out += (time.perf_counter() - start,)
         try:
             conn.send(out)  # pickles first, so a failure here writes nothing
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a worker boundary: pickling runs the value's own code
             conn.send(("failed", index, None, f"the task's result cannot be sent back to the parent "
-                       f"(it must be picklable): {_error_text(exc)}", "", out[-1]))
+                       f"(it must be picklable): {error_text(exc)}", "", out[-1]))
 
 
 @dataclass(eq=False)
@@ -203,10 +203,10 @@ def process_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, An
         proc = ctx.Process(target=_worker_main, args=(child, fn, parent_pid), daemon=True, name="rdpsym-worker")
         try:
             proc.start()
-        except Exception as exc:  # spawn/forkserver pickle fn
+        except Exception as exc:  # noqa: BLE001 - pickling fn for spawn/forkserver runs its own code: a usage error
             parent.close()
             raise ValueError(f"fn cannot be sent to worker processes with mp_context={mp_context!r} (it must be "
-                             f"picklable: a module-level function or functools.partial of one): {_error_text(exc)}") from exc
+                             f"picklable: a module-level function or functools.partial of one): {error_text(exc)}") from exc
         finally:
             child.close()
         return _Worker(proc, parent)
@@ -233,7 +233,7 @@ def process_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, An
                         continue
                     except Exception as exc:  # noqa: BLE001 - pickling the task failed; nothing was written
                         yield TaskResult(index, key, TaskStatus.FAILED, error="the task cannot be sent to a "
-                                         f"worker process (it must be picklable): {_error_text(exc)}")
+                                         f"worker process (it must be picklable): {error_text(exc)}")
                         continue
                     attempts[index] += 1
                     w.current, w.started = (index, key, task), time.monotonic()

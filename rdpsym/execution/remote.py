@@ -32,7 +32,7 @@ import traceback as tb
 from collections import deque
 from typing import Any, Callable, Iterator, Sequence
 
-from .local import POLL_SECONDS, _error_text, running_task
+from .local import POLL_SECONDS, error_text, running_task
 from .report import TaskResult, TaskStatus
 
 __all__ = ["SchedulerUnreachable", "DaskMissing", "check_address", "connect", "connected", "futures_backend",
@@ -127,7 +127,7 @@ def _reachable(address: str) -> None:
             pass
     except OSError as exc:
         raise SchedulerUnreachable(f"executor: no Dask scheduler answered at {address!r} within "
-                                   f"{CONNECT_TIMEOUT} ({_error_text(exc)}); start one with `dask scheduler` "
+                                   f"{CONNECT_TIMEOUT} ({error_text(exc)}); start one with `dask scheduler` "
                                    "and workers with `dask worker ADDRESS --nthreads 1`") from exc
 
 
@@ -142,14 +142,14 @@ def connect(address: str):
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError) as exc:  # CommClosedError is an OSError subclass in distributed
         raise SchedulerUnreachable(f"executor: no Dask scheduler answered at {address!r} within "
-                                   f"{CONNECT_TIMEOUT} ({_error_text(exc)}); start one with `dask scheduler` "
+                                   f"{CONNECT_TIMEOUT} ({error_text(exc)}); start one with `dask scheduler` "
                                    "and workers with `dask worker ADDRESS --nthreads 1`") from exc
     try:
         client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
     except Exception as exc:  # noqa: BLE001 - dask's TimeoutError, a lost scheduler
         _close_quietly(client)
         raise SchedulerUnreachable(f"executor: the Dask scheduler at {address!r} has no workers (none joined "
-                                   f"within {WORKERS_TIMEOUT:g} s: {_error_text(exc)}); start them with "
+                                   f"within {WORKERS_TIMEOUT:g} s: {error_text(exc)}); start them with "
                                    "`dask worker ADDRESS --nthreads 1`") from exc
     return client
 
@@ -193,7 +193,7 @@ def _call(fn: Callable[[Any], Any], task: Any):
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - reported for this task (a step's StepTimeout too)
-            return ("failed", None, _error_text(exc), tb.format_exc(), time.perf_counter() - start)
+            return ("failed", None, error_text(exc), tb.format_exc(), time.perf_counter() - start)
 
 
 def futures_backend(submit: Callable[..., Any], fn_ref: Any, items: Sequence[tuple[int, str, Any]], *,
@@ -233,7 +233,7 @@ def futures_backend(submit: Callable[..., Any], fn_ref: Any, items: Sequence[tup
                     fut = submit(_call, fn_ref, task)
                 except Exception as exc:  # noqa: BLE001 - e.g. the task cannot be pickled
                     yield TaskResult(index, key, TaskStatus.FAILED, error=f"the task cannot be submitted: "
-                                     f"{_error_text(exc)}")
+                                     f"{error_text(exc)}")
                     continue
                 inflight[fut] = (index, key, time.monotonic())
                 fut.add_done_callback(done_q.put)
@@ -286,10 +286,10 @@ def _outcome(fut, index: int, key: str, elapsed: float) -> TaskResult:
             status, value, error, trace, seconds = fut.result()
     except (concurrent.futures.CancelledError, asyncio.CancelledError) as err:
         return TaskResult(index, key, TaskStatus.CANCELLED, error=f"the future was cancelled (its scheduler or "
-                          f"worker went away): {_error_text(err)}", seconds=elapsed, attempts=1)
+                          f"worker went away): {error_text(err)}", seconds=elapsed, attempts=1)
     except Exception as err:  # noqa: BLE001 - dask raises from exception() and result() on a lost future
         exc = err
     if exc is not None:  # the infrastructure failed (KilledWorker, BrokenProcessPool, lost connection)
-        return TaskResult(index, key, TaskStatus.FAILED, error=f"the executor lost this task: {_error_text(exc)}",
+        return TaskResult(index, key, TaskStatus.FAILED, error=f"the executor lost this task: {error_text(exc)}",
                           seconds=elapsed, attempts=1)
     return TaskResult(index, key, TaskStatus(status), value, error, trace, seconds, 1)

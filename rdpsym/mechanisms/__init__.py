@@ -31,11 +31,9 @@ from typing import Callable
 from .._numbers import ArgumentError
 from ..specify.mechanism import Mechanism
 from . import _sources
-from ._sources import GROUP, load_attribute, load_file, problems, resolve, source
+from ._sources import GROUP, REGISTRY as _REGISTRY, load_attribute, load_file, problems, resolve, source
 
 Factory = Callable[[], Mechanism]
-
-_REGISTRY: dict[str, Factory] = {}
 
 
 def register(factory: Factory | None = None, *, name: str | None = None):

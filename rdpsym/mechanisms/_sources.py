@@ -58,6 +58,9 @@ __all__ = ["GROUP", "resolve", "load_file", "load_attribute", "declared_factory"
 #: the entry-point group third-party packages register mechanisms in
 GROUP = "rdpsym.mechanisms"
 
+#: the registered mechanism factories by name (:func:`rdpsym.mechanisms.register` fills it)
+REGISTRY: dict[str, Callable[[], Mechanism]] = {}
+
 _LOCK = threading.RLock()
 _MODULE_ATTRIBUTE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _RULE = ("a registered name, a path to a Python file (file.py or file.py:name) or package.module:attribute, "
@@ -127,9 +130,7 @@ def _returns_mechanism(annotation: Any) -> bool:
 def declared_factory(obj: Any) -> bool:
     """Whether ``obj`` says it makes a Mechanism: a factory registered with
     :func:`~rdpsym.mechanisms.register`, or a Python function annotated ``-> Mechanism``."""
-    from . import _REGISTRY
-
-    if any(obj is f for f in _REGISTRY.values()):
+    if any(obj is f for f in REGISTRY.values()):
         return True
     if not (inspect.isfunction(obj) or inspect.ismethod(obj)):
         return False  # a builtin, a class, an arbitrary callable: nothing says what calling it does
@@ -165,7 +166,7 @@ def _module_name(path: Path) -> str:
 
 
 def _load_module(path: Path, argument: str) -> _Loaded:
-    from . import _REGISTRY, unregister
+    from . import unregister
 
     resolved = path.resolve()
     st = resolved.stat()
@@ -177,27 +178,27 @@ def _load_module(path: Path, argument: str) -> _Loaded:
         name = _module_name(resolved)
         if old is not None:  # the file changed: its old registrations make way for the new ones
             for n in old.registered:
-                if getattr(_REGISTRY.get(n), "__module__", None) == name:
+                if getattr(REGISTRY.get(n), "__module__", None) == name:
                     unregister(n)
             del _FILES[resolved]
         spec = importlib.util.spec_from_file_location(name, resolved)
         if spec is None or spec.loader is None:
             raise _error(argument, f"{path}: not a Python file", str(path))
         module = importlib.util.module_from_spec(spec)
-        before = set(_REGISTRY)
+        before = set(REGISTRY)
         sys.modules[name] = module
         try:
             with _loading(f"importing {path}"):
                 spec.loader.exec_module(module)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - the user's file runs here: undo its registrations whatever ends it
             sys.modules.pop(name, None)
-            for n in set(_REGISTRY) - before:
+            for n in set(REGISTRY) - before:
                 unregister(n)
             if not isinstance(exc, Exception):  # out of time, Ctrl-C: not the file's error
                 raise
             # the user's file is broken, not rdpsym: a usage error naming it
             raise _error(argument, f"{path}: importing it raised {type(exc).__name__}: {exc}", str(path)) from exc
-        loaded = _Loaded(stamp, module, sorted(set(_REGISTRY) - before))
+        loaded = _Loaded(stamp, module, sorted(set(REGISTRY) - before))
         _FILES[resolved] = loaded
         return loaded
 
@@ -384,7 +385,7 @@ def entry_point_factory(name: str) -> Callable[[], Mechanism] | None:
             where = f"entry point {point.value} ({point.dist})"
             try:
                 obj = point.entry.load()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - loading an entry point runs its package's code: a usage error naming it
                 raise _error("name", f"mechanism {name!r}: loading {where} raised {type(exc).__name__}: {exc}",
                              name) from exc
             if isinstance(obj, Mechanism):
@@ -403,9 +404,7 @@ def entry_point_factory(name: str) -> Callable[[], Mechanism] | None:
 def problems(registered: set[str] | None = None) -> list[str]:
     """Messages on the group's entry points: name clashes (with a registration or another entry point)."""
     if registered is None:
-        from . import _REGISTRY
-
-        registered = set(_REGISTRY)
+            registered = set(REGISTRY)
     points, found = _discover()
     out = list(found)
     for n, point in points.items():
@@ -418,14 +417,14 @@ def problems(registered: set[str] | None = None) -> list[str]:
 def source(name: str) -> str:
     """Where the mechanism ``name`` comes from: ``built-in``, ``entry point <value> (<dist> <version>)``,
     ``file <path>`` (registered by a user's file), or ``registered by <module>``."""
-    from . import _REGISTRY, factory
+    from . import factory
 
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         points, _ = _discover()
         if name in points:
             return f"entry point {points[name].value} ({points[name].dist})"
         factory(name)  # the unknown-name error
-    module = getattr(_REGISTRY[name], "__module__", None) or "?"
+    module = getattr(REGISTRY[name], "__module__", None) or "?"
     if module.startswith(__package__ + "."):
         return "built-in"
     for path, loaded in _FILES.items():

@@ -21,7 +21,7 @@ from .gaussian import gaussian
 from .subsample import subsample
 
 
-def _fixed(mechanism: Mechanism, name: str, value: int) -> Mechanism:
+def fixed_parameter(mechanism: Mechanism, name: str, value: int) -> Mechanism:
     """``mechanism`` with the parameter ``name`` replaced by the integer ``value`` everywhere."""
     symbol = mechanism.params[name]
     value = sp.Integer(value)
@@ -50,7 +50,7 @@ def subsampled_gaussian() -> Mechanism:
     with probability q), and the same with the roles of the two exchanged.
     """
     q = parameter("q", sp.Interval(0, 1), typical=(0.001, 0.5), latex="q", meaning="Poisson sampling rate", log_scale=True)
-    base = _fixed(gaussian(), "sensitivity", 1)
+    base = fixed_parameter(gaussian(), "sensitivity", 1)
     sigma = base.parameter_by_name["sigma"]
     base = dataclasses.replace(base, parameters=(dataclasses.replace(sigma, meaning="noise multiplier (std / sensitivity)"),))
     return dataclasses.replace(

@@ -18,7 +18,7 @@ from ..specify.params import parameter
 from . import register
 from .laplace import laplace
 from .subsample import subsample
-from .subsampled_gaussian import _fixed
+from .subsampled_gaussian import fixed_parameter
 
 
 @register
@@ -30,7 +30,7 @@ def subsampled_laplace() -> Mechanism:
     probability q), and the same with the roles of the two exchanged.
     """
     q = parameter("q", sp.Interval(0, 1), typical=(0.001, 0.5), latex="q", meaning="Poisson sampling rate", log_scale=True)
-    base = _fixed(laplace(), "sensitivity", 1)
+    base = fixed_parameter(laplace(), "sensitivity", 1)
     return dataclasses.replace(
         subsample(base, q),
         name="subsampled_laplace",

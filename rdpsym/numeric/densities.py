@@ -16,6 +16,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .backends import compile_with, selected_backends
 from .backends.mpmath import log_expr, mpmath_pair
 from .quantities import Form, log_integrand
@@ -42,7 +43,7 @@ def _compiled_pair_cached(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, backends: tuple)
     try:
         lp = log_expr(P.subs(x, xr)).subs(xr, x)
         lq = log_expr(Q.subs(x, xr)).subs(xr, x)
-    except Exception:  # any sympy trouble: mpmath alone
+    except SYMBOLIC_ERRORS:  # any sympy trouble: mpmath alone
         return None
     params = tuple(sorted((lp.free_symbols | lq.free_symbols) - {x}, key=lambda s: s.name))
     found = compile_with(backends, lp, lq, x, params)

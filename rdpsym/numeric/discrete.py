@@ -13,6 +13,7 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from .._optimize import integer_max_bracket
 from ..specify.support import Support
 from .densities import make_L
 from .tails import Failed, Infinite, check_end, far
@@ -105,13 +106,7 @@ def discrete_once(dens, support: Support, q, a):
         i = max(range(len(vals)), key=lambda i: vals[i])
         lo = grid_j[i - 1] if i > 0 else 0
         hi = grid_j[i + 1] if i + 1 < len(grid_j) else grid_j[i]
-        while hi - lo > 2:  # integer ternary search for the mode
-            m1, m2 = lo + (hi - lo) // 3, hi - (hi - lo) // 3
-            if L(mpmath.mpf(s0 + st * m1)) < L(mpmath.mpf(s0 + st * m2)):
-                lo = m1
-            else:
-                hi = m2
-        jm = lo
+        jm, _ = integer_max_bracket(lambda j: L(mpmath.mpf(s0 + st * j)), lo, hi)  # the mode
         # last grid index with a non-negligible term: do not stop before it
         cut = Lmax - (mpmath.mp.prec * mpmath.log(2) + 20)
         jlast = max([j for j, v in zip(grid_j, vals) if v > cut] + [jm])

@@ -14,6 +14,7 @@ import functools
 
 import mpmath
 import sympy as sp
+from .._numbers import SYMBOLIC_ERRORS
 
 __all__ = ["breakpoints", "kink_arguments", "kinks", "polynomial_kinks", "scan_points"]
 
@@ -50,7 +51,7 @@ def polynomial_kinks(arg: sp.Expr, x: sp.Symbol, wp: int, prec: int):
     if num.is_polynomial(x) and den.is_polynomial(x):
         try:
             return tuple(mpmath.mpf(sp.Float(sp.N(r, wp + 5), wp + 5)) for r in sp.Poly(num, x).real_roots()), ""
-        except Exception as exc:  # sympy can fail on odd coefficients: fall through
+        except SYMBOLIC_ERRORS as exc:  # sympy can fail on odd coefficients: fall through
             return None, f"real_roots failed on {arg}: {exc}"
     return None, ""
 
@@ -73,7 +74,7 @@ def kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, wp: int, intervals) -> tuple[lis
             continue
         try:
             f = sp.lambdify(x, arg, modules="mpmath", docstring_limit=0)
-        except Exception as exc:
+        except SYMBOLIC_ERRORS as exc:
             notes.append(f"kinks of {arg} not located ({exc})")
             continue
         found = 0

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import mpmath
 import sympy as sp
 
-from .._optimize import golden_max
+from .._numbers import SYMBOLIC_ERRORS
+from .._optimize import golden_max, integer_max_bracket
 from . import fast
-from .backends.mpmath import MODULES, log_expr
+from .backends.mpmath import MODULES, compiled_logs, log_expr, logs_of
 from .kinks import scan_points
 from .quantities import Form, log_integrand
 from .tails import Failed
@@ -78,7 +79,7 @@ def arb_function(args, expr, digits):
             values = [fast.to_arb(mpmath.mpf(sp.Float(sp.N(c, digits), digits))) for _, c in consts]
         fn = sp.lambdify(tuple(args) + tuple(d for d, _ in consts), tree, docstring_limit=0,
                          modules=[{"exp": lambda z: z.exp(), "log": lambda z: z.log(), "fabs": abs}, "mpmath"])
-    except Exception:  # noqa: BLE001 - anything Arb cannot take: mpmath
+    except SYMBOLIC_ERRORS:  # anything Arb cannot take: mpmath
         return None
     workprec, to_arb, to_mpf = fast.flint.ctx.workprec, fast.to_arb, fast.to_mpf
 
@@ -111,7 +112,7 @@ class Pair:
             A, S = sp.Dummy("a"), sp.Dummy("s")
             self.fast = sp.lambdify(tuple(xs) + (A, S), sp.exp(A * lp + (1 - A) * lq - S), modules=MODULES,
                                     docstring_limit=0)
-        except Exception:  # noqa: BLE001 - any sympy trouble: numeric logs of P and Q
+        except SYMBOLIC_ERRORS:  # any sympy trouble: numeric logs of P and Q
             self.lp = self.lq = self.fast = None
             return
         self.arb_lp, self.arb_lq = arb_function(xs, lp0, digits), arb_function(xs, lq0, digits)
@@ -169,20 +170,14 @@ class Pair:
             if a is not None and b is not None:
                 return a, b
         if self.lp is not None:
-            try:
-                a, b = self.lp(*pt), self.lq(*pt)
-                if not isinstance(a, mpmath.mpc) and not isinstance(b, mpmath.mpc):
-                    a, b = mpmath.mpf(a), mpmath.mpf(b)
-                    if not (mpmath.isnan(a) or mpmath.isnan(b) or a == mpmath.inf or b == mpmath.inf):
-                        return a, b
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                pass
+            found = compiled_logs(self.lp, self.lq, *pt)
+            if found is not None:
+                return found
         try:
             p, q = self.p(*pt), self.q(*pt)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
             raise Failed(f"evaluating P, Q at {show(pt)} failed: {exc}") from None
-        p, q = self._real(p, "P", pt), self._real(q, "Q", pt)
-        return (mpmath.log(p) if p > 0 else -mpmath.inf), (mpmath.log(q) if q > 0 else -mpmath.inf)
+        return logs_of(self._real(p, "P", pt), self._real(q, "Q", pt))
 
 
 def show(pt) -> str:
@@ -255,12 +250,7 @@ def _ascend(f, c, t0, v0, iters):
         vals = [(j, f(mpmath.mpf(s0 + st * j))) for j in grid]
         i = max(range(len(vals)), key=lambda u: vals[u][1])
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-        while hi - lo > 2:  # integer ternary search for the mode
-            m1, m2 = lo + (hi - lo) // 3, hi - (hi - lo) // 3
-            if f(mpmath.mpf(s0 + st * m1)) < f(mpmath.mpf(s0 + st * m2)):
-                lo = m1
-            else:
-                hi = m2
+        lo, hi = integer_max_bracket(lambda j: f(mpmath.mpf(s0 + st * j)), lo, hi)  # the mode
         cands += [mpmath.mpf(s0 + st * j) for j in range(lo, hi + 1)]
         if (t0 - s0) / st >= 0:  # the neighbours of the current point
             j0 = int(mpmath.nint((t0 - s0) / st))

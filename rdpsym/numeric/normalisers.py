@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .._cache import Memo
 from .._config import settings
 from .._timeout import StepTimeout, run_with_time_limit
@@ -93,7 +94,7 @@ def _sensitivity(e: sp.Expr, nu: sp.Symbol, x: sp.Symbol) -> tuple | None:
     xr = sp.Dummy("x", real=True)
     try:
         d = sp.diff(log_expr(e.subs(x, xr)), nu) * nu
-    except Exception:  # noqa: BLE001 - any sympy trouble: no bound
+    except SYMBOLIC_ERRORS:  # any sympy trouble: no bound
         return None
     branches = [v for v, _ in d.args] if isinstance(d, sp.Piecewise) else [d]
     if any(b.has(xr) for b in branches):

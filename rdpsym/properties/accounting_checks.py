@@ -36,6 +36,14 @@ def _failed(name, ref, exc, target="") -> PropertyReport:
                           f"could not run: {type(exc).__name__}: {exc}", ref, target)
 
 
+def _attempt(name, ref, target, fn, *args, **kwargs):
+    """``(fn(*args, **kwargs), None)``, or ``(None, the inconclusive report)`` when it raised."""
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as exc:  # noqa: BLE001 - fail-closed: whatever breaks (a converter is user code), the property is not shown
+        return None, _failed(name, ref, exc, target)
+
+
 def composition(mechanism: Mechanism, values: dict, *, other: Mechanism | None = None, other_values: dict | None = None,
                 dps: int = 20, alphas=(sp.Rational(3, 2), 2, 5)) -> PropertyReport:
     """Prop. 1 on the product of ``mechanism`` with ``other`` (default: itself)."""
@@ -43,11 +51,10 @@ def composition(mechanism: Mechanism, values: dict, *, other: Mechanism | None =
 
     name = "composition (Prop. 1)"
     other = other or mechanism
-    try:
-        rep = check_composition(mechanism, other, values, other_values if other_values is not None else values,
-                                alphas=alphas, dps=dps)
-    except Exception as exc:  # noqa: BLE001 - reported, never hidden
-        return _failed(name, REF1, exc, mechanism.name)
+    rep, failed = _attempt(name, REF1, mechanism.name, check_composition, mechanism, other, values,
+                           other_values if other_values is not None else values, alphas=alphas, dps=dps)
+    if failed is not None:
+        return failed
     rows = [(f"alpha={a}: |sum - product|", disc, rep.tolerance) for a, _, _, disc in rep.points]
     out = report_from_rows(name, rows, 0, reference=REF1, target=mechanism.name, detail=rep.detail)
     if not rep.verdict and out.verdict is PropertyVerdict.HOLDS:  # accounting saw a failure we cannot see in the points
@@ -67,10 +74,9 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
 
     name = f"group privacy (Prop. 2, c = {c})"
     k = 2**c
-    try:
-        group = group_privacy(mechanism, k)
-    except Exception as exc:  # noqa: BLE001
-        return _failed(name, REF2, exc, mechanism.name)
+    group, failed = _attempt(name, REF2, mechanism.name, group_privacy, mechanism, k)
+    if failed is not None:
+        return failed
     if group.status.value != "closed_form":
         return PropertyReport(name, PropertyVerdict.INCONCLUSIVE, "numeric", (), None, 0,
                               f"not applicable: no exact group curve (status {group.status}); Prop. 2 cannot be compared",
@@ -109,11 +115,10 @@ def conversion(mechanism: Mechanism, values: dict, *, epsilons=(sp.Rational(1, 2
     from ..accounting import check_conversion
 
     name = f"RDP -> (eps, delta) [{method if converter is None else 'custom'}] vs exact profile"
-    try:
-        rep = check_conversion(mechanism, epsilons=epsilons, deltas=deltas, method=method, converter=converter,
-                               dps=dps, **values)
-    except Exception as exc:  # noqa: BLE001
-        return _failed(name, REF3, exc, mechanism.name)
+    rep, failed = _attempt(name, REF3, mechanism.name, check_conversion, mechanism, epsilons=epsilons, deltas=deltas,
+                           method=method, converter=converter, dps=dps, **values)
+    if failed is not None:
+        return failed
     rows = []
     for pt in rep.points:
         target, claimed, exact = pt[0], pt[1], pt[2]

@@ -21,6 +21,7 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult
 from ..derive.sign import decide
@@ -309,7 +310,7 @@ def continuity_at_infinity(target, values: dict | None = None, *, dps: int = 50,
             if expr is not None:
                 try:
                     lim = run_with_time_limit(lambda: sp.limit(expr, ALPHA, sp.oo), seconds=10)
-                except (StepTimeout, Exception):  # noqa: BLE001 - undecided: numeric below
+                except (StepTimeout, *SYMBOLIC_ERRORS):  # undecided: numeric below
                     lim = None
                 if lim == sp.oo:
                     return PropertyReport(name, PropertyVerdict.HOLDS, "symbolic", (), mpmath.inf, 0,

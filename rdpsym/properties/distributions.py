@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import Mechanism, is_discrete_support
 from ..specify.text import as_number
@@ -32,7 +33,7 @@ def _kink_points(expr: sp.Expr, x: sp.Symbol) -> list:
             continue
         try:
             sol = sp.solveset(a, x, sp.S.Reals)
-        except Exception:  # noqa: BLE001 - a kink we cannot find only costs quadrature accuracy
+        except SYMBOLIC_ERRORS:  # a kink we cannot find only costs quadrature accuracy
             continue
         if isinstance(sol, sp.FiniteSet):
             pts |= {s for s in sol if s.is_number}

@@ -250,7 +250,7 @@ def _entry_mechanism(entry: Entry):
         raise RegistryError(f"{entry.name}: mechanism: {exc}") from None
 
 
-def _build_target(entry: Entry):
+def build_target(entry: Entry):
     """(target for check_claim, mechanism-or-None, parameters)."""
     from ..claims.target import Target
     from ..derive.engine import renyi_divergence
@@ -328,7 +328,7 @@ def run_entry(entry: Entry, *, search: int = 60, certificates: bool = True,
     start = time.perf_counter()
     cert, note = _read_certificate(entry) if certificates and not write_certificate else (None, "")
     try:
-        target = make_target(_build_target(entry))
+        target = make_target(build_target(entry))
         order = {"alpha": None, "1": 1, "oo": sp.oo}[entry.order]
         verdict = check_claim(target, entry.formula, entry.relation, order, entry.symbols or None,
                               fixed=entry.fixed, alpha_range=_alpha_range(entry), search=search, replay=cert)
@@ -380,7 +380,7 @@ def _independent_check(target, order, verdict) -> tuple[str, bool | None]:
     try:
         exact = exact_divergence(target.result, order, a, free, 40)
         got = target.independent(order, a, free, dps=30)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - fail-closed: whatever fails, the entry's check fails with the reason
         return f"failed: {exc}", False
     value, error, converged, detail = got
     if value is None:

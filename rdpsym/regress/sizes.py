@@ -17,7 +17,7 @@ from typing import Sequence
 
 import sympy as sp
 
-from . import _build_target, default_registry, load_registry
+from . import build_target, default_registry, load_registry
 
 __all__ = ["SizeRow", "TARGET", "entry_forms", "registry_sizes"]
 
@@ -48,7 +48,7 @@ def entry_forms(entry) -> tuple[sp.Expr, sp.Expr | None, str]:
     from ..claims.target import make_target
     from ..specify.text import parse
 
-    target = make_target(_build_target(entry))
+    target = make_target(build_target(entry))
     params = target.parameters
     smap = build_symbol_map(params, entry.symbols or None, entry.fixed)
     placeholders = {name: sp.Dummy(name) for name in smap.names}

@@ -25,12 +25,13 @@ from typing import Sequence
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .._timeout import StepTimeout, run_with_time_limit
 from ..derive.result import DivergenceResult, StepName
 from ..specify.adjacency import AdjacentPair
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
-from .paper import _equal_at, _sample_points
+from .paper import equal_at, sample_points
 
 __all__ = ["EQUALITY_SECONDS", "Collapse", "collapse_equal_branches", "proved_equal", "symmetries"]
 
@@ -72,13 +73,13 @@ def proved_equal(a: sp.Expr, b: sp.Expr, parameters: Sequence[Parameter], order:
     to 0 symbolically within :data:`EQUALITY_SECONDS`); False when not shown."""
     if a == b:
         return True
-    if not _equal_at(a, b, _sample_points(a - b, parameters, order)):
+    if not equal_at(a, b, sample_points(a - b, parameters, order)):
         return False
     try:
         return run_with_time_limit(_normal_difference, a - b, seconds=EQUALITY_SECONDS) == 0
     except StepTimeout:
         return False
-    except Exception:  # noqa: BLE001 - a step sympy cannot do shows nothing: the branches stay apart
+    except SYMBOLIC_ERRORS:  # a step sympy cannot do shows nothing: the branches stay apart
         return False
 
 

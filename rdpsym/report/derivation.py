@@ -17,6 +17,7 @@ from typing import Sequence
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .. import printing
 from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Step, StepName
@@ -40,7 +41,7 @@ def _shorter(e: sp.Expr, seconds: float = 2.0) -> sp.Expr:
     try:
         with time_limit(seconds):
             s = sp.simplify(e)
-    except (StepTimeout, Exception):  # noqa: BLE001 - a presentation step: the unsimplified value stands
+    except (StepTimeout, *SYMBOLIC_ERRORS):  # a presentation step: the unsimplified value stands
         return e
     return s if sp.count_ops(s) < sp.count_ops(e) else e
 

@@ -29,7 +29,7 @@ LINE_BUDGET = 56.0
 
 
 # -- equal forms ---------------------------------------------------------------------------------------
-def _sample_points(expr: sp.Basic, parameters: Sequence[Parameter], order: sp.Symbol) -> list[dict]:
+def sample_points(expr: sp.Basic, parameters: Sequence[Parameter], order: sp.Symbol) -> list[dict]:
     """Points spread over the parameters' typical ranges and domains, at orders on both sides of 1."""
     by_symbol = {p.symbol: p for p in parameters}
     orders = (sp.Rational(3, 10), sp.Rational(3, 2), sp.Integer(2), sp.Rational(7, 2), sp.Integer(9))
@@ -53,7 +53,7 @@ def _sample_points(expr: sp.Basic, parameters: Sequence[Parameter], order: sp.Sy
     return points
 
 
-def _equal_at(a: sp.Expr, b: sp.Expr, points: list[dict], digits: int = 30) -> bool:
+def equal_at(a: sp.Expr, b: sp.Expr, points: list[dict], digits: int = 30) -> bool:
     """True only if ``a`` and ``b`` are finite, real and agree to ``digits`` at every point."""
     if not points:
         return False
@@ -97,7 +97,7 @@ def display_form(expr: sp.Expr | None, parameters: Sequence[Parameter], order: s
     candidate = _log_differences(expr)
     if candidate == expr or sp.count_ops(candidate) > sp.count_ops(expr):
         return expr
-    return candidate if _equal_at(candidate, expr, _sample_points(expr, parameters, order)) else expr
+    return candidate if equal_at(candidate, expr, sample_points(expr, parameters, order)) else expr
 
 
 # -- widths and rendering ------------------------------------------------------------------------------

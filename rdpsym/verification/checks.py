@@ -57,6 +57,7 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from ..derive.numeric_values import NumericCurve
 from .._timeout import StepExhausted, StepTimeout, deadline_passed, run_in_child, run_with_time_limit, time_limit
 from ..derive.result import DivergenceResult, Status
@@ -125,7 +126,7 @@ def _compiled_closed_form(expr: sp.Expr, alpha: sp.Symbol, symbols: tuple[sp.Sym
         return None
     try:
         return sp.lambdify((alpha,) + symbols, expr, modules="mpmath", docstring_limit=0)
-    except Exception:  # any printer trouble: result.evaluate (sympy evalf) instead
+    except SYMBOLIC_ERRORS:  # any printer trouble: result.evaluate (sympy evalf) instead
         return None
 
 
@@ -235,7 +236,7 @@ def _compare_samples(values_at: Callable, samples: list, dps: int) -> tuple[bool
     for xv in samples:
         try:
             pv, qv = values_at(xv)
-        except Exception:  # noqa: BLE001 - a density that cannot be evaluated at this x: try the next
+        except SYMBOLIC_ERRORS:  # a density that cannot be evaluated at this x: try the next
             continue
         if not all(isinstance(v, sp.Number) and v.is_extended_real for v in (pv, qv)):
             continue  # no real number (an unevaluated sum, a relation, nan, zoo): this x tells nothing
@@ -319,7 +320,7 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
     except StepTimeout:
         if deadline_passed():  # an enclosing limit has passed: it wins; this test's own limit: undecided
             raise
-    except Exception:  # noqa: BLE001 - simplify fails in many ways: undecided
+    except SYMBOLIC_ERRORS:  # simplify fails in many ways: undecided
         pass
     return None
 
@@ -344,7 +345,7 @@ def _same_distributions(pairs: Sequence[tuple[sp.Expr, sp.Expr]], x, support: sp
         if deadline_passed():
             raise
         why = f"the test of P = Q was abandoned: {exc}"
-    except Exception as exc:  # noqa: BLE001 - the child failed: undecided
+    except Exception as exc:  # noqa: BLE001 - fail-closed: the child failed in any way: undecided
         why = f"the test of P = Q failed: {type(exc).__name__}: {str(exc)[:200]}"
     return [None] * len(pairs), why
 

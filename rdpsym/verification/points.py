@@ -34,6 +34,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
+from .._numbers import SYMBOLIC_ERRORS
 from .. import printing
 from ..specify.text.numbers import exact_or_symbolic
 from ..specify.params import Parameter
@@ -250,7 +251,7 @@ def _finiteness_edges(conditions: sp.Basic, values: Mapping[str, sp.Expr]) -> li
         region = sp.solveset(cond, ALPHA, sp.Interval.open(0, sp.oo))
         ends = [b for b in region.boundary if b.is_number and b.is_finite and b > 0 and b != 1] \
             if isinstance(region.boundary, sp.FiniteSet) else []
-    except Exception:  # noqa: BLE001 - solveset fails in many ways; no edge points then
+    except SYMBOLIC_ERRORS:  # solveset fails in many ways; no edge points then
         return []
     out = []
     for b in sorted(ends, key=float):

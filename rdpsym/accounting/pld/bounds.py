@@ -375,7 +375,7 @@ def _method(plds, composed, h, tail, certified) -> str:
     return "; ".join(parts)
 
 
-def _check_target(kind: str, target) -> float:
+def check_target(kind: str, target) -> float:
     from ..._numbers import ArgumentError
 
     name = "delta" if kind == "epsilon" else "epsilon"
@@ -395,7 +395,7 @@ def accountant_bound(acct, kind: str, target, step: float = DEFAULT_STEP) -> Tig
     from ..._numbers import ArgumentError
     from ...specify.mechanism import Mechanism
 
-    t = _check_target(kind, target)
+    t = check_target(kind, target)
     if isinstance(step, bool) or not isinstance(step, (int, float)) or not (0 < float(step) <= 0.1) \
             or not math.isfinite(float(step)):
         raise ArgumentError("step", "a number in (0, 0.1] (the grid step of the privacy loss)", step)

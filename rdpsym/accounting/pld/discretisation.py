@@ -58,7 +58,7 @@ import sympy as sp
 
 from ..._numbers import ArgumentError
 from ...specify.support import Support
-from ..profile import NumericPair, _kink_points
+from ..profile import NumericPair, kink_points
 from .exps import exp_bounds, exp_grid
 from .logform import log_form, loss_form
 from .pairs import DirectedPair
@@ -339,7 +339,7 @@ def _arb_log_fn(expr, x):
     """A float function t -> (midpoint of) expr at x = t, in Arb; NaN where undefined."""
     import flint
 
-    from ...claims.interval import compile_arb
+    from ...claims.balls import compile_arb
 
     fn = compile_arb(expr, [x])
 
@@ -470,7 +470,7 @@ def _continuous(pair: DirectedPair, h: float) -> GridProfile:
     L = loss_form(pair.P, pair.Q, x)
     program = SeriesProgram([pair.P, pair.Q, L], x)  # SeriesUnsupported: the caller falls back
     with mpmath.workdps(40):
-        kinks_mp, knotes = _kink_points(pair.P, pair.Q, x, 40)
+        kinks_mp, knotes = kink_points(pair.P, pair.Q, x, 40)
     kinks = sorted({float(k) for k in kinks_mp if mpmath.isfinite(k)})
     _, support_pieces = Support.of(pair.support, numbers=True).flattened()
     windows, best = _windows(_arb_log_fn(lp, x), support_pieces, kinks)
@@ -597,7 +597,7 @@ def _continuous_estimated(pair: DirectedPair, h: float, why: str) -> GridProfile
     :mod:`.taylor` has no series for the densities)."""
     x = pair.x
     with mpmath.workdps(40):
-        kinks_mp, _ = _kink_points(pair.P, pair.Q, x, 40)
+        kinks_mp, _ = kink_points(pair.P, pair.Q, x, 40)
     kinks = sorted({float(k) for k in kinks_mp if mpmath.isfinite(k)})
     _, pieces = Support.of(pair.support, numbers=True).flattened()
     fP = sp.lambdify(x, pair.P, modules=["numpy", "scipy"])
@@ -666,7 +666,7 @@ def _continuous_estimated(pair: DirectedPair, h: float, why: str) -> GridProfile
 def _discrete(pair: DirectedPair, h: float) -> GridProfile:
     import flint
 
-    from ...claims.interval import Unsupported, compile_arb
+    from ...claims.balls import Unsupported, compile_arb
     from .taylor import PREC, f_down, f_up
 
     with mpmath.workdps(40):

@@ -129,13 +129,12 @@ def _walk(event, count: int, neighbouring: str, acct, E) -> None:
                       "SampledWithoutReplacement, SelfComposed, Composed, NoOp, NonPrivate")
 
 
-def accountant_from_dp_event(event, neighbouring: str = "add_remove", cls=None):
-    """An accountant (of class ``cls``) holding the releases described by ``event`` (module docstring)."""
+def accountant_from_dp_event(event, neighbouring: str, cls):
+    """An accountant of class ``cls`` (:meth:`rdpsym.Accountant.from_dp_event` passes its own) holding the
+    releases described by ``event`` (module docstring)."""
     if neighbouring not in NEIGHBOURING:
         raise ArgumentError("neighbouring", f"one of {', '.join(map(repr, NEIGHBOURING))}", neighbouring)
     E = _dp_event()
-    if cls is None:
-        from ..accountant import Accountant as cls
     acct = cls()
     acct.neighbouring = neighbouring
     acct.non_private = False

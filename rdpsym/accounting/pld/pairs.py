@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..._numbers import SYMBOLIC_ERRORS
 from ..._numbers import ArgumentError
 from ...numeric.driver import substitute_values
 from ...specify.adjacency import AdjacentFamily
@@ -105,7 +106,7 @@ _REDUCTIONS: dict = {}
 def _is_zero(e) -> bool:
     try:
         return sp.simplify(e) == 0
-    except Exception:  # noqa: BLE001 - sympy may fail on odd input: then nothing is proved
+    except SYMBOLIC_ERRORS:  # sympy may fail on odd input: then nothing is proved
         return False
 
 
@@ -135,7 +136,7 @@ def family_reduction(family: AdjacentFamily, x: sp.Symbol, values: dict | None =
                     for s in family.P.free_symbols | family.Q.free_symbols | family.over.free_symbols
                     if s.name in values and s != x and s != family.shift}
             found = _reduction(family.subs(subs), x) if subs else None
-        except Exception:  # noqa: BLE001 - a failed proof proves nothing
+        except SYMBOLIC_ERRORS:  # a failed proof proves nothing
             found = None
     return found
 
@@ -159,7 +160,7 @@ def _reduction(family: AdjacentFamily, x: sp.Symbol) -> Reduction | None:
                     sym = _is_zero(family.P.subs(x, -x) - family.P)
                     out = Reduction("upper" if sym else "both",
                                     "location family with log-concave" + (" symmetric" if sym else "") + " base")
-    except Exception:  # noqa: BLE001 - a failed proof proves nothing
+    except SYMBOLIC_ERRORS:  # a failed proof proves nothing
         out = None
     _REDUCTIONS[key] = out
     return out

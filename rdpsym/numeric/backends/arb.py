@@ -101,31 +101,22 @@ class ArbPoints:
             return fast.to_arb(mpmath.mpf(slow(fast.to_mpf(t))))
 
         if kind is Form.FINITE:
-            def g(t):
-                r = ev(t)
-                if r is None:
-                    return fallback(t)
-                return (A * r[0] + A1 * r[1] - S).exp()
+            def form(lp, lq):
+                return (A * lp + A1 * lq - S).exp()
         elif kind is Form.KL:
-            def g(t):
-                r = ev(t)
-                if r is None:
-                    return fallback(t)
-                lp, lq = r
+            def form(lp, lq):
                 return (lp - S).exp() * (lp - lq)
         elif kind is Form.NEAR1:
-            def g(t):
-                r = ev(t)
-                if r is None:
-                    return fallback(t)
-                lp, lq = r
+            def form(lp, lq):
                 return (lp - S).exp() * (Am1 * (lp - lq)).expm1()
         else:  # weight
-            def g(t):
-                r = ev(t)
-                if r is None:
-                    return fallback(t)
-                return (r[0] - S).exp()
+            def form(lp, lq):
+                return (lp - S).exp()
+
+        def g(t):
+            r = ev(t)
+            return fallback(t) if r is None else form(*r)
+
         return ArbIntegrand(g, prec, counts)
 
 

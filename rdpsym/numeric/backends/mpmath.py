@@ -15,11 +15,12 @@ import mpmath
 import sympy as sp
 from sympy.codegen.cfunctions import expm1 as _expm1
 
+from ..._numbers import SYMBOLIC_ERRORS
 from ..quantities import Form
 from ..tails import Failed
 from . import register_backend
 
-__all__ = ["MODULES", "MpmathBackend", "MpmathPair", "besseli", "log_expr", "mpmath_pair"]
+__all__ = ["MODULES", "MpmathBackend", "MpmathPair", "besseli", "compiled_logs", "log_expr", "logs_of", "mpmath_pair"]
 
 
 def besseli(n, z):
@@ -107,7 +108,7 @@ class MpmathPair:
             lq = log_expr(Q.subs(x, xr)).subs(xr, x).evalf(digits)
             self._lp_fn = sp.lambdify(x, lp, modules=MODULES, docstring_limit=0)
             self._lq_fn = sp.lambdify(x, lq, modules=MODULES, docstring_limit=0)
-        except Exception:  # any sympy trouble: stay with numeric logs
+        except SYMBOLIC_ERRORS:  # any sympy trouble: stay with numeric logs
             self._lp_fn = self._lq_fn = None
             return
         self._lpq_expr = (lp, lq)
@@ -133,7 +134,7 @@ class MpmathPair:
                 }[kind]
                 try:
                     self._fast_forms[kind] = sp.lambdify((self.x, A, S), form(), modules=MODULES, docstring_limit=0)
-                except Exception:  # any sympy trouble: no fast path
+                except SYMBOLIC_ERRORS:  # any sympy trouble: no fast path
                     pass
         return self._fast_forms[kind]
 
@@ -184,18 +185,30 @@ class MpmathPair:
 
     def logpq(self, t):
         if self._lp is not None:
-            try:
-                lp, lq = self._lp(t), self._lq(t)
-                if not isinstance(lp, mpmath.mpc) and not isinstance(lq, mpmath.mpc):
-                    lp, lq = mpmath.mpf(lp), mpmath.mpf(lq)
-                    if not (mpmath.isnan(lp) or mpmath.isnan(lq) or lp == mpmath.inf or lq == mpmath.inf):
-                        return lp, lq
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                pass
-        p, q = self.pq(t)
-        lp = mpmath.log(p) if p > 0 else -mpmath.inf
-        lq = mpmath.log(q) if q > 0 else -mpmath.inf
-        return lp, lq
+            found = compiled_logs(self._lp, self._lq, t)
+            if found is not None:
+                return found
+        return logs_of(*self.pq(t))
+
+
+def compiled_logs(lp, lq, *point):
+    """``(log P, log Q)`` at ``point`` from the compiled logarithms ``lp`` and ``lq``, or None where either
+    raises or is complex, NaN or +oo (then the caller takes the logarithms of P and Q themselves)."""
+    try:
+        a, b = lp(*point), lq(*point)
+        if isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc):
+            return None
+        a, b = mpmath.mpf(a), mpmath.mpf(b)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return None
+    if mpmath.isnan(a) or mpmath.isnan(b) or a == mpmath.inf or b == mpmath.inf:
+        return None
+    return a, b
+
+
+def logs_of(p, q):
+    """``(log p, log q)`` of two non-negative real numbers, -oo at 0."""
+    return (mpmath.log(p) if p > 0 else -mpmath.inf), (mpmath.log(q) if q > 0 else -mpmath.inf)
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,9 +1,9 @@
 """What the safe parsers share: the limits, the error, the names, the whitelisted functions and the
-guarded construction of sympy objects (:class:`_Builder`).
+guarded construction of sympy objects (:class:`Builder`).
 
 The text is **untrusted**. Nothing here evaluates text: there is no ``eval``/``exec``, no
 ``sympify``/``parse_expr``/``S(str)``. The parsers (:mod:`.python`, :mod:`.latex`) read the text
-themselves and *construct* sympy objects through :class:`_Builder` from the whitelist below, so no input
+themselves and *construct* sympy objects through :class:`Builder` from the whitelist below, so no input
 can trigger an import, an attribute access, a file access or code execution.
 
 ``symbols`` maps each name allowed in the formula to a sympy expression (normally a ``Symbol``), e.g.
@@ -104,11 +104,11 @@ GREEK_COMMANDS = frozenset(GREEK.values()) | {
 #: Single characters accepted in both syntaxes with the same length (offsets stay valid).
 OPERATOR_CHARS = {"−": "-", "–": "-", "·": "*", "⋅": "*", "×": "*", "÷": "/", "∗": "*"}
 
-_CONSTANTS: dict[str, sp.Expr] = {
+CONSTANTS: dict[str, sp.Expr] = {
     "pi": sp.pi, "e": sp.E, "E": sp.E, "inf": sp.oo, "oo": sp.oo, "infty": sp.oo, "infinity": sp.oo,
 }
-_MODULES = frozenset({"np", "numpy", "math", "mp", "mpmath", "sp", "sympy"})
-_MODULE_CONSTANTS = frozenset({"pi", "e", "E", "inf", "oo"})
+MODULES = frozenset({"np", "numpy", "math", "mp", "mpmath", "sp", "sympy"})
+MODULE_CONSTANTS = frozenset({"pi", "e", "E", "inf", "oo"})
 
 
 def _min(*a):
@@ -120,15 +120,15 @@ def _max(*a):
 
 
 # name -> (min args, max args, canonical name, builder); builders receive sympy expressions.
-_FUNCTIONS: dict[str, tuple[int, int, str, Callable[..., sp.Expr]]] = {}
+FUNCTIONS: dict[str, tuple[int, int, str, Callable[..., sp.Expr]]] = {}
 
 
 def _register(names, lo, hi, canonical, builder):
     for n in names:
-        _FUNCTIONS[n] = (lo, hi, canonical, builder)
+        FUNCTIONS[n] = (lo, hi, canonical, builder)
 
 
-_register(["exp"], 1, 1, "exp", None)  # built by the guarded _Builder.exp
+_register(["exp"], 1, 1, "exp", None)  # built by the guarded Builder.exp
 _register(["log"], 1, 2, "log", None)
 _register(["ln"], 1, 1, "log", None)
 _register(["log2"], 1, 1, "log2", None)
@@ -158,11 +158,11 @@ _register(["ceiling", "ceil"], 1, 1, "ceiling", sp.ceiling)
 _register(["sign"], 1, 1, "sign", sp.sign)
 
 #: Every function name the parsers accept (aliases included).
-FUNCTION_NAMES = frozenset(_FUNCTIONS)
+FUNCTION_NAMES = frozenset(FUNCTIONS)
 _COMBINATORIAL = frozenset({"gamma", "loggamma", "beta", "binomial", "factorial"})
 
 
-def _describe(ch: str) -> str:
+def describe_character(ch: str) -> str:
     return f"{ch!r} (U+{ord(ch):04X})"
 
 
@@ -192,7 +192,7 @@ def _bits(r: sp.Rational) -> int:
     return max(abs(int(r.p)).bit_length(), int(r.q).bit_length())
 
 
-class _Builder:
+class Builder:
     """Constructs sympy objects with guards against huge numbers; shared by both parsers."""
 
     def __init__(self, symbols: Mapping[str, sp.Basic], functions: frozenset[str]):
@@ -212,12 +212,12 @@ class _Builder:
             if n in self.symbols:
                 return self.symbols[n]
         for n in (name, *alternatives):
-            if n in _CONSTANTS:
-                return _CONSTANTS[n]
+            if n in CONSTANTS:
+                return CONSTANTS[n]
         return None
 
     def unknown(self, name: str, pos: int) -> FormulaError:
-        if name in _FUNCTIONS:
+        if name in FUNCTIONS:
             return FormulaError(f"function '{name}' must be called with arguments", pos)
         return FormulaError(f"unknown name '{name}'", pos, self.known())
 
@@ -229,7 +229,7 @@ class _Builder:
             raise
         except RecursionError:
             raise FormulaError("nesting too deep", pos) from None
-        except Exception as exc:  # sympy raises many kinds; none may escape
+        except Exception as exc:  # noqa: BLE001 - the parser's boundary on user text: sympy raises many kinds, none may escape as anything but a FormulaError
             raise FormulaError(f"cannot build the expression ({type(exc).__name__})", pos) from None
         self.check_size(result, pos)
         return result
@@ -302,14 +302,14 @@ class _Builder:
 
     # -- functions -----------------------------------------------------------------------------------
     def allowed(self, name: str) -> bool:
-        return name in _FUNCTIONS and (name in self.functions or _FUNCTIONS[name][2] in self.functions)
+        return name in FUNCTIONS and (name in self.functions or FUNCTIONS[name][2] in self.functions)
 
     def call(self, name: str, args: list[sp.Expr], pos: int, shown: str | None = None) -> sp.Expr:
         shown = shown or name
         if not self.allowed(name):
             allowed = ", ".join(sorted(self.functions))
             raise FormulaError(f"unknown function '{shown}'", pos, f"; known: {allowed}")
-        lo, hi, canonical, builder = _FUNCTIONS[name]
+        lo, hi, canonical, builder = FUNCTIONS[name]
         if not lo <= len(args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise FormulaError(f"function '{shown}' takes {want} argument(s), got {len(args)}", pos)
@@ -341,10 +341,10 @@ class _Builder:
         return self.guard(builder, pos, *args)
 
 
-def _run(parser: type, text, symbols, functions) -> sp.Expr:
+def run_parser(parser: type, text, symbols, functions) -> sp.Expr:
     """Check the inputs, then parse ``text`` with ``parser(text, builder)`` (each parser's entry point)."""
     allowed = _check_text(text, symbols, functions)
     try:
-        return parser(text, _Builder(symbols, allowed)).parse()
+        return parser(text, Builder(symbols, allowed)).parse()
     except RecursionError:  # defensive: the depth limits should make this unreachable
         raise FormulaError("nesting too deep", 0) from None

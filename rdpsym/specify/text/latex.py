@@ -45,8 +45,8 @@ from collections.abc import Callable, Mapping
 
 import sympy as sp
 
-from .common import _FUNCTIONS, GREEK_COMMANDS, MAX_DEPTH, FormulaError, _Builder, _run
-from .latex_tokens import _Tok, _tokenize_latex
+from .common import FUNCTIONS, GREEK_COMMANDS, MAX_DEPTH, FormulaError, Builder, run_parser
+from .latex_tokens import Token, tokenize_latex
 
 __all__ = ["parse_latex"]
 
@@ -63,19 +63,19 @@ _OPENERS = {"(": ")", "[": "]", "{": "}", "\\{": "\\}", "|": "|", "\\lvert": "\\
 _TEXT_NAMES = {"B": "beta", "Beta": "beta", "sgn": "sign", "Gamma": "gamma", "lgamma": "loggamma"}
 
 class _LatexParser:
-    def __init__(self, text: str, builder: _Builder):
+    def __init__(self, text: str, builder: Builder):
         self.text = text
-        self.toks = _tokenize_latex(text)
+        self.toks = tokenize_latex(text)
         self.i = 0
         self.b = builder
         self.abs_depth = 0
 
     # -- token helpers -------------------------------------------------------------------------------
     @property
-    def tok(self) -> _Tok:
+    def tok(self) -> Token:
         return self.toks[self.i]
 
-    def advance(self) -> _Tok:
+    def advance(self) -> Token:
         t = self.toks[self.i]
         if t.kind != "eof":
             self.i += 1
@@ -84,11 +84,11 @@ class _LatexParser:
     def at(self, kind: str, value: str | None = None) -> bool:
         return self.tok.is_(kind, value)
 
-    def opener_key(self, t: _Tok) -> str | None:
+    def opener_key(self, t: Token) -> str | None:
         key = ("\\" + t.value) if t.kind == "cmd" else t.value if t.kind == "sym" else None
         return key if key in _OPENERS else None
 
-    def expect_closer(self, closer: str, opener: _Tok) -> None:
+    def expect_closer(self, closer: str, opener: Token) -> None:
         t = self.tok
         key = ("\\" + t.value) if t.kind == "cmd" else t.value
         if t.kind in ("cmd", "sym") and key == closer:
@@ -98,7 +98,7 @@ class _LatexParser:
             f"expected '{closer}' to close '{opener.shown()}' (opened at position {opener.pos}), "
             f"found '{t.shown()}'", t.pos)
 
-    def starts_atom(self, t: _Tok) -> bool:
+    def starts_atom(self, t: Token) -> bool:
         if t.kind in ("num", "letter"):
             return True
         if t.kind == "sym":
@@ -205,7 +205,7 @@ class _LatexParser:
                 raise FormulaError(f"ambiguous {what} '{t.value}' (write {{{t.value}}})", t.pos)
             self.advance()
             if len(t.value) > 1:  # \frac12: LaTeX takes one digit; put the rest back
-                rest = _Tok("num", t.value[1:], t.pos + 1, t.end)
+                rest = Token("num", t.value[1:], t.pos + 1, t.end)
                 self.i -= 1
                 self.toks[self.i] = rest
                 return sp.Integer(int(t.value[0])) if t.value[0] != "." else self.error_number(t)
@@ -225,7 +225,7 @@ class _LatexParser:
             raise FormulaError(f"signed {what} needs braces (write ^{{-1}})", t.pos)
         raise FormulaError(f"expected an argument for {what}, found '{t.shown()}'", t.pos)
 
-    def error_number(self, t: _Tok):
+    def error_number(self, t: Token):
         raise FormulaError(f"malformed number '{t.value}'", t.pos)
 
     def group(self, depth: int) -> sp.Expr:
@@ -238,7 +238,7 @@ class _LatexParser:
         self.expect_closer("}", opener)
         return e
 
-    def delimited(self, depth: int, opener: _Tok, closer: str, allow_commas: bool = False) -> list[sp.Expr]:
+    def delimited(self, depth: int, opener: Token, closer: str, allow_commas: bool = False) -> list[sp.Expr]:
         saved = self.abs_depth
         self.abs_depth = saved + 1 if closer in ("|", "\\vert") else 0
         items = [self.expr(depth + 1)]
@@ -297,7 +297,7 @@ class _LatexParser:
             subscripted = self.toks[j + 1].is_("sym", "_") and any(k.startswith(word + "_") for k in self.b.symbols)
             if subscripted or word in self.b.symbols:
                 name_toks = run
-            elif word in _FUNCTIONS and word not in self.b.symbols:
+            elif word in FUNCTIONS and word not in self.b.symbols:
                 self.i = j + 1
                 return self.function(word, t, depth)
             else:
@@ -340,7 +340,7 @@ class _LatexParser:
             self.advance()
             return t.value
         if t.is_("sym", "{"):
-            def piece(u: _Tok) -> str | None:
+            def piece(u: Token) -> str | None:
                 if u.kind in ("num", "letter") or u.kind == "cmd" and u.value in GREEK_COMMANDS:
                     self.advance()
                     return u.value
@@ -363,7 +363,7 @@ class _LatexParser:
                 self.advance()
                 return opener.value
             raise FormulaError(f"expected '{{' after a text command, found '{opener.shown()}'", opener.pos)
-        def piece(u: _Tok) -> str | None:
+        def piece(u: Token) -> str | None:
             if u.kind in ("letter", "num") or u.is_("sym", "_"):
                 self.advance()
                 return u.value
@@ -371,7 +371,7 @@ class _LatexParser:
 
         return self.braced_word(self.advance(), piece, "text command", "unsupported content '{}' in a text command")
 
-    def braced_word(self, opener: _Tok, piece: Callable[[_Tok], str | None], what: str, unsupported: str) -> str:
+    def braced_word(self, opener: Token, piece: Callable[[Token], str | None], what: str, unsupported: str) -> str:
         """The text of a brace group whose ``{`` (``opener``) is consumed, read token by token:
         ``piece(token)`` consumes a token it accepts and returns its text, or returns None (an error
         ``unsupported.format(token)``); an empty group is an error naming ``what``."""
@@ -422,7 +422,7 @@ class _LatexParser:
             fname = _TEXT_NAMES.get(word, word)
             if word in b.symbols or self.at("sym", "_"):
                 return self.named(word, t.pos, depth)
-            if fname in _FUNCTIONS:
+            if fname in FUNCTIONS:
                 return self.function(fname, t, depth)
             value = b.lookup(word, t.pos)
             if value is None:
@@ -436,7 +436,7 @@ class _LatexParser:
             raise FormulaError("comparisons and equations are not allowed", t.pos)
         raise FormulaError(f"unknown command '\\{c}'", t.pos)
 
-    def function(self, name: str, t: _Tok, depth: int) -> sp.Expr:
+    def function(self, name: str, t: Token, depth: int) -> sp.Expr:
         """A function application; ``t`` is the function's token (already consumed)."""
         base = None
         if self.at("sym", "_"):
@@ -453,7 +453,7 @@ class _LatexParser:
             base = self.arg(depth + 1, "subscript")
         nxt = self.tok
         key = self.opener_key(nxt)
-        multi = _FUNCTIONS[name][1] > 1
+        multi = FUNCTIONS[name][1] > 1
         if key in ("(", "[", "\\{", "{"):
             self.advance()
             if key == "{":
@@ -472,7 +472,7 @@ class _LatexParser:
             raise FormulaError(f"function '{t.shown()}' needs an argument", nxt.pos)
         return self.applied(name, [self.signed(depth + 1)], base, power, t)
 
-    def applied(self, name: str, args: list[sp.Expr], base, power, t: _Tok) -> sp.Expr:
+    def applied(self, name: str, args: list[sp.Expr], base, power, t: Token) -> sp.Expr:
         """``name(*args)``, with a logarithm's ``base`` as its last argument, raised to ``power``
         (``(exponent, position)`` of ``\\log^2``) if there is one."""
         if base is not None:
@@ -490,4 +490,4 @@ def parse_latex(
 
     See the module docstring for the grammar. Raises :class:`FormulaError` with a position.
     """
-    return _run(_LatexParser, text, symbols, functions)
+    return run_parser(_LatexParser, text, symbols, functions)

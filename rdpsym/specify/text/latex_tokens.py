@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .common import GREEK, MAX_DEPTH, OPERATOR_CHARS, FormulaError, _describe
+from .common import GREEK, MAX_DEPTH, OPERATOR_CHARS, FormulaError, describe_character
 
 _IGNORED_COMMANDS = frozenset({
     ",", ";", ":", "!", " ", ">", "quad", "qquad", "displaystyle", "textstyle", "scriptstyle",
@@ -14,7 +14,7 @@ _IGNORED_COMMANDS = frozenset({
 })
 
 
-class _Tok:
+class Token:
     __slots__ = ("kind", "value", "pos", "end")
 
     def __init__(self, kind: str, value: str, pos: int, end: int):
@@ -34,8 +34,8 @@ class _Tok:
         return self.value
 
 
-def _tokenize_latex(text: str) -> list[_Tok]:
-    toks: list[_Tok] = []
+def tokenize_latex(text: str) -> list[Token]:
+    toks: list[Token] = []
     braces: list[int] = []
     i, n = 0, len(text)
     while i < n:
@@ -54,29 +54,29 @@ def _tokenize_latex(text: str) -> list[_Tok]:
                 j += 1
             name = text[i + 1 : j]
             if not name.isascii() or not name.isprintable() and name not in "\n\t\r":
-                raise FormulaError(f"unsupported character {_describe(name[0])}", i + 1)
+                raise FormulaError(f"unsupported character {describe_character(name[0])}", i + 1)
             if name in "\n\t\r":
                 name = " "
             if name not in _IGNORED_COMMANDS:
-                toks.append(_Tok("cmd", name, i, j))
+                toks.append(Token("cmd", name, i, j))
             i = j
             continue
         if ch.isdigit() and ch.isascii() or (ch == "." and i + 1 < n and text[i + 1].isdigit() and text[i + 1].isascii()):
             m = re.compile(r"[0-9]*(?:\.[0-9]+)?").match(text, i)
             j = m.end() if m.end() > i else i + 1
-            toks.append(_Tok("num", text[i:j], i, j))
+            toks.append(Token("num", text[i:j], i, j))
             i = j
             continue
         if ch.isascii() and ch.isalpha():
-            toks.append(_Tok("letter", ch, i, i + 1))
+            toks.append(Token("letter", ch, i, i + 1))
             i += 1
             continue
         if ch in GREEK:
-            toks.append(_Tok("cmd", GREEK[ch], i, i + 1))
+            toks.append(Token("cmd", GREEK[ch], i, i + 1))
             i += 1
             continue
         if ch == "∞":
-            toks.append(_Tok("cmd", "infty", i, i + 1))
+            toks.append(Token("cmd", "infty", i, i + 1))
             i += 1
             continue
         if ch in OPERATOR_CHARS:
@@ -90,11 +90,11 @@ def _tokenize_latex(text: str) -> list[_Tok]:
                 if not braces:
                     raise FormulaError("unbalanced brace '}'", i)
                 braces.pop()
-            toks.append(_Tok("sym", ch, i, i + 1))
+            toks.append(Token("sym", ch, i, i + 1))
             i += 1
             continue
-        raise FormulaError(f"unsupported character {_describe(ch)}", i)
+        raise FormulaError(f"unsupported character {describe_character(ch)}", i)
     if braces:
         raise FormulaError("unbalanced brace '{' (never closed)", braces[-1])
-    toks.append(_Tok("eof", "", n, n))
+    toks.append(Token("eof", "", n, n))
     return toks

@@ -38,18 +38,18 @@ from collections.abc import Mapping
 import sympy as sp
 
 from .common import (
-    _CONSTANTS,
-    _FUNCTIONS,
-    _MODULE_CONSTANTS,
-    _MODULES,
+    CONSTANTS,
+    FUNCTIONS,
+    MODULE_CONSTANTS,
+    MODULES,
     GREEK,
     MAX_DEPTH,
     MAX_NUMBER_BITS,
     OPERATOR_CHARS,
     FormulaError,
-    _Builder,
-    _describe,
-    _run,
+    Builder,
+    describe_character,
+    run_parser,
 )
 
 __all__ = ["parse_formula"]
@@ -93,9 +93,9 @@ def _prepare_python(text: str, symbols: Mapping[str, sp.Basic]) -> tuple[str, li
         elif ch in OPERATOR_CHARS:
             ch = OPERATOR_CHARS[ch]
         elif not ch.isascii() and ch not in GREEK:
-            raise FormulaError(f"unsupported character {_describe(ch)}", i)
+            raise FormulaError(f"unsupported character {describe_character(ch)}", i)
         elif not ch.isprintable():
-            raise FormulaError(f"control character {_describe(ch)}", i)
+            raise FormulaError(f"control character {describe_character(ch)}", i)
         if ch in "([{":
             stack.append((ch, i))
             if len(stack) > MAX_DEPTH:
@@ -131,7 +131,7 @@ def _prepare_python(text: str, symbols: Mapping[str, sp.Basic]) -> tuple[str, li
 
 
 class _PythonParser:
-    def __init__(self, text: str, builder: _Builder):
+    def __init__(self, text: str, builder: Builder):
         self.original = text
         self.line, self.where = _prepare_python(text, builder.symbols)
         self.encoded = self.line.encode("utf-8")
@@ -227,10 +227,10 @@ class _PythonParser:
 
     def attribute(self, node: ast.Attribute) -> sp.Expr:
         p = self.pos(node)
-        if isinstance(node.value, ast.Name) and node.value.id in _MODULES:
-            if node.attr in _MODULE_CONSTANTS:
-                return _CONSTANTS[node.attr]
-            if node.attr in _FUNCTIONS:
+        if isinstance(node.value, ast.Name) and node.value.id in MODULES:
+            if node.attr in MODULE_CONSTANTS:
+                return CONSTANTS[node.attr]
+            if node.attr in FUNCTIONS:
                 raise FormulaError(f"function '{node.value.id}.{node.attr}' must be called with arguments", p)
         raise FormulaError("attribute access is not allowed", self.pos(node, end=True) - len(node.attr) - 1)
 
@@ -270,9 +270,9 @@ class _PythonParser:
         f = node.func
         if isinstance(f, ast.Name):
             name, shown = f.id, f.id
-            if name in self.b.symbols and name not in _FUNCTIONS:
+            if name in self.b.symbols and name not in FUNCTIONS:
                 raise FormulaError(f"'{name}' is a symbol, not a function", self.pos(node))
-        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in _MODULES:
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in MODULES:
             name, shown = f.attr, f"{f.value.id}.{f.attr}"
         elif isinstance(f, ast.Attribute):
             raise FormulaError("attribute access is not allowed", self.pos(f, end=True) - len(f.attr) - 1)
@@ -296,4 +296,4 @@ def parse_formula(
 
     See the module docstring for the grammar. Raises :class:`FormulaError` with a position.
     """
-    return _run(_PythonParser, text, symbols, functions)
+    return run_parser(_PythonParser, text, symbols, functions)
