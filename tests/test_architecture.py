@@ -190,8 +190,6 @@ NODE_BRANCHING_ALLOWED = {
     "numeric/kinks.py::kink_arguments": 7,  # Abs, Heaviside, Max, Min, Piecewise, Relational, sign
     "numeric/multipeak.py::_fold": 7,  # Abs, Add, Integer, Mul, Pow, exp, log
     "properties/distributions.py::NumericDensity.__init__": 6,  # FiniteSet, Infinity, Integer, Interval, NegativeInfinity, Range
-    "report/paper.py::_line_pieces": 5,  # Add, Max, Min, Mul, log
-    "report/paper.py::_term_latex": 4,  # Add, Mul, exp, log
     "specify/mechanism.py::is_discrete_support": 5,  # FiniteSet, Intersection, Interval, Range, Union
     "verification/points.py::_finiteness_edges": 4,  # BooleanFalse, BooleanTrue, FiniteSet, Rational
 }

@@ -34,7 +34,7 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     only when it is shown at the exact point (:func:`.sign.exactly_zero`; the KL of equal distributions).
     """
     exact_point = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in subs.items()}
-    if expr.xreplace(exact_point).has(sp.nan, sp.zoo):
+    if _exact_bits(expr, exact_point) <= _EXACT_BITS and expr.xreplace(exact_point).has(sp.nan, sp.zoo):
         # 0/0 or a pole at the exact point (a removable order the result does not hold): evalf would give
         # whatever the rounding of both sides makes of it (-26.6 for a true 0.40)
         raise ArithmeticError(f"{expr} is undefined at {dict(subs)} (0/0 or a pole at that exact point)")
@@ -54,6 +54,37 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
                           + ("(0 at every working precision up to " if _is_zero_value(value) else "(still changing at ")
                           + f"{prec} digits, and not shown to be 0)")
+
+
+#: the exact-point test of :func:`_evalf_checked` runs when its powers stay below this many bits; beyond
+#: (p = 0.5001 as an exact binary fraction to the power 10**6 has 5e7 bits) a 0/0 shows as a value that
+#: does not settle under the doublings, which raise
+_EXACT_BITS = 200_000
+
+
+def _exact_bits(expr: sp.Expr, exact_point: Mapping) -> float:
+    """An upper estimate of the bits of the largest exact power in ``expr`` at ``exact_point``: for each
+    power with a symbolic exponent, |exponent| times the bits of the values its base depends on. Counted
+    from the input alone (a work budget, the same on every machine)."""
+    def bits(symbols) -> int:
+        total = 0
+        for s in symbols:
+            v = exact_point.get(s)
+            if isinstance(v, sp.Rational):
+                total += int(v.p).bit_length() + int(v.q).bit_length()
+        return total
+
+    worst = 0.0
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Pow) and node.exp.free_symbols:
+            e = node.exp.xreplace(exact_point)
+            if e.is_number:
+                try:
+                    size = abs(float(e)) * max(bits(node.base.free_symbols), 1)
+                except (TypeError, ValueError):
+                    size = float("inf")
+                worst = max(worst, size)
+    return worst
 
 
 def _is_zero_value(v: sp.Expr) -> bool:
