@@ -60,6 +60,13 @@ def regime_integral(pieces: list[Piece], x, regime: Regime, seconds: float, log:
                               _record(piece, sp.exp(c0) * value, regime)))
         total += sp.exp(c0) * value
         conditions.append(cond)
+    if is_zero(total):
+        # no piece where both P and Q are positive: ∫ P^alpha Q^(1-alpha) = 0, and D_alpha =
+        # log(0)/(alpha - 1) = +oo for alpha in (0, 1) too (Mironov 2017, Def. 3; P and Q are mutually
+        # singular), never log(0) = zoo in the form
+        log.note("overlap", f"{regime.name}: P and Q are never positive together (∫ P^alpha Q^(1-alpha) = 0): "
+                            "the divergence is +oo")
+        return "infinite"
     return total, sp.And(*conditions)
 
 

@@ -129,7 +129,8 @@ def exceptional_points(expr, pieces, x, symbols, params, seconds, log):
             log.note(f"alpha = {a0}", f"removable singularity: the limit equals the direct derivation ({how} check)", lim)
             points.append(ExceptionalPoint(a0, lim))
         else:
-            raise DerivationError(f"at alpha = {a0} the limit {lim} differs from the direct derivation {direct}")
+            raise DerivationError(f"cross-check at alpha = {a0}: the general form's limit there, {lim}, is not the "
+                                  f"value derived with alpha = {a0}, {direct}; the general form is set aside")
     return tuple(points)
 
 
@@ -163,8 +164,9 @@ def _parametric_point(a0, expr, pieces, x, symbols, params, seconds, log):
             # +oo next to the order there (outside the finiteness conditions): nothing to compare
             continue
         if numeric_equal(lim, direct.subs(point), [{}]) is not True:
-            raise DerivationError(f"at alpha = {a0} (parameters {point}) the limit {lim} differs from the "
-                                  f"direct derivation {direct}")
+            raise DerivationError(f"cross-check at alpha = {a0} (parameters {point}): the general form's limit "
+                                  f"there, {lim}, is not the value derived with alpha = {a0}, {direct}; the general "
+                                  "form is set aside")
         checked += 1
     if not checked:
         log.note(name, "singular order in the parameters: the limit could not be compared at any parameter point")
@@ -193,4 +195,8 @@ def direct_at(a0, pieces, x, seconds, log):
         if len(res.cases) != 1:
             return None
         total += sp.exp(c0) * res.cases[0][0]
-    return sp.simplify(sp.log(total) / (a0 - 1))
+    if is_zero(total):
+        return sp.oo  # P and Q never positive together: log(0)/(a0 - 1) = +oo for a0 < 1 too
+    value = sp.simplify(sp.log(total) / (a0 - 1))
+    # an undefined value (0/0 or a pole left by a formula at its singular parameters) is no derivation
+    return None if value.has(sp.zoo, sp.nan) else value

@@ -212,6 +212,12 @@ def status(d: Derivation) -> None:
         d.status = Status.NUMERIC_ONLY
         d.reasons.append("the expression still contains an unevaluated integral, sum or limit")
         d.expr = None
+    elif d.expr.has(sp.zoo, sp.nan):
+        # a form undefined somewhere (log(0) or 0/0 left in a branch) is no closed form: its value there
+        # is unknown, never a number (a divergence is a number in [0, +oo])
+        d.status = Status.NUMERIC_ONLY
+        d.reasons.append(f"the general form is undefined (zoo or nan) in a branch: {sp.sstr(d.expr)}")
+        d.expr = None
     elif d.expr.has(sp.meijerg):
         # a Meijer G form is exact but no usable closed form: its evaluation can take minutes
         d.status = Status.NUMERIC_ONLY

@@ -233,7 +233,24 @@ def integrate_once(integrand, x, lo, hi, discrete):
         if total.has(sp.Sum):
             return None
         return total.subs(back), decide_relationals(cond.subs(back))
-    result = sp.integrate(integrand, (x, lo, hi), conds="separate")
+    value, cond = _definite_integral(integrand, x, lo, hi)
+    if value is None:
+        return None
+    if value.has(sp.meijerg) and integrand.is_rational_function(x) and sp.hyperexpand(value).has(sp.meijerg):
+        # a Meijer G form hyperexpand cannot rewrite (G(0, 0; 0, 0 | z) of a rational integrand such as
+        # 1/((1 + u)(1 + c u)) on (0, oo)): the antiderivative of a rational function (partial
+        # fractions) gives the elementary form. Not for other integrands: a G function with symbolic
+        # parameters (a 2F1 in coefficient symbols) becomes elementary once the actual coefficients
+        # are put in, while the antiderivative route grinds on it (heurisch)
+        other = _definite_integral(integrand, x, lo, hi, meijerg=False)
+        if other[0] is not None and not other[0].has(sp.meijerg):
+            return other
+    return value, cond
+
+
+def _definite_integral(integrand, x, lo, hi, **hints):
+    """sympy's definite integral as (value, condition), or (None, None) when it is left unevaluated."""
+    result = sp.integrate(integrand, (x, lo, hi), conds="separate", **hints)
     if isinstance(result, tuple):
         value, cond = result
     else:
@@ -244,7 +261,7 @@ def integrate_once(integrand, x, lo, hi, discrete):
             value, extra = finite[0]
             cond = sp.And(cond, extra)
     if value.has(sp.Integral):
-        return None
+        return None, None
     return value, cond
 
 
@@ -322,7 +339,12 @@ def _substitutions(integrand, x, lo, hi):
     # u = exp(c x): exponentials nested inside another exponential first (Gumbel-type
     # exp(k1 x + k2 exp(c x)) becomes u**(k1/c) exp(k2 u), a gamma integral)
     inner = [e for e in integrand.atoms(sp.exp) if any(o is not e and o.args[0].has(e) for o in integrand.atoms(sp.exp))]
-    outer = [e for e in sorted(integrand.atoms(sp.exp), key=sp.default_sort_key) if e not in inner]
+    # then the exponentials inside a log or a power's base (the logistic's (1 + e^(-x/s))**k): with u
+    # one of those, the factors become algebraic in u; with u = e^(k x) of the free exponential they
+    # would hold u**(1/(k s)), an integral sympy grinds on
+    in_logs = _exponentials_in_logs(integrand, x)
+    outer = [e for e in sorted(integrand.atoms(sp.exp), key=lambda e: (e not in in_logs, sp.default_sort_key(e)))
+             if e not in inner]
     tried = 0
     for e in sorted(inner, key=sp.default_sort_key) + outer:
         c, dep = e.args[0].as_independent(x, as_Add=False)
@@ -338,6 +360,22 @@ def _substitutions(integrand, x, lo, hi):
             if tried == 2:
                 break
     return [(label, _exp_log_to_powers(new, u), u, ulo, uhi) for label, new, u, ulo, uhi in out]
+
+
+def _exponentials_in_logs(integrand: sp.Expr, x: sp.Symbol) -> set[sp.Expr]:
+    """The exponentials of x inside a log, or inside the base of a power other than a positive integer
+    one, of ``integrand``: e^(-x/s) in log(1 + e^(-x/s)) or (1 + e^(-x/s))**k. u = e^(c x) for such an
+    exponential makes those factors algebraic in u (a beta-type integral)."""
+    found = set()
+    for node in sp.preorder_traversal(integrand):
+        if isinstance(node, sp.log):
+            arg = node.args[0]
+        elif isinstance(node, sp.Pow) and not (node.exp.is_Integer and node.exp.is_positive):
+            arg = node.base
+        else:
+            continue
+        found |= {e for e in arg.atoms(sp.exp) if e.has(x)}
+    return found
 
 
 def _exp_log_to_powers(expr: sp.Expr, u: sp.Symbol) -> sp.Expr:
@@ -452,7 +490,11 @@ def integrate_template(
                 notes.append(f"sympy failed: {type(exc).__name__}: {exc}")
             return None
 
-        got = direct(first)
+        # a log of a sum with exponentials of x (the logistic's log(1 + e^(-x/s))): sympy's direct
+        # attempt grinds for its whole limit, while u = e^(c x) makes the integrand algebraic in u (a
+        # beta-type integral): the changes of variable go first
+        prefer_subs = bool(subs) and bool(_exponentials_in_logs(integrand, x))
+        got = None if prefer_subs else direct(first)
         if got is None:
             for label, new, u, ulo, uhi in subs:
                 try:
@@ -464,6 +506,8 @@ def integrate_template(
                     notes.append(f"change of variable {label}")
                     break
                 got = None
+        if got is None and prefer_subs:
+            got = direct(first)
         if got is None and timed_out and first < limit:
             timed_out = False
             got = direct(limit)
@@ -484,7 +528,24 @@ def integrate_template(
         if not _is_real_form(value):
             notes.append("sympy's antiderivative left the real line (polar or complex terms): rejected")
             return "divergent" if diverges(symbols) else None
-        return value.subs(back), cond.subs(back)
+        value, cond = value.subs(back), cond.subs(back)
+        if value.has(sp.zoo, sp.nan):
+            # the formula in independent coefficient symbols is singular at the actual coefficients,
+            # which are related there (at alpha = 1/2 the logistic pair's u-integrand u**(k s - 1) has
+            # k s = 1 and turns logarithmic): the caller integrates with the actual coefficients
+            notes.append("the formula in independent coefficients is undefined at the actual ones")
+            return "singular"
+        return value, cond
+
+    def resolve(symbols: dict[sp.Expr, sp.Expr], **kwargs):
+        """``attempt(symbols)``; where its formula is singular at the actual coefficients, the attempt
+        again with the actual coefficients of decided sign in place of their symbols."""
+        got = attempt(symbols, **kwargs)
+        if got != "singular":
+            return got
+        actual = {T: (coeffs[T] if T in known else k) for T, k in symbols.items()}
+        got = attempt(actual, **kwargs)
+        return None if got == "singular" else got
 
     endpoint_cond = _endpoint_conditions(coeffs, x, lo, hi) if not discrete else sp.true
     if endpoint_cond is not sp.true:
@@ -495,7 +556,7 @@ def integrate_template(
     # case split below is the reliable route).
     trial = dict(known)
     trial.update({T: sp.Dummy("k", real=True) for T in unknown})
-    got = attempt(trial, min(seconds, max(2.0, seconds / 4))) if unknown else attempt(known)
+    got = resolve(trial, limit=min(seconds, max(2.0, seconds / 4))) if unknown else resolve(known)
     if got not in (None, "divergent"):
         return TemplateResult((_with_endpoints(got, endpoint_cond),), tuple(notes))
     if not unknown:
@@ -512,7 +573,7 @@ def integrate_template(
             # the union is then everything, and where c >= 0 diverges (a zero rate on an infinite
             # range) c = 0 diverges too
             region.append(coeffs[T] < 0 if s < 0 else coeffs[T] >= 0)
-        got = attempt(symbols, precheck=True)
+        got = resolve(symbols, precheck=True)
         if got is None:
             raise DerivationError("; ".join(notes) or "sympy left the integral unevaluated in a sign case")
         if got == "divergent":
