@@ -13,7 +13,7 @@ import sympy as sp
 import rdpsym
 s = sp.Symbol("s", positive=True)
 r = rdpsym.DivergenceResult(expr=rdpsym.alpha * s**2 / 2, status=rdpsym.Status.CLOSED_FORM, symbols=(s,))
-v = rdpsym.check_claim(r, "alpha*s**2", "<=", search=20, certify_seconds=0)
+v = rdpsym.check_claim(r, "alpha*s**2", "<=", search=20)
 print(v.verdict.value)
 """
 
