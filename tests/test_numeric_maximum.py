@@ -131,3 +131,24 @@ def test_directions_are_data_that_survive_pickling():
     found = pickle.loads(pickle.dumps(SHIFT)).maximum(2, {}, 15)
     with mpmath.workdps(30):
         assert found.converged and abs(found.value - 1) < mpmath.mpf(10) ** -12
+
+
+def test_the_shift_that_changes_nothing_is_an_exact_zero_and_the_family_maximum_converges():
+    """At t = 0 the family's pair is P = P, whose divergence is exactly 0; quadrature only approaches 0
+    and never meets a relative tolerance there, which used to fail the whole maximum next to alpha = 1
+    (the Gaussian's sensitivity family at alpha = 1 + 1.4e-10, drawn by a property test)."""
+    import sympy as sp
+
+    from rdpsym import mechanisms
+    from rdpsym.numeric.families import supremum_over_family
+
+    m = mechanisms.get("gaussian")
+    (family,) = m.families
+    a = 1 + sp.Rational(1374987, 10**16)
+    found = supremum_over_family(family, m.variable, m.support, a, {"sigma": 1, "sensitivity": 1})
+    at_zero = [ev for shift, _, ev in found.evaluations if shift == 0]
+    assert len(at_zero) == 2 and all(ev.converged and ev.value == 0 and ev.error == 0 for ev in at_zero)
+    assert found.converged
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(a.p) / a.q / 2  # alpha * sensitivity**2 / (2 sigma**2) at |t| = 1
+        assert abs(found.value - exact) <= 1e-25 * exact
