@@ -22,7 +22,7 @@ def log_form(e: sp.Expr, x: sp.Symbol, against: sp.Expr | None = None) -> sp.Exp
     """An expression equal to log(e) wherever e > 0 (module docstring). For a sum, the reference term
     l_0 is the one whose log is closest to ``against`` (fewest operations in l_0 - against), so that
     log P - log Q keeps no large terms that cancel."""
-    return _LogForm(x, against).translate(sp.sympify(e))
+    return _LogForm(x, against).translate(sp.sympify(e, strict=True))
 
 
 class _LogForm(Translator):
@@ -69,7 +69,7 @@ class _LogForm(Translator):
 
 def _tidy(e: sp.Expr, x: sp.Symbol) -> sp.Expr:
     """``e`` with its terms that are polynomials in x collected and expanded (so that they cancel)."""
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)  # sympy objects and numbers only, never text
     terms = e.args if isinstance(e, sp.Add) else (e,)
     poly = [t for t in terms if t.is_polynomial(x)]
     rest = [t for t in terms if not t.is_polynomial(x)]
@@ -78,7 +78,7 @@ def _tidy(e: sp.Expr, x: sp.Symbol) -> sp.Expr:
 
 def loss_form(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> sp.Expr:
     """log P - log Q where both are positive (module docstring)."""
-    P, Q = sp.sympify(P), sp.sympify(Q)
+    P, Q = sp.sympify(P, strict=True), sp.sympify(Q, strict=True)
     if isinstance(P, sp.Add) and not isinstance(Q, sp.Add):
         lq = log_form(Q, x)
         return _tidy(log_form(P, x, lq) - lq, x)

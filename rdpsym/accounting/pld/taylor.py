@@ -112,7 +112,7 @@ class SeriesProgram(translate.Translator):
         self._compile_arb, self._unsupported = compile_arb, Unsupported
         self.tape: list[tuple] = []
         self._slot: dict = {}
-        self.outputs = [self.translate(sp.sympify(e)) for e in exprs]
+        self.outputs = [self.translate(sp.sympify(e, strict=True)) for e in exprs]
 
     # compile
     def _emit(self, key, op) -> int:
