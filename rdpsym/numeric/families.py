@@ -28,6 +28,7 @@ from .._optimize import golden_max
 from ..specify.adjacency import AdjacentFamily, ShiftBall
 from .driver import numeric_divergence
 from .maximum import Direction, NumericMaximum, maximum_of
+from .inputs import substitute_values
 from .value import NumericValue
 
 __all__ = ["FailedEvaluation", "FamilySupremum", "SampledFamily", "declared_sources", "maximise_over_family",
@@ -170,8 +171,8 @@ def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, 
 
     def evaluate(shift_value):
         out = []
-        assignment = family.assignment(shift_value)
-        if _identical(family.P, family.Q, {**base, **assignment}):
+        at_shift = {**base, **family.assignment(shift_value)}
+        if _identical(family.P, family.Q, x, support, at_shift):
             # the shift that changes nothing (t = 0): D_alpha(P || P) = 0 exactly (Mironov 2017, Prop. 8,
             # equality), which quadrature can only approach (a relative tolerance on 0 is never met)
             zero = NumericValue(mpmath.mpf(0), mpmath.mpf(0), dps, "exact: P = Q at this shift", True,
@@ -180,8 +181,7 @@ def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, 
         for direction in directions:
             P, Q = (family.P, family.Q) if direction == "P||Q" else (family.Q, family.P)
             try:
-                out.append((direction, divergence(P, Q, x, support, alpha, {**base, **family.assignment(shift_value)},
-                                                  dps=dps)))
+                out.append((direction, divergence(P, Q, x, support, alpha, at_shift, dps=dps)))
             except (ValueError, ArithmeticError) as exc:
                 out.append((direction, FailedEvaluation(str(exc))))
         return out
@@ -189,17 +189,15 @@ def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, 
     return maximise_over_family(family, evaluate, base, interior=interior, refine=refine, dps=dps)
 
 
-def _identical(P: sp.Expr, Q: sp.Expr, values: Mapping) -> bool:
-    """P and Q are the same expression at ``values`` (by structure after substitution: no simplifier, so a
-    False is only 'not shown')."""
-    subs = {(sp.Symbol(k) if isinstance(k, str) else k): v for k, v in values.items()}
-    by_name = {s.name: v for s, v in subs.items() if isinstance(s, sp.Symbol)}
-    def at(e):
-        return e.xreplace({s: by_name[s.name] for s in e.free_symbols if s.name in by_name})
+def _identical(P: sp.Expr, Q: sp.Expr, x, support: sp.Set, values: Mapping) -> bool:
+    """P and Q are the same expression at ``values`` (the numeric path's own exact substitution,
+    :func:`.inputs.substitute_values`; compared by structure, no simplifier, so False is only 'not
+    shown'). Values the substitution refuses give False: the numeric path then reports them."""
     try:
-        return at(P) == at(Q)
-    except (TypeError, ValueError):
+        P0, Q0, _ = substitute_values(P, Q, x, support, values)
+    except ValueError:
         return False
+    return P0 == Q0
 
 
 @dataclass(frozen=True)
