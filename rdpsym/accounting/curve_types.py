@@ -10,7 +10,8 @@ kinds are built here and next to their float code:
   guarantees, numeric sums, subsampled mechanisms), Mironov 2017 (arXiv:1702.07476 v3), Prop. 2 around
   it for groups (:func:`prop2_bound`);
 * :func:`numeric_curve` — :func:`rdpsym.numeric_divergence` at the orders ``NUMERIC_GRID``, both
-  directions of every adjacent pair (Mironov 2017, Def. 4), the next grid order's value in between (an
+  directions of every worst pair (Mironov 2017, Def. 4; the engine's pairs at the supremum over a
+  family's shift, +inf where that supremum is not shown), the next grid order's value in between (an
   upper bound: D_alpha is non-decreasing in alpha, Prop. 9);
 * the engine's closed form as generated numpy code (built by the dispatcher from the derivation).
 
@@ -103,6 +104,8 @@ class MechanismCurve:
     _argnames: tuple = field(default=(), repr=False)
     _numeric: dict = field(default_factory=dict, repr=False)
     _notes: dict = field(default_factory=dict, repr=False)
+    #: the engine's worst pairs of the mechanism (one entry once found): the directions of a numeric curve
+    _worst: list = field(default_factory=list, repr=False)
     #: float code that costs microseconds per order (closed forms, stated guarantees): the accountant's
     #: scan needs no pruning for it
     cheap: bool = False
@@ -165,11 +168,17 @@ class MechanismCurve:
 
     # -- numeric curves ----------------------------------------------------------------------------
     def _numeric_value(self, key, order: float, values: dict) -> float:
-        """The numeric maximum over pairs and directions (:func:`rdpsym.numeric.maximum.numeric_maximum`)
-        as a float upper bound, value + error; +inf when it did not converge. A family of pairs contributes
-        the maximum over its sampled shifts (:class:`~rdpsym.numeric.families.SampledFamily`: its ends and
-        three interior shifts), a numeric maximisation recorded in the notes."""
-        from ..numeric.families import declared_sources
+        """The numeric maximum over the mechanism's worst pairs and both directions
+        (:func:`rdpsym.numeric.maximum.numeric_maximum`) as a float upper bound, value + error; +inf when
+        it did not converge.
+
+        The worst pairs are the engine's (:func:`rdpsym.derive.mechanism_rdp.worst_pair_data`): a declared
+        pair itself, a family at the shift(s) where its supremum over the shift is shown, a family of
+        integer shifts at every integer shift in its set (a finite maximum, exact). A family whose
+        supremum is not shown gives +inf with the reason: a maximum over sampled shifts is a lower
+        estimate of the supremum (Mironov 2017, Def. 4: every neighbouring input counts), never a
+        guarantee to account with."""
+        from ..derive.mechanism_rdp import worst_pair_data
         from ..numeric.maximum import numeric_maximum
 
         cache = self._numeric.setdefault(key, {})
@@ -179,14 +188,23 @@ class MechanismCurve:
         a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
         exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
         try:
-            found = numeric_maximum(declared_sources(m.pairs, m.variable, m.support), a, exact_values, 20)
+            if not self._worst:
+                self._worst.append(worst_pair_data(m))
+            sources = self._worst[0].directions(m.variable, m.support, exact_values)
         except (ArithmeticError, ValueError) as exc:
-            notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
+            notes = [f"alpha={order}: no guarantee: {exc}; a maximum over sampled shifts is only a lower estimate "
+                     "of the supremum over neighbouring inputs"]
+            worst = math.inf
         else:
-            notes = [f"alpha={order} {note}" for note in found.notes]
-            notes += [f"alpha={order} {label}: not converged ({getattr(ev, 'detail', '')})" for label, ev in found.failures
-                      if not found.converged]
-            worst = found.upper_bound()
+            try:
+                found = numeric_maximum(sources, a, exact_values, 20)
+            except (ArithmeticError, ValueError) as exc:
+                notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
+            else:
+                notes = [f"alpha={order} {note}" for note in found.notes]
+                notes += [f"alpha={order} {label}: not converged ({getattr(ev, 'detail', '')})"
+                          for label, ev in found.failures if not found.converged]
+                worst = found.upper_bound()
         if notes:
             self._notes.setdefault(key, []).extend(notes)
         cache[order] = worst
@@ -218,8 +236,9 @@ class MechanismCurve:
 def numeric_curve(mechanism: Mechanism, group: int, why: str, result) -> MechanismCurve:
     """The numeric path: grid values of the numeric maximum (module docstring), Prop. 2 for groups."""
     detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
-              f"each pair, their maximum's value + error estimate; between orders the next order's value ({PROP9}: "
-              "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
+              f"each worst pair (a family at the shift where its supremum is shown), their maximum's value + "
+              f"error estimate; between orders the next order's value ({PROP9}: non-decreasing in alpha), D_inf "
+              "above the grid; +inf where a quadrature did not converge or a family's supremum is not shown")
     if group == 1:
         return MechanismCurve(mechanism, 1, "numeric", detail, result)
     base_curve = MechanismCurve(mechanism, 1, "numeric", detail, result)
