@@ -321,10 +321,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                 detail += "; NOT TRUSTED: " + "; ".join(doubts)
             elif not converged:
                 detail += f"; NOT CONVERGED: error {mpmath.nstr(error, 3)} > tolerance {mpmath.nstr(tol, 3)}"
-        with mpmath.workdps(dps):
-            value = +D2
-            error = +error if not mpmath.isnan(error) else mpmath.inf  # never NaN
-        return NumericValue(value, error, dps, method, converged, detail)
+        return NumericValue.rounded(D2, error, dps, method, converged, detail)
 
     out = attempt(quantity)
     if not out.converged and quantity.retry() is not None:

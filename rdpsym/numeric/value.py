@@ -58,3 +58,15 @@ class NumericValue:
     def infinite(cls, dps: int, detail: str, method: str = "divergence detected") -> "NumericValue":
         """The divergence is +oo (detected, so converged)."""
         return cls(mpmath.inf, mpmath.mpf(0), dps, method, True, detail)
+
+    @classmethod
+    def rounded(cls, D, error, dps: int, method: str, converged: bool, detail: str) -> "NumericValue":
+        """``D`` (computed at more than ``dps`` digits) returned at ``dps`` digits, the rounding
+        added to ``error``: the stated error covers the value as returned, not only the computation
+        behind it (at ``dps`` digits the rounding alone is about ``10^-dps |D|``)."""
+        with mpmath.workdps(dps):
+            value = +D
+            # the rounding exactly (D may carry hundreds of digits more than dps), the sum rounded up
+            off = abs(mpmath.fsub(D, value, exact=True)) if mpmath.isfinite(D) else mpmath.mpf(0)
+            err = mpmath.inf if mpmath.isnan(error) else mpmath.fadd(error, off, rounding="u")
+        return cls(value, err, dps, method, converged, detail)
