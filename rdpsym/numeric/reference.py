@@ -46,8 +46,15 @@ _NEAR_ONE = mpmath.mpf(1) / 8
 
 def _lambdified(P, Q, x):
     # the mpmath backend's modules: besseli with its reflection for negative integer orders
-    return (sp.lambdify(x, P, modules=MODULES, docstring_limit=0),
-            sp.lambdify(x, Q, modules=MODULES, docstring_limit=0))
+    return _at_mpf(sp.lambdify(x, P, modules=MODULES, docstring_limit=0)), \
+        _at_mpf(sp.lambdify(x, Q, modules=MODULES, docstring_limit=0))
+
+
+def _at_mpf(fn):
+    """``fn`` with a lattice point given as a Python int passed as an mpf: with an int, ``lam**k`` of an
+    integer ``lam`` is an exact integer power (10001**(10**20) at the mode search's far offsets never
+    ends); an mpf holds every int the sums reach (offsets up to 1e20) exactly at their precisions."""
+    return lambda t: fn(mpmath.mpf(t) if isinstance(t, int) else t)
 
 
 def _without_normalisers(P, Q, x, wp):
@@ -366,6 +373,5 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
             detail += "; " + "; ".join(dict.fromkeys(notes))
         if not converged:
             detail += f"; NOT CONVERGED: error {mpmath.nstr(error, 3)} > tolerance {mpmath.nstr(tol, 3)}"
-    with mpmath.workdps(dps):
-        return NumericValue(+D2, +error, dps, "reference: " + ("tanh-sinh" if supp.is_continuous else "direct sums"),
-                            converged, detail)
+    return NumericValue.rounded(D2, error, dps, "reference: " + ("tanh-sinh" if supp.is_continuous else "direct sums"),
+                                converged, detail)
