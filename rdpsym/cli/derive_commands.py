@@ -54,7 +54,7 @@ def table(as_latex: bool, as_json: bool, no_cache: bool, step_seconds: float | N
             from ..verification import table_verification
 
             with err.status(f"verifying {name}"):
-                report, verification = table_verification(mech, result, fixed)
+                report, verification = table_verification(mech, result, fixed, cache=not no_cache)
             result = report.result
         rows.append(table_row(mech, result, seconds, fixed, verification))
     click.echo(latex_table(rows) if as_latex else json_rows(rows) if as_json else markdown_table(rows))
@@ -127,11 +127,13 @@ def _cache_owners():
     from ..accounting import curves  # noqa: F401 - the prepared curves
     from ..compile import series, store  # noqa: F401 - generated code and its series
     from ..derive import cache as derive_cache  # noqa: F401 - the derivations
+    from ..verification import table  # noqa: F401 - the verification records of Table II cells
 
     return _cache
 
 
 _CODE_KINDS = ("code", "series")
+_RECORD_KINDS = ("verification",)
 
 
 def _refuse(command: str, exc: Exception):
@@ -156,12 +158,13 @@ def cache_clear(as_json: bool):
         _refuse("clear", exc)
     gone = [f for f in before if not f.exists() and f.suffix == ".rdpsym"]
     code = sum(f.name.split("-", 1)[0] in _CODE_KINDS for f in gone)
+    records = sum(f.name.split("-", 1)[0] in _RECORD_KINDS for f in gone)
     if as_json:
-        emit("cache clear", {"directory": str(directory), "removed": removed, "derivations": len(gone) - code,
-                             "generated_code": code})
+        emit("cache clear", {"directory": str(directory), "removed": removed, "derivations": len(gone) - code - records,
+                             "generated_code": code, "verification_records": records})
         return
-    click.echo(f"removed {removed} cached file(s) from {directory}: {len(gone) - code} derivation(s), "
-               f"{code} generated-code file(s); in-process caches emptied")
+    click.echo(f"removed {removed} cached file(s) from {directory}: {len(gone) - code - records} derivation(s), "
+               f"{code} generated-code file(s), {records} verification record(s); in-process caches emptied")
 
 
 @cache.command("verify")

@@ -34,6 +34,7 @@ from typing import Sequence
 
 import sympy as sp
 
+from .. import printing
 from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
 from .inputs import check_inputs
@@ -123,7 +124,7 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
         coords = read_variables(x, support)[1]
         return derive_multivariate(P, Q, x, support, coords, params, seconds, check_density, True, label)
     d = Derivation(P, Q, x, support, params, seconds, check_density)
-    inputs = (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(x)), ("support", sp.sstr(support)))
+    inputs = (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(x)), ("support", printing.sstr(support)))
     started, unexcused = time.perf_counter(), unexcused_timeouts()
     undecided, narrowed = split_with_domains(d), {}
     if undecided is not None:

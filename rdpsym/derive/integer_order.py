@@ -22,6 +22,7 @@ import sympy as sp
 
 from .._cache import Memo
 from .._config import settings
+from .. import printing
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .inputs import check_inputs
@@ -97,7 +98,8 @@ def renyi_divergence_at_integer_order(
     seconds = step_seconds if step_seconds is not None else default_step_seconds()
     label = label or f"D_{k}(P||Q) (order alpha = {k} only)"
     symbols = tuple(sorted((P.free_symbols | Q.free_symbols) - {x}, key=lambda s: s.name))
-    inputs = (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(x)), ("support", sp.sstr(support)), ("order", str(k)))
+    inputs = (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(x)), ("support", printing.sstr(support)),
+              ("order", str(k)))
     steps: list[Step] = []
     started = time.perf_counter()
 

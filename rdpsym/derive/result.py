@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .. import printing
 from .._config import settings
 from .._numbers import precise
 from ..specify.text.numbers import exact_or_symbolic
@@ -256,13 +257,13 @@ class DivergenceResult:
                     raise ValueError(f"{name} must be finite; got {value}")
                 domain = domains.get(sym)
                 if domain is not None and domain.contains(v) is sp.false:
-                    raise ValueError(f"{name} must lie in {sp.sstr(domain)}; got {value}")
+                    raise ValueError(f"{name} must lie in {printing.sstr(domain)}; got {value}")
                 check_assumptions(sym, v, name)
             out[sym] = v
         for sym, v in out.items():  # a domain relating parameters (m2 in (m1, oo)), at the other values
             domain = domains.get(sym)
             if domain is not None and domain.free_symbols and v.is_number and domain.subs(out).contains(v) is sp.false:
-                raise ValueError(f"{sym.name} must lie in {sp.sstr(domain)}; got {sp.sstr(v)} at {sp.sstr(out)}")
+                raise ValueError(f"{sym.name} must lie in {printing.sstr(domain)}; got {printing.sstr(v)} at {printing.sstr(out)}")
         return out
 
     def _order(self, alpha) -> sp.Expr:
@@ -585,11 +586,11 @@ class DivergenceResult:
     def __str__(self) -> str:
         parts = [f"{self.label} [{self.status}]"]
         if self.expr is not None:
-            parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
+            parts.append(f"  alpha in (0,1) u (1,oo): {printing.sstr(self.expr)}")
             if self.conditions is not sp.true:
-                parts.append(f"  finite where: {sp.sstr(self.conditions)}")
+                parts.append(f"  finite where: {printing.sstr(self.conditions)}")
         for kind, order, value in self.special_orders():
-            parts.append(f"  alpha = {order} ({SPECIAL_ORDER_NAMES[kind]}): {sp.sstr(value)}")
+            parts.append(f"  alpha = {printing.sstr(order)} ({SPECIAL_ORDER_NAMES[kind]}): {printing.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)

@@ -66,6 +66,7 @@ from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from .numeric_values import CurveValue, numeric_digits
 from .result import DivergenceResult, Provenance, Status, Step
+from .sign import decide, sign
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["SubsampledCurve", "subsampled_rdp", "worst_mixture_pairs", "location_log_concave"]
@@ -92,12 +93,12 @@ def _convex(e: sp.Expr, x: sp.Symbol) -> str | None:
         return "a sum of convex terms" if all(whys) else None
     if isinstance(e, sp.Mul):
         k, rest = e.as_independent(x, as_Add=False)
-        if k != 1 and k.is_positive and _convex(rest, x):
+        if k != 1 and sign(k) == 1 and _convex(rest, x):
             return "a positive multiple of a convex function"
         return None
     if isinstance(e, sp.Abs) and _affine(e.args[0], x):
         return "|affine|"
-    if isinstance(e, sp.Pow) and e.exp.is_number and e.exp >= 1 and (
+    if isinstance(e, sp.Pow) and e.exp.is_number and decide(e.exp - 1, "nonnegative") and (
             isinstance(e.base, sp.Abs) and _affine(e.base.args[0], x)
             or (e.exp.is_even and _affine(e.base, x))):
         return "a power >= 1 of |affine|"
@@ -105,7 +106,7 @@ def _convex(e: sp.Expr, x: sp.Symbol) -> str | None:
         return "a maximum of convex functions"
     if not e.has(sp.Abs, sp.Piecewise, sp.sign, sp.Min, sp.Max, sp.floor, sp.ceiling):
         d2 = sp.simplify(sp.diff(e, x, 2))
-        if d2.is_nonnegative:
+        if decide(d2, "nonnegative"):
             return f"second derivative {sp.sstr(d2)} >= 0"
     return None
 
@@ -129,14 +130,14 @@ def location_log_concave(family: AdjacentFamily, x: sp.Symbol, support: sp.Set) 
 def _ends(family: AdjacentFamily, x: sp.Symbol) -> list[sp.Expr] | None:
     """The shifts where a quantity non-decreasing in |t| on each side of 0 takes its supremum."""
     a, b = family.ends
-    if a.is_nonnegative:
+    if decide(a, "nonnegative"):
         ends = [b]
-    elif b.is_nonpositive:
+    elif decide(b, "nonpositive"):
         ends = [a]
-    elif a.is_negative and b.is_positive:
+    elif decide(a, "negative") and decide(b, "positive"):
         ends = [a, b]
         R = family.P if not family.P.has(family.shift) else family.Q
-        if sp.simplify(a + b) == 0 and sp.simplify(R.subs(x, -x) - R) == 0:
+        if decide(a + b, "zero") and decide(R.subs(x, -x) - R, "zero"):
             ends = [b]  # x -> -x maps the pairs at -b onto those at b (R even), mixtures included
     else:
         return None

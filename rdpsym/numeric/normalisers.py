@@ -285,14 +285,14 @@ _memo = Memo()
 def evaluate_normaliser(atom: sp.Expr, dps: int) -> tuple[mpmath.mpf, mpmath.mpf, str]:
     """``(value, absolute error, method)`` of a normaliser with numeric parameters (see the module
     docstring), at ``dps + 20`` digits. Raises :class:`NormaliserError` (also when the time limit
-    ``RDPSYM_STEP_SECONDS`` expires)."""
+    ``RDPSYM_STEP_SECONDS`` expires, or the evaluation runs out of memory or stack)."""
     seconds = settings().step_seconds
 
     def compute():
         try:
             return run_with_time_limit(_evaluate, atom, dps, seconds=seconds)
-        except StepTimeout:
-            raise NormaliserError(f"evaluating the normaliser {_short(atom)} exceeded {seconds:g} s") from None
+        except StepTimeout as exc:  # out of time, or of memory or stack (StepExhausted): said which
+            raise NormaliserError(f"evaluating the normaliser {_short(atom)} was abandoned: {exc}") from None
 
     return _memo.get_or_compute((atom, dps), compute)
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 import re
 
 import sympy as sp
@@ -72,8 +73,8 @@ def _classes() -> dict[str, tuple[type, bool]]:
                sp.And, sp.Or, sp.Not, sp.Xor, sp.Implies, sp.Interval, sp.Union, sp.Intersection, sp.Complement,
                sp.FiniteSet, sp.ProductSet, sp.Range, sp.Contains, sp.Max, sp.Min]
     # the mathematical functions (exp, log, Abs, gamma, besseli, Heaviside, ...): sympy's own classes
-    classes += [obj for obj in vars(sp.functions).values()
-                if isinstance(obj, type) and issubclass(obj, sp.Function) and obj.__module__.startswith("sympy.functions")]
+    classes += [obj for _, obj in inspect.getmembers(sp.functions, inspect.isclass)
+                if issubclass(obj, sp.Function) and obj.__module__.startswith("sympy.functions")]
     # the constructors that take evaluate=False (the others do not evaluate their arguments further, or
     # take no such keyword: Interval, Range, Tuple, ExprCondPair, ProductSet, Sum, Integral, Limit)
     unevaluated = (sp.Function, Relational, BooleanFunction, sp.Piecewise, sp.Max, sp.Min, sp.Add, sp.Mul, sp.Pow,
@@ -148,7 +149,7 @@ def _build(node: ast.AST, depth: int) -> sp.Basic:
         raise SreprError(f"unexpected {type(node).__name__} (only constructor calls and named constants)")
     name = node.func.id
     if name in ("Symbol", "Dummy"):
-        return _symbol(getattr(sp, name), node)
+        return _symbol(sp.Symbol if name == "Symbol" else sp.Dummy, node)
     if name == "Integer":
         if len(node.args) != 1 or node.keywords:
             raise SreprError("Integer: expected one integer")
