@@ -19,20 +19,68 @@ import mpmath
 from .._optimize import golden_max
 from .kinks import breakpoints, scan_points
 from .quantities import Form
-from .tails import Failed, Infinite, check_end, far
+from .scales import Unsettled, digits_needed, require_digits
+from .tails import Failed, Infinite, check_end, far, far_exponents
 from .densities import make_L
 
 __all__ = ["continuous_once", "continuous_prepare", "drop_width", "find_peak", "integrate_pieces",
            "sup_continuous"]
 
 
+def _extend_ray(L, pts, vals, a, b):
+    """Follow a peak that lies beyond the scan of an infinite end (the Gaussian pair at order 1e300 peaks
+    at x = -1e300): while the largest value is the outermost sample of that end, sample ``c ± 10^(2E)``
+    (the exponent doubling, up to 10^(2^17)) until the values fall, then locate the largest on the
+    exponent by golden-section search. Returns the samples with the new points (sorted)."""
+    pts, vals = list(pts), list(vals)
+    for sgn, end in ((1, b), (-1, a)):
+        if not mpmath.isinf(end) or not pts:
+            continue
+        i_out = len(pts) - 1 if sgn > 0 else 0
+        best = max(vals)
+        if not (vals[i_out] >= best and vals[i_out] > -mpmath.inf and vals[i_out] < mpmath.inf):
+            continue
+        c = a if not mpmath.isinf(a) else b if not mpmath.isinf(b) else mpmath.mpf(0)
+
+        def along(u, c=c, sgn=sgn):
+            # far values at the precision their cancellation takes (a rounding artefact is no peak)
+            try:
+                return far(L, lambda: c + sgn * mpmath.mpf(10) ** u, 10)
+            except Unsettled:
+                return mpmath.nan
+
+        e = mpmath.log10(max(abs(pts[i_out] - c), 1))
+        us, ws = [e], [vals[i_out]]
+        for _ in range(17):
+            e = 2 * e if e >= 1 else e + 1
+            v = along(e)
+            us.append(e)
+            ws.append(v)
+            if not v >= ws[-2] or v == mpmath.inf:
+                break
+        j = max(range(len(ws)), key=lambda i: ws[i])
+        new = [(us[i], ws[i]) for i in range(1, len(us))]
+        if 0 < j < len(us) - 1:
+            u, v = golden_max(along, us[j - 1], us[j + 1], 100)
+            new += [(u, v)] + [(u + d, along(u + d)) for d in (mpmath.mpf(-1) / 64, mpmath.mpf(1) / 64)]
+        for u, v in new:
+            pts.append(c + sgn * mpmath.mpf(10) ** u)
+            vals.append(v)
+    order = sorted(range(len(pts)), key=lambda i: pts[i])
+    return [pts[i] for i in order], [vals[i] for i in order]
+
+
 def find_peak(L, intervals, kinks, refine_iters=60):
-    """Global max of L over the continuous intervals: scan + golden refinement. Returns (x, L)."""
+    """Global max of L over the continuous intervals: scan (followed out along an infinite end while it
+    still rises, :func:`_extend_ray`) + golden refinement, continued at the working precision where
+    the peak is narrower than the golden bracket. Returns (x, L, samples)."""
     best = (None, -mpmath.inf)
     samples = []
     for a, b in intervals:
         pts = scan_points(a, b, kinks)
         vals = [L(t) for t in pts]
+        if mpmath.isinf(a) or mpmath.isinf(b):
+            pts, vals = _extend_ray(L, pts, vals, a, b)
         samples.append((pts, vals))
         for i, v in enumerate(vals):
             if v > best[1]:
@@ -48,38 +96,69 @@ def find_peak(L, intervals, kinks, refine_iters=60):
         t1, v1 = golden_max(L, lo, hi, refine_iters)
         if v1 > v0:
             t0, v0 = t1, v1
+        # a peak narrower than the final bracket (a Gaussian of scale 1e-30 away from the scan's points):
+        # go on down to the working precision
+        h = (hi - lo) * mpmath.mpf("0.618") ** refine_iters
+        if h > 0 and any(abs(L(t0 + s * h) - v0) > mpmath.mpf(1) / 2 for s in (1, -1)
+                         if lo <= t0 + s * h <= hi):
+            t1, v1 = golden_max(L, max(lo, t0 - 2 * h), min(hi, t0 + 2 * h), int(mpmath.mp.prec * 1.5))
+            if v1 > v0:
+                t0, v0 = t1, v1
     return t0, v0, samples
 
 
 def drop_width(L, x0, Lref, lo, hi, kinks=()):
-    """Distance from x0 at which L falls by 1 below Lref (smaller of the two sides).
+    """Distance from x0 at which L falls by 1 below Lref (smaller of the two sides), to a factor 2.
 
-    A side that reaches the end of the support before L drops counts only when no side drops. So
-    does a side whose drop happens across a kink: next to a jump (a density cut off by a Heaviside
+    Found on the exponent (the distance multiplied by 2, 4, 16, ... until L has dropped, then halved
+    between the last two): a Laplace pair of scale 1e300 is 1e300 wide and a Gaussian of scale 1e-30
+    1e-30. A side that reaches the end of the support before L drops counts only when no side drops.
+    So does a side whose drop happens across a kink: next to a jump (a density cut off by a Heaviside
     factor, with the peak at the cut) that distance is the distance to the jump, ~1e-19, not a
     width, and used as one it stretched every later rule until their error estimates failed."""
     widths, fallback = [], []
+    resolution = (abs(x0) + mpmath.mpf(2) ** -mpmath.mp.prec) * mpmath.mpf(2) ** (-mpmath.mp.prec + 4)
     for sgn, lim in ((1, hi), (-1, lo)):
         room = abs(lim - x0) if not mpmath.isinf(lim) else mpmath.inf
         if room == 0:
             continue
+
+        def down(d, sgn=sgn):
+            return L(x0 + sgn * d) <= Lref - 1
+
         d = mpmath.mpf(1) if mpmath.isinf(room) else min(room / 2, mpmath.mpf(1))
-        dropped = False
-        if L(x0 + sgn * d) > Lref - 1:
-            for _ in range(200):
-                if d * 2 >= room:
-                    break
-                d *= 2
-                if L(x0 + sgn * d) <= Lref - 1:
-                    dropped = True
-                    break
+        dropped = down(d)
+        # gallop on the exponent: [near, far] brackets the drop (near: not dropped, far: dropped)
+        near = far_ = None
+        step = 1
+        for _ in range(40):
+            nd = d * mpmath.mpf(2) ** (step if not dropped else -step)
+            if not dropped and nd >= room:
+                # the end of the support comes first: the last chance is half the room
+                nd = room / 2
+                if nd > d and down(nd):
+                    near, far_ = d, nd
+                elif nd > d:
+                    d = nd
+                break
+            if dropped and nd < resolution:
+                break
+            if down(nd) != dropped:
+                near, far_ = (d, nd) if not dropped else (nd, d)
+                break
+            d = nd
+            step *= 2
+        if near is None:
+            if dropped:
+                d = max(d, resolution)
         else:
-            dropped = True
-            for _ in range(200):
-                d /= 2
-                if L(x0 + sgn * d) > Lref - 1:
-                    d *= 2
-                    break
+            while far_ / near > 2:  # bisect on the exponent down to a factor 2
+                mid = mpmath.sqrt(near * far_)
+                if down(mid):
+                    far_ = mid
+                else:
+                    near = mid
+            d, dropped = far_, True
         # strictly inside: a peak *at* a kink (Laplace's cusp) has a genuine width on each side
         tiny = mpmath.mpf(10) ** (-30) * (1 + abs(x0))
         across = any(min(x0, x0 + sgn * d) < k < max(x0, x0 + sgn * d) and abs(k - x0) > tiny for k in kinks)
@@ -174,7 +253,9 @@ def continuous_prepare(dens, intervals, kinks, q, a):
     lo_all = min(i[0] for i in intervals)
     hi_all = max(i[1] for i in intervals)
     w = drop_width(Lw, peak, Lmax, lo_all, hi_all, kinks)
-    # divergence checks at infinite ends and at finite breakpoints (using the alpha integrand)
+    # divergence checks at infinite ends and at finite breakpoints (using the alpha integrand), beyond
+    # every feature of the problem (:mod:`.scales`)
+    mag = getattr(dens, "magnitude", 0)
     doubts = []
     for lo, hi in intervals:
         bp = breakpoints(lo, hi, kinks, None)
@@ -186,16 +267,25 @@ def continuous_prepare(dens, intervals, kinks, q, a):
                 if nb is None:
                     continue
                 dist = abs(nb - c) if not mpmath.isinf(nb) else w
-                r = check_end(Lchk, c, sgn, min(dist, w), False, Lmax)
+                r = check_end(Lchk, c, sgn, min(dist, w), False, Lmax, mag)
                 if r is not None:
                     r.apply(doubts)
         for end, sgn in ((hi, 1), (lo, -1)):
             if mpmath.isinf(end):
-                finite_ends = [t for t in bp if not mpmath.isinf(t)]
-                base = (max(finite_ends) if sgn > 0 else min(finite_ends)) if finite_ends else peak
-                r = check_end(Lchk, base, sgn, w, True, Lmax)
+                # beyond every breakpoint and the peak (which may lie far out)
+                finite_ends = [t for t in bp if not mpmath.isinf(t)] + [peak]
+                base = max(finite_ends) if sgn > 0 else min(finite_ends)
+                r = check_end(Lchk, base, sgn, w, True, Lmax, mag)
                 if r is not None:
                     r.apply(doubts)
+
+    # (after the divergence checks, which settle their own values) the digits the integrand's shape needs at the peak (cancellation, position): more than the working
+    # precision has, and the driver starts again with them (large orders, extreme scales)
+    lp, lq = dens.logpq(peak)
+    if mpmath.isfinite(lp) and mpmath.isfinite(lq) and mpmath.isfinite(Lmax):
+        require_digits(digits_needed(lp, lq, a if q.peak_form is Form.FINITE else None, peak, w, Lmax, dens.dps),
+                       f"the integrand's peak at x = {mpmath.nstr(peak, 5)} is {mpmath.nstr(w, 3)} wide and its log "
+                       f"{mpmath.nstr(Lmax, 5)}")
 
     # cutoffs for exponentially decaying tails: beyond X the integrand is below
     # exp(-(wp ln 10 + 40)) of its maximum and keeps falling (checked at 1e8 w: below L_max - 1e6)
@@ -211,8 +301,11 @@ def continuous_prepare(dens, intervals, kinks, q, a):
             # exponential decay: L has fallen by 1e6 at 1e8 w, or (a narrow peak, w tiny, on a
             # slower exponential tail) at 1e16 w; a polynomial tail |x|^-s falls by only
             # s ln(1e16) ~ 37 s there, so it is never truncated
-            if not any(far(Lchk, lambda k=k: base + sgn * w * mpmath.mpf(10) ** k, k + 10) < Lmax - 10**6
-                       for k in (8, 16)):
+            try:
+                if not any(far(Lchk, lambda k=k: base + sgn * w * mpmath.mpf(10) ** k, k + 10) < Lmax - 10**6
+                           for k in (8, 16)):
+                    continue
+            except Unsettled:  # no settled value far out: no cut (the tail stays an infinite piece)
                 continue
             d = w
             for i in range(200):
@@ -279,6 +372,10 @@ def sup_continuous(dens, intervals, kinks):
         _, v = golden_max(R, lo, hi, int(mpmath.mp.prec * 1.5))
         cands.append(max(v, v0))
     doubts = []
+    mag = getattr(dens, "magnitude", 0)
+    near_exps = [(10 + mag) * m for m in (1, 2, 4)]  # 10^-10, 10^-20, 10^-40 for ordinary numbers
+    far_exps = list(far_exponents(1, 0, mag, True))
+    far_exps.append(2 * far_exps[-1])
     for a, b in intervals:
         bp = breakpoints(a, b, kinks, None)
         for i, c in enumerate(bp):
@@ -287,8 +384,12 @@ def sup_continuous(dens, intervals, kinks):
                     continue
                 if (sgn > 0 and (i + 1 >= len(bp))) or (sgn < 0 and i == 0):
                     continue
-                ds = [mpmath.mpf(10) ** (-k) for k in (10, 20, 40)]
-                vs = [R(c + sgn * d) for d in ds]
+                try:
+                    vs = [far(R, lambda e=e: c + sgn * mpmath.mpf(10) ** (-e),
+                              e + 10 + max(0, int(mpmath.log10(1 + abs(c))))) for e in near_exps]
+                except Unsettled:
+                    doubts.append(f"log P/Q next to x = {mpmath.nstr(c, 10)} cannot be evaluated to the accuracy needed")
+                    continue
                 vs = [v for v in vs if v > -mpmath.inf]
                 if len(vs) == 3:
                     if vs[2] == mpmath.inf:
@@ -299,7 +400,11 @@ def sup_continuous(dens, intervals, kinks):
         for end, sgn in ((b, 1), (a, -1)):
             if not mpmath.isinf(end):
                 continue
-            vs = [far(R, lambda k=k: sgn * mpmath.mpf(10) ** k, k + 10) for k in (8, 16, 32, 64)]
+            try:
+                vs = [far(R, lambda e=e: sgn * mpmath.mpf(10) ** e, 10) for e in far_exps]
+            except Unsettled:
+                doubts.append(f"log P/Q as x -> {'+' if sgn > 0 else '-'}oo cannot be evaluated to the accuracy needed")
+                continue
             if any(v == mpmath.inf for v in vs):
                 raise Infinite("P > 0 where Q = 0 far out")
             if vs[3] > vs[2] > vs[1] and (vs[3] - vs[2]) > (vs[2] - vs[1]) / 4 and vs[3] - vs[2] > mpmath.mpf(10) ** -5:
@@ -310,7 +415,8 @@ def sup_continuous(dens, intervals, kinks):
                     # still increasing far out: the limit matters only if it can reach the best value
                     lim = vs[3] + 4 * (vs[3] - vs[2])
                     if lim >= max(cands) - mpmath.mpf(10) ** (-mpmath.mp.dps // 2):
-                        doubts.append(f"log P/Q still increases at |x| = 1e64 (by {mpmath.nstr(vs[3] - vs[2], 5)}); the supremum is a limit")
+                        doubts.append(f"log P/Q still increases at |x| = 1e{far_exps[-1]} (by "
+                                      f"{mpmath.nstr(vs[3] - vs[2], 5)}); the supremum is a limit")
                         cands.append(vs[3] + (vs[3] - vs[2]))
     return max(cands), mpmath.mpf(0), "scan + golden-section sup of log P/Q", doubts
 

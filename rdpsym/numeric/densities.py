@@ -11,7 +11,6 @@ and the call's own evaluation counters.
 from __future__ import annotations
 
 import functools
-from typing import Callable
 
 import mpmath
 import sympy as sp
@@ -20,8 +19,9 @@ from .._numbers import SYMBOLIC_ERRORS
 from .backends import compile_with, selected_backends
 from .backends.mpmath import log_expr, mpmath_pair
 from .quantities import Form, log_integrand
+from .scales import MAX_DIGITS, Unsettled, settled
 
-__all__ = ["Densities", "compiled_pair", "make_L"]
+__all__ = ["Densities", "LogIntegrand", "compiled_pair", "make_L"]
 
 
 def compiled_pair(P: sp.Expr, Q: sp.Expr, x: sp.Symbol):
@@ -67,6 +67,10 @@ class Densities:
         self.backend, self.compiled = (compiled[0], compiled[1]) if compiled is not None else (None, None)
         self.name = self.backend.name if self.backend is not None else None
         self.values = values
+        #: the problem's scale (:func:`~.scales.magnitude`) and the digits asked for: set by the driver,
+        #: read by the tail tests and the precision checks (:func:`~.scales.digits_needed`)
+        self.magnitude = 0
+        self.dps = digits - 45
         self._bound = {}
         self.counts = {"mpmath": 0, "quad_nodes": 0}
         if self.name is not None:
@@ -104,6 +108,22 @@ class Densities:
         probe = self.points(mpmath.mp.prec + 16)
         return L if getattr(probe, "log_form", None) is not None else None
 
+    @property
+    def P(self):
+        """P with the parameters substituted (the pair this call evaluates)."""
+        return self.fallback.P
+
+    @property
+    def Q(self):
+        return self.fallback.Q
+
+    def log_balls(self, t):
+        """``(log P, log Q)`` at ``t`` as enclosures (Arb balls) where the backend gives them (its optional
+        ``balls`` capability), else None."""
+        ev = self.points(mpmath.mp.prec + 16)
+        get = getattr(ev, "balls", None)
+        return get(t) if get is not None else None
+
     def backend_integrand(self, kind, a, shift, slow):
         """The integrand ``kind`` as the backend's own integrand object (with ``integrate``), or None."""
         if self.compiled is None:
@@ -130,8 +150,55 @@ class Densities:
         return self.fallback.logpq(t)
 
 
-def make_L(dens: Densities, form: Form, a) -> Callable:
-    """Log of the (unshifted) integrand, or the log-ratio for alpha = oo.
+class LogIntegrand:
+    """``L(t)``: the log of the integrand ``form`` at order ``a`` (:func:`make_L`), and
+    :meth:`settled`, its value far out at the precision it needs."""
+
+    def __init__(self, dens: Densities, form: Form, a):
+        self.dens, self.form, self.a = dens, form, a
+        self.backend_L = dens.backend_L(form, a)
+
+    def __call__(self, t):
+        if self.backend_L is not None:
+            v = self.backend_L(t)
+            if v is not None:
+                return v
+        return log_integrand(*self.dens.logpq(t), self.form, self.a)
+
+    def _size(self, lp, lq):
+        """What the combination of ``lp`` and ``lq`` adds up: its cancellation is ``size / |L|``."""
+        if self.form is Form.FINITE and self.a is not None:
+            return abs(self.a) * abs(lp) + abs(1 - self.a) * abs(lq)
+        if self.form in (Form.RATIO, Form.KLABS):
+            return abs(lp) + abs(lq)
+        return abs(lp)
+
+    def settled(self, point_of_prec, extra: int):
+        """``L`` at ``point_of_prec()`` (built at the current precision) with ``extra`` more digits and as
+        many more as the cancellation in ``a log P + (1 - a) log Q`` takes (the Gaussian pair's log-ratio at
+        x = -1e138 is 1e178 out of terms 1e315: 137 digits cancel, and at fewer digits it is exactly 0),
+        confirmed by one evaluation 20 digits further (:func:`~.scales.settled`). Raises
+        :class:`~.scales.Unsettled` past :data:`~.scales.MAX_DIGITS`."""
+        digits = mpmath.mp.dps + max(int(extra), 0)
+        for _ in range(16):
+            with mpmath.workdps(digits):
+                lp, lq = self.dens.logpq(point_of_prec())
+                v = log_integrand(lp, lq, self.form, self.a)
+                size = self._size(lp, lq)
+                if not (mpmath.isfinite(v) and mpmath.isfinite(size)) or size == 0:
+                    break
+                lost = mpmath.log10(size / abs(v)) if v != 0 else mpmath.mpf(digits)
+                if digits >= lost + 20:
+                    break
+                digits = int(mpmath.ceil(max(lost + 30, digits * 2 if v == 0 else 0)))
+                if digits > MAX_DIGITS:
+                    raise Unsettled(f"a value far out does not settle within {MAX_DIGITS} digits")
+        with mpmath.workdps(digits):
+            return settled(self, point_of_prec, 0)
+
+
+def make_L(dens: Densities, form: Form, a) -> LogIntegrand:
+    """Log of the (unshifted) integrand, or the log-ratio for alpha = oo (a :class:`LogIntegrand`).
 
     ``FINITE``: L = a lp + (1-a) lq (P = 0 -> -inf; P > 0, Q = 0 -> +inf if a > 1, -inf if a < 1).
     ``WEIGHT`` (KL, near one): L = lp (the weight P), infinite ratio handled by the caller.
@@ -141,13 +208,4 @@ def make_L(dens: Densities, form: Form, a) -> Callable:
     On a backend's path L is computed by the backend where it has that capability (one conversion in,
     one out); points it leaves go through ``dens.logpq`` (mpmath) as below.
     """
-    backend_L = dens.backend_L(form, a)
-
-    def L(t):
-        if backend_L is not None:
-            v = backend_L(t)
-            if v is not None:
-                return v
-        return log_integrand(*dens.logpq(t), form, a)
-
-    return L
+    return LogIntegrand(dens, form, a)

@@ -95,6 +95,7 @@ from .inputs import exact_floats, parameter_substitution, substitute_values
 from .kinks import kinks as find_kinks
 from .normalisers import NormaliserError, abstract_normalisers, evaluate_normalisers
 from .quantities import Quantity, quantity_for
+from .scales import MAX_DIGITS, MorePrecision, magnitude
 from .tails import Failed, Infinite
 from .value import NumericValue
 
@@ -209,11 +210,29 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     P = P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P
     Q = Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q
     dens = Densities(P, Q, x, dps + 45, compiled, sub)
+    with mpmath.workdps(dps + 10):
+        dens.magnitude = magnitude(P, Q, order=quantity.order())
 
     kinks_notes: list[str] = []
-    state = {"prep": None, "kinks": None}
+    # extra: digits beyond the plan's, asked for by the scale analysis (MorePrecision): every
+    # evaluation of this call then runs with them, its preparation (kinks, peak, cuts) redone
+    state = {"prep": None, "kinks": None, "extra": 0, "why": ""}
 
     def evaluate(q: Quantity, wp, jitter, rule, info=None):
+        for _ in range(6):
+            try:
+                return evaluate_at(q, wp + state["extra"], jitter, rule, info)
+            except MorePrecision as more:
+                extra = more.digits - wp + 2
+                if more.digits > MAX_DIGITS:
+                    raise Failed(f"refused: {more.why}; computing it needs {more.digits} digits, more than "
+                                 f"{MAX_DIGITS}") from None
+                if extra <= state["extra"]:  # no progress: refuse rather than loop
+                    raise Failed(f"refused: {more.why}; more precision does not settle it") from None
+                state.update(extra=extra, prep=None, kinks=None, why=more.why)
+        raise Failed(f"refused: {state['why']}; the precision needed does not settle")
+
+    def evaluate_at(q: Quantity, wp, jitter, rule, info=None):
         with mpmath.workdps(wp):
             a = q.order()
             if support.is_continuous:
@@ -225,9 +244,10 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                 if not intervals:
                     raise ValueError("support has no interval of positive length.")
                 if state["kinks"] is None:
-                    with mpmath.workdps(dps + 35):
-                        state["kinks"], notes = find_kinks(P, Q, x, dps + 35, intervals)
-                        kinks_notes.extend(notes)
+                    kdps = dps + 35 + state["extra"]
+                    with mpmath.workdps(kdps):
+                        state["kinks"], notes = find_kinks(P, Q, x, kdps, intervals)
+                        kinks_notes.extend(n for n in notes if n not in kinks_notes)
                         if not q.supremum:
                             state["kinks"] = sorted(set(state["kinks"]) | set(_modes(dens, intervals, state["kinks"])))
                 if state["prep"] is None and not q.supremum:
@@ -286,10 +306,13 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
             converged = bool(error <= tol) and not doubts
             if single:
                 method = method.replace("gauss-legendre", "Arb Gauss-Legendre (n vs 2n nodes)", 1)
-                detail = (f"{method}; one evaluation at {plan[0][0]} digits: rules with n and 2n nodes differ by "
+                detail = (f"{method}; one evaluation at {plan[0][0] + state['extra']} digits: rules with n and 2n nodes differ by "
                           f"<= {mpmath.nstr(e1, 3)} (with Arb's rounding bounds)")
             else:
-                detail = f"{method}; two evaluations at {plan[0][0]} and {plan[1][0]} digits differ by {mpmath.nstr(abs(D1 - D2), 3)}"
+                detail = (f"{method}; two evaluations at {plan[0][0] + state['extra']} and {plan[1][0] + state['extra']} "
+                          f"digits differ by {mpmath.nstr(abs(D1 - D2), 3)}")
+            if state["extra"]:
+                detail += f"; {state['extra']} more digits for this problem's scale ({state['why']})"
             if kinks_notes:
                 detail += "; " + "; ".join(kinks_notes)
             if norm is not None:
@@ -298,10 +321,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                 detail += "; NOT TRUSTED: " + "; ".join(doubts)
             elif not converged:
                 detail += f"; NOT CONVERGED: error {mpmath.nstr(error, 3)} > tolerance {mpmath.nstr(tol, 3)}"
-        with mpmath.workdps(dps):
-            value = +D2
-            error = +error if not mpmath.isnan(error) else mpmath.inf  # never NaN
-        return NumericValue(value, error, dps, method, converged, detail)
+        return NumericValue.rounded(D2, error, dps, method, converged, detail)
 
     out = attempt(quantity)
     if not out.converged and quantity.retry() is not None:

@@ -104,6 +104,9 @@ _UNARY = {
     sp.cosh: lambda v: v.cosh(),
     sp.tanh: lambda v: v.tanh(),
     sp.Abs: abs,
+    # factorials as gamma functions (pmfs: Poisson's k!); a pole gives a ball that is not finite, and the
+    # point goes to mpmath
+    sp.factorial: lambda v: (v + 1).gamma(),
 }
 
 #: Bessel functions ``f(nu, z)`` (order first, as sympy writes them). Arb evaluates every real order,
@@ -115,6 +118,8 @@ _BINARY = {
     sp.besselj: lambda n, z: z.bessel_j(n),
     sp.besselk: lambda n, z: z.bessel_k(n),
     sp.bessely: lambda n, z: z.bessel_y(n),
+    # binomial(n, k) = Gamma(n+1) / (Gamma(k+1) Gamma(n-k+1)) (the negative binomial pmf's coefficient)
+    sp.binomial: lambda n, k: (n + 1).gamma() / ((k + 1).gamma() * (n - k + 1).gamma()),
 }
 
 

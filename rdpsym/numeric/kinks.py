@@ -152,14 +152,21 @@ def _scan_points_cached(a, b, kinks, prec):
 def breakpoints(a, b, kinks, peak, w=None):
     """Support ends, kinks inside (a, b), the peak, and (given the peak width w) the points
     peak ± w 8^k, k = 0..3, so that a narrow peak (even one sitting on a kink or an end) is
-    resolved by pieces on which the integrand varies on the piece's own scale."""
+    resolved by pieces on which the integrand varies on the piece's own scale. Where a finite
+    breakpoint lies further than ``w 8^3`` from the peak (a Cauchy pair of scale 1e-50 with a kink
+    1 away: 50 decades of an algebraic tail), the grading goes on, ``k`` up to that distance (at most
+    ``8^200``), so every piece spans a factor 8 of distance from the peak: a geometric mesh, on which
+    Gauss-Legendre converges for algebraic tails as for the peak."""
     pts = [a] + [k for k in kinks if a < k < b]
     if peak is not None and a <= peak <= b:
         tol = (w if w is not None else 0) * mpmath.mpf(10) ** -3
         if a < peak < b and all(abs(peak - k) > tol for k in pts + [b]):
             pts.append(peak)
-        if w is not None:
-            for k in range(4):
+        if w is not None and w > 0:
+            finite = [t for t in pts + [b] if not mpmath.isinf(t)]
+            reach = max([abs(t - peak) for t in finite] + [w])
+            top = min(200, max(3, int(mpmath.ceil(mpmath.log(reach / w) / mpmath.log(8)))))
+            for k in range(top + 1):
                 for t in (peak - w * 8**k, peak + w * 8**k):
                     if a < t < b and all(abs(t - u) > tol for u in pts + [b]):
                         pts.append(t)

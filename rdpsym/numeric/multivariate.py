@@ -505,10 +505,9 @@ def _compute(P, Q, xs, support, quantity, dps, deadline):
                 detail += "; NOT TRUSTED: " + "; ".join(doubts)
             elif not converged:
                 detail += f"; NOT CONVERGED: error {mpmath.nstr(error, 3)} > tolerance {mpmath.nstr(tol, 3)}"
-        with mpmath.workdps(dps):
-            value = +D2 if mpmath.isfinite(D2) else mpmath.mpf(0)
-            error = +error if mpmath.isfinite(D2) and not mpmath.isnan(error) else mpmath.inf
-        return NumericValue(value, error, dps, method, converged, detail)
+        if not mpmath.isfinite(D2):
+            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, method, converged, detail)
+        return NumericValue.rounded(D2, error, dps, method, converged, detail)
 
     out = attempt(quantity)
     if not out.converged and quantity.retry() is not None:

@@ -126,6 +126,12 @@ class Quantity:
         """The quantity to compute instead when this one did not converge (None: no other form)."""
         return None
 
+    def majorants(self) -> tuple[tuple[tuple[sp.Expr, sp.Expr], ...], ...]:
+        r"""For each integrand of :attr:`forms`, terms ``(b, c)`` with ``|integrand| <= sum c P^b Q^(1-b)``
+        pointwise (``b`` and ``c`` exact): the sums a proved tail bound of a discrete sum is taken of
+        (:mod:`.ratios`). Empty: none known."""
+        return ()
+
     def integrands(self, a, S, logpq: Callable, L: Callable, where: Callable = str) -> list[Callable]:
         """The pointwise integrands of :attr:`forms`, shifted by ``exp(-S)``: functions of a point.
 
@@ -167,6 +173,9 @@ class FiniteOrder(Quantity):
     def infinite_at(self, lp, lq, a) -> bool:
         return a > 1 and lp > -mpmath.inf and lq == -mpmath.inf
 
+    def majorants(self):
+        return (((self.alpha, sp.Integer(1)),),)
+
     def integrands(self, a, S, logpq, L, where=str):
         def g(t):
             v = L(t)
@@ -198,6 +207,11 @@ class NearOne(FiniteOrder):
     def retry(self) -> FiniteOrder:
         """The same order in plain log space (the driver's retry)."""
         return FiniteOrder(self.alpha)
+
+    def majorants(self):
+        # |P expm1((a-1) log P/Q)| <= P (P/Q)^(a-1) + P = P^a Q^(1-a) + P, since |e^y - 1| <= e^y + 1
+        one = sp.Integer(1)
+        return (((self.alpha, one), (one, one)), ((one, one),))
 
     def integrands(self, a, S, logpq, L, where=str):
         am1 = a - 1
@@ -246,6 +260,15 @@ class KL(Quantity):
                 raise Infinite(f"P > 0 where Q = 0 (at x = {where(t)})")
             return mpmath.exp(lp - S) * (lp - lq)
         return [g]
+
+    #: the orders 1 +- EPS of the KL integrand's majorants
+    EPS: ClassVar[sp.Rational] = sp.Rational(1, 16)
+
+    def majorants(self):
+        # |log z| <= (z^e + z^-e) / e for z > 0, e > 0 (log z = log(z^e) / e <= z^e / e for z >= 1): so
+        # |P log(P/Q)| <= (P^(1+e) Q^-e + P^(1-e) Q^e) / e
+        e = self.EPS
+        return (((1 + e, 1 / e), (1 - e, 1 / e)),)
 
     def finish(self, S, integrals, a, how, sign="∫"):
         (v, e), = integrals

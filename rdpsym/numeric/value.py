@@ -26,6 +26,10 @@ class NumericValue:
     ``mpmath`` (log-density pairs or integrand values evaluated with mpmath), the backend's name (e.g.
     ``arb``: pairs evaluated by the backend outside its quadrature) and ``quad_nodes`` (integrand values
     of the backend's quadrature).
+
+    A Rényi divergence is never negative (Mironov 2017, arXiv:1702.07476 v3, Prop. 8; van Erven and
+    Harremoës 2014, Thm. 8): a value below 0 by more than its error is a failure of the method, so such
+    a value is never ``converged``, whichever method made it (enforced here, on construction).
     """
 
     value: mpmath.mpf
@@ -36,6 +40,15 @@ class NumericValue:
     detail: str
     evaluations: dict = field(default_factory=dict, compare=False, repr=False)
 
+    def __post_init__(self):
+        if self.converged and self.value < -self.error:
+            with mpmath.workdps(max(self.dps, 15)):
+                why = (f"NOT TRUSTED: the value {mpmath.nstr(self.value, 8)} is negative beyond its error "
+                       f"{mpmath.nstr(self.error, 3)}; a Rényi divergence is >= 0 (Mironov 2017, Prop. 8), so the "
+                       "method failed here")
+            object.__setattr__(self, "converged", False)
+            object.__setattr__(self, "detail", f"{self.detail}; {why}" if self.detail else why)
+
     @classmethod
     def failed(cls, dps: int, detail: str, method: str = "failed") -> "NumericValue":
         """Nothing could be computed: value 0 (meaningless), error +oo, not converged."""
@@ -45,3 +58,15 @@ class NumericValue:
     def infinite(cls, dps: int, detail: str, method: str = "divergence detected") -> "NumericValue":
         """The divergence is +oo (detected, so converged)."""
         return cls(mpmath.inf, mpmath.mpf(0), dps, method, True, detail)
+
+    @classmethod
+    def rounded(cls, D, error, dps: int, method: str, converged: bool, detail: str) -> "NumericValue":
+        """``D`` (computed at more than ``dps`` digits) returned at ``dps`` digits, the rounding
+        added to ``error``: the stated error covers the value as returned, not only the computation
+        behind it (at ``dps`` digits the rounding alone is about ``10^-dps |D|``)."""
+        with mpmath.workdps(dps):
+            value = +D
+            # the rounding exactly (D may carry hundreds of digits more than dps), the sum rounded up
+            off = abs(mpmath.fsub(D, value, exact=True)) if mpmath.isfinite(D) else mpmath.mpf(0)
+            err = mpmath.inf if mpmath.isnan(error) else mpmath.fadd(error, off, rounding="u")
+        return cls(value, err, dps, method, converged, detail)

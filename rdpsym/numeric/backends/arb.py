@@ -58,6 +58,11 @@ class ArbPoints:
             return None
         return fast.to_mpf(r[0]), fast.to_mpf(r[1])
 
+    def balls(self, t):
+        """``(log P, log Q)`` at the mpf or int ``t`` as Arb balls (the enclosures themselves), or None."""
+        with fast.flint.ctx.workprec(self.prec):
+            return self.ev(fast.to_arb(t))
+
     def log_form(self, form, a):
         """The log of the integrand ``form`` computed in Arb: mpf t -> mpf, or None at points Arb
         cannot evaluate (the caller then uses mpmath)."""

@@ -1,0 +1,122 @@
+"""The numeric oracle is never silently wrong (issue 33, item 5): held-out large orders and lattices.
+
+Each case runs through both numeric methods, :func:`rdpsym.numeric_divergence` and verify's reference
+method (:func:`rdpsym.numeric.reference.reference_divergence`). A result either refuses
+(``converged=False``) or is within its stated error of the truth; it is never negative and never a
+converged +inf where the divergence is finite. Truths are independent of rdpsym: the Poisson pair's
+closed form (an exponential family, van Erven and Harremoës 2014, Sec. II-E:
+``(m (l/m)^a - a l - (1 - a) m) / (a - 1)`` for Pois(l) against Pois(m)) and term-by-term sums in log
+space over a range that holds every term that matters, compared inside one ``mpmath.workdps`` block.
+"""
+
+import mpmath
+import pytest
+import sympy as sp
+
+from rdpsym.numeric import numeric_divergence
+from rdpsym.numeric.reference import reference_divergence
+from rdpsym.numeric.value import NumericValue
+
+k = sp.Symbol("k", integer=True)
+R = sp.Rational
+METHODS = {"numeric": numeric_divergence, "reference": reference_divergence}
+
+
+def _poisson(lam):
+    return sp.exp(-lam) * lam**k / sp.factorial(k)
+
+
+def _negbin(r, p, shift=0):
+    j = k - shift
+    return sp.Piecewise((sp.binomial(j + r - 1, j) * p**r * (1 - p) ** j, j >= 0), (0, True))
+
+
+def _mp(v):
+    v = sp.Rational(v)
+    return mpmath.mpf(int(v.p)) / int(v.q)
+
+
+def _poisson_truth(a, l, m):
+    a, l, m = _mp(a), _mp(l), _mp(m)
+    return (m * mpmath.exp(a * mpmath.log(l / m)) - a * l - (1 - a) * m) / (a - 1)
+
+
+def _negbin_truth(a, r, p, shift, hi):
+    """D_a(NB(k - shift) || NB(k)) summed in log space over k = shift .. hi (terms beyond hi are below
+    exp(-1000) of the largest: the log-term falls like k log(1 - p) there)."""
+    a, r, p = _mp(a), _mp(r), _mp(p)
+
+    def lnb(j):
+        return mpmath.loggamma(j + r) - mpmath.loggamma(j + 1) - mpmath.loggamma(r) + r * mpmath.log(p) + j * mpmath.log(1 - p)
+
+    logs = [a * lnb(j - shift) + (1 - a) * lnb(j) for j in range(shift, hi + 1)]
+    top = max(logs)
+    return (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in logs))) / (a - 1)
+
+
+def _judge(r: NumericValue, truth) -> str:
+    assert r.value >= 0 or not r.converged, (r.value, r.detail)  # never a negative divergence claimed
+    if not r.converged:
+        return "refused"
+    assert r.value != mpmath.inf, f"converged +inf where the divergence is finite ({mpmath.nstr(truth, 8)}): {r.detail}"
+    assert abs(r.value - truth) <= r.error, (r.value, truth, r.error, r.detail)
+    return "ok"
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_poisson_large_order_is_converged_or_refused(method):
+    # Pois(lam+1) || Pois(lam) at alpha = 1000, lam = 41/4: the summand P^a Q^(1-a) is a Poisson weight
+    # with mean (lam+1) ((lam+1)/lam)^999 ~ 2.75e41, far beyond P's own mass; the value is 2.75e38
+    lam = R(41, 4)
+    r = METHODS[method](_poisson(lam + 1), _poisson(lam), k, sp.S.Naturals0, 1000, {}, dps=30)
+    with mpmath.workdps(70):
+        truth = _poisson_truth(1000, lam + 1, lam)
+        assert 2.75e38 < truth < 2.76e38
+        _judge(r, truth)
+    assert r.error > 0 or r.converged, r  # a refusal never says "error 0"
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_poisson_large_order_other_direction_is_right(method):
+    lam = R(41, 4)
+    r = METHODS[method](_poisson(lam), _poisson(lam + 1), k, sp.S.Naturals0, 1000, {}, dps=30)
+    with mpmath.workdps(70):
+        assert _judge(r, _poisson_truth(1000, lam, lam + 1)) == "ok"
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_poisson_mode_far_from_zero(method):
+    # integer means: the reference method must not build exact integer powers 10001**k at far offsets
+    r = METHODS[method](_poisson(10001), _poisson(10000), k, sp.S.Naturals0, 50, {}, dps=30)
+    with mpmath.workdps(70):
+        assert _judge(r, _poisson_truth(50, 10001, 10000)) == "ok"
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_shifted_negative_binomial_large_order_is_never_negative(method):
+    # verify's reference method used to return -0.51 ("converged") here; the truth is 0.59868
+    P, Q = _negbin(R(11, 2), R(1, 2), 1), _negbin(R(11, 2), R(1, 2))
+    r = METHODS[method](P, Q, k, sp.S.Naturals0, 1000, {}, dps=30)
+    with mpmath.workdps(70):
+        truth = _negbin_truth(1000, R(11, 2), R(1, 2), 1, 6000)
+        assert abs(truth - mpmath.mpf("0.59868")) < 1e-5
+        assert _judge(r, truth) == "ok"
+
+
+def test_the_stated_error_covers_the_rounding_to_dps_digits():
+    # at dps = 30 the returned value is rounded to about 1e-30 relative; the error must cover that too
+    with mpmath.workdps(60):
+        third = mpmath.mpf(1) / 3
+        r = NumericValue.rounded(third, mpmath.mpf(0), 30, "m", True, "")
+        assert abs(r.value - third) <= r.error
+        assert 0 < r.error < mpmath.mpf(10) ** -29
+    # a value far from 1 carried at many more digits (alpha = 1e300): the rounding is taken exactly
+    with mpmath.workdps(900):
+        big = mpmath.mpf(10) ** 300 / 2 * (1 - mpmath.mpf(10) ** -31 / 3)
+        r = NumericValue.rounded(big, mpmath.mpf(0), 30, "m", True, "")
+        assert abs(r.value - big) <= r.error
+
+
+def test_a_negative_value_beyond_its_error_is_never_converged():
+    r = NumericValue(mpmath.mpf("-0.51"), mpmath.mpf("1e-42"), 30, "m", True, "")
+    assert not r.converged and "NOT TRUSTED" in r.detail
