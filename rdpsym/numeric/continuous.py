@@ -56,7 +56,9 @@ def _extend_ray(L, pts, vals, a, b):
             v = along(e)
             us.append(e)
             ws.append(v)
-            if not v >= ws[-2] or v == mpmath.inf:
+            # a plateau is not followed: its value is already sampled (a flat log-ratio, the Laplace pair's
+            # D_inf on a whole ray, would otherwise be followed out to 10^4096 for nothing)
+            if not v > ws[-2] + mpmath.mpf(10) ** (-(mpmath.mp.dps // 2)) * max(1, abs(ws[-2])) or v == mpmath.inf:
                 break
         j = max(range(len(ws)), key=lambda i: ws[i])
         new = [(us[i], ws[i]) for i in range(1, len(us))]
@@ -89,6 +91,10 @@ def find_peak(L, intervals, kinks, refine_iters=60):
         return None, -mpmath.inf, samples
     t0, v0, pts, vals, i, a, b = best
     if v0 == mpmath.inf:
+        return t0, v0, samples
+    if any(0 <= j < len(vals) and mpmath.isnan(vals[j]) for j in (i - 1, i + 1)):
+        # the largest value is the last one a followed ray could evaluate (the next could not be made
+        # to settle): no peak to refine inside, and a search out there evaluates at thousands of digits
         return t0, v0, samples
     lo = pts[i - 1] if i > 0 else (a if not mpmath.isinf(a) else t0)
     hi = pts[i + 1] if i + 1 < len(pts) else (b if not mpmath.isinf(b) else t0)

@@ -11,6 +11,7 @@ and the call's own evaluation counters.
 from __future__ import annotations
 
 import functools
+import math
 
 import mpmath
 import sympy as sp
@@ -18,10 +19,15 @@ import sympy as sp
 from .._numbers import SYMBOLIC_ERRORS
 from .backends import compile_with, selected_backends
 from .backends.mpmath import log_expr, mpmath_pair
+from .fast import to_mpf
 from .quantities import Form, log_integrand
 from .scales import MAX_DIGITS, Unsettled, settled
 
-__all__ = ["Densities", "LogIntegrand", "compiled_pair", "make_L"]
+__all__ = ["GUARD_DIGITS", "Densities", "LogIntegrand", "compiled_pair", "make_L"]
+
+#: digits a log-ratio may lose to cancellation at the working precision before it is evaluated again with
+#: more (:meth:`LogIntegrand._ratio`)
+GUARD_DIGITS = 10
 
 
 def compiled_pair(P: sp.Expr, Q: sp.Expr, x: sp.Symbol):
@@ -159,11 +165,47 @@ class LogIntegrand:
         self.backend_L = dens.backend_L(form, a)
 
     def __call__(self, t):
+        if self.form is Form.RATIO:
+            return self._ratio(t)
         if self.backend_L is not None:
             v = self.backend_L(t)
             if v is not None:
                 return v
         return log_integrand(*self.dens.logpq(t), self.form, self.a)
+
+    def _ratio(self, t):
+        """``log P/Q`` at ``t`` to an absolute accuracy of ``10^(GUARD_DIGITS - dps)`` times ``max(1, |log
+        P/Q|)`` at the working precision's ``dps``, whatever the cancellation in ``log P - log Q``: where
+        the two terms are larger than the difference by more than :data:`GUARD_DIGITS` digits (the Laplace
+        pair's ``|x| - |x - t|`` at ``x = 1e2000``: terms ``1e2000``, difference ``t``), the point is
+        evaluated again with as many more digits as cancel, until that holds. D_inf is the supremum of
+        this function (van Erven and Harremoës 2014, Thm. 6): a rounding artefact of a far point (``1e2000``
+        at 50 digits rounds to multiples of ``1e1950``) would otherwise be read as its supremum. Raises
+        :class:`~.scales.Unsettled` past :data:`~.scales.MAX_DIGITS`."""
+        base = digits = mpmath.mp.dps
+        for _ in range(16):
+            with mpmath.workdps(digits):
+                balls = self.dens.log_balls(t)
+                if balls is not None and balls[0].is_finite() and balls[1].is_finite():
+                    # the backend's values at this precision (their radii may hold the parameters'
+                    # conversion, which more digits do not shrink: the cancellation is measured as below)
+                    lp, lq = to_mpf(balls[0]), to_mpf(balls[1])
+                else:
+                    lp, lq = self.dens.logpq(t)
+                v = log_integrand(lp, lq, Form.RATIO, None)
+                size = abs(lp) + abs(lq)
+                if not (mpmath.isfinite(v) and mpmath.isfinite(size)):
+                    return +v
+                # the digits lost to the cancellation, relative to max(1, |v|)
+                # (from the binary exponents: a log10 at thousands of digits costs more than the point)
+                lost = int(math.ceil((mpmath.mag(max(size, 1)) - mpmath.mag(max(abs(v), 1)) + 1) * math.log10(2)))
+                if digits >= base + lost - GUARD_DIGITS:
+                    return +v
+            need = base + lost + GUARD_DIGITS
+            if need > MAX_DIGITS:
+                raise Unsettled(f"log P/Q at x = {_short(t)} needs {need} digits (more than {MAX_DIGITS})")
+            digits = max(need, digits + GUARD_DIGITS)
+        raise Unsettled(f"log P/Q at x = {_short(t)} does not settle")
 
     def _size(self, lp, lq):
         """What the combination of ``lp`` and ``lq`` adds up: its cancellation is ``size / |L|``."""
@@ -195,6 +237,12 @@ class LogIntegrand:
                     raise Unsettled(f"a value far out does not settle within {MAX_DIGITS} digits")
         with mpmath.workdps(digits):
             return settled(self, point_of_prec, 0)
+
+
+def _short(t) -> str:
+    """``t`` in 5 digits (rounded first: a far point's mantissa may have more digits than Python prints)."""
+    with mpmath.workdps(5):
+        return mpmath.nstr(+t, 5)
 
 
 def make_L(dens: Densities, form: Form, a) -> LogIntegrand:

@@ -131,8 +131,27 @@ def _peak(f, lo, hi):
             return -mpmath.inf
         return mpmath.log(v) if v > 0 else -mpmath.inf
 
-    t, _ = golden_max(logf, a, b, 60)
-    return t
+    lo, hi = a, b
+    t, v = golden_max(logf, lo, hi, 60)
+    # a peak narrower than the bracket the search leaves (a Gaussian of scale 1e-30 at x = -999: after 60
+    # steps the bracket is 1e-10 wide, 1e20 widths): the search goes on around it down to the working
+    # precision. A cut beside such a peak misses its mass, and both precisions of the plan would miss it
+    # alike, so a peak still narrower than where the search can place it is refused, not integrated
+    h = (hi - lo) * mpmath.mpf("0.618") ** 60
+    ulp = mpmath.mpf(2) ** (-mpmath.mp.prec + 4)
+    while True:
+        near = [logf(t + s * h) for s in (1, -1) if lo <= t + s * h <= hi]
+        if not any(abs(u - v) > mpmath.mpf(1) / 2 for u in near):
+            return t
+        if h <= ulp * max(1, abs(t)):
+            if len(near) == 2 and all(v - mpmath.mpf(1) / 2 > u > -mpmath.inf for u in near):
+                raise ArithmeticError(f"the integrand's peak at x = {mpmath.nstr(t, 8)} is narrower than the "
+                                      "working precision can place it")
+            return t  # a jump (a kink, cut there anyway) or an end of the support
+        t2, v2 = golden_max(logf, max(lo, t - 2 * h), min(hi, t + 2 * h), 60)
+        if v2 > v:
+            t, v = t2, v2
+        h = 4 * h * mpmath.mpf("0.618") ** 60
 
 
 def _continuous(f, spans, kinks, degree):
@@ -238,12 +257,13 @@ def _discrete(f, logf, support: Support, pair: _Pair, P, Q, x, majorants):
 
 def _digits_for(f_log, lp_lq, am, peak, width) -> int:
     """Digits beyond the plan's guard (8) that the value near ``peak`` needs: the cancellation in ``a log P
-    + (1 - a) log Q`` and ``|peak| / width`` (:func:`rdpsym.numeric.scales.digits_needed`'s measure)."""
+    + (1 - a) log Q`` and, unless ``width`` is None, ``|peak| / width``
+    (:func:`rdpsym.numeric.scales.digits_needed`'s measure)."""
     lp, lq = lp_lq
     if not (mpmath.isfinite(lp) and mpmath.isfinite(lq)):
         return 0
     big = abs(am) * abs(lp) + abs(1 - am) * abs(lq)
-    scale = max(mpmath.mpf(1), big, abs(peak) / width if width > 0 else 1)
+    scale = max(mpmath.mpf(1), big, abs(peak) / width if width is not None and width > 0 else 1)
     return max(0, int(mpmath.ceil(mpmath.log10(scale))) - 8)
 
 
@@ -278,27 +298,37 @@ def _extra_digits(p, q, pair: _Pair, a, supp: Support, dps: int) -> int:
     """Digits to add to both of the plan's precisions for this problem (large orders, extreme scales):
     at the largest value of the integrand (:func:`_peak`, :func:`_mode`) the cancellation of ``a log P + (1
     - a) log Q`` and the peak's distance from 0 in widths, found at the plan's first precision."""
-    with mpmath.workdps(dps + 10):
-        am = mpmath.mpf(a.p) / a.q if a.is_Rational else mpmath.mpf(sp.Float(a, dps + 15))
-        f = _integrand(p, q, am, "power")
-        logf = _log_abs(f)
-        extra = 0
-        if supp.is_continuous:
-            for lo, hi in supp.spans:
-                lo = mpmath.mpf(sp.Float(lo, dps + 15)) if lo.is_finite else -mpmath.inf
-                hi = mpmath.mpf(sp.Float(hi, dps + 15)) if hi.is_finite else mpmath.inf
-                t = _peak(f, lo, hi) if hi > lo else None
-                if t is not None and mpmath.isfinite(logf(t)):
-                    extra = max(extra, _digits_for(logf, pair.logpq(t), am, t, _width(logf, t, logf(t), False)))
-        else:
-            for prog in supp.progressions:
-                start, step = int(prog.start), int(prog.step)
-                try:
-                    k = start + step * _mode(logf, start, step)
-                except ArithmeticError:
-                    continue
-                extra = max(extra, _digits_for(logf, pair.logpq(mpmath.mpf(k)), am, mpmath.mpf(k), mpmath.mpf(1)))
-        return extra
+    extra = 0
+    # twice: first the cancellation alone (at the plan's precision a log of 5e65 is known to 1e25, so
+    # the peak's place and width are noise there), then the place and the width of the peak at the
+    # precision that cancellation takes
+    for with_width in (False, True):
+        with mpmath.workdps(dps + 10 + extra):
+            wp = mpmath.mp.dps
+            am = mpmath.mpf(a.p) / a.q if a.is_Rational else mpmath.mpf(sp.Float(a, wp + 5))
+            f = _integrand(p, q, am, "power")
+            logf = _log_abs(f)
+            found = 0
+            if supp.is_continuous:
+                for lo, hi in supp.spans:
+                    lo = mpmath.mpf(sp.Float(lo, wp + 5)) if lo.is_finite else -mpmath.inf
+                    hi = mpmath.mpf(sp.Float(hi, wp + 5)) if hi.is_finite else mpmath.inf
+                    t = _peak(f, lo, hi) if hi > lo else None
+                    if t is not None and mpmath.isfinite(logf(t)):
+                        width = _width(logf, t, logf(t), False) if with_width else None
+                        found = max(found, _digits_for(logf, pair.logpq(t), am, t, width))
+            else:
+                for prog in supp.progressions:
+                    start, step = int(prog.start), int(prog.step)
+                    try:
+                        k = start + step * _mode(logf, start, step)
+                    except ArithmeticError:
+                        continue
+                    found = max(found, _digits_for(logf, pair.logpq(mpmath.mpf(k)), am, mpmath.mpf(k), mpmath.mpf(1)))
+        extra = max(extra, found)
+        if extra + dps > MAX_DIGITS:
+            break
+    return extra
 
 
 def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> NumericValue:
