@@ -229,7 +229,8 @@ class LogIntegrand:
                 size = self._size(lp, lq)
                 if not (mpmath.isfinite(v) and mpmath.isfinite(size)) or size == 0:
                     break
-                lost = mpmath.log10(size / abs(v)) if v != 0 else mpmath.mpf(digits)
+                # from the binary exponents (a log10 at thousands of digits costs more than the point)
+                lost = (mpmath.mag(size) - mpmath.mag(v) + 1) * math.log10(2) if v != 0 else digits
                 if digits >= lost + 20:
                     break
                 digits = int(mpmath.ceil(max(lost + 30, digits * 2 if v == 0 else 0)))
