@@ -120,3 +120,35 @@ def test_the_stated_error_covers_the_rounding_to_dps_digits():
 def test_a_negative_value_beyond_its_error_is_never_converged():
     r = NumericValue(mpmath.mpf("-0.51"), mpmath.mpf("1e-42"), 30, "m", True, "")
     assert not r.converged and "NOT TRUSTED" in r.detail
+
+
+x = sp.Symbol("x", real=True)
+
+
+def _laplace(mu, b):
+    return sp.exp(-sp.Abs(x - mu) / b) / (2 * b)
+
+
+def _gauss(mu, s):
+    return sp.exp(-((x - mu) ** 2) / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+
+
+@pytest.mark.parametrize("shift", [R(-5, 4), R(5, 4)])
+def test_laplace_max_divergence_on_its_plateau(shift):
+    # D_oo = ess sup log P/Q = |shift| / b, reached on a whole ray (log P/Q is constant there); the
+    # search once read a rounding artefact of a far point on that ray (3.4e5064) as the supremum
+    for P, Q in ((_laplace(0, 1), _laplace(shift, 1)), (_laplace(shift, 1), _laplace(0, 1))):
+        r = numeric_divergence(P, Q, x, sp.S.Reals, sp.oo, {}, dps=30)
+        with mpmath.workdps(50):
+            assert r.converged, r.detail
+            assert abs(r.value - _mp(abs(shift))) <= r.error + mpmath.mpf(10) ** -28, (r.value, r.detail)
+
+
+def test_reference_narrow_peak_far_out_is_covered_by_its_error():
+    # Gaussian sigma = 1e-30 at alpha = 1000: the integrand's peak at x = -999 is 3e-32 wide; a cut
+    # 1e-10 beside it (60 golden steps) missed its mass at both precisions alike, and the stated error
+    # (1e31) was smaller than the actual one (2e32). Truth alpha Delta^2 / (2 sigma^2) = 5e62.
+    s = R(1, 10**30)
+    r = reference_divergence(_gauss(0, s), _gauss(1, s), x, sp.S.Reals, 1000, {}, dps=30)
+    with mpmath.workdps(120):
+        assert _judge(r, 1000 / (2 * _mp(s) ** 2)) in ("ok", "refused")
