@@ -182,14 +182,22 @@ class MechanismCurve:
         a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
         exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
         try:
-            found = numeric_maximum(worst_directions(m, values=exact_values), a, exact_values, 20)
+            sources = worst_directions(m, values=exact_values)
         except (ArithmeticError, ValueError) as exc:
-            notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
+            # no worst pairs (a family whose supremum over its shift is not shown): no claim
+            notes = [f"alpha={order}: no guarantee: {exc}; a maximum over sampled shifts is only a lower estimate "
+                     "of the supremum over neighbouring inputs"]
+            worst = math.inf
         else:
-            notes = [f"alpha={order} {note}" for note in found.notes]
-            notes += [f"alpha={order} {label}: not converged ({getattr(ev, 'detail', '')})" for label, ev in found.failures
-                      if not found.converged]
-            worst = found.upper_bound()
+            try:
+                found = numeric_maximum(sources, a, exact_values, 20)
+            except (ArithmeticError, ValueError) as exc:
+                notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
+            else:
+                notes = [f"alpha={order} {note}" for note in found.notes]
+                notes += [f"alpha={order} {label}: not converged ({getattr(ev, 'detail', '')})"
+                          for label, ev in found.failures if not found.converged]
+                worst = found.upper_bound()
         if notes:
             self._notes.setdefault(key, []).extend(notes)
         cache[order] = worst

@@ -299,10 +299,10 @@ def _extra_digits(p, q, pair: _Pair, a, supp: Support, dps: int) -> int:
     at the largest value of the integrand (:func:`_peak`, :func:`_mode`) the cancellation of ``a log P + (1
     - a) log Q`` and the peak's distance from 0 in widths, found at the plan's first precision."""
     extra = 0
-    # twice: first the cancellation alone (at the plan's precision a log of 5e65 is known to 1e25, so
-    # the peak's place and width are noise there), then the place and the width of the peak at the
-    # precision that cancellation takes
-    for with_width in (False, True):
+    # on a continuous support twice: first the cancellation alone (at the plan's precision a log of 5e65
+    # is known to 1e25, so the peak's place and width are noise there), then the place and the width of
+    # the peak at the precision that cancellation takes; a lattice's width is 1
+    for with_width in ((False, True) if supp.is_continuous else (True,)):
         with mpmath.workdps(dps + 10 + extra):
             wp = mpmath.mp.dps
             am = mpmath.mpf(a.p) / a.q if a.is_Rational else mpmath.mpf(sp.Float(a, wp + 5))
