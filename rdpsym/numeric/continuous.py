@@ -62,7 +62,9 @@ def _extend_ray(L, pts, vals, a, b):
                 break
         j = max(range(len(ws)), key=lambda i: ws[i])
         new = [(us[i], ws[i]) for i in range(1, len(us))]
-        if 0 < j < len(us) - 1:
+        # a ray still rising where its values can no longer be settled has no peak inside to locate
+        # (a search there evaluates at thousands of digits for nothing)
+        if 0 < j < len(us) - 1 and not mpmath.isnan(ws[j + 1]):
             u, v = golden_max(along, us[j - 1], us[j + 1], 100)
             new += [(u, v)] + [(u + d, along(u + d)) for d in (mpmath.mpf(-1) / 64, mpmath.mpf(1) / 64)]
         for u, v in new:
