@@ -9,7 +9,9 @@ mpmath maps to ``[0, 1]`` by ``u = 1/t - 1``: a polynomial tail ``|x|^-s`` becom
 algebraic endpoint behaviour that tanh-sinh integrates to full precision (Takahasi and Mori 1974), so
 Cauchy, Pareto and Lévy tails need no special case. Divergence is detected by :mod:`.tails`.
 D_inf is found by a logarithmic scan, golden-section refinement of the best local maxima, one-sided
-limits at kinks and finite ends, and values at ``|x| = 1e8 .. 1e64``.
+limits at kinks and finite ends, and values at ``|x| = 1e8 .. 1e64``; every value of ``log P/Q`` it reads
+is computed at the digits its cancellation takes (:meth:`.densities.LogIntegrand._ratio`), so a far
+point's rounding is never taken for the supremum.
 """
 
 from __future__ import annotations
