@@ -175,8 +175,7 @@ def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, 
         if _identical(family.P, family.Q, x, support, at_shift):
             # the shift that changes nothing (t = 0): D_alpha(P || P) = 0 exactly (Mironov 2017, Prop. 8,
             # equality), which quadrature can only approach (a relative tolerance on 0 is never met)
-            zero = NumericValue(mpmath.mpf(0), mpmath.mpf(0), dps, "exact: P = Q at this shift", True,
-                                "P and Q are the same expression at this shift")
+            zero = NumericValue.identical(dps)
             return [(direction, zero) for direction in directions]
         for direction in directions:
             P, Q = (family.P, family.Q) if direction == "P||Q" else (family.Q, family.P)
