@@ -59,6 +59,20 @@ def test_every_decided_verdict_carries_a_certificate_that_replays(verdicts, meth
     assert any("binding point" in line and "agrees with the independent numerics" in line for line in replay.checked)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_every_certificate_crosses_a_process_boundary_and_still_replays(verdicts, method):
+    """A regress entry runs in a worker process and sends its row back by pickle; a certified pass's
+    partition holds Arb balls, which do not pickle (discrete_laplace/zcdp-bound failed as a task). The
+    certificate arrives as the data its JSON holds, and replays."""
+    import pickle
+
+    cert = verdicts[method].certificate
+    copied = pickle.loads(pickle.dumps(cert))
+    assert copied.to_data() == Certificate.from_json(cert.to_json()).to_data()
+    replay = copied.check()
+    assert replay.holds, replay.reason
+
+
 def test_the_densities_and_domains_are_in_the_certificate(verdicts):
     data = json.loads(verdicts["counterexample"].certificate.to_json())
     assert data["mechanism"]["name"] == "gaussian" and data["mechanism"]["variable"].startswith("Symbol(")
