@@ -217,7 +217,7 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
 
 def _numeric_ball(t, e, dps):
     """The ball ``t +- e`` of a certified numeric value."""
-    from .balls import flint_module
+    from ..numeric.balls import flint_module
 
     flint = flint_module()
     if mpmath.isinf(t):

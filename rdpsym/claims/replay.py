@@ -35,7 +35,7 @@ from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Status
 from ..numeric.inputs import one_distribution
 from ..symbols import alpha as ALPHA
-from .balls import Unsupported, arb_rational, compile_arb, flint_module
+from ..numeric.balls import Unsupported, arb_rational, compile_arb, flint_module
 from .guard import HangGuardFired, HangGuards
 from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
