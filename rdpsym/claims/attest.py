@@ -152,7 +152,7 @@ def attest(run, fields: dict) -> Certificate | None:
         proof = run.proof
         if proof is None:
             return None
-        binding = _binding(run, extra_orders=(sp.oo,) if proof.route == "max_divergence" else ())
+        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in ("max_divergence", "pure_dp_zcdp") else ())
         return Certificate(**common, binding=binding, method="rewrite",
                            data={"route": proof.route, "steps": proof.steps})
     if verdict is Verdict.REFUTED:

@@ -354,9 +354,11 @@ def _rewrite(cert, enclosures, guards, checked) -> str:
     from .prove import proof_context, replay as replay_route
 
     context = proof_context(cert.claim, cert.divergence, cert.relation, cert.order, cert.fixed, cert.parameters,
-                            cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence)
+                            cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence,
+                            of_distributions=cert.mechanism is not None)
     route, steps = cert.data["route"], cert.data["steps"]
-    if route == "max_divergence" and cert.mechanism is not None and not any(b["order"] == "oo" for b in cert.binding):
+    if (route in ("max_divergence", "pure_dp_zcdp") and cert.mechanism is not None
+            and not any(b["order"] == "oo" for b in cert.binding)):
         raise _Failed("a proof through D_oo needs D_oo bound to the densities (a binding point at order oo)")
     text = replay_route(route, steps, context, seconds=REPLAY_STEP_SECONDS, guards=guards)
     checked.append(f"the {len(steps)} rewrite step(s) of the route {route} re-run and equal to the stored ones")
