@@ -21,7 +21,11 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["float_decimal", "shown", "sstr", "latex"]
+__all__ = ["float_decimal", "shown", "sstr", "latex", "SPECIAL_ORDER_NAMES"]
+
+#: what each kind of :meth:`rdpsym.DivergenceResult.special_orders` row is, as every presentation names it
+SPECIAL_ORDER_NAMES = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity",
+                       "integer": "integer order, exact"}
 
 
 def float_decimal(value: Any) -> str | None:

@@ -14,7 +14,8 @@ import sympy as sp
 import rdpsym
 from rdpsym import AdjacentFamily, AdjacentPair, Mechanism, Status, mechanisms
 from rdpsym.accounting import group_privacy
-from rdpsym.derive.adjacency import NOT_SHOWN, nondecreasing
+from rdpsym.derive.shape import nondecreasing
+from rdpsym.derive.worst import NOT_SHOWN
 from rdpsym.derive.mechanism_rdp import worst_pairs
 from rdpsym.mechanisms._densities import normal_pdf
 from rdpsym.numeric.families import supremum_over_family

@@ -13,7 +13,8 @@ import sympy as sp
 
 import rdpsym
 from rdpsym import AdjacentFamily, Mechanism, ShiftBall, Status
-from rdpsym.derive.adjacency import NOT_SHOWN, family_supremum
+from rdpsym.derive.adjacency import family_supremum
+from rdpsym.derive.worst import NOT_SHOWN
 from rdpsym.derive.balls import ball_supremum, numeric_ball_supremum
 from rdpsym.derive.mechanism_rdp import worst_pairs
 from rdpsym.mechanisms._densities import normal_pdf

@@ -28,7 +28,7 @@ from rdpsym.compile import generate_source, to_numpy
 from rdpsym.compile.series import SERIES_CACHE
 from rdpsym.compile.store import SOURCE_CACHE
 from rdpsym.derive import cache as derive_cache
-from rdpsym.derive.cache import DataCodec
+from rdpsym.derive.codec import DataCodec
 
 KINDS = {"derivation": derive_cache._DERIVATIONS, "code": SOURCE_CACHE, "series": SERIES_CACHE}
 

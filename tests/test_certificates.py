@@ -59,6 +59,20 @@ def test_every_decided_verdict_carries_a_certificate_that_replays(verdicts, meth
     assert any("binding point" in line and "agrees with the independent numerics" in line for line in replay.checked)
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_every_certificate_crosses_a_process_boundary_and_still_replays(verdicts, method):
+    """A regress entry runs in a worker process and sends its row back by pickle; a certified pass's
+    partition holds Arb balls, which do not pickle (discrete_laplace/zcdp-bound failed as a task). The
+    certificate arrives as the data its JSON holds, and replays."""
+    import pickle
+
+    cert = verdicts[method].certificate
+    copied = pickle.loads(pickle.dumps(cert))
+    assert copied.to_data() == Certificate.from_json(cert.to_json()).to_data()
+    replay = copied.check()
+    assert replay.holds, replay.reason
+
+
 def test_the_densities_and_domains_are_in_the_certificate(verdicts):
     data = json.loads(verdicts["counterexample"].certificate.to_json())
     assert data["mechanism"]["name"] == "gaussian" and data["mechanism"]["variable"].startswith("Symbol(")
@@ -232,3 +246,41 @@ def test_a_result_without_densities_is_certified_but_not_bound():
     assert v.verdict is Verdict.CONFIRMED and v.certificate.mechanism is None
     replay = Certificate.from_json(v.certificate.to_json()).check()
     assert replay.holds and replay.checked[0].startswith("not bound to densities"), replay
+
+
+def _shipped_certificates():
+    from rdpsym.regress import default_registry
+
+    folder = default_registry().with_suffix(".certificates")
+    return sorted(folder.glob("*.json"))
+
+
+def test_a_binding_point_where_p_and_q_are_one_distribution_binds_nothing():
+    """Every divergence is 0 where P = Q (Prop. 8), so a binding point there ties no formula to the
+    densities: six shipped certificates (the Poisson, exponential and Gaussian-variance pairs, whose two
+    parameters took the same central typical value) were bound only there. A forged certificate with such
+    a point, and balls that meet 0, is refused by name."""
+    from rdpsym.regress import default_registry
+
+    path = default_registry().with_suffix(".certificates") / "poisson--kl.json"
+    data = json.loads(path.read_text())
+    point = data["binding"][0]
+    assert point["values"]["mu1"] != point["values"]["mu2"]  # the shipped one is bound where P != Q
+    assert Certificate.from_json(path.read_text()).check().holds
+    point["values"] = {"mu1": "Rational(1, 2)", "mu2": "Rational(1, 2)"}
+    point["directions"] = [[d[0], d[0].replace("mu1", "mu2")] for d in point["directions"]]
+    wide = {"mid": "0*2^0", "rad": "1*2^0"}
+    point["divergence"] = point["claim"] = wide
+    replay = Certificate.from_json(json.dumps(data)).check()
+    assert not replay.holds and "one distribution" in replay.reason, replay.reason
+
+
+@pytest.mark.parametrize("path", _shipped_certificates(), ids=lambda p: p.stem)
+def test_no_shipped_certificate_is_bound_where_p_and_q_are_one_distribution(path):
+    from rdpsym.numeric.inputs import one_distribution
+
+    cert = Certificate.from_json(path.read_text())
+    for b in cert.binding:
+        allv = {**b["values"], **cert.fixed}
+        x, support = cert.mechanism["variable"], cert.mechanism["support"]
+        assert not all(one_distribution(P, Q, x, support, allv) for P, Q in b["directions"]), (path.name, b["values"])

@@ -14,6 +14,7 @@ import rdpsym
 from rdpsym import mechanisms
 from rdpsym.claims import Verdict, check_claim
 from rdpsym.specify.params import parameter
+from rdpsym.symbols import alpha as ALPHA_SYMBOL
 
 LAPLACE_TABLE_II = ("1/(alpha-1)*log(alpha/(2*alpha-1)*exp((alpha-1)/lambda)"
                     " + (alpha-1)/(2*alpha-1)*exp(-alpha/lambda))")
@@ -116,6 +117,43 @@ def test_an_upper_bound_at_least_d_inf_is_proved_by_monotonicity(mechs):
 def test_the_monotonicity_route_needs_a_finite_d_inf(mechs):
     """The Gaussian's D_inf is +oo: a finite claim is never proved through it."""
     v = check_claim(mechs["gaussian"], "10/sigma**2", "<=")
+    assert v.verdict is Verdict.REFUTED, str(v)
+
+
+@pytest.mark.parametrize("name, claim, order", [
+    ("laplace", "alpha*sensitivity**2/(2*b**2)", None),
+    ("laplace", "sensitivity**2/(2*b**2)", 1),
+    ("randomized_response", "alpha*log(p/(1-p))**2/2", None),
+])
+def test_a_bound_through_pure_dp_and_zcdp_is_proved_and_its_proof_replays(mechs, name, claim, order):
+    """eps-DP implies (eps^2/2)-zCDP (Bun and Steinke 2016, Prop. 3.3): with eps = D_oo derived from the
+    densities, D_alpha <= alpha eps^2/2 for alpha >= 1. True and tight as b -> oo and alpha -> 1, so the
+    certified pass alone left it inconclusive."""
+    v = check_claim(mechs[name], claim, "<=", order=order)
+    assert v.verdict is Verdict.PROVED and "Bun and Steinke" in str(v), str(v)
+    assert v.certificate.method == "rewrite" and v.certificate.data["route"] == "pure_dp_zcdp"
+    assert any(b["order"] == "oo" for b in v.certificate.binding)  # D_oo is bound to the densities
+    assert v.certificate.check().holds
+
+
+def test_the_zcdp_route_proves_nothing_below_the_bound_nor_below_order_one(mechs):
+    # a quarter of the bound is false (D_alpha ~ alpha eps^2/2 as eps -> 0): refuted, never proved
+    assert check_claim(mechs["laplace"], "alpha*sensitivity**2/(8*b**2)", "<=").verdict is Verdict.REFUTED
+    # zCDP speaks of alpha > 1: on (0, 1) the route is not taken (whatever else decides)
+    v = check_claim(mechs["laplace"], "alpha*sensitivity**2/(2*b**2)", "<=", alpha_range=(0, 1))
+    assert "Bun and Steinke" not in str(v)
+
+
+def test_a_non_positive_lower_bound_is_proved_by_non_negativity_only_for_densities(mechs):
+    v = check_claim(mechs["laplace"], "0", ">=")
+    assert v.verdict is Verdict.PROVED and "non-negative" in str(v), str(v)
+    assert v.certificate.data["route"] == "nonnegative" and v.certificate.check().holds
+    v = check_claim(mechs["laplace"], "-1/b", ">=", order=1)
+    assert v.verdict is Verdict.PROVED, str(v)
+    # a formula given as the divergence, with no densities, is not a divergence of distributions: a
+    # negative one is refuted, never proved through the theorem
+    negative = rdpsym.DivergenceResult(expr=-ALPHA_SYMBOL, status=rdpsym.Status.CLOSED_FORM)
+    v = check_claim(negative, "0", ">=", parameters=())
     assert v.verdict is Verdict.REFUTED, str(v)
 
 

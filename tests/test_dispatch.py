@@ -337,7 +337,7 @@ def test_the_name_check_finds_what_it_should():
     source = ('class Kind(enum.StrEnum):\n    LAPLACE = "laplace"\n'
               'if m == LAP or m in (ns.GAUSS,): pass\nif m is Kind.LAPLACE or m == ns.OTHER: pass')
     assert name_comparisons(source, scope) == [(3, "laplace"), (3, "gaussian")]
-    assert {"NOT_SHOWN", "StepName"} & set(_package_scopes()["rdpsym.derive.adjacency"]) == {"NOT_SHOWN"}
+    assert {"NOT_SHOWN", "StepName"} & set(_package_scopes()["rdpsym.derive.supremum"]) == {"NOT_SHOWN"}
 
 
 def test_no_module_selects_behaviour_by_a_mechanism_name():

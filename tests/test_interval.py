@@ -1,4 +1,4 @@
-"""Ball arithmetic for claims (rdpsym.claims.balls, rdpsym.claims.interval): enclosures contain the exact value, and bisection
+"""Ball arithmetic for claims (rdpsym.numeric.balls, rdpsym.claims.interval): enclosures contain the exact value, and bisection
 proves only what holds and refutes only what fails."""
 
 import mpmath
@@ -7,7 +7,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdpsym.claims.balls import Unsupported, compile_arb, compile_arb_condition
+from rdpsym.numeric.balls import Unsupported, compile_arb, compile_arb_condition
 from rdpsym.claims.interval import Axis, bisect_relation
 
 a, s, p = sp.symbols("alpha sigma p", positive=True)

@@ -152,3 +152,29 @@ def test_the_shift_that_changes_nothing_is_an_exact_zero_and_the_family_maximum_
     with mpmath.workdps(40):
         exact = mpmath.mpf(a.p) / a.q / 2  # alpha * sensitivity**2 / (2 sigma**2) at |t| = 1
         assert abs(found.value - exact) <= 1e-25 * exact
+
+
+def test_a_pair_that_is_one_distribution_at_the_values_is_an_exact_zero_in_both_methods():
+    """Poisson(mu1) against Poisson(mu2) at mu1 = mu2: the KL sum's terms are all exactly 0, and the term-by-
+    term sum never met its relative tail criterion (the regression registry's poisson/kl certificate had
+    no binding point and was searched again on every run). Both methods, every order, give 0 exactly."""
+    import sympy as sp
+
+    from rdpsym.numeric import numeric_divergence
+    from rdpsym.numeric.reference import reference_divergence
+
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    mu1, mu2 = sp.symbols("mu1 mu2", positive=True)
+    P, Q = mu1**k * sp.exp(-mu1) / sp.factorial(k), mu2**k * sp.exp(-mu2) / sp.factorial(k)
+    same = {"mu1": sp.Rational(1, 2), "mu2": sp.Rational(1, 2)}
+    for a in (sp.Integer(1), sp.Rational(1, 3), sp.Integer(7), sp.oo):
+        got = numeric_divergence(P, Q, k, sp.Naturals0, a, same, dps=30)
+        assert got.converged and got.value == 0 and got.error == 0, (a, got)
+        if a != sp.oo:
+            ref = reference_divergence(P, Q, k, sp.Naturals0, a, same, dps=30)
+            assert ref.converged and ref.value == 0 and ref.error == 0, (a, ref)
+    # the identity is structural: distinct values are still summed, and the value is positive
+    got = numeric_divergence(P, Q, k, sp.Naturals0, sp.Integer(1), {"mu1": sp.Rational(1, 2), "mu2": sp.Rational(3, 2)}, dps=30)
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(1) / 2 * mpmath.log(mpmath.mpf(1) / 3) + 1
+        assert got.converged and abs(got.value - exact) <= mpmath.mpf(10) ** -25 * exact

@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 
 from rdpsym._cache import Unstorable
-from rdpsym.derive.cache import RESULT_TYPES, DataCodec
+from rdpsym.derive.cache import RESULT_TYPES
+from rdpsym.derive.codec import DataCodec
 from rdpsym.derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
 from rdpsym.specify.text.srepr import MAX_SREPR_DEPTH, SreprError, read_srepr
 

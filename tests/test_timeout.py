@@ -356,12 +356,12 @@ def test_a_reflection_search_past_its_time_limit_shows_no_symmetry_and_is_not_ca
     import rdpsym
     from rdpsym import mechanisms
     from rdpsym.accounting import composable_exactly
-    from rdpsym.derive import mechanism_rdp
+    from rdpsym.derive import pairs
     from rdpsym.derive.cache import cacheable
 
     rr = mechanisms.get("randomized_response")
     pair = rr.pairs[0]
-    assert mechanism_rdp.reflection_symmetry(pair.P, pair.Q, rr.variable, rr.support) is not None  # in time
+    assert pairs.reflection_symmetry(pair.P, pair.Q, rr.variable, rr.support) is not None  # in time
     before = rdpsym.rdp(rr)
     assert cacheable(before) and composable_exactly(before)
 
@@ -369,9 +369,9 @@ def test_a_reflection_search_past_its_time_limit_shows_no_symmetry_and_is_not_ca
         time.sleep(1.0)
         return sp.S.Zero
 
-    monkeypatch.setattr(mechanism_rdp, "REFLECTION_SECONDS", 0.1)
-    monkeypatch.setattr(mechanism_rdp, "_simplified", late_zero)
-    assert mechanism_rdp.reflection_symmetry(pair.P, pair.Q, rr.variable, rr.support) is None
+    monkeypatch.setattr(pairs, "REFLECTION_SECONDS", 0.1)
+    monkeypatch.setattr(pairs, "_simplified", late_zero)
+    assert pairs.reflection_symmetry(pair.P, pair.Q, rr.variable, rr.support) is None
     result = rdpsym.rdp(rr)
     (note,) = [s for s in result.provenance.steps if s.name == "symmetry"]
     assert "timed out" in note.detail and note.expr is None, note

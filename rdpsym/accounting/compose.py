@@ -24,7 +24,8 @@ import sympy as sp
 from ..specify.text.numbers import mp_number
 from ..derive.engine import renyi_divergence
 from ..derive.mechanism_rdp import family_analysis, rdp, worst_pairs
-from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, library_versions
+from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
+from .._version import library_versions
 from ..specify.mechanism import Mechanism
 from .profile import NumericPair
 

@@ -30,7 +30,8 @@ import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
 from ..derive.mechanism_rdp import rdp
-from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, library_versions
+from ..derive.result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step
+from .._version import library_versions
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 

@@ -111,30 +111,28 @@ def _log_series(coef, z, mask):
     return out
 
 
+def _log_stable(z, coef, above, below):
+    """log f(z) for f(z) = sum_{n>=2} coef[n-2] z^n, by the series where |z| < 1/2 (:func:`_log_series`),
+    ``above(z)`` where z >= 1/2 and ``below(z)`` where z <= -1/2; each closed form sees only its own
+    entries (the others hold a harmless 1 or -1)."""
+    small = np.abs(z) < 0.5
+    with np.errstate(all="ignore"):
+        out = _log_series(coef, z, small)
+        pos = z >= 0.5
+        out = np.where(pos, above(np.where(pos, z, 1.0)), out)
+        neg = z <= -0.5
+        out = np.where(neg, below(np.where(neg, z, -1.0)), out)
+    return out
+
+
 def _log_g(L):
     """log(e^L (L - 1) + 1), accurate to a few ulp for every real L (g > 0 except at L = 0)."""
-    small = np.abs(L) < 0.5
-    with np.errstate(all="ignore"):
-        out = _log_series(_G_COEF, L, small)
-        pos = L >= 0.5
-        out = np.where(pos, L + np.log(np.where(pos, L + np.expm1(-L), 1.0)), out)
-        neg = L <= -0.5
-        out = np.where(neg, np.log1p(-np.exp(np.where(neg, L, -1.0)) * (1 - np.where(neg, L, -1.0))), out)
-    return out
+    return _log_stable(L, _G_COEF, lambda u: u + np.log(u + np.expm1(-u)), lambda u: np.log1p(-np.exp(u) * (1 - u)))
 
 
 def _log_h(y):
     """log(e^y - 1 - y) (h > 0 except at y = 0)."""
-    small = np.abs(y) < 0.5
-    with np.errstate(all="ignore"):
-        out = _log_series(_H_COEF, y, small)
-        pos = y >= 0.5
-        yp = np.where(pos, y, 1.0)
-        out = np.where(pos, yp + np.log1p(-(1 + yp) * np.exp(-yp)), out)
-        neg = y <= -0.5
-        yn = np.where(neg, y, -1.0)
-        out = np.where(neg, np.log(np.expm1(yn) - yn), out)
-    return out
+    return _log_stable(y, _H_COEF, lambda u: u + np.log1p(-(1 + u) * np.exp(-u)), lambda u: np.log(np.expm1(u) - u))
 
 
 def _L(x, q, sigma):

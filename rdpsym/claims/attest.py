@@ -17,6 +17,7 @@ import math
 import mpmath
 import sympy as sp
 
+from ..numeric.inputs import one_distribution
 from .certificate import Certificate
 from .partition import ball_text
 from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
@@ -67,7 +68,7 @@ def _binding_point(run, order, alpha, values) -> dict | None:
     ev, tgt = run.ev, run.tgt
     allv = ev.all_values(values)
     expr = tgt.truth_expr(order)
-    if expr is None:
+    if expr is None or _identity_point(tgt, allv):
         return None
     enc = Enclosures(expr, expr, tgt.result.conditions, order, tgt.parameters, ev.fixed,
                      tuple((p.alpha, p.value) for p in tgt.result.exceptional_points), run.dps)
@@ -92,22 +93,32 @@ def _binding_point(run, order, alpha, values) -> dict | None:
             "directions": directions, "divergence": ball_text(ball), "claim": claim, "numeric": numeric}
 
 
+def _identity_point(tgt, allv) -> bool:
+    """Every direction's P and Q are one distribution at ``allv``: the divergence is 0 there by identity,
+    and any formula vanishing there would agree, so the point binds nothing."""
+    return all(one_distribution(P, Q, x, support, allv) for P, Q, x, support in tgt.directions_at(allv))
+
+
 def _binding(run, extra_orders=()) -> tuple[dict, ...]:
     """Up to :data:`BINDING_POINTS` points at typical parameter values (and one at each order of
     ``extra_orders``, e.g. oo for a proof through D_oo)."""
     if not run.tgt.directions:
         return ()
     free = run.free
-    combos = [{p.name: p.typical_values(1)[0] for p in free}, {p.name: p.typical_values(3)[0] for p in free}]
+    combos = [{p.name: p.typical_values(1)[0] for p in free}, {p.name: p.typical_values(3)[0] for p in free},
+              # each parameter at another of its typical values: P and Q differ where the first two give
+              # two parameters of one role the same value (Poisson's two rates)
+              {p.name: p.typical_values(3)[i % 3] for i, p in enumerate(free)}]
+    usable = [c for c in combos if not _identity_point(run.tgt, run.ev.all_values(c))] or combos[:1]
     if run.order is None:
         alphas = [a for a in _BINDING_ALPHAS if (a > run.lo) is sp.true and (a < run.hi) is sp.true
                   and a not in run.tgt.exceptional]
         if not alphas and run.hi != sp.oo:
             alphas = [(sp.S(run.lo) + sp.S(run.hi)) / 2]
-        candidates = [(a, combos[i % 2]) for i, a in enumerate(alphas)][:BINDING_ATTEMPTS]
+        candidates = [(a, usable[i % min(2, len(usable))]) for i, a in enumerate(alphas)][:BINDING_ATTEMPTS]
     else:
-        candidates = [(None, combos[0])]  # numerics that fail at a special order fail at the others too
-    # the orders in turn, the two parameter combinations alternating; the first that converge are kept
+        candidates = [(None, usable[0])]  # numerics that fail at a special order fail at the others too
+    # the orders in turn, the parameter combinations alternating; the first that converge are kept
     out = []
     for a, values in candidates:
         if len(out) >= BINDING_POINTS:
@@ -116,7 +127,7 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
         if b is not None:
             out.append(b)
     for order in extra_orders:
-        b = _binding_point(run, order, None, combos[0])
+        b = next((b for b in (_binding_point(run, order, None, c) for c in usable) if b is not None), None)
         if b is not None:
             out.append(b)
     return tuple(out)
@@ -141,7 +152,7 @@ def attest(run, fields: dict) -> Certificate | None:
         proof = run.proof
         if proof is None:
             return None
-        binding = _binding(run, extra_orders=(sp.oo,) if proof.route == "max_divergence" else ())
+        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in ("max_divergence", "pure_dp_zcdp") else ())
         return Certificate(**common, binding=binding, method="rewrite",
                            data={"route": proof.route, "steps": proof.steps})
     if verdict is Verdict.REFUTED:
@@ -206,7 +217,7 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
 
 def _numeric_ball(t, e, dps):
     """The ball ``t +- e`` of a certified numeric value."""
-    from .balls import flint_module
+    from ..numeric.balls import flint_module
 
     flint = flint_module()
     if mpmath.isinf(t):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
-from .balls import Unsupported, arb_rational, compile_arb
+from ..numeric.balls import Unsupported, arb_rational, compile_arb
 from .interval import Axis, IntervalOutcome, bisect_relation
 from .search import parameter_grid
 

@@ -35,7 +35,7 @@ from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 
-from .balls import arb_rational, flint_module
+from ..numeric.balls import arb_rational, flint_module
 from .partition import Partition
 
 __all__ = ["Axis", "IntervalOutcome", "bisect_relation", "replay_partition"]

@@ -187,6 +187,11 @@ class Partition:
         return {"root": [list(span) for span in self.root], "shape": list(self.shape),
                 "leaves": [[state, ball_text(c), ball_text(d)] for state, c, d in self.leaves]}
 
+    def __reduce__(self):
+        # Arb balls do not pickle: a partition crosses a process boundary (a regress entry's task, a
+        # sweep's worker) as the exact data its certificate's JSON holds
+        return (Partition.from_data, (self.to_data(),))
+
     @classmethod
     def from_data(cls, data, field: str = "partition") -> "Partition":
         """A partition from :meth:`to_data`'s output, checked (:class:`BallTextError` naming the field)."""

@@ -8,7 +8,7 @@ Everything the stages of a check (:mod:`rdpsym.claims.run`) and a numeric-curve 
   about a millisecond);
 * :meth:`Evaluator.exact`: the closed form by :meth:`DivergenceResult.evaluate` (exact substitution and
   ``evalf``) and the claim by ``evalf`` at ``dps`` digits, then at ``2 dps``, then by Arb ball arithmetic
-  (:func:`rdpsym.claims.balls.compile_arb`); what is reported is computed this way;
+  (:func:`rdpsym.numeric.balls.compile_arb`); what is reported is computed this way;
 * a callable claim is called under a time limit (:data:`CALL_SECONDS`, a guard against hangs: a call
   takes microseconds).
 
@@ -289,7 +289,7 @@ class Evaluator:
         certified fallback when sympy's exact evaluation fails (a tie of Max, a huge power)."""
         if self.c.kind != "expr":
             return None
-        from .balls import Unsupported, arb_rational, compile_arb
+        from ..numeric.balls import Unsupported, arb_rational, compile_arb
 
         import flint
 

@@ -14,7 +14,12 @@ chain of rewrites (:mod:`rdpsym.claims.rewrite`) ending in a fact that implies t
     positive where D is finite, so the forced ``expand_log`` is exact there, and the difference expands to 0.
 ``<=`` / ``>=``
     ``simplify(claim - D)`` is non-negative / non-positive by the assumptions; or (``<=``) the claim is at
-    least D_oo, and D_alpha <= D_oo at every order (Mironov 2017, arXiv:1702.07476 v3, Prop. 9).
+    least D_oo, and D_alpha <= D_oo at every order (Mironov 2017, arXiv:1702.07476 v3, Prop. 9); or (``<=``,
+    alpha >= 1) the claim is at least alpha D_oo^2/2, and eps-DP implies (eps^2/2)-zCDP (Bun and Steinke
+    2016, Prop. 3.3); or (``>=``) the claim is non-positive, and a Rényi divergence of probability
+    distributions is non-negative (van Erven and Harremoës 2014, Thm. 8). The routes through theorems
+    about Rényi divergences are taken only for the divergence of a target with densities, and a
+    certificate that uses one must bind its divergence (and D_oo) to the densities.
 
 What a proof may spend is counted: one attempt per rewrite, the routes in a fixed order. Each rewrite
 runs under a hang guard (``seconds``, far above sympy's typical time), which says so when it fires. The
@@ -58,6 +63,9 @@ class ProofContext:
     alpha_range: tuple
     max_divergence: sp.Expr | None
     subs: dict
+    #: the divergence is of probability distributions (the target has densities, or the certificate a
+    #: mechanism bound to it): the routes through theorems about Rényi divergences may be taken
+    of_distributions: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ class Proof:
 
 
 def proof_context(claim, truth, relation, order, fixed, params, conditions, alpha_range,
-                  max_divergence=None) -> ProofContext:
+                  max_divergence=None, of_distributions: bool = False) -> ProofContext:
     """The claim and the divergence over the domains' variables (module docstring)."""
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
     notes = []
@@ -111,7 +119,7 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
     if notes:
         regime += "; " + ", ".join(notes) + " with positive *_s"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
-                        tuple(alpha_range), max_divergence, subs)
+                        tuple(alpha_range), max_divergence, subs, of_distributions)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -224,11 +232,51 @@ def _max_divergence(ch: Chain, x: ProofContext):
     return None
 
 
+def _nonnegative(ch: Chain, x: ProofContext):
+    """D >= claim where the claim is non-positive: a Rényi divergence of probability distributions is
+    non-negative at every order, KL and D_oo included (van Erven and Harremoës 2014, IEEE T-IT 60(7),
+    Thm. 8; Mironov 2017, Sect. III)."""
+    if x.relation != ">=" or not x.of_distributions or sp.oo in (x.c, x.t) or x.c == -sp.oo:
+        return None
+    if ch.run("is_nonpositive", x.c) is sp.true:
+        return (f"proved: the claim is non-positive by the symbols' assumptions ({x.regime}), and a Rényi "
+                "divergence of probability distributions is non-negative at every order (van Erven and "
+                "Harremoës 2014, Thm. 8)")
+    return None
+
+
+def _pure_dp_zcdp(ch: Chain, x: ProofContext):
+    """D_alpha <= claim where the claim is at least alpha eps^2/2 with eps = D_oo finite: eps-DP implies
+    (eps^2/2)-zCDP, D_alpha <= alpha eps^2/2 for every alpha > 1 (Bun and Steinke 2016, TCC, Prop. 3.3),
+    and KL <= eps^2/2 at alpha -> 1. Only for orders alpha >= 1, where zCDP speaks."""
+    dinf = x.max_divergence
+    if x.relation != "<=" or not x.of_distributions or dinf is None or sp.oo in (x.c, x.t):
+        return None
+    eps = dinf.subs(x.subs)  # over the domains' variables: finite where the symbols alone cannot say
+    if eps.is_finite is not True:
+        return None
+    if x.order is None:
+        if (sp.S(x.alpha_range[0]) >= 1) is not sp.true or x.alpha_expr is None:
+            return None
+        alpha_value = x.alpha_expr
+    elif x.order == 1:
+        alpha_value = sp.Integer(1)
+    else:
+        return None
+    gap = ch.run("simplify_difference", x.c, alpha_value * eps**2 / 2)
+    if gap is not None and ch.run("is_nonnegative", gap) is sp.true:
+        return (f"proved: claim - alpha*D_inf**2/2 = {sp.sstr(gap)} is non-negative by the symbols' assumptions "
+                f"({x.regime}), D_inf = {sp.sstr(dinf)} is finite, and eps-DP implies (eps**2/2)-zCDP: "
+                "D_alpha <= alpha*eps**2/2 for alpha >= 1 (Bun and Steinke 2016, Prop. 3.3)")
+    return None
+
+
 #: the routes by name, and the order in which they are tried for each relation
 ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponential, "expand_log": _expand_log,
-          "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence}
+          "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence,
+          "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp}
 _ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion"),
-          "<=": ("infinite", "sign", "max_divergence"), ">=": ("infinite", "sign")}
+          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp"), ">=": ("infinite", "sign", "nonnegative")}
 
 
 def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guards: HangGuards | None = None

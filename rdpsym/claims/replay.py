@@ -33,8 +33,9 @@ import sympy as sp
 
 from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Status
+from ..numeric.inputs import one_distribution
 from ..symbols import alpha as ALPHA
-from .balls import Unsupported, arb_rational, compile_arb, flint_module
+from ..numeric.balls import Unsupported, arb_rational, compile_arb, flint_module
 from .guard import HangGuardFired, HangGuards
 from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
@@ -293,6 +294,9 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         _check_point_in_domains(cert, b["values"], f"binding point {i + 1}")
         tgt = numeric_target(cert, b["directions"])
         allv = {**b["values"], **cert.fixed}
+        if all(one_distribution(P, Q, x, support, allv) for P, Q, x, support in tgt.directions_at(allv)):
+            raise _Failed(f"binding point {i + 1}: P and Q are one distribution there, where every divergence "
+                          "is 0: it binds nothing")
         try:
             value, error, converged, detail = guards.run(
                 "the independent numerics at a binding point", BINDING_SECONDS,
@@ -350,9 +354,11 @@ def _rewrite(cert, enclosures, guards, checked) -> str:
     from .prove import proof_context, replay as replay_route
 
     context = proof_context(cert.claim, cert.divergence, cert.relation, cert.order, cert.fixed, cert.parameters,
-                            cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence)
+                            cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence,
+                            of_distributions=cert.mechanism is not None)
     route, steps = cert.data["route"], cert.data["steps"]
-    if route == "max_divergence" and cert.mechanism is not None and not any(b["order"] == "oo" for b in cert.binding):
+    if (route in ("max_divergence", "pure_dp_zcdp") and cert.mechanism is not None
+            and not any(b["order"] == "oo" for b in cert.binding)):
         raise _Failed("a proof through D_oo needs D_oo bound to the densities (a binding point at order oo)")
     text = replay_route(route, steps, context, seconds=REPLAY_STEP_SECONDS, guards=guards)
     checked.append(f"the {len(steps)} rewrite step(s) of the route {route} re-run and equal to the stored ones")

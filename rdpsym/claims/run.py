@@ -381,7 +381,8 @@ class ClaimRun:
         ev = self.ev
         context = proof_context(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
                                 self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi),
-                                max_divergence=self.tgt.result.max_divergence)
+                                max_divergence=self.tgt.result.max_divergence,
+                                of_distributions=bool(self.tgt.directions))
         proof, attempts = prove(context, seconds=seconds, guards=ev.guards)
         if not proof:
             self.evidence_head.append(f"no symbolic proof found ({attempts} rewrite attempts)")

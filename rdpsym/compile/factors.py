@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
-from ..derive.result import DivergenceResult
 from ..symbols import alpha as ALPHA
 from .emitter import CodegenError, Emitter
 from .taylor import TaylorEmitter
+
+if TYPE_CHECKING:  # annotations only: a result's to_numpy() hook reaches this module
+    from ..derive.result import DivergenceResult
 
 __all__ = ["MOVING_TRUST", "MOVING_WINDOW", "singular_factors"]
 

@@ -19,16 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
 from .._cache import DiskCache
-from ..derive.cache import DataCodec
-from ..derive.result import DivergenceResult
+from ..derive.codec import DataCodec
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .store import cache_key, complete_series
+
+if TYPE_CHECKING:  # annotations only: a result's to_numpy() hook reaches this module
+    from ..derive.result import DivergenceResult
 
 __all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions", "fixed_points"]
 

@@ -8,7 +8,7 @@ Generated code is stored as text in a signed entry (:mod:`rdpsym._cache`: conten
 HMAC), never as a module to import: :func:`rdpsym.compile.to_numpy` executes a cached source only after
 its entry has been verified, so a changed constant, a flipped bit or a truncation is discarded and the
 code generated again. The symbolic series are stored as data beside their type
-(:data:`rdpsym.compile.series.SERIES_CACHE`, :class:`rdpsym.derive.cache.DataCodec`).
+(:data:`rdpsym.compile.series.SERIES_CACHE`, :class:`rdpsym.derive.codec.DataCodec`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import hashlib
 from pathlib import Path
 
 from .._cache import DiskCache, Unstorable, source_fingerprint
-from ..derive.result import library_versions
+from .._version import library_versions
 
 __all__ = ["INCOMPLETE", "SOURCE_CACHE", "cache_key", "complete_series"]
 

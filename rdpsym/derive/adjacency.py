@@ -12,8 +12,8 @@ How it is taken symbolically (:func:`family_supremum`):
    the measure), one side with ``u`` up to ``max(b, -a)`` stands for both.
 2. **Divergence in u.** Each side's pair is derived by the engine with ``u`` a positive parameter
    (both directions, as for any pair), valid for every ``u > 0``.
-3. **Monotonicity.** :func:`nondecreasing` shows that the general-order expression, the KL divergence,
-   ``D_inf`` and every exceptional value are non-decreasing in ``u`` (for every order, every parameter
+3. **Monotonicity.** :func:`~rdpsym.derive.shape.nondecreasing` shows that the general-order expression,
+   the KL divergence, ``D_inf`` and every exceptional value are non-decreasing in ``u`` (for every order, every parameter
    value in the domains; the finiteness conditions must not depend on ``u``). Then the supremum over the
    side is the value at its largest ``|t|``, ``U``: substituted, and recorded in the provenance. For an
    open end the supremum is the limit there, which is the value at ``U`` (a closed form finite for every
@@ -29,154 +29,24 @@ When any of this cannot be shown, the family's contribution is ``numeric_only`` 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from typing import Callable
+from dataclasses import replace
 
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
 from .pieces import DerivationError
 from .. import _cache
-from ..specify.adjacency import AdjacentFamily
-from ..specify.mechanism import AdjacentPair
+from ..specify.adjacency import AdjacentFamily, AdjacentPair
 from ..specify.params import Parameter
-from ..symbols import alpha as ALPHA
+from .balls import ball_family_supremum
 from .cache import cacheable
-from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
-from .sign import decide, sign as decided_sign
+from .result import DivergenceResult, Status, Step, StepName
+from .shape import nondecreasing
+from .sign import decide
+from .supremum import FamilyAnalysis, PairDeriver, not_shown_analysis
 from .._timeout import StepTimeout, run_with_time_limit
-from .worst import NOT_SHOWN  # the reason of a family whose supremum is left to the numerics
 
-__all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
-
-
-
-@dataclass(frozen=True)
-class FamilyAnalysis:
-    """What :func:`family_supremum` found for one family.
-
-    ``results``: divergence results to take the maximum of (at the supremum when ``shown``, else one
-    ``numeric_only`` placeholder); ``members``: the concrete adjacent pairs those results are the
-    divergences of (when ``shown``); ``steps``: the provenance of the supremum; ``reason``: why not shown.
-    """
-
-    family: AdjacentFamily
-    shown: bool
-    results: tuple[DivergenceResult, ...]
-    members: tuple[AdjacentPair, ...] = ()
-    steps: tuple[Step, ...] = ()
-    reason: str = ""
-
-
-# --------------------------------------------------------------------------------------------------
-# monotonicity in u
-# --------------------------------------------------------------------------------------------------
-def exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """``term = c * exp(A)``: ``(c, A)`` with every exponential factor gathered in ``A``."""
-    c, A = sp.S.One, sp.S.Zero
-    for f in sp.Mul.make_args(sp.powsimp(term, combine="exp")):
-        base, e = f.as_base_exp()
-        if isinstance(base, sp.exp):
-            A += e * base.args[0]
-        elif base is sp.E:
-            A += e
-        else:
-            c *= f
-    return c, sp.expand(A)
-
-
-def _exponential_sum(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
-    r"""``sign * dS/du >= 0`` for ``S = sum_i c_i exp(A_i)``, term by term.
-
-    ``dS/du = sum_A g_A exp(A)`` with ``g_A = sum (c_i' + c_i A_i')`` over the terms of exponent ``A``.
-    Non-negative when every ``g_A`` is, or, for two exponents with ``g_2 = -g_1``, when
-    ``g_1 (A_1 - A_2) >= 0``: ``g_1 (e^{A_1} - e^{A_2}) = g_1 e^{A_2} (A_1 - A_2) phi(A_1 - A_2)`` with
-    ``phi(z) = (e^z - 1)/z > 0`` for real ``z``.
-    """
-    groups: dict = {}
-    for term in sp.Add.make_args(S):
-        c, A = exp_split(term)
-        if A.is_real is not True:
-            return None
-        groups[A] = groups.get(A, sp.S.Zero) + sign * (sp.diff(c, u) + c * sp.diff(A, u))
-    gs = {A: sp.cancel(sp.together(g)) for A, g in groups.items()}
-    gs = {A: g for A, g in gs.items() if g != 0}
-    if all(decide(g, "nonnegative") for g in gs.values()):
-        return "each exponential term of the derivative is non-negative"
-    if len(gs) == 2:
-        (A1, g1), (A2, g2) = gs.items()
-        if decide(g1 + g2, "zero") and decide(g1 * (A1 - A2), "nonnegative"):
-            return (f"the derivative is g (exp(A1) - exp(A2)) with g (A1 - A2) = "
-                    f"{sp.sstr(sp.factor(g1 * (A1 - A2)))} >= 0")
-    return None
-
-
-def _derivative(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
-    why = _exponential_sum(S, u, sign)
-    if why is not None:
-        return why
-    d = sp.simplify(sign * sp.diff(S, u))
-    if decide(d, "nonnegative"):
-        return f"the derivative in {u} simplifies to {sp.sstr(d)} >= 0"
-    return None
-
-
-def _monotone(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
-    """A reason why ``sign * e`` is non-decreasing in ``u > 0``, or None."""
-    if not e.has(u):
-        return f"free of {u}"
-    if isinstance(e, sp.Piecewise):
-        if any(cond.has(u) for _, cond in e.args):
-            return None
-        whys = [_monotone(branch, u, sign) for branch, _ in e.args]
-        return "every branch: " + "; ".join(whys) if all(whys) else None
-    if isinstance(e, (sp.Max, sp.Min)):
-        whys = [_monotone(a, u, sign) for a in e.args]
-        return f"every argument of {type(e).__name__}: " + "; ".join(whys) if all(whys) else None
-    if isinstance(e, sp.Add):
-        whys = [_monotone(a, u, sign) for a in e.args]
-        if all(whys):
-            return "every term: " + "; ".join(w for w in whys if not w.startswith("free of"))
-        return _derivative(e, u, sign)
-    if isinstance(e, sp.Mul):
-        k, rest = e.as_independent(u, as_Add=False)
-        if k != 1:
-            s = decided_sign(k)
-            if s == 1:
-                return _monotone(rest, u, sign)
-            if s == -1:
-                return _monotone(rest, u, -sign)
-            if isinstance(rest, sp.log):
-                # d/du k log F = k F'/F and F > 0 wherever the log is real: the sign of (k F)'
-                return _derivative(sp.Add(*[k * a for a in sp.Add.make_args(rest.args[0])]), u, sign)
-    if isinstance(e, (sp.log, sp.exp)):
-        return _monotone(e.args[0], u, sign)  # both increasing (log on its real domain F > 0)
-    return _derivative(e, u, sign)
-
-
-def nondecreasing(expr: sp.Expr | None, u: sp.Symbol) -> str | None:
-    """A reason why ``expr`` is non-decreasing in ``u > 0`` for every order alpha > 0 and every value of
-    the other symbols allowed by their assumptions, or None when that is not shown.
-
-    Shown structurally (sums, positive multiples, log, exp, Max/Min, Piecewise in alpha) down to
-    derivatives whose sign sympy decides, or whose exponential terms pair up as ``g (e^A1 - e^A2)``
-    (:func:`_exponential_sum`); an expression in alpha that is not shown for alpha > 0 at once is tried
-    in each regime (alpha = 1 + s, alpha = 1/(1 + v); :mod:`rdpsym.derive.regimes`). No time limit of
-    its own: callers wrap it (:func:`family_supremum` does).
-    """
-    if expr is None:
-        return None
-    why = _monotone(expr, u, 1)
-    if why is not None or not expr.has(ALPHA):
-        return why
-    whys = []
-    for regime in (ABOVE, BELOW):
-        w = _monotone(expr.subs(ALPHA, regime.alpha_in_var), u, 1)
-        if w is None:
-            return None
-        whys.append(f"{regime.name}: {w}")
-    return "; ".join(whys)
+__all__ = ["family_supremum"]
 
 
 def _result_monotone(r: DivergenceResult, u: sp.Symbol) -> tuple[str | None, str]:
@@ -261,24 +131,6 @@ def _at(r: DivergenceResult, u: sp.Symbol, U: sp.Expr, params: tuple[Parameter, 
                    provenance=replace(r.provenance, steps=tuple(replace(s, expr=sub(s.expr)) for s in r.provenance.steps)))
 
 
-def not_shown_result(why: str, derived: list[DivergenceResult], label: str) -> DivergenceResult:
-    """The result standing for a family's supremum that was not shown (``why``): no expression, the worst
-    status of the pairs' results ``derived`` (at best numeric only) and their steps."""
-    worst = Status.worst([Status.NUMERIC_ONLY] + [r.status for r in derived])
-    steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
-    first = derived[0].provenance if derived else Provenance()
-    return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
-                            label=label)
-
-
-def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResult]) -> DivergenceResult:
-    return not_shown_result(why, derived, f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
-
-
-PairDeriver = Callable[[sp.Expr, sp.Expr, str, tuple], tuple[list, list]]
-
-
 def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tuple[Parameter, ...],
              derive_pair: PairDeriver, seconds: float) -> FamilyAnalysis:
     t, (a, b) = family.shift, family.ends
@@ -286,8 +138,8 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
     steps: list[Step] = []
 
     def not_shown(why: str, derived=()) -> FamilyAnalysis:
-        steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {NOT_SHOWN}: {why}"))
-        return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
+        return not_shown_analysis(family, why, derived, steps,
+                                  f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
 
     # (sign, U, ends): shifts t = sign * u for u in (0, U]; the ends of T (closure) where |t| = U
     if decide(a, "nonnegative", params):
@@ -401,8 +253,6 @@ def family_supremum(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, param
     """
     if not isinstance(family, AdjacentFamily):
         raise TypeError(f"family: expected an AdjacentFamily, got {type(family).__name__}")
-    analyse = _analyse
-    if family.is_vector:  # a ball of shift vectors: its own arguments (lazy: balls imports this module)
-        from .balls import ball_family_supremum as analyse
+    analyse = ball_family_supremum if family.is_vector else _analyse  # a ball of shift vectors: its own arguments
     return _MEMO.get_or_compute((family, x, support, tuple(params), seconds) + tuple(key),
                                 lambda: analyse(family, x, support, tuple(params), derive_pair, seconds))

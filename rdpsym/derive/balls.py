@@ -27,8 +27,9 @@ checked mechanically (never assumed), and returns None otherwise:
   non-decreasing: the coordinates range independently over ``[-R, R]``, so the supremum is
   ``c_0 + sum_i f_i(R)`` at the corner ``(R, ..., R)``.
 
-Monotonicity is shown by :func:`rdpsym.derive.adjacency.nondecreasing`; convexity by :func:`convex`
-(the derivative of the slope, term by term, with ``log`` of a sum of exponentials handled exactly).
+Monotonicity is shown by :func:`rdpsym.derive.shape.nondecreasing`; convexity by
+:func:`rdpsym.derive.shape.convex` (the derivative of the slope, term by term, with ``log`` of a sum of
+exponentials handled exactly).
 :func:`numeric_ball_supremum` is the numeric fallback at given values: sampled boundary points and a
 local pattern search, a lower estimate of the supremum, never a bound.
 """
@@ -47,16 +48,14 @@ from ..specify.text.numbers import exact_number
 from ..numeric.families import FamilySupremum, refine_in_ball
 from ..specify.adjacency import AdjacentFamily, ShiftBall
 from ..specify.params import Parameter
-from ..symbols import alpha as ALPHA
-from .adjacency import NOT_SHOWN, FamilyAnalysis, nondecreasing, not_shown_result
-from .adjacency import exp_split as _split
+from .shape import convex, nondecreasing
 from .sign import decide, sign as decided_sign
 from sympy.solvers.solveset import NonlinearError
-from .regimes import ABOVE, BELOW
 from .result import DivergenceResult, Status, Step, StepName
+from .supremum import FamilyAnalysis, not_shown_analysis
 from .._timeout import StepTimeout, run_with_time_limit
 
-__all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
+__all__ = ["BallSupremum", "ball_supremum", "numeric_ball_supremum", "ball_family_supremum"]
 
 #: the most corners of an l_inf ball whose values are compared (2^d of them)
 MAX_CORNER_DIMENSION = 8
@@ -71,107 +70,6 @@ class BallSupremum:
     value: sp.Expr
     argument: str
     at: tuple[tuple, ...] = ()
-
-
-# --------------------------------------------------------------------------------------------------
-# convexity in u > 0
-# --------------------------------------------------------------------------------------------------
-def _terms_nonneg(S: sp.Expr) -> bool:
-    """``S = sum_i c_i exp(A_i) >= 0`` shown by grouping the terms of equal exponent: each group's
-    coefficient non-negative."""
-    groups: dict = {}
-    for term in sp.Add.make_args(sp.expand(S)):
-        c, A = _split(term)
-        if A.is_real is not True:
-            return False
-        groups[A] = groups.get(A, sp.S.Zero) + c
-    return all(decide(sp.cancel(sp.together(g)), "nonnegative") for g in groups.values())
-
-
-def _second_derivative(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
-    d2 = sign * sp.diff(e, u, 2)
-    if _terms_nonneg(d2):
-        return "its second derivative is a sum of non-negative terms"
-    d = sp.simplify(d2)
-    if decide(d, "nonnegative"):
-        return f"its second derivative {sp.sstr(sign * d)} has the sign {'>=' if sign > 0 else '<='} 0"
-    return None
-
-
-def _log_convex(g: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
-    r"""Why ``sign * log g`` is convex in ``u``: ``(log g)'' = (g g'' - g'^2) / g^2``. For
-    ``g = sum_i c_i exp(a_i u + b_i)`` (``c_i``, ``a_i`` free of ``u``)
-    ``g g'' - g'^2 = sum_{i<j} c_i c_j (a_i - a_j)^2 exp(A_i + A_j)``, of the sign ``sign`` when every
-    ``sign c_i c_j (a_i - a_j)^2`` is non-negative; otherwise ``g g'' - g'^2`` is expanded and decided
-    term by term."""
-    terms = [_split(term) for term in sp.Add.make_args(g)]
-    slopes = [sp.diff(A, u) for _, A in terms]
-    if len(terms) > 1 and all(not c.has(u) for c, _ in terms) and all(not a.has(u) for a in slopes):
-        pairs = [sign * terms[i][0] * terms[j][0] * (slopes[i] - slopes[j]) ** 2
-                 for i in range(len(terms)) for j in range(i + 1, len(terms))]
-        if all(decide(sp.factor(p), "nonnegative") for p in pairs):
-            return (f"log of a sum of exponentials whose g g'' - g'^2 = sum_(i<j) c_i c_j (a_i - a_j)^2 "
-                    f"exp(A_i + A_j) is {'>=' if sign > 0 else '<='} 0 term by term (g = {sp.sstr(g)})")
-        return None
-    N = sign * (g * sp.diff(g, u, 2) - sp.diff(g, u) ** 2)
-    if _terms_nonneg(sp.powsimp(sp.expand(N), combine="exp")):
-        return f"log of g with g g'' - g'^2 {'>=' if sign > 0 else '<='} 0 term by term (g = {sp.sstr(g)})"
-    return None
-
-
-def _convex(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
-    """A reason why ``sign * e`` is convex in ``u > 0`` (``sign = -1``: ``e`` concave), or None."""
-    if not e.has(u):
-        return f"free of {u}"
-    if isinstance(e, sp.Piecewise):
-        if any(cond.has(u) for _, cond in e.args):
-            return None
-        whys = [_convex(branch, u, sign) for branch, _ in e.args]
-        return "every branch: " + "; ".join(whys) if all(whys) else None
-    if isinstance(e, sp.Add):
-        whys = [_convex(a, u, sign) for a in e.args]
-        if all(whys):
-            return "every term: " + "; ".join(w for w in whys if not w.startswith("free of"))
-        return _second_derivative(e, u, sign)
-    if isinstance(e, sp.Mul):
-        k, rest = e.as_independent(u, as_Add=False)
-        s = decided_sign(k) if k != 1 else None
-        if s == 1:
-            return _convex(rest, u, sign)
-        if s == -1:
-            return _convex(rest, u, -sign)
-    if isinstance(e, sp.log):
-        why = _log_convex(e.args[0], u, sign)
-        if why is not None:
-            return why
-    if isinstance(e, sp.exp) and sign > 0:
-        why = _convex(e.args[0], u, 1)  # exp is convex and increasing: exp of a convex function is convex
-        if why is not None:
-            return f"exp of a convex function ({why})"
-    return _second_derivative(e, u, sign)
-
-
-def convex(expr: sp.Expr | None, u: sp.Symbol) -> str | None:
-    """A reason why ``expr`` is convex in ``u > 0`` for every order alpha > 0 and every value of the other
-    symbols allowed by their assumptions, or None when that is not shown.
-
-    Structural (sums, positive multiples, exp of a convex function, Piecewise in alpha), with ``log g``
-    decided by the sign of ``g g'' - g'^2`` term by term, down to second derivatives whose sign sympy
-    decides. An expression in alpha not shown for alpha > 0 at once is tried in each regime
-    (alpha = 1 + s, alpha = 1/(1 + v); :mod:`rdpsym.derive.regimes`). No time limit of its own.
-    """
-    if expr is None:
-        return None
-    if not expr.has(ALPHA):
-        return _convex(expr, u, 1)
-    # the regimes first: a factor 1/(alpha - 1) has a sign in each, and the structure then decides quickly
-    whys = []
-    for regime in (ABOVE, BELOW):
-        w = _convex(expr.subs(ALPHA, regime.alpha_in_var), u, 1)
-        if w is None:
-            return _convex(expr, u, 1)
-        whys.append(f"{regime.name}: {w}")
-    return "; ".join(whys)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -526,10 +424,6 @@ def _sup_result(r: DivergenceResult, ts, ball, params, seconds, label) -> tuple[
     return out, "; ".join(whys), at
 
 
-def _placeholder(family: AdjacentFamily, why: str, derived: list) -> DivergenceResult:
-    return not_shown_result(why, derived, f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
-
-
 def ball_family_supremum(family: AdjacentFamily, x, support: sp.Set, params: tuple[Parameter, ...],
                          derive_pair, seconds: float) -> FamilyAnalysis:
     """The supremum of a vector family's divergences over its :class:`ShiftBall` (Mironov 2017, Def. 4).
@@ -546,8 +440,8 @@ def ball_family_supremum(family: AdjacentFamily, x, support: sp.Set, params: tup
     steps: list[Step] = []
 
     def not_shown(why: str, derived=()) -> FamilyAnalysis:
-        steps.append(Step(StepName.SUPREMUM_OVER_T, f"[{family.label}] {NOT_SHOWN}: {why}"))
-        return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
+        return not_shown_analysis(family, why, derived, steps,
+                                  f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
 
     shift_params = tuple(Parameter(t.name, t, sp.S.Reals, (-1.0, 1.0), sp.latex(t),
                                    f"coordinate {i + 1} of the shift of family [{family.label}]")

@@ -37,11 +37,13 @@ import sympy as sp
 from .. import printing
 from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
+from .cache import cached_derivation
 from .inputs import check_inputs
 from .multivariate import derive_multivariate, read_variables
 from .pieces import DerivationError
 from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
-from .result import OPTIONAL_STAGES, DivergenceResult, Provenance, library_versions
+from .result import OPTIONAL_STAGES, DivergenceResult, Provenance
+from .._version import library_versions
 from .stages import STAGES, Derivation, run_stages, split
 from .._timeout import check_seconds, deadline_passed, default_step_seconds
 
@@ -98,11 +100,10 @@ def renyi_divergence(
     if isinstance(x, tuple) and not cache:
         # the one-dimensional parts of independent coordinates are then derived afresh too
         result = derive_multivariate(P, Q, x, support, read_variables(x, support)[1], params, seconds,
-                                     check_density, False, label)
+                                     check_density, False, label, renyi_divergence)
     elif cache:
-        from .cache import cached_derivation
-
-        result = cached_derivation(P, Q, x, support, params, seconds, check_density, label)
+        # the cache is handed the derivation to run on a miss (it never imports the engine)
+        result = cached_derivation(derive_uncached, P, Q, x, support, params, seconds, check_density, label)
     else:
         result = derive_uncached(P, Q, x, support, params, seconds, check_density, label)
     return replace(result, pair=(P, Q, x, support)) if result.pair is None else result
@@ -122,7 +123,8 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
     if isinstance(x, tuple):
         # several output variables: the Gaussian template or independent coordinates (.multivariate)
         coords = read_variables(x, support)[1]
-        return derive_multivariate(P, Q, x, support, coords, params, seconds, check_density, True, label)
+        return derive_multivariate(P, Q, x, support, coords, params, seconds, check_density, True, label,
+                                   renyi_divergence)
     d = Derivation(P, Q, x, support, params, seconds, check_density)
     inputs = (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(x)), ("support", printing.sstr(support)))
     started, unexcused = time.perf_counter(), unexcused_timeouts()

@@ -28,7 +28,8 @@ from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .inputs import check_inputs
 from .pieces import DerivationError, split_support
-from .result import DivergenceResult, Provenance, Status, Step, library_versions
+from .result import DivergenceResult, Provenance, Status, Step
+from .._version import library_versions
 from .template import decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
 

@@ -8,9 +8,9 @@ non-decreasing in |t|, else ``numeric_only``); a vector family (a tuple of shift
 :class:`~rdpsym.specify.adjacency.ShiftBall`, the engine called with the tuple of output variables) by
 :mod:`rdpsym.derive.balls` (Mironov 2017, Def. 4: the supremum over the whole ball).
 
-The reverse direction is skipped only when a symmetry is established mechanically: a reflection
-x -> c - x that maps the support onto itself and P onto Q (then it maps Q onto P too, and the two
-divergences are equal because the reflection preserves the measure).
+Each pair's two directions come from :func:`rdpsym.derive.pairs.pair_results` (the reverse one skipped
+only when a reflection symmetry is established mechanically). A subsampled mechanism's curve is taken
+from its base's by :mod:`rdpsym.derive.subsampled`, which is handed :func:`rdp` for the base.
 """
 
 from __future__ import annotations
@@ -20,117 +20,22 @@ from dataclasses import replace
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
-from .pieces import DerivationError
 from ..numeric.maximum import Direction
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter
-from .adjacency import FamilyAnalysis, family_supremum
-from .engine import renyi_divergence
-from .pieces import finite_points, symbolic_kinks
+from .adjacency import family_supremum
+from .supremum import FamilyAnalysis
 from .crosscheck import sample_values
 from .numeric_values import NumericCurve
-from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, expired_in
+from .pairs import pair_results
+from .subsampled import subsampled_rdp, worst_mixture_pairs
+from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, expired_in
 from .sign import decide
-from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 from .worst import NotShown, WorstPairs, both_directions
 
-__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pair_data", "worst_pairs",
+__all__ = ["rdp", "simplify_with_domains", "family_analysis", "worst_pair_data", "worst_pairs",
            "worst_directions"]
-
-
-#: seconds for each symbolic step of the reflection search (a symmetry not shown costs only the other
-#: direction's derivation, never a wrong result)
-REFLECTION_SECONDS = 5.0
-
-
-class _Attempts:
-    """Runs the reflection search's symbolic steps on user densities, each within
-    :data:`REFLECTION_SECONDS`; a step that fails or runs out of time gives None (not shown: fail
-    closed) and a timeout is remembered, so the step recorded says so and nothing computed is cached
-    (the pair's result records the stage ``"symmetry"`` as expired, so no cache keeps it, and memos keep
-    nothing computed while a limit expired). A StepTimeout of an enclosing limit is not ours to turn into
-    a fallback: it propagates."""
-
-    def __init__(self):
-        self.timed_out = False
-
-    def __call__(self, fn, *args):
-        try:
-            return run_with_time_limit(fn, *args, seconds=REFLECTION_SECONDS)
-        except StepTimeout:
-            if deadline_passed():
-                raise
-            self.timed_out = True
-        except (DerivationError, *SYMBOLIC_ERRORS):  # a step that cannot be done shows nothing
-            pass
-        return None
-
-
-def _mode(density: sp.Expr, x: sp.Symbol) -> sp.Set:
-    """The stationary points of log density (the candidates for its mode)."""
-    return sp.solveset(sp.diff(sp.expand_log(sp.log(density), force=True), x), x, sp.S.Reals)
-
-
-def _kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
-    kp, kq = symbolic_kinks(P, 0 * x, x), symbolic_kinks(Q, 0 * x, x)
-    return [a + b for a in kp for b in kq]
-
-
-def _reflection_candidates(P, Q, x, support, attempt: _Attempts) -> list[sp.Expr]:
-    atoms = finite_points(support) if isinstance(support, (sp.FiniteSet, sp.Range)) else None
-    if atoms:
-        return [min(atoms) + max(atoms)] if all(a.is_number for a in atoms) else []
-    cands = list(attempt(_kinks, P, Q, x) or [])
-    mp, mq = attempt(_mode, P, x), attempt(_mode, Q, x)
-    if isinstance(mp, sp.FiniteSet) and isinstance(mq, sp.FiniteSet) and len(mp) == len(mq) == 1:
-        cands.append(next(iter(mp)) + next(iter(mq)))
-    return cands
-
-
-def _simplified(expr: sp.Expr) -> sp.Expr:
-    return sp.simplify(expr)
-
-
-def _is_zero(attempt: _Attempts, expr: sp.Expr) -> bool:
-    """expr simplifies to 0 within the time limit (False when not shown)."""
-    return attempt(_simplified, expr) == 0
-
-
-def _support_invariant(support: sp.Set, c: sp.Expr, attempt: _Attempts) -> bool:
-    if support in (sp.S.Reals,):
-        return True
-    if support == sp.S.Integers:
-        return bool(c.is_integer)
-    if isinstance(support, sp.FiniteSet):
-        return sp.FiniteSet(*[c - a for a in support.args]) == support
-    if isinstance(support, sp.Interval):
-        return support.left_open == support.right_open and _is_zero(attempt, support.start + support.end - c)
-    return False
-
-
-def _reflection(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> tuple[sp.Expr | None, bool]:
-    """(the centre of :func:`reflection_symmetry` or None, whether a step of the search timed out)."""
-    attempt = _Attempts()
-    for c in _reflection_candidates(P, Q, x, support, attempt):
-        if not _support_invariant(support, c, attempt):
-            continue
-        atoms = finite_points(support) if isinstance(support, sp.FiniteSet) else None
-        if atoms is not None:
-            same = all(_is_zero(attempt, P.subs(x, c - a) - Q.subs(x, a)) for a in atoms)
-        else:
-            same = _is_zero(attempt, P.subs(x, c - x) - Q)
-        if same:
-            return c, attempt.timed_out
-    return None, attempt.timed_out
-
-
-def reflection_symmetry(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -> sp.Expr | None:
-    """The centre c of a reflection x -> c - x mapping P onto Q and the support onto itself, or None.
-
-    None also when it is not shown: each symbolic step (kinks, modes, simplifications) runs within
-    :data:`REFLECTION_SECONDS`, and one that times out or fails shows nothing."""
-    return _reflection(P, Q, x, support)[0]
 
 
 #: seconds for the sign decision of a dominance test (a Max argument kept is never wrong, only longer):
@@ -180,32 +85,6 @@ def simplify_with_domains(expr: sp.Expr | None, params: tuple[Parameter, ...]) -
     return visit(expr)
 
 
-def pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple[list, list]:
-    """D(P||Q), and D(Q||P) unless :func:`reflection_symmetry` proves it equal: (results, steps)."""
-    kw = dict(params=params, step_seconds=step_seconds, cache=cache)
-    results = [renyi_divergence(P, Q, x, support, label=f"D_alpha(P||Q) [{label}]", **kw)]
-    if isinstance(x, tuple):
-        # vector outputs: no reflection search in several variables (yet), so both directions count
-        notes = [Step(StepName.SYMMETRY, f"[{label}] not sought for the vector output {tuple(map(str, x))}: "
-                                  "both directions derived")]
-        results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
-        return results, notes
-    centre, timed_out = _reflection(P, Q, x, support)
-    if centre is not None:
-        # the centre rides along as the step's expr: what composition reads (rdpsym.accounting.compose)
-        notes = [Step(StepName.SYMMETRY, f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto "
-                                         "itself: D(Q||P) = D(P||Q)", expr=centre)]
-    else:
-        why = (f" (a step of the search timed out after {REFLECTION_SECONDS:g} s: not shown)" if timed_out
-               else "")
-        notes = [Step(StepName.SYMMETRY, f"[{label}] none established{why}: both directions derived")]
-        results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
-        if timed_out:  # the search may find the symmetry next time: no cache keeps this result
-            prov = results[0].provenance
-            results[0] = replace(results[0], provenance=replace(prov, expired=prov.expired + (StepName.SYMMETRY.value,)))
-    return results, notes
-
-
 def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_seconds: float | None = None,
                     cache: bool = True) -> FamilyAnalysis:
     """The supremum over ``family`` (one of ``mechanism.pairs``), as :func:`rdp` takes it: see
@@ -243,8 +122,6 @@ def worst_pair_data(mechanism: Mechanism, *, step_seconds: float | None = None, 
     subsampled mechanism's mixtures at its base's worst shifts (:func:`~.subsampled.worst_mixture_pairs`,
     ``ArgumentError`` when its supremum over neighbours is not shown)."""
     if mechanism.subsampling is not None and _as_subsampled(mechanism):  # the mixtures at the base's worst shifts
-        from .subsampled import worst_mixture_pairs
-
         return WorstPairs(mechanism.name, worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache))
     items: list = []
     for item in mechanism.pairs:
@@ -283,8 +160,8 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     """The RDP curve eps(alpha) of ``mechanism``, derived by the engine from its densities.
 
     The maximum over adjacent pairs and both directions (Mironov 2017, Def. 4); a direction is skipped
-    only when :func:`reflection_symmetry` proves it equal to the other (for a vector output, a tuple
-    ``mechanism.variable``, no symmetry is sought and both directions are derived). A family of pairs contributes
+    only when :func:`~rdpsym.derive.pairs.reflection_symmetry` proves it equal to the other (for a vector
+    output, a tuple ``mechanism.variable``, no symmetry is sought and both directions are derived). A family of pairs contributes
     its supremum over the shift (:func:`family_analysis`): at the largest ``|t|`` when shown
     non-decreasing in ``|t|`` (recorded in the provenance), else ``numeric_only`` with the reason
     "supremum over t not shown symbolically".
@@ -292,9 +169,7 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism: expected an rdpsym Mechanism, got {type(mechanism).__name__}")
     if mechanism.subsampling is not None and _as_subsampled(mechanism):  # by what it is: a mixture
-        from .subsampled import subsampled_rdp
-
-        return as_covered(subsampled_rdp(mechanism, step_seconds=step_seconds, cache=cache), mechanism)
+        return as_covered(subsampled_rdp(mechanism, rdp, step_seconds=step_seconds, cache=cache), mechanism)
     x, support, params = mechanism.variable, mechanism.support, mechanism.parameters
     results: list[DivergenceResult] = []
     notes: list[Step] = []

@@ -33,7 +33,8 @@ from .limits import numeric_limit_check
 from .pieces import DerivationError
 from .product import THEOREM, combine_parts, factorise, normalise_factor
 from .quadratic import gaussian_divergence
-from .result import DivergenceResult, Provenance, Status, library_versions
+from .result import DivergenceResult, Provenance, Status
+from .._version import library_versions
 from .stages import BUDGET_STEPS
 from .steplog import StepLog
 from .._timeout import StepTimeout, run_with_time_limit
@@ -108,9 +109,8 @@ def _is_zero(expr, seconds) -> bool:
         return False
 
 
-def _product(P, Q, variables, coords, params, seconds, check_density, cache, label, log):
+def _product(P, Q, variables, coords, params, seconds, check_density, cache, label, log, renyi_divergence):
     from .crosscheck import numeric_equal, sample_values
-    from .engine import renyi_divergence
 
     fp = log.timed("factorise P", factorise, P, variables, seconds, seconds=seconds + 1,
                    detail=lambda f: f"P = {sp.sstr(f.coeff)} * " + " * ".join(f"[{sp.sstr(g)}]" for g in f.factors)
@@ -165,9 +165,13 @@ def _product(P, Q, variables, coords, params, seconds, check_density, cache, lab
 
 
 def derive_multivariate(P, Q, variables, support, coords, params, seconds, check_density, cache,
-                        label) -> DivergenceResult:
+                        label, renyi_divergence) -> DivergenceResult:
     """D_alpha(P||Q) for densities in ``variables`` (d >= 2) on the product ``support`` with coordinate
-    sets ``coords`` (:func:`read_variables`), by the routes of the module docstring."""
+    sets ``coords`` (:func:`read_variables`), by the routes of the module docstring.
+
+    ``renyi_divergence`` is the one-dimensional engine (:func:`rdpsym.derive.engine.renyi_divergence`,
+    handed over by the engine, which this module never imports): independent coordinates are derived
+    through it, each its own cache entry."""
     check_inputs(P, Q, variables[0], coords[0])
     started = time.perf_counter()
     log = StepLog()
@@ -181,7 +185,8 @@ def derive_multivariate(P, Q, variables, support, coords, params, seconds, check
             reasons.append(f"quadratic template failed: {exc}")
     if fields is None:
         try:
-            fields = _product(P, Q, variables, coords, params, seconds, check_density, cache, label, log)
+            fields = _product(P, Q, variables, coords, params, seconds, check_density, cache, label, log,
+                              renyi_divergence)
         except (DerivationError, StepTimeout) as exc:
             reasons.append(f"independent coordinates failed: {exc}")
     if fields is None:

@@ -7,7 +7,6 @@ so documents cannot drift from the derivation.
 from __future__ import annotations
 
 import enum
-import platform
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -23,12 +22,9 @@ from ..symbols import alpha as ALPHA
 from .evaluation import checked_value, decide, exact_at
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
-__all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
-           "SPECIAL_ORDER_NAMES", "OPTIONAL_STAGES", "expired_in"]
+__all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult",
+           "OPTIONAL_STAGES", "expired_in"]
 
-#: what each kind of :meth:`DivergenceResult.special_orders` row is, as every presentation names it
-SPECIAL_ORDER_NAMES = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity",
-                       "integer": "integer order, exact"}
 
 
 class Status(enum.StrEnum):
@@ -93,20 +89,6 @@ def _shown_zero(e: sp.Expr) -> bool:
         if deadline_passed():
             raise
         return False
-
-
-def library_versions() -> dict[str, str]:
-    import numpy
-
-    from .._version import __version__
-
-    return {
-        "rdpsym": __version__,
-        "sympy": sp.__version__,
-        "mpmath": mpmath.__version__,
-        "numpy": numpy.__version__,
-        "python": platform.python_version(),
-    }
 
 
 #: the stages whose expiry leaves only a gap the result records (:attr:`Provenance.expired`): the integer
@@ -590,7 +572,7 @@ class DivergenceResult:
             if self.conditions is not sp.true:
                 parts.append(f"  finite where: {printing.sstr(self.conditions)}")
         for kind, order, value in self.special_orders():
-            parts.append(f"  alpha = {printing.sstr(order)} ({SPECIAL_ORDER_NAMES[kind]}): {printing.sstr(value)}")
+            parts.append(f"  alpha = {printing.sstr(order)} ({printing.SPECIAL_ORDER_NAMES[kind]}): {printing.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import mpmath
 import sympy as sp
@@ -65,6 +65,7 @@ from ..numeric.maximum import Direction, numeric_maximum
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from .numeric_values import CurveValue, numeric_digits
+from .pairs import pair_results
 from .result import DivergenceResult, Provenance, Status, Step
 from .sign import decide, sign
 from .._timeout import StepTimeout, run_with_time_limit
@@ -325,7 +326,6 @@ def _analyse(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] |
 
 
 def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | None, list[Step], str]:
-    from .mechanism_rdp import pair_results
     from .._timeout import check_seconds, default_step_seconds
 
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
@@ -367,15 +367,16 @@ def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | No
     return members, steps, ""
 
 
-def subsampled_rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> DivergenceResult:
-    """The RDP curve of a subsampled mechanism (``mechanism.subsampling`` set by :func:`rdpsym.subsample`).
+def subsampled_rdp(mechanism: Mechanism, rdp: Callable[..., DivergenceResult], *, step_seconds: float | None = None,
+                   cache: bool = True) -> DivergenceResult:
+    """The RDP curve of a subsampled mechanism (``mechanism.subsampling`` set by :func:`rdpsym.subsample`),
+    from its base's curve ``rdp(base, step_seconds=..., cache=...)``: :func:`rdpsym.derive.mechanism_rdp.rdp`,
+    handed over by it (this module sits below it).
 
     ``numeric_only`` (a curve: exact at integer orders in the mixture-first direction, certified numerics
     elsewhere, maximum over every direction) when the supremum over neighbours is shown, else ``bound``
     (Zhu & Wang 2019, Thm. 6; Wang, Balle & Kasiviswanathan 2019, Thm. 9): see the module docstring.
     """
-    from .mechanism_rdp import rdp
-
     spec = mechanism.subsampling
     if spec is None:
         raise ArgumentError("mechanism", "a subsampled mechanism (made by rdpsym.subsample)", mechanism.name)

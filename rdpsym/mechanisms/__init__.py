@@ -11,7 +11,8 @@ returning a :class:`~rdpsym.specify.mechanism.Mechanism`, decorated with :func:`
 The registry is what the conformance tests, ``rdpsym table`` and the CLI iterate over, so adding a
 mechanism is adding a file. The registry maps names to factories only: what a mechanism does (its float
 curve, its display rules) is carried by the :class:`Mechanism` it builds, never chosen by its name.
-Modules whose name starts with ``_`` are helpers (shared densities and parameters), not mechanisms.
+Modules whose name starts with ``_`` are helpers (shared densities, parameters and declarations), not
+mechanisms.
 
 Besides the registry, a mechanism argument may be a user's file or ``package.module:attribute``
 (:func:`resolve`, the one reading every CLI command uses), and installed packages add mechanisms

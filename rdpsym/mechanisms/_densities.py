@@ -1,11 +1,14 @@
-"""Densities shared by the built-in mechanisms (a helper module: the registry skips names with ``_``)."""
+"""Densities and declarations shared by the built-in mechanisms (a helper module: the registry skips
+names with ``_``)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import sympy as sp
 
+from ..specify.adjacency import AdjacentFamily
+from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter, parameter
 
 
@@ -14,16 +17,23 @@ def normal_pdf(x: sp.Symbol, mean: sp.Expr, sigma: sp.Expr) -> sp.Expr:
     return sp.exp(-((x - mean) ** 2) / (2 * sigma**2)) / sp.sqrt(2 * sp.pi * sigma**2)
 
 
-def gaussian_noise(meaning: str) -> tuple[sp.Symbol, Parameter, Callable[[sp.Expr], sp.Expr]]:
-    """What every Gaussian-noise mechanism here starts from: the real output variable ``x``, the noise
-    parameter ``sigma`` (described by ``meaning``) and ``normal(mean)``, the N(mean, sigma^2) density in ``x``."""
-    x = sp.Symbol("x", real=True)
-    sigma = parameter("sigma", typical=(0.5, 10.0), latex=r"\sigma", meaning=meaning, log_scale=True)
+def additive_noise_mechanism(name: str, title: str, noise: Callable[[sp.Expr], sp.Expr],
+                             parameters: tuple[Parameter, ...], *, sensitivity: str = "L1",
+                             **declaration: Any) -> Mechanism:
+    """The mechanism releasing ``f(D) + Z`` for a real-valued query ``f`` and noise ``Z`` of density
+    ``noise(u)`` with the given ``parameters``.
 
-    def normal(mean: sp.Expr) -> sp.Expr:
-        return normal_pdf(x, mean, sigma.symbol)
-
-    return x, sigma, normal
+    Output densities for adjacent inputs: ``noise(x)`` and ``noise(x - t)`` for every shift ``t`` of the
+    query with ``|t| <= Δ``, Δ its ``sensitivity`` (``"L1"`` or ``"L2"``, the parameter appended to
+    ``parameters``); the RDP is the supremum over ``t`` (Mironov 2017, arXiv:1702.07476 v3, Def. 4).
+    ``declaration`` holds the other fields of :class:`~rdpsym.specify.mechanism.Mechanism` (description,
+    references, defaults, display)."""
+    x, t = sp.Symbol("x", real=True), sp.Symbol("t", real=True)
+    d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning=f"{sensitivity} sensitivity of the query")
+    shifts = AdjacentFamily(noise(x), noise(x - t), shift=t, over=sp.Interval(-d.symbol, d.symbol),
+                            label="f(D) = 0, f(D') = t, |t| <= sensitivity")
+    return Mechanism(name=name, title=title, variable=x, support=sp.S.Reals, pairs=(shifts,),
+                     parameters=(*parameters, d), **declaration)
 
 
 def integer_sensitivity(meaning: str = "sensitivity of the integer-valued query") -> Parameter:

@@ -11,10 +11,10 @@ log(1 + Δ²/(2γ²)), the chi-square form).
 
 import sympy as sp
 
-from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.params import parameter
 from . import register
+from ._densities import additive_noise_mechanism
 
 
 @register
@@ -26,23 +26,15 @@ def cauchy() -> Mechanism:
     (Mironov 2017, arXiv:1702.07476 v3, Def. 4). The Cauchy density is not log-concave, so the
     likelihood-ratio argument of :mod:`rdpsym.derive.shift_order` does not apply to it.
     """
-    x = sp.Symbol("x", real=True)
     g = parameter("gamma", typical=(0.5, 5.0), latex=r"\gamma", log_scale=True,
                   meaning="scale (half width at half maximum) of the Cauchy noise")
-    d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L1 sensitivity of the query")
-    gs, ds, t = g.symbol, d.symbol, sp.Symbol("t", real=True)
+    gs = g.symbol
 
-    def density(mean):
-        return gs / (sp.pi * (gs**2 + (x - mean) ** 2))
+    def noise(u):
+        return gs / (sp.pi * (gs**2 + u**2))
 
-    return Mechanism(
-        name="cauchy",
-        title="Cauchy mechanism",
-        variable=x,
-        support=sp.S.Reals,
-        pairs=(AdjacentFamily(density(0), density(t), shift=t, over=sp.Interval(-ds, ds),
-                              label="f(D) = 0, f(D') = t, |t| <= sensitivity"),),
-        parameters=(g, d),
+    return additive_noise_mechanism(
+        "cauchy", "Cauchy mechanism", noise, (g,),
         description="Adds Cauchy(0, gamma) noise to a real-valued query.",
         references=("Chyzak & Nielsen 2019 (arXiv:1905.10965), Eq. (1): the KL divergence",
                     "Nielsen & Okamura 2023 (IEEE T-IT 69(5); arXiv:2101.12459), Rényi divergence via Legendre "

@@ -1,12 +1,9 @@
 """The Gaussian mechanism (Mironov 2017, Prop. 7, Table II)."""
 
-import sympy as sp
-
-from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.params import parameter
 from . import register
-from ._densities import gaussian_noise
+from ._densities import additive_noise_mechanism, normal_pdf
 
 
 @register
@@ -16,17 +13,10 @@ def gaussian() -> Mechanism:
     Output densities for adjacent inputs: N(0, sigma^2) and N(t, sigma^2) for every shift t of the
     query with |t| <= sensitivity; the RDP is the supremum over t (at |t| = sensitivity).
     """
-    x, sigma, normal = gaussian_noise("standard deviation of the noise")
-    d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L2 sensitivity of the query")
-    ds, t = d.symbol, sp.Symbol("t", real=True)
-    return Mechanism(
-        name="gaussian",
-        title="Gaussian mechanism",
-        variable=x,
-        support=sp.S.Reals,
-        pairs=(AdjacentFamily(normal(0), normal(t), shift=t, over=sp.Interval(-ds, ds),
-                              label="f(D) = 0, f(D') = t, |t| <= sensitivity"),),
-        parameters=(sigma, d),
+    sigma = parameter("sigma", typical=(0.5, 10.0), latex=r"\sigma", meaning="standard deviation of the noise",
+                      log_scale=True)
+    return additive_noise_mechanism(
+        "gaussian", "Gaussian mechanism", lambda u: normal_pdf(u, 0, sigma.symbol), (sigma,), sensitivity="L2",
         description="Adds N(0, sigma^2) noise to a real-valued query.",
         references=("Mironov 2017 (arXiv:1702.07476 v3), Prop. 7 and Table II",),
         defaults=(("sigma", 1),),  # e.g. rdpsym plot conversion without --param

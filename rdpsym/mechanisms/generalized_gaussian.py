@@ -10,10 +10,10 @@ For general p the engine reaches no closed form (:mod:`rdpsym.derive.applicabili
 
 import sympy as sp
 
-from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.params import parameter
 from . import register
+from ._densities import additive_noise_mechanism
 
 
 @register
@@ -26,25 +26,17 @@ def generalized_gaussian() -> Mechanism:
     {Q_t} has a monotone likelihood ratio in x and the supremum is at |t| = sensitivity for every order
     (shown by :mod:`rdpsym.derive.shift_order` from the densities).
     """
-    x = sp.Symbol("x", real=True)
     sigma = parameter("sigma", typical=(0.5, 5.0), latex=r"\sigma", log_scale=True,
                       meaning="scale of the noise (density ∝ exp(-(|x|/σ)^p))")
     p = parameter("p", sp.Interval(1, sp.oo), typical=(1.0, 4.0), latex="p",
                   meaning="shape of the noise: 1 is Laplace, 2 is Gaussian")
-    d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L1 sensitivity of the query")
-    s, ps, ds, t = sigma.symbol, p.symbol, d.symbol, sp.Symbol("t", real=True)
+    s, ps = sigma.symbol, p.symbol
 
-    def density(mean):
-        return ps / (2 * s * sp.gamma(1 / ps)) * sp.exp(-(sp.Abs(x - mean) / s) ** ps)
+    def noise(u):
+        return ps / (2 * s * sp.gamma(1 / ps)) * sp.exp(-(sp.Abs(u) / s) ** ps)
 
-    return Mechanism(
-        name="generalized_gaussian",
-        title="Generalized Gaussian mechanism",
-        variable=x,
-        support=sp.S.Reals,
-        pairs=(AdjacentFamily(density(0), density(t), shift=t, over=sp.Interval(-ds, ds),
-                              label="f(D) = 0, f(D') = t, |t| <= sensitivity"),),
-        parameters=(sigma, p, d),
+    return additive_noise_mechanism(
+        "generalized_gaussian", "Generalized Gaussian mechanism", noise, (sigma, p),
         description="Adds generalized Gaussian GG(0, sigma, p) noise to a real-valued query.",
         references=("Liu 2019 (IEEE TKDE 31(4); arXiv:1602.06028), Def. 3 and Thm. 4",
                     "Rinberg et al. 2025 (arXiv:2506.12553), Sect. 3 (beta = p)"),

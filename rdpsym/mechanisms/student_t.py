@@ -9,10 +9,10 @@ O1): a numeric curve.
 
 import sympy as sp
 
-from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.params import parameter
 from . import register
+from ._densities import additive_noise_mechanism
 
 
 @register
@@ -24,24 +24,16 @@ def student_t() -> Mechanism:
     supremum over t (Mironov 2017, arXiv:1702.07476 v3, Def. 4). ν = 1 is the Cauchy mechanism with
     γ = s. The density is not log-concave.
     """
-    x = sp.Symbol("x", real=True)
     nu = parameter("nu", typical=(1.0, 10.0), latex=r"\nu", log_scale=True, meaning="degrees of freedom of the noise")
     scale = parameter("scale", typical=(0.5, 5.0), latex="s", log_scale=True, meaning="scale of the noise")
-    d = parameter("sensitivity", typical=(0.5, 2.0), latex=r"\Delta", meaning="L1 sensitivity of the query")
-    n, s, ds, t = nu.symbol, scale.symbol, d.symbol, sp.Symbol("t", real=True)
+    n, s = nu.symbol, scale.symbol
 
-    def density(mean):
+    def noise(u):
         c = sp.gamma((n + 1) / 2) / (sp.sqrt(n * sp.pi) * s * sp.gamma(n / 2))
-        return c * (1 + (x - mean) ** 2 / (n * s**2)) ** (-(n + 1) / 2)
+        return c * (1 + u**2 / (n * s**2)) ** (-(n + 1) / 2)
 
-    return Mechanism(
-        name="student_t",
-        title="Student t mechanism",
-        variable=x,
-        support=sp.S.Reals,
-        pairs=(AdjacentFamily(density(0), density(t), shift=t, over=sp.Interval(-ds, ds),
-                              label="f(D) = 0, f(D') = t, |t| <= sensitivity"),),
-        parameters=(nu, scale, d),
+    return additive_noise_mechanism(
+        "student_t", "Student t mechanism", noise, (nu, scale),
         description="Adds Student t noise (nu degrees of freedom, scale s) to a real-valued query.",
         references=("Bun & Steinke 2019 (NeurIPS; arXiv:1906.02830), Sect. 3.1: Student's t noise",),
         defaults=(("nu", 3),),

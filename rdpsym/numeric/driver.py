@@ -191,6 +191,9 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     compiled = compiled_pair(abst.P, abst.Q, x)
     Ps, Qs, support = substitute_values(P, Q, x, support, values)  # checks the values (ValueError)
     exact = parameter_substitution(P, Q, x, values)
+    if Ps == Qs:
+        # compared by structure, no simplifier: equal is certain, unequal only 'not shown'
+        return NumericValue.identical(dps)
     P, Q = Ps, Qs
     norm = None
     if abst.atoms:

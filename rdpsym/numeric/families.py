@@ -28,7 +28,7 @@ from .._optimize import golden_max
 from ..specify.adjacency import AdjacentFamily, ShiftBall
 from .driver import numeric_divergence
 from .maximum import Direction, NumericMaximum, maximum_of
-from .inputs import substitute_values
+from .inputs import one_distribution
 from .value import NumericValue
 
 __all__ = ["FailedEvaluation", "FamilySupremum", "SampledFamily", "declared_sources", "maximise_over_family",
@@ -172,11 +172,10 @@ def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, 
     def evaluate(shift_value):
         out = []
         at_shift = {**base, **family.assignment(shift_value)}
-        if _identical(family.P, family.Q, x, support, at_shift):
+        if one_distribution(family.P, family.Q, x, support, at_shift):
             # the shift that changes nothing (t = 0): D_alpha(P || P) = 0 exactly (Mironov 2017, Prop. 8,
             # equality), which quadrature can only approach (a relative tolerance on 0 is never met)
-            zero = NumericValue(mpmath.mpf(0), mpmath.mpf(0), dps, "exact: P = Q at this shift", True,
-                                "P and Q are the same expression at this shift")
+            zero = NumericValue.identical(dps)
             return [(direction, zero) for direction in directions]
         for direction in directions:
             P, Q = (family.P, family.Q) if direction == "P||Q" else (family.Q, family.P)
@@ -187,17 +186,6 @@ def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, 
         return out
 
     return maximise_over_family(family, evaluate, base, interior=interior, refine=refine, dps=dps)
-
-
-def _identical(P: sp.Expr, Q: sp.Expr, x, support: sp.Set, values: Mapping) -> bool:
-    """P and Q are the same expression at ``values`` (the numeric path's own exact substitution,
-    :func:`.inputs.substitute_values`; compared by structure, no simplifier, so False is only 'not
-    shown'). Values the substitution refuses give False: the numeric path then reports them."""
-    try:
-        P0, Q0, _ = substitute_values(P, Q, x, support, values)
-    except ValueError:
-        return False
-    return P0 == Q0
 
 
 @dataclass(frozen=True)

@@ -344,6 +344,8 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
     if a == sp.oo or not a.is_number or not a.is_positive:
         raise ValueError(f"alpha must be a finite number > 0 for the reference method; got {alpha!r}")
     P, Q, sup = substitute_values(P, Q, x, support, values)
+    if P == Q:
+        return NumericValue.identical(dps)
     P = P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P
     Q = Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q
     supp = Support.of(sup, numbers=True)

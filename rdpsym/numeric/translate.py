@@ -2,7 +2,7 @@
 
 Several places turn a sympy tree into something fast to evaluate: Arb closures of a log-density at a
 point and its constants folded to Arb numbers (:mod:`rdpsym.numeric.fast`), Arb ball enclosures on a box
-(:mod:`rdpsym.claims.balls`), mpmath closures (:mod:`rdpsym.claims.fasteval`), and numpy code text:
+(:mod:`rdpsym.numeric.balls`), mpmath closures (:mod:`rdpsym.claims.fasteval`), and numpy code text:
 values, the error estimate of that code and its Taylor-mode series (:mod:`rdpsym.compile.emitter`,
 :mod:`~rdpsym.compile.errors`, :mod:`~rdpsym.compile.taylor`). Each is a *target*: a subclass of
 :class:`Translator` that writes one method per node class it knows and inherits the walk, the refusal

@@ -70,3 +70,11 @@ class NumericValue:
             off = abs(mpmath.fsub(D, value, exact=True)) if mpmath.isfinite(D) else mpmath.mpf(0)
             err = mpmath.inf if mpmath.isnan(error) else mpmath.fadd(error, off, rounding="u")
         return cls(value, err, dps, method, converged, detail)
+
+    @classmethod
+    def identical(cls, dps: int) -> "NumericValue":
+        """P and Q are the same expression once the parameter values are in: D_alpha(P || P) = 0 exactly
+        at every order, KL and D_oo included (Mironov 2017, Prop. 8, the equality case). Quadrature and
+        sums can only approach 0, and a relative tolerance on 0 is never met."""
+        return cls(mpmath.mpf(0), mpmath.mpf(0), dps, "exact: P = Q", True,
+                   "P and Q are the same expression at these parameter values (D(P||P) = 0)")

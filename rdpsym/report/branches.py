@@ -10,7 +10,7 @@ a symmetry give equal divergences, and a paper writes the maximum once and state
   (factored bases of powers, ``(xy)^a = x^a y^a`` and ``log(xy) = log x + log y`` for positive factors,
   cancelled quotients). Nothing is assumed: arguments not shown equal all stay.
 * :func:`symmetries` reads the reflections the engine established (the ``symmetry`` steps of the
-  provenance, :func:`rdpsym.derive.mechanism_rdp.reflection_symmetry`): a reflection x -> c - x that
+  provenance, :func:`rdpsym.derive.pairs.reflection_symmetry`): a reflection x -> c - x that
   maps the support onto itself and P onto Q makes both directions of that pair equal.
 
 The proof has a time limit that only guards against a hang (:data:`EQUALITY_SECONDS`, far above the

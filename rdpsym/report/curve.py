@@ -22,7 +22,8 @@ from typing import Sequence
 import sympy as sp
 
 from .. import printing
-from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
+from ..derive.result import DivergenceResult
+from ..printing import SPECIAL_ORDER_NAMES
 from ..specify.params import Parameter
 from .branches import Collapse, collapse_equal_branches
 from .latex import latex_names

@@ -10,13 +10,15 @@ tests can compare it semantically with the result it came from.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import sympy as sp
 
 from .. import printing
-from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
 from ..specify.params import Parameter
+
+if TYPE_CHECKING:  # annotations only: a result's latex() hook calls this module (no import loop at run time)
+    from ..derive.result import DivergenceResult
 
 __all__ = [
     "result_parameters",
@@ -128,7 +130,7 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
     rows = [rf"{D} &= {formula(result.expr, names)} && \alpha \in (0, 1) \cup (1, \infty)"]
     if result.conditions is not sp.true:
         rows.append(rf"&\text{{finite where }} {formula(result.conditions, names)} && \text{{else }} +\infty")
-    notes = SPECIAL_ORDER_NAMES
+    notes = printing.SPECIAL_ORDER_NAMES
     for kind, order, value in result.special_orders():
         rows.append(rf"D_{{{formula(order, names)}}} &= {formula(value, names)} && \text{{{notes[kind]}}}")
     for step in result.provenance.steps:

@@ -6,7 +6,8 @@ from typing import Sequence
 
 import sympy as sp
 
-from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
+from ..derive.result import DivergenceResult
+from ..printing import SPECIAL_ORDER_NAMES
 from ..specify.params import Parameter
 from .latex import formula, latex_names, symbol_names
 from .table import TableRow

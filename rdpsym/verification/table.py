@@ -34,8 +34,9 @@ import sympy as sp
 
 from .. import _cache
 from .._cache import Unstorable
-from ..derive.cache import DataCodec
-from ..derive.result import DivergenceResult, library_versions
+from ..derive.codec import DataCodec
+from ..derive.result import DivergenceResult
+from .._version import library_versions
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.text.numbers import exact_number

@@ -339,7 +339,7 @@ def _arb_log_fn(expr, x):
     """A float function t -> (midpoint of) expr at x = t, in Arb; NaN where undefined."""
     import flint
 
-    from ...claims.balls import compile_arb
+    from ...numeric.balls import compile_arb
 
     fn = compile_arb(expr, [x])
 
@@ -666,7 +666,7 @@ def _continuous_estimated(pair: DirectedPair, h: float, why: str) -> GridProfile
 def _discrete(pair: DirectedPair, h: float) -> GridProfile:
     import flint
 
-    from ...claims.balls import Unsupported, compile_arb
+    from ...numeric.balls import Unsupported, compile_arb
     from .taylor import PREC, f_down, f_up
 
     with mpmath.workdps(40):

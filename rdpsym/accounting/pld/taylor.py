@@ -106,7 +106,7 @@ class SeriesProgram(translate.Translator):
     unary = _SP_UNARY
 
     def __init__(self, exprs, x: sp.Symbol):
-        from ...claims.balls import Unsupported, compile_arb
+        from ...numeric.balls import Unsupported, compile_arb
 
         self.x = x
         self._compile_arb, self._unsupported = compile_arb, Unsupported

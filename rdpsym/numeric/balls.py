@@ -4,8 +4,9 @@
 contains the expression's value at every point of those balls (python-flint's Arb: every operation
 returns a ball containing the exact result). Values outside a function's domain give a NaN ball, i.e. no
 information, never a wrong enclosure; a node without a method here is :class:`Unsupported`. The
-certified pass of a claim check (:mod:`rdpsym.claims.interval`) and the certified values at one point
-(:mod:`rdpsym.claims.point`) evaluate through it.
+certified pass of a claim check (:mod:`rdpsym.claims.interval`), the certified values at one point
+(:mod:`rdpsym.claims.point`) and the privacy-loss distribution's Taylor models and discretisation
+(:mod:`rdpsym.accounting.pld`) evaluate through it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 
-from ..numeric import translate
+from . import translate
 
 __all__ = ["Unsupported", "BallTarget", "arb_rational", "compile_arb", "compile_arb_condition", "flint_module"]
 
