@@ -16,7 +16,7 @@ import sympy as sp
 import rdpsym
 from rdpsym import AdjacentFamily, Mechanism
 from rdpsym.accounting.curves import mechanism_curve
-from rdpsym.derive.adjacency import NOT_SHOWN
+from rdpsym.derive.worst import NOT_SHOWN
 from rdpsym.mechanisms._densities import normal_pdf
 
 x = sp.Symbol("x", real=True)
