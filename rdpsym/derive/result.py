@@ -338,9 +338,10 @@ class DivergenceResult:
         return exact_at(expr, subs)
 
     def exact_piece(self, a) -> sp.Expr | None:
-        """For a result without a general form (``expr`` None): the exact expression for order ``a`` when the result has no general form: the KL, D_inf, a
-        removable order or a recorded integer order; None when there is none (other integer orders:
-        :func:`rdpsym.derive.integer_order.integer_order_value`)."""
+        """For a result without a general form (``expr`` None): the exact expression for order ``a``: the
+        KL, D_inf, a removable order, or an integer order k >= 2 (recorded, else derived now by the
+        multinomial expansion, :func:`rdpsym.derive.integer_order.integer_order_value`, where it gives
+        one within the step limit); None when there is none."""
         if a == 1:
             return self.kl
         if a == sp.oo:
@@ -349,7 +350,13 @@ class DivergenceResult:
             if point.alpha == a:
                 return point.value
         if a.is_Integer:
-            return dict(self.integer_orders).get(int(a))
+            recorded = dict(self.integer_orders).get(int(a))
+            if recorded is not None or a < 2:
+                return recorded
+            # any other integer order: derived on request by the expansion, where it gives one
+            from .integer_order import integer_order_value
+
+            return integer_order_value(self, int(a))
         return None
 
     def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
@@ -434,14 +441,50 @@ class DivergenceResult:
                 with mpmath.workdps(dps):
                     v = +mpmath.mpf(number)
                 return CurveValue(v, rounding(v), dps, _piece_name(self, a), True)
+            named = {s.name: v for s, v in subs.items()}
+            partly = self._partly_exact(a, subs, named, dps) if a.is_Integer and a >= 2 else None
+            if partly is not None:
+                return partly
             if self.curve is not None:
-                return self.curve.value(self, a, {s.name: v for s, v in subs.items()}, dps)
-            return numeric_value(self, a, {s.name: v for s, v in subs.items()}, dps)
+                return self.curve.value(self, a, named, dps)
+            return numeric_value(self, a, named, dps)
 
         try:
             return run_with_time_limit(compute, seconds=settings().eval_seconds)
         except StepTimeout:
             raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
+
+    def _partly_exact(self, a, subs, named, dps):
+        """D_k at an integer order k where the expansion gives some directions exactly and not others
+        (:func:`rdpsym.derive.integer_order.integer_order_parts`): the largest exact part, when it is above
+        every other direction's certified numeric value by more than their errors; else None."""
+        from .integer_order import integer_order_parts
+        from .numeric_values import CurveValue, numeric_digits
+        from ..numeric.maximum import numeric_maximum
+
+        parts = integer_order_parts(self, int(a), named)
+        if parts is None or not parts[0] or not parts[1]:
+            return None
+        exact, rest = parts
+        wp = numeric_digits(dps)
+        numbers = []
+        for e in exact:
+            number = sp.oo if e == sp.oo else checked_value(e, {**subs, self.alpha: a}, wp + 10)
+            if number != sp.oo and (number.has(sp.nan, sp.zoo) or not number.is_real or isinstance(number, sp.Piecewise)):
+                return None
+            numbers.append(number)
+        if sp.oo in numbers:
+            return CurveValue(mpmath.inf, mpmath.mpf(0), dps, _piece_name(self, a), True)
+        found = numeric_maximum(rest, a, named, wp)
+        with mpmath.workdps(wp + 10):
+            top = max(mpmath.mpf(n) for n in numbers)
+            if not found.converged or found.value == mpmath.inf or found.value + found.error >= top:
+                return None  # a numeric direction may be the maximum: the value is not exact
+        with mpmath.workdps(dps):
+            v = +top
+            return CurveValue(v, abs(v) * mpmath.mpf(10) ** (1 - dps), dps,
+                              _piece_name(self, a) + ", above the other directions' numeric values", True,
+                              f"the other directions: {mpmath.nstr(found.value, 15)} ± {mpmath.nstr(found.error, 3)}")
 
     def _floats(self, a, values, dps):
         """The substitutions for ``evalf(subs=...)``: exact numbers. evalf takes them numerically, with
