@@ -158,3 +158,39 @@ def test_subsampled_laplace_integer_orders_are_exact_in_both_directions(k):
 
         want = max(_quad_divergence(mix, base, k), _quad_divergence(base, mix, k))
         assert abs(got.value - want) <= mpmath.mpf(10) ** -32 * want
+
+
+def test_progress_option_reports_derivations_and_refuses_what_it_cannot_read(capsys):
+    from rdpsym._numbers import ArgumentError
+    from rdpsym._progress import Printer, progress_printer
+
+    seen = []
+    rdpsym.rdp(truncated_geometric(), progress=lambda done, total, what: seen.append((done, total, what)))
+    assert [s[:2] for s in seen] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    rdpsym.rdp(truncated_geometric(), progress=True)
+    err = capsys.readouterr().err
+    assert "derive truncated_geometric: 0/4 pair [0 vs 1]" in err and "4/4 pairs derived" in err
+    assert progress_printer(None, "x") is None  # stderr is captured here, not a terminal: off by default
+    assert progress_printer(False, "x") is None and isinstance(progress_printer(True, "x"), Printer)
+    with pytest.raises(ArgumentError, match="progress"):
+        progress_printer("yes", "x")
+
+
+def test_verify_states_the_cost_of_a_two_dimensional_check_up_front():
+    from rdpsym.verification.checks import _mechanism_target, expected_cost
+
+    x1, x2 = sp.symbols("x1 x2", real=True)
+    t1, t2 = sp.symbols("t1 t2", real=True)
+    b, d = parameter("b", typical=(0.5, 2.0)), parameter("sensitivity", typical=(0.5, 2.0))
+
+    def lap(u):
+        return sp.exp(-sp.Abs(u) / b.symbol) / (2 * b.symbol)
+
+    family = rdpsym.AdjacentFamily(lap(x1) * lap(x2), lap(x1 - t1) * lap(x2 - t2), shift=(t1, t2),
+                                   over=rdpsym.ShiftBall(1, d.symbol))
+    m = Mechanism("laplace2d", (x1, x2), sp.S.Reals**2, (family,), (b, d))
+    closed = rdpsym.DivergenceResult(expr=rdpsym.alpha, status=Status.CLOSED_FORM)
+    shifts = len(family.over.points(2, 3))
+    text = expected_cost(closed, _mechanism_target(m), 9, 20)
+    assert f"9 points x {2 * shifts} numeric divergences at 20 digits ({9 * 2 * shifts} in all)" in text
+    assert "2 one-dimensional quadratures where the densities factor" in text

@@ -38,6 +38,7 @@ from .. import printing
 from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
 from .finite import merge_equal_ratios
+from . import integer_order  # noqa: F401 - registers the integer orders a result derives on request
 from .inputs import check_inputs
 from .multivariate import derive_multivariate, read_variables
 from .pieces import DerivationError

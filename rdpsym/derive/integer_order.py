@@ -28,7 +28,8 @@ from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .inputs import check_inputs
 from .pieces import DerivationError, split_support
-from .result import DivergenceResult, Provenance, Status, Step, library_versions
+from .result import (DivergenceResult, IntegerOrderSource, Provenance, Status, Step, library_versions,
+                     register_integer_order_source)
 from .template import decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
 
@@ -315,3 +316,6 @@ def integer_order_parts(result, k: int, values=None, seconds: float | None = Non
         else:
             exact.append(v)
     return exact, rest
+
+
+register_integer_order_source(IntegerOrderSource(integer_order_value, integer_order_parts))

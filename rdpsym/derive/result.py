@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import platform
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import mpmath
 import sympy as sp
@@ -354,9 +354,8 @@ class DivergenceResult:
             if recorded is not None or a < 2:
                 return recorded
             # any other integer order: derived on request by the expansion, where it gives one
-            from .integer_order import integer_order_value
-
-            return integer_order_value(self, int(a))
+            source = integer_order_source()
+            return None if source is None else source.value(self, int(a))
         return None
 
     def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
@@ -458,11 +457,11 @@ class DivergenceResult:
         """D_k at an integer order k where the expansion gives some directions exactly and not others
         (:func:`rdpsym.derive.integer_order.integer_order_parts`): the largest exact part, when it is above
         every other direction's certified numeric value by more than their errors; else None."""
-        from .integer_order import integer_order_parts
         from .numeric_values import CurveValue, numeric_digits
         from ..numeric.maximum import numeric_maximum
 
-        parts = integer_order_parts(self, int(a), named)
+        source = integer_order_source()
+        parts = None if source is None else source.parts(self, int(a), named)
         if parts is None or not parts[0] or not parts[1]:
             return None
         exact, rest = parts
@@ -637,6 +636,30 @@ class DivergenceResult:
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)
+
+
+class IntegerOrderSource(NamedTuple):
+    """Where a result without a closed form gets the integer orders it did not record:
+    ``value(result, k)`` (an exact expression or None) and ``parts(result, k, values)`` (the exact
+    directions and the others, or None); :mod:`rdpsym.derive.integer_order` registers the engine's
+    multinomial expansion."""
+
+    value: Callable
+    parts: Callable
+
+
+_INTEGER_ORDER_SOURCES: list[IntegerOrderSource] = []
+
+
+def register_integer_order_source(source: IntegerOrderSource) -> None:
+    """Register ``source`` (a registry, so that this module, which every layer reads, does not import
+    the engine). The last one registered is used."""
+    _INTEGER_ORDER_SOURCES.append(source)
+
+
+def integer_order_source() -> IntegerOrderSource | None:
+    """The registered source of integer orders, or None (then the numeric path gives those values)."""
+    return _INTEGER_ORDER_SOURCES[-1] if _INTEGER_ORDER_SOURCES else None
 
 
 def _piece_name(result: DivergenceResult, a) -> str:
