@@ -194,3 +194,37 @@ def test_verify_states_the_cost_of_a_two_dimensional_check_up_front():
     text = expected_cost(closed, _mechanism_target(m), 9, 20)
     assert f"9 points x {2 * shifts} numeric divergences at 20 digits ({9 * 2 * shifts} in all)" in text
     assert "2 one-dimensional quadratures where the densities factor" in text
+
+
+def _heavy_tailed(name):
+    x = sp.Symbol("x", real=True)
+    if name == "cauchy":
+        g, d = parameter("gamma", typical=(0.5, 2.0)), parameter("sensitivity", typical=(0.5, 2.0))
+
+        def dens(m):
+            return g.symbol / (sp.pi * (g.symbol**2 + (x - m) ** 2))
+
+        return Mechanism("cauchy_user", x, sp.S.Reals, (AdjacentPair(dens(0), dens(d.symbol)),), (g, d)), \
+            {"gamma": sp.Rational(3, 4), "sensitivity": sp.Integer(1)}
+    s = parameter("s", typical=(0.5, 2.0))
+    c = sp.gamma(2) / (sp.sqrt(3 * sp.pi) * sp.gamma(sp.Rational(3, 2)))
+
+    def dens(m):
+        return c / s.symbol * (1 + ((x - m) / s.symbol) ** 2 / 3) ** -2
+
+    return Mechanism("student_t3_user", x, sp.S.Reals, (AdjacentPair(dens(0), dens(1)),), (s,)), {"s": sp.Rational(5, 4)}
+
+
+@pytest.mark.parametrize("name, k", [("cauchy", 7), ("student_t", 6)])
+def test_heavy_tailed_integer_orders_are_exact_by_residues(name, k):
+    m, vals = _heavy_tailed(name)
+    r = rdpsym.rdp(m)
+    got = r.evaluate_with_error(k, dps=35, **vals)
+    assert got.exact, got.method
+    P, Q = m.pairs[0].P, m.pairs[0].Q
+    with mpmath.workdps(45):
+        f = sp.lambdify(m.variable, P.subs(vals), modules="mpmath")
+        g = sp.lambdify(m.variable, Q.subs(vals), modules="mpmath")
+        cuts = [-mpmath.inf, 0, 1, mpmath.inf]
+        want = max(_quad_divergence(f, g, k) if cuts else None, _quad_divergence(g, f, k))
+        assert abs(got.value - want) <= mpmath.mpf(10) ** -32 * want

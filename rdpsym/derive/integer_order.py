@@ -30,7 +30,8 @@ from .inputs import check_inputs
 from .pieces import DerivationError, split_support
 from .result import (DivergenceResult, IntegerOrderSource, Provenance, Status, Step, library_versions,
                      register_integer_order_source)
-from .template import decompose, integrate_template, log_expand
+from .rational import rational_line_integral
+from .template import TemplateResult, decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
 
 __all__ = ["renyi_divergence_at_integer_order", "recorded_integer_orders", "integer_order_value",
@@ -185,6 +186,11 @@ def renyi_divergence_at_integer_order(
                               f"({sp.sstr(stray.args[0])}): no finite multinomial expansion")
             key = tuple(sorted(coeffs.items(), key=lambda kv: sp.default_sort_key(kv[0])))
             t0 = time.perf_counter()
+            if key not in memo:
+                by_residues = rational_line_integral(coeffs, x, piece.lo, piece.hi, piece.discrete, seconds,
+                                                     symbols, params)
+                if by_residues is not None:
+                    memo[key] = TemplateResult(((by_residues, sp.true),), ("by residues",))
             if key not in memo:
                 try:
                     memo[key] = integrate_template(coeffs, x, piece.lo, piece.hi, piece.discrete, seconds)
