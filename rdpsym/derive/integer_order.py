@@ -42,6 +42,9 @@ __all__ = ["renyi_divergence_at_integer_order", "recorded_integer_orders", "inte
 INTEGER_ORDERS_RECORDED = (2, 3)
 #: total seconds for the recorded integer orders of one derivation
 INTEGER_ORDERS_SECONDS = 6.0
+#: the largest integer order derived on request (a work budget: the expansion of a two-component mixture
+#: has k + 1 terms per piece, and a rational integrand's degree grows as 2k); higher orders are numeric
+MAX_ORDER_ON_REQUEST = 32
 
 
 def _order(order) -> int:
@@ -269,12 +272,15 @@ def integer_order_value(result, k: int, seconds: float | None = None) -> sp.Expr
     direction was not derived within ``seconds`` each.
 
     Derived by the multinomial expansion (:func:`renyi_divergence_at_integer_order`);
-    recorded orders (``result.integer_orders``) are returned as they are. A derivation that timed out is
+    recorded orders (``result.integer_orders``) are returned as they are; orders above
+    :data:`MAX_ORDER_ON_REQUEST` are not derived (None). A derivation that timed out is
     not kept (asking again tries again); one the expansion does not give is (asking again answers at
     once). None also when the result's directions are not known (a family whose supremum is not shown)."""
     for order, value in getattr(result, "integer_orders", ()):
         if order == k:
             return value
+    if k > MAX_ORDER_ON_REQUEST:
+        return None
     from .numeric_values import directions
 
     try:
@@ -302,6 +308,8 @@ def integer_order_parts(result, k: int, values=None, seconds: float | None = Non
     directions it does not give (:class:`~rdpsym.numeric.maximum.Direction` objects at parameter
     ``values``), or None when the directions are not known. The curve's value is the maximum over both
     kinds; it is exact where an exact part is above every other part (Mironov 2017, Def. 4)."""
+    if k > MAX_ORDER_ON_REQUEST:
+        return None
     from .numeric_values import directions
 
     try:

@@ -339,8 +339,8 @@ class DivergenceResult:
 
     def exact_piece(self, a) -> sp.Expr | None:
         """For a result without a general form (``expr`` None): the exact expression for order ``a``: the
-        KL, D_inf, a removable order, or an integer order k >= 2 (recorded, else derived now by the
-        multinomial expansion, :func:`rdpsym.derive.integer_order.integer_order_value`, where it gives
+        KL, D_inf, a removable order, or an integer order k >= 2 (recorded, else up to k = 32 derived now by
+        the multinomial expansion, :func:`rdpsym.derive.integer_order.integer_order_value`, where it gives
         one within the step limit); None when there is none."""
         if a == 1:
             return self.kl
