@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rdpsym"
-LEAVES = {"_numbers", "_config", "_cache", "_timeout", "_optimize", "_version", "outcomes"}
+LEAVES = {"_numbers", "_config", "_cache", "_timeout", "_optimize", "_version", "_progress", "outcomes"}
 
 
 def _modules():

@@ -38,11 +38,13 @@ from .. import printing
 from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
 from .cache import cached_derivation
+from .finite import merge_equal_ratios
+from . import integer_order  # noqa: F401 - registers the integer orders a result derives on request
 from .inputs import check_inputs
 from .multivariate import derive_multivariate, read_variables
 from .pieces import DerivationError
 from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
-from .result import OPTIONAL_STAGES, DivergenceResult, Provenance
+from .result import OPTIONAL_STAGES, DivergenceResult, Provenance, Step
 from .._version import library_versions
 from .stages import STAGES, Derivation, run_stages, split
 from .._timeout import check_seconds, deadline_passed, default_step_seconds
@@ -97,6 +99,11 @@ def renyi_divergence(
     else:
         check_inputs(P, Q, x, support)
     seconds = check_seconds(step_seconds) if step_seconds is not None else default_step_seconds()
+    started = time.perf_counter()
+    merged = None if isinstance(x, tuple) else merge_equal_ratios(P, Q, x, support, params)
+    if merged is not None:
+        step = Step("merge equal ratios", merged.describe(), time.perf_counter() - started)
+        return _merged_derivation(P, Q, x, support, merged, step, params, step_seconds, check_density, cache, label)
     if isinstance(x, tuple) and not cache:
         # the one-dimensional parts of independent coordinates are then derived afresh too
         result = derive_multivariate(P, Q, x, support, read_variables(x, support)[1], params, seconds,
@@ -107,6 +114,22 @@ def renyi_divergence(
     else:
         result = derive_uncached(P, Q, x, support, params, seconds, check_density, label)
     return replace(result, pair=(P, Q, x, support)) if result.pair is None else result
+
+
+def _merged_derivation(P, Q, x, support, merged, step, params, step_seconds, check_density, cache, label):
+    """D_alpha(P||Q) on a finite support as the divergence of the pair with its outcomes of equal
+    likelihood ratio merged (:mod:`.finite`). The merged pair is derived under one label, so that
+    directions with the same ratio distribution (other pairs of the mechanism, the reverse direction)
+    share one derivation through the cache; the result carries this pair, its label and the merge as its
+    first step."""
+    result = renyi_divergence(merged.P, merged.Q, x, merged.support, params=params, step_seconds=step_seconds,
+                              check_density=check_density, cache=cache)
+    prov = result.provenance
+    inputs = (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(x)), ("support", printing.sstr(support)),
+              ("merged P", printing.sstr(merged.P)), ("merged Q", printing.sstr(merged.Q)),
+              ("merged support", printing.sstr(merged.support)))
+    prov = replace(prov, steps=(step,) + tuple(prov.steps), inputs=inputs)
+    return replace(result, label=label, provenance=prov, pair=(P, Q, x, support))
 
 
 #: the stages after the split, which :func:`derive_uncached` makes with the parameters' domains

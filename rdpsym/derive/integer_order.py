@@ -28,19 +28,24 @@ from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .inputs import check_inputs
 from .pieces import DerivationError, split_support
-from .result import DivergenceResult, Provenance, Status, Step
+from .result import (DivergenceResult, IntegerOrderSource, Provenance, Status, Step,
+                     register_integer_order_source)
 from .._version import library_versions
-from .template import decompose, integrate_template, log_expand
+from .rational import rational_line_integral
+from .template import TemplateResult, decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
 
 __all__ = ["renyi_divergence_at_integer_order", "recorded_integer_orders", "integer_order_value",
-           "INTEGER_ORDERS_RECORDED"]
+           "integer_order_parts", "INTEGER_ORDERS_RECORDED"]
 
 #: integer orders the engine derives and records when the general order was not derived (if the time
 #: allows: :data:`INTEGER_ORDERS_SECONDS` for all of them)
 INTEGER_ORDERS_RECORDED = (2, 3)
 #: total seconds for the recorded integer orders of one derivation
 INTEGER_ORDERS_SECONDS = 6.0
+#: the largest integer order derived on request (a work budget: the expansion of a two-component mixture
+#: has k + 1 terms per piece, and a rational integrand's degree grows as 2k); higher orders are numeric
+MAX_ORDER_ON_REQUEST = 32
 
 
 def _order(order) -> int:
@@ -66,6 +71,39 @@ def _terms(dens: sp.Expr, k: int) -> list[sp.Expr]:
     for powers, coeff in sp.ntheory.multinomial_coefficients(len(parts), k).items():
         out.append(sp.Integer(coeff) * sp.Mul(*[f**m for f, m in zip(parts, powers) if m]))
     return out
+
+
+def _gathered(dens: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """``dens`` with a sum of terms c_i exp(a x + b_i) that share their exponential in x written as one
+    term exp(a x) sum_i c_i exp(b_i): on a piece where a mixture's components are proportional (left of
+    every location of a Laplace mixture) it is one exponential-family density, log-linear in x."""
+    expanded = sp.expand(sp.expand_power_exp(dens))
+    if not isinstance(expanded, sp.Add):
+        return dens
+    shared, rest = None, []
+    for term in expanded.args:
+        coeff, dep = term.as_independent(x, as_Add=False)
+        dep = sp.powsimp(dep, combine="exp")
+        if not isinstance(dep, sp.exp):
+            return dens
+        a, b = sp.expand(dep.args[0]).as_independent(x, as_Add=True)
+        if shared is None:
+            shared = b
+        elif sp.expand(b - shared) != 0:
+            return dens
+        rest.append(coeff * sp.exp(a))
+    return sp.exp(shared) * sp.Add(*rest)
+
+
+def _stray_sum(coeffs: dict, x: sp.Symbol) -> sp.Expr | None:
+    """A statistic log(S) raised to a power that is not a non-negative integer, with S a sum of exponentials
+    in x: no exponential-family term (a negative power of a mixture has no finite expansion), so no value
+    is claimed for it (the template would read it as a basis function)."""
+    for T, c in coeffs.items():
+        if isinstance(T, sp.log) and isinstance(T.args[0], sp.Add) and not (c.is_integer and c.is_nonnegative):
+            if any(e.has(x) for e in T.args[0].atoms(sp.exp)):
+                return T
+    return None
 
 
 def renyi_divergence_at_integer_order(
@@ -137,14 +175,26 @@ def renyi_divergence_at_integer_order(
             continue
         t0 = time.perf_counter()
         terms = _terms(piece.P, k)
-        log_q = log_expand(piece.Q)
+        log_q = log_expand(_gathered(piece.Q, x))
         steps.append(Step(f"expand P^{k} on {piece.describe()}", f"{len(terms)} terms (multinomial expansion)",
                           time.perf_counter() - t0))
         memo: dict = {}
         for term in terms:
             c0, coeffs = decompose(log_expand(term) + (1 - k) * log_q, x)
+            stray = _stray_sum(coeffs, x)
+            if stray is not None:
+                steps.append(Step(f"term on {piece.describe()}", f"{sp.sstr(stray.args[0])} to the power "
+                                  f"{sp.sstr(coeffs[stray])}: no finite expansion"))
+                return finish(None, Status.NUMERIC_ONLY,
+                              f"order {k}: Q^(1-k) on {piece.describe()} is a negative power of a mixture "
+                              f"({sp.sstr(stray.args[0])}): no finite multinomial expansion")
             key = tuple(sorted(coeffs.items(), key=lambda kv: sp.default_sort_key(kv[0])))
             t0 = time.perf_counter()
+            if key not in memo:
+                by_residues = rational_line_integral(coeffs, x, piece.lo, piece.hi, piece.discrete, seconds,
+                                                     symbols, params)
+                if by_residues is not None:
+                    memo[key] = TemplateResult(((by_residues, sp.true),), ("by residues",))
             if key not in memo:
                 try:
                     memo[key] = integrate_template(coeffs, x, piece.lo, piece.hi, piece.discrete, seconds)
@@ -183,11 +233,9 @@ def renyi_divergence_at_integer_order(
 # --------------------------------------------------------------------------------------------------
 # exact integer orders of a result without a general form
 # --------------------------------------------------------------------------------------------------
-def _accept(expr) -> bool:
-    return expr is not None
-
-
-_INTEGER_ORDERS = Memo(accept=_accept, maxsize=512)
+#: D_k of one direction, or None where the expansion does not give it; a value or a None computed while a
+#: time limit expired is not kept (the memo's rule), so a None kept is a structural answer
+_INTEGER_ORDERS = Memo(maxsize=512)
 
 
 def _direction_integer_order(P, Q, x, support, k, params, seconds):
@@ -225,14 +273,21 @@ def integer_order_value(result, k: int, seconds: float | None = None) -> sp.Expr
     direction was not derived within ``seconds`` each.
 
     Derived by the multinomial expansion (:func:`renyi_divergence_at_integer_order`);
-    recorded orders (``result.integer_orders``) are returned as they are. A derivation that failed or
-    timed out is not kept (asking again tries again)."""
+    recorded orders (``result.integer_orders``) are returned as they are; orders above
+    :data:`MAX_ORDER_ON_REQUEST` are not derived (None). A derivation that timed out is
+    not kept (asking again tries again); one the expansion does not give is (asking again answers at
+    once). None also when the result's directions are not known (a family whose supremum is not shown)."""
     for order, value in getattr(result, "integer_orders", ()):
         if order == k:
             return value
+    if k > MAX_ORDER_ON_REQUEST:
+        return None
     from .numeric_values import directions
 
-    dirs = directions(result)
+    try:
+        dirs = directions(result)
+    except ArithmeticError:  # no finite set of directions stands for the result: no exact value
+        return None
     if not dirs:
         return None
     seconds = settings().step_seconds if seconds is None else seconds
@@ -246,3 +301,36 @@ def integer_order_value(result, k: int, seconds: float | None = None) -> sp.Expr
             return None
         values.append(v)
     return values[0] if len(values) == 1 else sp.Max(*values)
+
+
+def integer_order_parts(result, k: int, values=None, seconds: float | None = None):
+    """``(exact, rest)`` at the integer order ``k`` >= 2 for a result without a closed form: the exact
+    D_k of each of its directions the expansion gives (expressions in the parameters), and the
+    directions it does not give (:class:`~rdpsym.numeric.maximum.Direction` objects at parameter
+    ``values``), or None when the directions are not known. The curve's value is the maximum over both
+    kinds; it is exact where an exact part is above every other part (Mironov 2017, Def. 4)."""
+    if k > MAX_ORDER_ON_REQUEST:
+        return None
+    from .numeric_values import directions
+
+    try:
+        dirs = directions(result, values)
+    except ArithmeticError:
+        return None
+    if not dirs:
+        return None
+    seconds = settings().step_seconds if seconds is None else seconds
+    params = tuple(result.parameters()) if result.symbols else ()
+    exact, rest = [], []
+    for d in dirs:
+        v = _INTEGER_ORDERS.get_or_compute(
+            (d.P, d.Q, d.x, d.support, int(k)),
+            lambda: _direction_integer_order(d.P, d.Q, d.x, d.support, int(k), params, seconds))
+        if v is None:
+            rest.append(d)
+        else:
+            exact.append(v)
+    return exact, rest
+
+
+register_integer_order_source(IntegerOrderSource(integer_order_value, integer_order_parts))

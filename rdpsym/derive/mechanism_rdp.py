@@ -20,6 +20,7 @@ from dataclasses import replace
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
+from .._progress import progress_printer
 from ..numeric.maximum import Direction
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
@@ -156,7 +157,8 @@ def worst_directions(mechanism: Mechanism, *, step_seconds: float | None = None,
     return both_directions(pairs, mechanism.variable, mechanism.support)
 
 
-def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> DivergenceResult:
+def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True,
+        progress=None) -> DivergenceResult:
     """The RDP curve eps(alpha) of ``mechanism``, derived by the engine from its densities.
 
     The maximum over adjacent pairs and both directions (Mironov 2017, Def. 4); a direction is skipped
@@ -165,6 +167,10 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     its supremum over the shift (:func:`family_analysis`): at the largest ``|t|`` when shown
     non-decreasing in ``|t|`` (recorded in the provenance), else ``numeric_only`` with the reason
     "supremum over t not shown symbolically".
+
+    ``progress``: ``None`` (default) prints a line per adjacent pair on stderr when stderr is a terminal,
+    ``True`` always, ``False`` never; a callable ``progress(done, total, what)`` is called instead
+    (:mod:`rdpsym._progress`).
     """
     if not isinstance(mechanism, Mechanism):
         raise TypeError(f"mechanism: expected an rdpsym Mechanism, got {type(mechanism).__name__}")
@@ -174,7 +180,10 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     results: list[DivergenceResult] = []
     notes: list[Step] = []
     worst: list = []
-    for pair in mechanism.pairs:
+    report = progress_printer(progress, f"derive {mechanism.name}")
+    for done, pair in enumerate(mechanism.pairs):
+        if report is not None:
+            report(done, len(mechanism.pairs), f"pair [{pair.label}]")
         if isinstance(pair, AdjacentFamily):
             found = family_analysis(mechanism, pair, step_seconds=step_seconds, cache=cache)
             results.extend(found.results)
@@ -185,6 +194,8 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
         results.extend(more)
         notes.extend(steps)
         worst += _worst_items(pair, None)
+    if report is not None:
+        report(len(mechanism.pairs), len(mechanism.pairs), "pairs derived")
     result = replace(_combine(mechanism, results, notes), mechanism=mechanism)
     if result.expr is None and result.status is not Status.FAILED:
         # no closed form: the values are the numeric maximum over the worst pairs, which the result

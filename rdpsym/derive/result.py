@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import mpmath
 import sympy as sp
@@ -320,9 +320,10 @@ class DivergenceResult:
         return exact_at(expr, subs)
 
     def exact_piece(self, a) -> sp.Expr | None:
-        """For a result without a general form (``expr`` None): the exact expression for order ``a`` when the result has no general form: the KL, D_inf, a
-        removable order or a recorded integer order; None when there is none (other integer orders:
-        :func:`rdpsym.derive.integer_order.integer_order_value`)."""
+        """For a result without a general form (``expr`` None): the exact expression for order ``a``: the
+        KL, D_inf, a removable order, or an integer order k >= 2 (recorded, else up to k = 32 derived now by
+        the multinomial expansion, :func:`rdpsym.derive.integer_order.integer_order_value`, where it gives
+        one within the step limit); None when there is none."""
         if a == 1:
             return self.kl
         if a == sp.oo:
@@ -331,7 +332,12 @@ class DivergenceResult:
             if point.alpha == a:
                 return point.value
         if a.is_Integer:
-            return dict(self.integer_orders).get(int(a))
+            recorded = dict(self.integer_orders).get(int(a))
+            if recorded is not None or a < 2:
+                return recorded
+            # any other integer order: derived on request by the expansion, where it gives one
+            source = integer_order_source()
+            return None if source is None else source.value(self, int(a))
         return None
 
     def evaluate(self, alpha, dps: int = 30, **values) -> mpmath.mpf:
@@ -416,14 +422,50 @@ class DivergenceResult:
                 with mpmath.workdps(dps):
                     v = +mpmath.mpf(number)
                 return CurveValue(v, rounding(v), dps, _piece_name(self, a), True)
+            named = {s.name: v for s, v in subs.items()}
+            partly = self._partly_exact(a, subs, named, dps) if a.is_Integer and a >= 2 else None
+            if partly is not None:
+                return partly
             if self.curve is not None:
-                return self.curve.value(self, a, {s.name: v for s, v in subs.items()}, dps)
-            return numeric_value(self, a, {s.name: v for s, v in subs.items()}, dps)
+                return self.curve.value(self, a, named, dps)
+            return numeric_value(self, a, named, dps)
 
         try:
             return run_with_time_limit(compute, seconds=settings().eval_seconds)
         except StepTimeout:
             raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
+
+    def _partly_exact(self, a, subs, named, dps):
+        """D_k at an integer order k where the expansion gives some directions exactly and not others
+        (:func:`rdpsym.derive.integer_order.integer_order_parts`): the largest exact part, when it is above
+        every other direction's certified numeric value by more than their errors; else None."""
+        from .numeric_values import CurveValue, numeric_digits
+        from ..numeric.maximum import numeric_maximum
+
+        source = integer_order_source()
+        parts = None if source is None else source.parts(self, int(a), named)
+        if parts is None or not parts[0] or not parts[1]:
+            return None
+        exact, rest = parts
+        wp = numeric_digits(dps)
+        numbers = []
+        for e in exact:
+            number = sp.oo if e == sp.oo else checked_value(e, {**subs, self.alpha: a}, wp + 10)
+            if number != sp.oo and (number.has(sp.nan, sp.zoo) or not number.is_real or isinstance(number, sp.Piecewise)):
+                return None
+            numbers.append(number)
+        if sp.oo in numbers:
+            return CurveValue(mpmath.inf, mpmath.mpf(0), dps, _piece_name(self, a), True)
+        found = numeric_maximum(rest, a, named, wp)
+        with mpmath.workdps(wp + 10):
+            top = max(mpmath.mpf(n) for n in numbers)
+            if not found.converged or found.value == mpmath.inf or found.value + found.error >= top:
+                return None  # a numeric direction may be the maximum: the value is not exact
+        with mpmath.workdps(dps):
+            v = +top
+            return CurveValue(v, abs(v) * mpmath.mpf(10) ** (1 - dps), dps,
+                              _piece_name(self, a) + ", above the other directions' numeric values", True,
+                              f"the other directions: {mpmath.nstr(found.value, 15)} ± {mpmath.nstr(found.error, 3)}")
 
     def _floats(self, a, values, dps):
         """The substitutions for ``evalf(subs=...)``: exact numbers. evalf takes them numerically, with
@@ -576,6 +618,30 @@ class DivergenceResult:
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)
+
+
+class IntegerOrderSource(NamedTuple):
+    """Where a result without a closed form gets the integer orders it did not record:
+    ``value(result, k)`` (an exact expression or None) and ``parts(result, k, values)`` (the exact
+    directions and the others, or None); :mod:`rdpsym.derive.integer_order` registers the engine's
+    multinomial expansion."""
+
+    value: Callable
+    parts: Callable
+
+
+_INTEGER_ORDER_SOURCES: list[IntegerOrderSource] = []
+
+
+def register_integer_order_source(source: IntegerOrderSource) -> None:
+    """Register ``source`` (a registry, so that this module, which every layer reads, does not import
+    the engine). The last one registered is used."""
+    _INTEGER_ORDER_SOURCES.append(source)
+
+
+def integer_order_source() -> IntegerOrderSource | None:
+    """The registered source of integer orders, or None (then the numeric path gives those values)."""
+    return _INTEGER_ORDER_SOURCES[-1] if _INTEGER_ORDER_SOURCES else None
 
 
 def _piece_name(result: DivergenceResult, a) -> str:

@@ -93,6 +93,7 @@ from .densities import Densities, compiled_pair
 from .discrete import discrete_once
 from .inputs import exact_floats, parameter_substitution, substitute_values
 from .kinks import kinks as find_kinks
+from .products import product_divergence
 from .normalisers import NormaliserError, abstract_normalisers, evaluate_normalisers
 from .quantities import Quantity, quantity_for
 from .scales import MAX_DIGITS, MorePrecision, magnitude
@@ -169,6 +170,10 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
         if len(variables) > 1:
             from .multivariate import multivariate_divergence
 
+            # densities that factor into coordinates: one-dimensional divergences, summed (.products)
+            found = product_divergence(P, Q, variables, support, alpha, values, dps, numeric_divergence)
+            if found is not None:
+                return found
             return multivariate_divergence(P, Q, variables, support, alpha, values, dps)
         x, support = variables[0], coordinate_supports(support, 1)[0]
     if not isinstance(x, sp.Symbol):

@@ -58,6 +58,7 @@ import mpmath
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
+from .._progress import Printer, progress_printer
 from ..derive.numeric_values import NumericCurve
 from .._timeout import StepExhausted, StepTimeout, deadline_passed, run_in_child, run_with_time_limit, time_limit
 from ..derive.result import DivergenceResult, Status
@@ -72,7 +73,7 @@ from .points import Point, infer_parameters, verification_points
 from .report import PointCheck, VerificationReport, VerificationStatus, status_of
 
 __all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "mechanism_target_name",
-           "fixed_values", "parse_param_options"]
+           "fixed_values", "parse_param_options", "expected_cost"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -491,6 +492,29 @@ def _enforceable_timeout(executor) -> float | None:
     return point_seconds()
 
 
+def expected_cost(result: DivergenceResult, target: _Target, n_points: int, dps: int) -> str:
+    """What a verification will compute, counted (not timed): the points, the numeric divergences per
+    point (both directions of every pair; a family at its sampled shifts, both directions; twice for a
+    numeric curve, whose values are compared with a second method) and, for several output variables,
+    what one divergence costs (densities that factor into coordinates: one-dimensional quadratures, else
+    iterated quadrature)."""
+    per_point = 2 * len(target.directions)
+    for family in target.families:
+        if family.is_vector:
+            shifts = len(family.over.points(len(family.shift_symbols), FAMILY_INTERIOR_SHIFTS))
+        else:
+            shifts = 2 + FAMILY_INTERIOR_SHIFTS
+        per_point += 2 * shifts
+    methods = 2 if result.expr is None else 1
+    text = (f"expected cost: {n_points} points x {per_point * methods} numeric divergences at {dps} digits "
+            f"({n_points * per_point * methods} in all)")
+    if is_multivariate(target.x):
+        d = len(target.x)
+        text += (f"; in {d} variables each is {d} one-dimensional quadratures where the densities factor into "
+                 f"coordinates (seconds), else an iterated {d}-D quadrature (up to a minute or more each)")
+    return text
+
+
 def _check_points(result: DivergenceResult, target: _Target, points: list[Point], dps: int, digits: float,
                   progress, fail_fast: bool, executor) -> list[PointCheck]:
     """:func:`_check` at every point, one task per point on ``executor`` (rdpsym.execution); the checks
@@ -607,7 +631,7 @@ def verify(
     seed: int = 0,
     level: str = "standard",
     n_typical: int = 6,
-    progress: Callable[[int, int, PointCheck], None] | None = None,
+    progress: Callable[[int, int, PointCheck], None] | bool | None = None,
     fail_fast: bool = False,
     cache: bool = True,
     executor: object = None,
@@ -645,8 +669,13 @@ def verify(
     Numerics at ``dps`` digits; agreement required to ``digits`` (default ``0.6 dps``) relative
     digits, see the module docstring for the exact rule.
 
-    ``progress(done, total, check)`` is called after each point; ``fail_fast`` stops at the first
-    mismatch (the report then holds the points checked so far).
+    ``progress``: ``None`` (default) prints a line per point on stderr when stderr is a terminal,
+    ``True`` always, ``False`` never; a callable ``progress(done, total, check)`` is called after each
+    point instead (:mod:`rdpsym._progress`). The printed lines begin with the check's expected cost: the
+    points times the numeric divergences each needs (pairs, directions, sampled shifts of families,
+    and for a numeric curve both methods), and for several output variables what one such
+    divergence costs. ``fail_fast`` stops at the first mismatch (the report then holds the points
+    checked so far).
 
     Each point is one task of :func:`rdpsym.execution.run_tasks`: ``executor`` (default: all local
     cores; ``"serial"``; an int number of processes; a Dask scheduler address or client) says where.
@@ -730,8 +759,11 @@ def verify(
         # (a numeric curve's KL is computed by both numeric methods; D_inf only by the main one)
         points = [p for p in points if not ((p.alpha == 1 and result.kl is None and result.expr is not None)
                                             or (p.alpha == sp.oo and result.max_divergence is None))]
+    report_to = progress_printer(progress, f"verify {tgt.name}")
+    if isinstance(report_to, Printer):
+        report_to.note(expected_cost(result, tgt, len(points), dps))
     start = time.perf_counter()
-    checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)
+    checks = _check_points(result, tgt, list(points), dps, digits, report_to, fail_fast, executor)
     report = VerificationReport(status_of(checks), tuple(checks), dps, float(digits), seed, level,
                                 time.perf_counter() - start, tgt.name)
     return replace(report, result=result.with_verification(report))
