@@ -25,10 +25,22 @@ sympy and mpmath are pure Python, so a computation can be interrupted between by
   deadline raises, and a block that ends late raises. A step that never returns is bounded only by the
   execution layer's per-task limit (:mod:`rdpsym.execution`).
 
+Memory and stack are bounded like time. A ``MemoryError`` or ``RecursionError`` that escapes a guarded
+block (a step that would exhaust memory, or recursion as deep as sympy's exact factorial of 10^300) is
+raised as :class:`StepExhausted`, a :class:`StepTimeout`: the step cannot finish, and every fallback for
+a step out of time applies to it. A step run in a forked child (``run_with_time_limit`` off the main
+thread, and always :func:`run_in_child`) runs under a data limit of ``RDPSYM_MEMORY_MB``
+(``setrlimit``), so it fails with ``MemoryError`` rather than take the machine's memory; a child that
+is killed anyway is reported, never the parent. :func:`run_in_child` is the tool for a step on hostile
+input whose arithmetic may run in C for minutes (an exact rational to the power 10^6, which no alarm
+interrupts): the parent kills the child at the deadline whatever it is doing. Every forked child dies
+with its parent (``PR_SET_PDEATHSIG`` on Linux), so none is ever orphaned. :func:`limit_process_memory`
+applies the data limit to the whole process (the CLI does, at start).
+
 Every expired limit is counted per thread (:func:`timeout_count`), including limits that expired in a
-forked child, so a caller can tell that a computation was cut short somewhere even when the
-:class:`StepTimeout` was caught and turned into a fallback (the derivation cache uses this: a timed-out
-derivation is never cached).
+forked child and exhausted steps, so a caller can tell that a computation was cut short somewhere even
+when the :class:`StepTimeout` was caught and turned into a fallback (the derivation cache uses this: a
+timed-out derivation is never cached).
 """
 
 from __future__ import annotations
@@ -38,6 +50,8 @@ import itertools
 import math
 import multiprocessing
 import os
+import pickle
+import select
 import signal
 import sys
 import threading
@@ -47,8 +61,9 @@ from typing import Any, Callable
 from . import _config
 from ._config import check_seconds
 
-__all__ = ["StepTimeout", "time_limit", "run_with_time_limit", "check_seconds", "default_step_seconds",
-           "timeout_count", "deadline_passed", "REFIRE_SECONDS"]
+__all__ = ["StepTimeout", "StepExhausted", "time_limit", "run_with_time_limit", "run_in_child", "check_seconds",
+           "default_step_seconds", "timeout_count", "deadline_passed", "limit_process_memory", "die_with_parent",
+           "REFIRE_SECONDS"]
 
 #: after a deadline, the alarm fires again at this interval until the guarded block has exited
 REFIRE_SECONDS = 0.05
@@ -65,6 +80,25 @@ class StepTimeout(BaseException):
     """
 
     limit_id: int | None = None
+
+
+class StepExhausted(StepTimeout):
+    """A step ran out of memory or recursion depth (``resource``: ``"memory"`` or ``"recursion"``).
+
+    A :class:`StepTimeout`: like a step out of time it cannot finish, is abandoned and reported by the
+    same fallbacks, and is counted by :func:`timeout_count` (so nothing it touched is cached).
+    """
+
+    resource: str = "memory"
+
+
+def _exhausted(exc: BaseException) -> StepExhausted:
+    resource = "recursion" if isinstance(exc, RecursionError) else "memory"
+    what = "recursed deeper than Python allows" if resource == "recursion" else "ran out of memory"
+    text = str(exc).strip()
+    out = StepExhausted(f"step {what} ({type(exc).__name__}{': ' + text[:200] if text else ''})")
+    out.resource = resource
+    return out
 
 
 def default_step_seconds() -> float:
@@ -300,6 +334,10 @@ class time_limit:
             _stop_tracing()
         expired = _first_expired(stack, now) or (self if self.deadline <= now else None)
         if expired is None:
+            if isinstance(exc, (MemoryError, RecursionError)):
+                # the step cannot finish for lack of memory or stack: abandoned like a step out of time
+                _count(self)
+                raise _exhausted(exc) from exc
             return False
         if self.deadline <= now:
             _count(self)
@@ -317,54 +355,190 @@ _PROTECTED = frozenset(f.__code__ for f in (time_limit.__enter__, time_limit.__e
 
 
 # --------------------------------------------------------------------------------------------------
-# a call with a time limit
+# process limits: memory, and the lifetime of a child
 # --------------------------------------------------------------------------------------------------
-def _child(conn, fn, args, seconds):
+def _memory_resource():
+    """The rlimit that bounds a process's data: RLIMIT_DATA on Linux (heap and private mappings, not
+    address space merely reserved by thread stacks or libraries), RLIMIT_AS elsewhere."""
+    import resource
+
+    if sys.platform.startswith("linux") and hasattr(resource, "RLIMIT_DATA"):
+        return resource, resource.RLIMIT_DATA
+    return resource, getattr(resource, "RLIMIT_AS", None)
+
+
+def limit_process_memory(mb: int | None = None) -> int | None:
+    """Lower this process's data limit to ``mb`` MB (default ``RDPSYM_MEMORY_MB``), never raising it;
+    children forked later inherit it. Past it an allocation fails with ``MemoryError`` (a step then
+    fails with :class:`StepExhausted`) instead of the kernel killing the process. Returns the limit in
+    bytes, or None where there is no such limit (not POSIX)."""
+    try:
+        resource, which = _memory_resource()
+    except ImportError:  # not POSIX
+        return None
+    if which is None:
+        return None
+    want = (_config.settings().memory_mb if mb is None else int(mb)) << 20
+    soft, hard = resource.getrlimit(which)
+    limit = min([want] + [v for v in (soft, hard) if v != resource.RLIM_INFINITY])
+    try:
+        resource.setrlimit(which, (limit, hard))
+    except (ValueError, OSError):
+        return None
+    return limit
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to kill this (child) process when its parent dies (Linux ``PR_SET_PDEATHSIG``), so
+    a child is never orphaned by a parent that was killed (SIGKILL) or ended by a signal it does not
+    handle; a no-op elsewhere. Call it first thing in a forked child."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        return
+
+
+# --------------------------------------------------------------------------------------------------
+# a call with a time limit, in this process or in a forked child
+# --------------------------------------------------------------------------------------------------
+def _child_body(fn, args, seconds) -> tuple:
+    """In a forked child: run the step under its time limit; (kind, payload) for the parent."""
     try:
         with time_limit(seconds):
-            value = fn(*args)
-        message = ("ok", value)
+            return "ok", fn(*args)
+    except StepExhausted as exc:
+        return "exhausted:" + exc.resource, str(exc)
     except StepTimeout as exc:
-        message = ("timeout", str(exc))
+        return "timeout", str(exc)
     except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
-        message = ("error", repr(exc))
+        return "error", repr(exc)[:2000]
+
+
+def _in_child(write_fd: int, parent: int, fn, args, seconds) -> None:
+    """The forked child: never returns (``os._exit``: no atexit handler or finaliser of the parent's
+    state runs here, and no buffered output of the parent is flushed twice)."""
     try:
-        conn.send(message + (timeout_count(),))
-    except BaseException as exc:  # noqa: BLE001 - e.g. an unpicklable value
-        conn.send(("error", f"the step's value cannot be sent back: {exc!r}", timeout_count()))
+        die_with_parent()
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: the parent kills it
+        limit_process_memory()
+        kind, payload = _child_body(fn, args, seconds)
+        try:
+            data = pickle.dumps((kind, payload, timeout_count()))
+        except BaseException as exc:  # noqa: BLE001 - e.g. an unpicklable value
+            data = pickle.dumps(("error", f"the step's value cannot be sent back: {exc!r}"[:2000], timeout_count()))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view):]
+    except BaseException:  # noqa: BLE001 - the parent sees no message and reports a dead child
+        os._exit(1)
+    os._exit(0)
+
+
+def _death(status: int) -> tuple[str, str]:
+    """(kind, text) for a child that ended without a message."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = str(sig)
+        if sig == signal.SIGKILL:  # not killed by us: the kernel's out-of-memory killer, most likely
+            return "exhausted:memory", f"the step's process was killed ({name}; out of memory?)"
+        return "error", f"the step's process was killed ({name})"
+    return "error", f"the step's process died (exit code {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status})"
+
+
+def _run_forked(fn, args, limit: "time_limit") -> Any:
+    """``fn(*args)`` in a forked child, inside the (entered) ``limit``: the child is killed at the deadline."""
+    read_fd, write_fd = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _in_child(write_fd, parent, fn, args, max(limit.remaining, 1e-3))
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    status = None
+    try:
+        while True:
+            remaining = limit.remaining
+            if remaining <= 0:
+                raise _timeout_for(_first_expired(_stack(), time.monotonic()) or limit)
+            ready, _, _ = select.select([read_fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
     finally:
-        conn.close()
+        os.close(read_fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, status = os.waitpid(pid, 0)
+    if chunks:
+        try:
+            kind, payload, child_timeouts = pickle.loads(b"".join(chunks))
+        except Exception as exc:  # noqa: BLE001 - a message cut short
+            kind, payload, child_timeouts = "error", f"the step's value could not be read back: {exc!r}", 0
+    else:
+        (kind, payload), child_timeouts = _death(status), 0
+    _stack()
+    _local.timeouts += child_timeouts
+    if kind == "ok":
+        return payload
+    if kind.startswith("exhausted"):
+        exc = StepExhausted(payload)
+        exc.resource = kind.partition(":")[2]
+        if not child_timeouts:
+            _count(limit)
+        raise exc
+    if kind == "timeout":
+        raise StepTimeout(payload)
+    raise RuntimeError(f"step failed in a worker process: {payload}")
+
+
+def _can_fork() -> bool:
+    """A child can be forked here: POSIX, and the main thread or a thread of a process that is not a
+    daemonic worker (Dask's task threads may not fork a child: nothing can interrupt them)."""
+    if not hasattr(os, "fork"):
+        return False
+    return threading.current_thread() is threading.main_thread() or not multiprocessing.current_process().daemon
 
 
 def run_with_time_limit(fn: Callable[..., Any], *args, seconds: float | None = None) -> Any:
-    """Run ``fn(*args)``; raise :class:`StepTimeout` if it takes longer than ``seconds``."""
+    """Run ``fn(*args)``; raise :class:`StepTimeout` if it takes longer than ``seconds`` (and
+    :class:`StepExhausted` if it runs out of memory or stack)."""
     seconds = default_step_seconds() if seconds is None else check_seconds(seconds)
-    if _signals_usable() or multiprocessing.current_process().daemon:
+    if _signals_usable() or not _can_fork():
         # Main thread: the alarm. A thread of a daemonic worker process (a Dask worker's task thread)
         # may not start child processes and cannot be interrupted: there only the deadline checks of
         # time_limit hold, and the execution layer's per-task time limit bounds a step that never ends.
         with time_limit(seconds):
             return fn(*args)
     with time_limit(seconds) as limit:
-        ctx = multiprocessing.get_context("fork")
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(child, fn, args, max(limit.remaining, 1e-3)), daemon=True)
-        proc.start()
-        child.close()
-        try:
-            if not parent.poll(limit.remaining):
-                raise _timeout_for(_first_expired(_stack(), time.monotonic()) or limit)
-            kind, payload, child_timeouts = parent.recv()
-        except EOFError:
-            kind, payload, child_timeouts = "error", f"the worker process died ({proc.exitcode})", 0
-        finally:
-            proc.kill()
-            proc.join()
-            parent.close()
-        _local.timeouts += child_timeouts
-        if kind == "timeout":
-            exc = StepTimeout(payload)
-            raise exc
-        if kind == "error":
-            raise RuntimeError(f"step failed in a worker process: {payload}")
-        return payload
+        return _run_forked(fn, args, limit)
+
+
+def run_in_child(fn: Callable[..., Any], *args, seconds: float | None = None) -> Any:
+    """Run ``fn(*args)`` in a forked child process, killed at the deadline whatever it is doing, under
+    the data limit ``RDPSYM_MEMORY_MB``; the value comes back pickled. :class:`StepTimeout` past
+    ``seconds``, :class:`StepExhausted` when the step ran out of memory or stack (or its process was
+    killed for it), ``RuntimeError`` when it raised. For a step on hostile input whose arithmetic may
+    run in C for minutes (exact big numbers), where the alarm of :func:`time_limit` cannot interrupt it.
+    Where no child can be forked (a Dask task thread, not POSIX) it is :func:`run_with_time_limit`."""
+    seconds = default_step_seconds() if seconds is None else check_seconds(seconds)
+    if not _can_fork():
+        return run_with_time_limit(fn, *args, seconds=seconds)
+    with time_limit(seconds) as limit:
+        return _run_forked(fn, args, limit)

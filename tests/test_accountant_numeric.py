@@ -118,7 +118,7 @@ def test_no_worst_pair_is_no_claim(monkeypatch):
     """An event whose worst pairs come back empty has no claim (+inf): a maximum over no pairs is not 0."""
     from rdpsym.derive import mechanism_rdp
 
-    monkeypatch.setattr(mechanism_rdp, "worst_pairs", lambda mechanism, values: [])
+    monkeypatch.setattr(mechanism_rdp, "worst_directions", lambda mechanism, values: ())
     dg = mechanism_curve("discrete_gaussian")
     assert np.all(np.isposinf(dg(np.array([1.5, 2.0, 40.0]), sigma=2.375, sensitivity=1)))
 

@@ -17,7 +17,7 @@ from rdpsym.accounting import group_privacy
 from rdpsym.derive.adjacency import NOT_SHOWN, nondecreasing
 from rdpsym.derive.mechanism_rdp import worst_pairs
 from rdpsym.mechanisms._densities import normal_pdf
-from rdpsym.specify.adjacency import supremum_over_family
+from rdpsym.numeric.families import supremum_over_family
 
 x = sp.Symbol("x", real=True)
 t = sp.Symbol("t", real=True)

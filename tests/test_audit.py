@@ -154,3 +154,110 @@ def test_cli_lists_every_library():
     from rdpsym.cli import audit_commands
 
     assert tuple(audit_commands._LIBRARIES) == tuple(LIBRARIES)
+
+
+# -- the accountants: each reported value against rdpsym's certified bracket -----------------------------------
+def _gauss_eps(delta, mu):
+    import mpmath
+
+    with mpmath.workdps(40):
+        def d(eps):
+            return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+        lo, hi = mpmath.mpf(0), mpmath.mpf(60)
+        for _ in range(150):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
+        return float(hi)
+
+
+def test_accountant_verdicts_follow_the_bracket():
+    from rdpsym.claims.audit.accountants import verdict
+
+    assert verdict(0.9, 1.0, 1.1, 0.0, True)[0] == "refuted"
+    assert verdict(1.2, 1.0, 1.1, 0.0, True)[0] == "loose"
+    assert verdict(1.105, 1.0, 1.1, 0.01, True)[0] == "confirmed"
+    assert verdict(math.inf, 1.0, 1.1, 0.0, True)[0] == "loose"
+    assert verdict(math.nan, 1.0, 1.1, 0.0, True)[0] == "inconclusive"
+    assert verdict(None, 1.0, 1.1, 0.0, True)[0] == "inconclusive"
+    # a bracket that is not certified decides nothing; one with a heuristic upper bound only refutes
+    assert verdict(0.5, 1.0, 1.1, 0.0, False)[0] == "inconclusive"
+    assert verdict(0.5, 1.0, 1.1, 0.0, True, upper_certified=False)[0] == "refuted"
+    assert verdict(1.5, 1.0, 1.1, 0.0, True, upper_certified=False)[0] == "inconclusive"
+
+
+def test_accountant_rows_for_exact_low_high_and_failing_values():
+    from rdpsym.claims.audit.accountants import AccountantCase, EventKind, run_accountants, self_compositions
+
+    comp = self_compositions(EventKind.GAUSSIAN, counts=(10,), sigma=2.0)[0]
+    exact = _gauss_eps(1e-5, math.sqrt(10) / 2)
+
+    def boom():
+        raise RuntimeError("library failure")
+
+    cases = [AccountantCase("test", "exact", comp, "epsilon", 1e-5, lambda: exact),
+             AccountantCase("test", "low", comp, "epsilon", 1e-5, lambda: 0.99 * exact),
+             AccountantCase("test", "high", comp, "epsilon", 1e-5, lambda: exact + 0.5, 0.1),
+             AccountantCase("test", "raises", comp, "epsilon", 1e-5, boom),
+             AccountantCase("test", "nan", comp, "delta", 2.0, lambda: math.nan)]
+    rows = {r.case.accountant: r for r in run_accountants(cases)}
+    assert {k: r.verdict for k, r in rows.items()} == {"exact": "confirmed", "low": "refuted", "high": "loose",
+                                                       "raises": "inconclusive", "nan": "inconclusive"}
+    assert rows["low"].lower <= exact <= rows["low"].upper and rows["exact"].certified
+    assert "library failure" in rows["raises"].reason
+    doc = rows["low"].as_json()
+    assert doc["verdict"] == "refuted" and doc["lower"] <= exact and doc["neighbouring"] == "add_remove"
+
+
+def test_dp_accounting_pld_composes_a_self_composed_randomized_response_once():
+    """dp_accounting 0.6.0's PLDAccountant ignores the count of a SelfComposedDpEvent around a
+    RandomizedResponseDpEvent (pld_privacy_accountant.py, the RandomizedResponseDpEvent branch composes
+    one release): the audit must refute it where the count matters, and confirm the single release."""
+    pytest.importorskip("dp_accounting")
+    from rdpsym.claims.audit import lib_dp_accounting
+    from rdpsym.claims.audit.accountants import run_accountants
+
+    cases = [c for c in lib_dp_accounting.accountant_cases() if c.accountant == "PLDAccountant"
+             and c.composition.label.startswith("randomized_response") and c.quantity == "epsilon"
+             and c.composition.events[0][2] in (1, 10)]
+    rows = run_accountants(cases)
+    by_count = {}
+    for r in rows:
+        by_count.setdefault(r.case.composition.events[0][2], []).append(r)
+    once = {round(r.value, 6) for r in by_count[1]}
+    ten = {round(r.value, 6) for r in by_count[10]}
+    refuted = all(r.verdict == "refuted" for r in by_count[10])
+    assert refuted == (once == ten)  # refuted exactly when ten releases report what one does
+    assert all(r.verdict in ("confirmed", "loose") for r in by_count[1])
+
+
+def test_accountants_that_cannot_be_imported_are_said_so(monkeypatch):
+    from rdpsym.claims import audit as audit_pkg
+    from rdpsym.claims.audit import lib_opacus
+
+    def no_torch():
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(lib_opacus, "accountant_cases", no_torch)
+    rows, note = audit_pkg.audit_accountants("opacus")
+    assert rows == [] and "torch" in note
+
+
+def test_cli_audit_reports_the_accountants():
+    pytest.importorskip("autodp")
+    result = CliRunner().invoke(main, ["audit", "autodp", "--only", "ExactGaussian", "--search", "0", "-q",
+                                       "--json", "-"])
+    doc = json.loads(result.stdout)
+    accs = doc["accountants"]
+    assert accs and all(a["accountant"] == "ExactGaussianMechanism" for a in accs)
+    keys = {"library", "accountant", "composition", "neighbouring", "quantity", "target", "library_value", "lower",
+            "upper", "tolerance", "tolerance_source", "verdict", "certified", "reason", "seconds"}
+    assert all(set(a) == keys for a in accs)
+    assert doc["accountant_summary"]["refuted"] == sum(a["verdict"] == "refuted" for a in accs)
+    verdicts = {a["verdict"] for a in accs}
+    expected = 1 if "refuted" in verdicts else (3 if "inconclusive" in verdicts else 0)
+    assert result.exit_code == expected
+    assert "### Accountants" in result.stderr
+    quiet = CliRunner().invoke(main, ["audit", "autodp", "--only", "ExactGaussian", "--search", "0", "-q",
+                                      "--no-accountants", "--json", "-"])
+    assert "accountants" not in json.loads(quiet.stdout)

@@ -16,9 +16,9 @@ def test_cache_clear_removes_generated_code_and_derivations(tmp_path, monkeypatc
     l1, l2 = sp.symbols("l1 l2", positive=True)
     r = rdpsym.renyi_divergence(l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x), x, sp.Interval(0, sp.oo))
     r.to_source()
-    code = list(tmp_path.glob("codegen-*"))  # the module (.py) and its symbolic series (.pickle)
-    derivations = [f for f in tmp_path.glob("*.pickle") if not f.name.startswith("codegen-")]
-    assert list(tmp_path.glob("codegen-*.py")) and derivations
+    code = list(tmp_path.glob("code-*.rdpsym")) + list(tmp_path.glob("series-*.rdpsym"))  # module and series
+    derivations = list(tmp_path.glob("derivation-*.rdpsym"))
+    assert list(tmp_path.glob("code-*.rdpsym")) and derivations
 
     out = CliRunner().invoke(main, ["cache", "clear"])
     assert out.exit_code == 0, out.output
@@ -51,7 +51,7 @@ def test_cache_clear_in_a_fresh_process_knows_every_disk_cache(tmp_path, monkeyp
     monkeypatch.delenv("RDPSYM_NO_CACHE", raising=False)
     SOURCE_CACHE.store(cache_key("probe"), "x = 1\n")
     derive_cache._DERIVATIONS.store("probe", {"a": 1})
-    assert len(list(tmp_path.iterdir())) == 2
+    assert len([f for f in tmp_path.iterdir() if f.name != _cache.MARKER]) == 2
     out = subprocess.run([sys.executable, "-c", "from rdpsym.cli import main; main(['cache', 'clear'])"],
                          capture_output=True, text=True, env=dict(os.environ), timeout=120, check=False)
     assert out.returncode == 0, out.stderr

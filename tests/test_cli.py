@@ -51,10 +51,11 @@ from rdpsym.cli import ExitCode  # noqa: E402
 
 
 def test_exit_codes_are_distinct_and_documented():
-    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 130]
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 130, 143]
     help_text = CliRunner().invoke(main, ["--help"]).output
     assert "Exit codes:" in help_text and "--debug" in help_text
-    for line in ("0  holds", "1  a failed verdict", "2  usage error", "3  inconclusive", "4  internal error"):
+    for line in ("0  holds", "1  a failed verdict", "2  usage error", "3  inconclusive", "4  internal error",
+                 "130  interrupted", "143  terminated"):
         assert line in help_text, help_text
     version = CliRunner().invoke(main, ["--version"])
     assert version.exit_code == 0 and "version" in version.output

@@ -179,11 +179,22 @@ def test_cli_conversion_plot_takes_default_values_from_the_mechanism(tmp_path, m
     from click.testing import CliRunner
 
     from rdpsym.cli import main
+    from rdpsym.report import plots
 
+    # the values the plot is drawn at, on 3 of its epsilons (the command with all of them, on a user's file:
+    # tests/test_user_mechanisms.py::test_plot_conversion_on_a_user_file)
+    seen, chosen = {}, plots.conversion_epsilons
+
+    def three_epsilons(result, dps=20, points=plots.CONVERSION_POINTS, **values):
+        seen.update(values)
+        return chosen(result, dps, 3, **values)
+
+    monkeypatch.setattr(plots, "conversion_epsilons", three_epsilons)
     monkeypatch.setitem(M._REGISTRY, "my_gaussian", lambda: dataclasses.replace(M.gaussian(), name="my_gaussian"))
     out = tmp_path / "conv.png"
     res = CliRunner().invoke(main, ["plot", "conversion", "my_gaussian", "-o", str(out)])
     assert res.exit_code == 0, res.output
+    assert seen == {"sigma": 1, "sensitivity": 1}  # the mechanism's example value; sensitivity 1 by default
     assert out.stat().st_size > 1000
     assert M.gaussian().default_values == {"sigma": 1}
 
@@ -326,7 +337,7 @@ def test_the_name_check_finds_what_it_should():
     source = ('class Kind(enum.StrEnum):\n    LAPLACE = "laplace"\n'
               'if m == LAP or m in (ns.GAUSS,): pass\nif m is Kind.LAPLACE or m == ns.OTHER: pass')
     assert name_comparisons(source, scope) == [(3, "laplace"), (3, "gaussian")]
-    assert {"NOT_SHOWN", "StepName"} & set(_package_scopes()["rdpsym.derive.mechanism_rdp"]) == {"NOT_SHOWN"}
+    assert {"NOT_SHOWN", "StepName"} & set(_package_scopes()["rdpsym.derive.adjacency"]) == {"NOT_SHOWN"}
 
 
 def test_no_module_selects_behaviour_by_a_mechanism_name():

@@ -4,7 +4,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from rdpsym import Status, alpha, renyi_divergence
+from rdpsym import DivergenceResult, Status, alpha, renyi_divergence
 from rdpsym.derive.checks import DensityError
 from rdpsym.derive.pieces import split_support
 from rdpsym.numeric import numeric_divergence
@@ -98,8 +98,14 @@ def test_bad_input_names_the_argument(args, match):
         renyi_divergence(*args, cache=False)
 
 
+@pytest.mark.unit
 def test_alpha_must_be_positive():
-    r = renyi_divergence(l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x), x, sp.Interval(0, sp.oo))
+    """Refusing an order needs no derivation: a result holding the exponential rates' published divergence
+    (van Erven and Harremoes 2014, Sec. II-E), built directly."""
+    a = alpha
+    r = DivergenceResult(expr=sp.log(l1 / l2) + sp.log(l1 / (a * l1 + (1 - a) * l2)) / (a - 1),
+                         status=Status.CLOSED_FORM, kl=sp.log(l1 / l2) + l2 / l1 - 1, max_divergence=sp.oo,
+                         symbols=(l1, l2))
     with pytest.raises(ValueError, match="alpha must be > 0"):
         r.at(0, l1=1, l2=1)
     with pytest.raises(ValueError, match="alpha must be > 0"):
@@ -112,13 +118,13 @@ def test_cache_returns_the_same_result(tmp_path, monkeypatch):
 
     P, Q = l1 * sp.exp(-l1 * x), l2 * sp.exp(-l2 * x)
     first = renyi_divergence(P, Q, x, sp.Interval(0, sp.oo))
-    assert list(tmp_path.glob("*.pickle"))
+    assert list(tmp_path.glob("derivation-*.rdpsym"))
     second = renyi_divergence(P, Q, x, sp.Interval(0, sp.oo))
     assert second.expr == first.expr and second.conditions == first.conditions
     assert clear_cache() == 1
     monkeypatch.setenv("RDPSYM_NO_CACHE", "1")
     renyi_divergence(P, Q, x, sp.Interval(0, sp.oo))
-    assert not list(tmp_path.glob("*.pickle"))
+    assert not list(tmp_path.glob("derivation-*.rdpsym"))
 
 
 def test_time_limit_gives_an_honest_status():

@@ -411,6 +411,8 @@ def test_cli_verify_takes_workers_and_scheduler():
 
     out = CliRunner().invoke(main, ["verify", "randomized_response", "--level", "quick", "--scheduler",
                                     "tcp://127.0.0.1:9"])
-    assert out.exit_code == 1 and "no Dask scheduler answered at 'tcp://127.0.0.1:9'" in out.output
+    # an unreachable scheduler is a bad --scheduler value (exit 2), never a failed verdict (exit 1)
+    assert out.exit_code == 2 and "no Dask scheduler answered at 'tcp://127.0.0.1:9'" in out.output
+    assert "--scheduler" in out.output
     both = CliRunner().invoke(main, ["verify", "laplace", "--workers", "2", "--scheduler", "tcp://127.0.0.1:9"])
     assert both.exit_code == 2 and "exclude each other" in both.output

@@ -83,19 +83,19 @@ def test_settings_are_read_from_the_environment_and_validated(monkeypatch, tmp_p
 def test_disk_cache_round_trip_reject_and_clear_all(monkeypatch, tmp_path):
     monkeypatch.setenv("RDPSYM_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("RDPSYM_NO_CACHE", raising=False)
-    disk = _cache.DiskCache("leaf-test-", ".pickle", accept=lambda v: v != "bad")
+    disk = _cache.DiskCache("leaftest", accept=lambda v: v != "bad")
     disk.store("k", {"a": 1})
     disk.store("rejected", "bad")
     assert disk.load("k") == {"a": 1} and disk.load("rejected") is None
-    (tmp_path / "leaf-test-corrupt.pickle").write_bytes(b"not a pickle")
-    assert disk.load("corrupt") is None and not (tmp_path / "leaf-test-corrupt.pickle").exists()
+    disk.path("corrupt").write_bytes(b"not an entry")
+    assert disk.load("corrupt") is None and not disk.path("corrupt").exists()
     assert _cache.clear_all() >= 1 and disk.load("k") is None
 
 
 def test_nothing_computed_while_a_time_limit_expired_is_kept(monkeypatch, tmp_path, expire_a_time_limit):
     monkeypatch.setenv("RDPSYM_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("RDPSYM_NO_CACHE", raising=False)
-    memo, disk, calls = _cache.Memo(), _cache.DiskCache("leaf-timeout-", ".pickle"), []
+    memo, disk, calls = _cache.Memo(), _cache.DiskCache("leaftimeout"), []
 
     def slow_then_fallback():
         calls.append(1)

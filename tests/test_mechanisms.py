@@ -10,9 +10,10 @@ import sympy as sp
 import rdpsym
 from rdpsym import Status, mechanisms
 from rdpsym.numeric import numeric_divergence
-from rdpsym.specify.adjacency import AdjacentFamily, supremum_over_family
+from rdpsym.numeric.families import supremum_over_family
+from rdpsym.specify.adjacency import AdjacentFamily
 
-from _builtins import builtin_params
+from _builtins import NUMERIC_ONLY, builtin_params, closed_form_params
 
 NAMES = mechanisms.names()
 
@@ -29,26 +30,14 @@ def get(derived, name):
     return derived[name]
 
 
-#: the built-ins the engine derives no closed form for (mixtures; heavy-tailed and generalized Gaussian noise); every other one must keep its closed form
-NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "student_t", "discrete_gaussian", "skellam",
-                "subsampled_laplace", "binomial"}
-
-
-def skip_unless_closed_form(name, result):
-    """Curve checks need a closed form in alpha. A mechanism without one (a mixture such as the
-    subsampled Gaussian) must say so honestly: numeric_only with a reason, never a failed or silent result.
-    Any other mechanism that loses its closed form fails here (a regression, not a skip)."""
+def assert_closed_form(name, result):
+    """A built-in outside NUMERIC_ONLY keeps its closed form in alpha; for some neighbouring inputs only
+    (neighbours="some") it is a lower bound, the divergence of those pairs, checked like a curve."""
     if result.status is Status.LOWER_BOUND:
-        # some neighbouring inputs only (neighbours="some"): the divergence of those, checked like a curve
         assert mechanisms.get(name).neighbours == "some" and "lower bound" in result.reason, (name, result.reason)
-        if result.expr is not None:
-            return
-    if result.status is not Status.CLOSED_FORM:
-        assert name in NUMERIC_ONLY, (name, result.status, result.reason)
-        assert result.status is Status.NUMERIC_ONLY and result.reason, (name, result.status, result.reason)
-        assert result.expr is None
-        pytest.skip(f"{name}: no closed form in alpha ({result.status}: {result.reason[:120]}...); "
-                    "its values are checked against mpmath in its own test module")
+        assert result.expr is not None, (name, result.reason)
+    else:
+        assert result.status is Status.CLOSED_FORM, (name, result.status, result.reason)
 
 
 def test_registry_contains_the_table_ii_mechanisms():
@@ -58,6 +47,8 @@ def test_registry_contains_the_table_ii_mechanisms():
     assert set(mechanisms.randomized_response().params) == {"p"}
 
 
+@pytest.mark.unit
+@pytest.mark.registry
 @pytest.mark.parametrize("name", NAMES)
 def test_mechanism_is_well_formed(name):
     mech = mechanisms.get(name)
@@ -74,10 +65,26 @@ def test_mechanism_is_well_formed(name):
         assert p.symbol.is_real
 
 
+@pytest.mark.registry
 @pytest.mark.parametrize("name", builtin_params(NAMES))
+def test_derived_status_is_the_declared_one(derived, name):
+    """A built-in without a closed form (NUMERIC_ONLY, a mixture such as the subsampled Gaussian) says so
+    honestly: numeric_only with a reason, never a failed or silent result; its values are checked against
+    mpmath in its own test module. Every other one keeps its closed form: one that loses it fails here (a
+    regression), and one in NUMERIC_ONLY that gains one fails too, so that the curve checks below run on it."""
+    mech, result = get(derived, name)
+    if name in NUMERIC_ONLY:
+        assert result.status is Status.NUMERIC_ONLY and result.reason, (name, result.status, result.reason)
+        assert result.expr is None
+    else:
+        assert_closed_form(name, result)
+
+
+@pytest.mark.registry
+@pytest.mark.parametrize("name", closed_form_params())
 def test_rdp_matches_numeric_integration(derived, name):
     mech, result = get(derived, name)
-    skip_unless_closed_form(name, result)
+    assert_closed_form(name, result)
     assert result.status is Status.CLOSED_FORM, result.reason
     assert not result.expr.has(sp.Integral, sp.Sum)
     for i, a in enumerate([sp.Rational(3, 2), 3, sp.Rational(1, 2), sp.Rational(1, 4), 1, sp.oo]):
@@ -101,10 +108,11 @@ def test_rdp_matches_numeric_integration(derived, name):
                 assert abs(closed - top) <= mpmath.mpf(10) ** -20 * max(1, abs(top)), (name, a, values, closed, top)
 
 
-@pytest.mark.parametrize("name", builtin_params(NAMES))
+@pytest.mark.registry
+@pytest.mark.parametrize("name", closed_form_params())
 def test_rdp_is_nonnegative_and_monotone_at_typical_values(derived, name):
     mech, result = get(derived, name)
-    skip_unless_closed_form(name, result)
+    assert_closed_form(name, result)
     values = {p.name: p.typical_values(3)[1] for p in mech.parameters}
     orders = [sp.Rational(1, 5), sp.Rational(1, 2), sp.Rational(9, 10), 1, sp.Rational(11, 10), 2, 8, 64]
     with mpmath.workdps(30):
@@ -113,9 +121,12 @@ def test_rdp_is_nonnegative_and_monotone_at_typical_values(derived, name):
     assert all(a <= b + mpmath.mpf(10) ** -25 for a, b in zip(curve, curve[1:])), curve
 
 
-@pytest.mark.parametrize("name", builtin_params(NAMES))
-def test_bad_parameter_values_are_rejected_by_name(derived, name):
-    mech, result = get(derived, name)
+@pytest.mark.unit
+@pytest.mark.registry
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_parameter_values_are_rejected_by_name(name):
+    """Checked on the mechanism itself: no derivation is needed to refuse a parameter value."""
+    mech = mechanisms.get(name)
     p = mech.parameters[0]
     bad = float(p.domain.inf) - 1 if p.domain.inf.is_finite else float(p.domain.sup) + 1
     with pytest.raises(ValueError, match=p.name):
@@ -195,6 +206,8 @@ def test_a_factory_raising_key_error_is_not_reported_as_unknown():
         mechanisms.unregister("test_broken")
 
 
+@pytest.mark.unit
+@pytest.mark.registry
 @pytest.mark.parametrize("name", NAMES)
 def test_registered_name_is_the_mechanisms_name(name):
     assert mechanisms.get(name).name == name

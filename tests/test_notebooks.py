@@ -1,5 +1,6 @@
 """Every notebook in notebooks/ runs from a clean kernel without errors (nbclient)."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,10 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+pytestmark = pytest.mark.notebooks
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks():
@@ -19,8 +23,10 @@ def test_there_are_notebooks():
 def test_notebook_executes(path, tmp_path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     # a fresh kernel; it inherits the environment, RDPSYM_CACHE_DIR from conftest included, so
-    # derivations are shared with the rest of the suite
+    # derivations are shared with the rest of the suite (and the warm-up's are found); it imports the
+    # rdpsym of this tree, as the tests do, not whichever copy is installed
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]

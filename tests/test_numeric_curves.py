@@ -85,6 +85,29 @@ def test_alpha_infinity_is_the_derived_exact_value(cauchy):
         assert abs(cv.value - top) <= mpmath.mpf(10) ** -28
 
 
+def test_the_curve_values_itself_without_the_engine_after_a_pickle_round_trip(cauchy, monkeypatch):
+    """rdp() attaches the numeric fallback as a curve object holding the worst pairs as data: a copy of
+    the result (as a cache or a worker process makes one) evaluates without calling the engine again."""
+    import pickle
+
+    from rdpsym.derive import engine, mechanism_rdp
+    from rdpsym.derive.numeric_values import NumericCurve
+
+    assert isinstance(cauchy.curve, NumericCurve)
+    copy = pickle.loads(pickle.dumps(cauchy))
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("the engine was called to value a derived result")
+
+    for module, name in ((engine, "renyi_divergence"), (engine, "derive_uncached"), (mechanism_rdp, "rdp"),
+                         (mechanism_rdp, "worst_pairs"), (mechanism_rdp, "family_analysis")):
+        monkeypatch.setattr(module, name, no_engine)
+    cv = copy.evaluate_with_error(sp.Rational(5, 2), dps=20, gamma=sp.Rational(3, 4), sensitivity=sp.Rational(6, 5))
+    with mpmath.workdps(40):
+        truth = cauchy_truth(mpmath.mpf(5) / 2, mpmath.mpf(3) / 4, mpmath.mpf(6) / 5)
+        assert not cv.exact and abs(cv.value - truth) <= mpmath.mpf(10) ** -18 * abs(truth)
+
+
 def test_at_gives_exact_values_only_where_they_exist(cauchy):
     assert cauchy.at(2, gamma=1, sensitivity=1) == sp.log(sp.Rational(3, 2))
     with pytest.raises(ValueError, match="no closed form at alpha = 5/2"):

@@ -73,7 +73,7 @@ def test_fragment_is_a_statement_in_the_mechanisms_symbols(results):
     assert r"\documentclass" not in tex and r"\begin{document}" not in tex  # to \input
     assert r"\begin{rdpsymstatement}[Laplace mechanism]" in tex and r"\newtheorem{rdpsymstatement}" in tex
     assert r"(\alpha, \varepsilon(\alpha))" in tex and r"R\'{e}nyi" in tex and "eps(alpha)" not in tex
-    assert r"\lambda" in tex and r"\Delta" in tex and "sensitivity" not in tex.split("\\label")[1].split("(L1")[0]
+    assert r"\lambda" in tex and r"\Delta" in tex and "sensitivity" not in tex.split("\\label")[1].split("the L1 sensitivity")[0]
     cases = tex[tex.index(r"\begin{cases}"):tex.index(r"\end{cases}")]
     for needle in ("KL divergence", "max divergence", "removable singularity", r"\alpha = \frac{1}{2}",
                    r"\alpha \neq \frac{1}{2}", r"\alpha = \infty"):

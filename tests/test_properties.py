@@ -16,7 +16,7 @@ from rdpsym.properties import PropertyVerdict
 from rdpsym.specify.mechanism import AdjacentPair, Mechanism
 from rdpsym.specify.params import parameter
 
-from _builtins import builtin_params
+from _builtins import closed_form_params
 
 ALPHA = rdpsym.alpha
 # a third of the profile's examples: each example runs several high-precision checks
@@ -33,22 +33,14 @@ def assert_fails(report):
     assert report.worst_margin < 0
 
 
-#: the built-ins the engine derives no closed form for (mixtures; heavy-tailed and generalized Gaussian noise); every other one must keep its closed form
-NUMERIC_ONLY = {"subsampled_gaussian", "generalized_gaussian", "cauchy", "student_t", "discrete_gaussian", "skellam",
-                "subsampled_laplace", "binomial"}
-
-
-def skip_unless_closed_form(name, curve):
-    """The curve properties are checked on a closed form in alpha; a mechanism without one (a mixture
-    such as the subsampled Gaussian) must report numeric_only with a reason, and is skipped here."""
+def assert_closed_form(name, curve):
+    """The curve properties are checked on a closed form in alpha, which every built-in outside NUMERIC_ONLY
+    keeps (tests/test_mechanisms.py checks that the others say numeric_only); for some neighbouring inputs
+    only it is a lower bound in closed form: the divergence of those pairs obeys them all."""
     if curve.status is Status.LOWER_BOUND:
-        # some neighbouring inputs only (neighbours="some"): the divergence of those pairs obeys them all
         assert mechanisms.get(name).neighbours == "some" and curve.expr is not None, (name, curve.reason)
-        return
-    if curve.status is not Status.CLOSED_FORM:
-        assert name in NUMERIC_ONLY, (name, curve.status, curve.reason)  # others must keep their closed form
-        assert curve.status is Status.NUMERIC_ONLY and curve.reason, (name, curve.status, curve.reason)
-        pytest.skip(f"{name}: no closed form in alpha ({curve.status}); checked numerically in its own test module")
+    else:
+        assert curve.status is Status.CLOSED_FORM, (name, curve.status, curve.reason)
 
 
 def check_mechanism(mechanism, values, curve=None):
@@ -60,11 +52,12 @@ def check_mechanism(mechanism, values, curve=None):
 
 
 # -- the registry, over typical parameter ranges ---------------------------------------------------------
-@pytest.mark.parametrize("name", builtin_params())
+@pytest.mark.registry
+@pytest.mark.parametrize("name", closed_form_params())
 def test_curve_properties_over_typical_ranges(name):
     mech = mechanisms.get(name)
     curve = rdpsym.rdp(mech)
-    skip_unless_closed_form(name, curve)
+    assert_closed_form(name, curve)
     fixed = {"sensitivity": 1} if "sensitivity" in mech.params else None
 
     @settings(max_examples=FEW)
@@ -78,11 +71,12 @@ def test_curve_properties_over_typical_ranges(name):
     run()
 
 
-@pytest.mark.parametrize("name", builtin_params())
+@pytest.mark.registry
+@pytest.mark.parametrize("name", closed_form_params())
 def test_post_processing_and_probability_over_typical_ranges(name):
     mech = mechanisms.get(name)
     curve = rdpsym.rdp(mech)
-    skip_unless_closed_form(name, curve)
+    assert_closed_form(name, curve)
     fixed = {"sensitivity": 1} if "sensitivity" in mech.params else None
 
     @settings(max_examples=max(2, FEW // 4))
@@ -121,14 +115,14 @@ _SUP_AT_INFINITY = ("the weak triangle inequality (Cor. 4, p -> oo) needs D_oo(P
 
 
 @pytest.mark.slow
+@pytest.mark.registry
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_SUP_AT_INFINITY))
-                                  if n == "gaussian" else n for n in mechanisms.names()])
+                                  if n == "gaussian" else n for n in closed_form_params()])
 def test_check_all_full(name):
+    """Every check on every built-in with a derived curve (the others: tests/test_mechanisms.py)."""
     mech = mechanisms.get(name)
     res = rdpsym.rdp(mech)
-    if not res.is_closed_form and not (res.status is Status.LOWER_BOUND and res.expr is not None):
-        assert name in NUMERIC_ONLY, (name, res.status, res.reason)  # others must keep their closed form
-        pytest.skip(f"{name}: no closed form in alpha ({res.status}); the checks need a derived curve")
+    assert_closed_form(name, res)
     suite = props.check_all(mech)
     assert suite.verdict is PropertyVerdict.HOLDS, str(suite)
 

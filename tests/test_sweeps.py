@@ -189,7 +189,9 @@ def test_cli_sweeps_take_workers_and_scheduler(args):
     assert both.exit_code == 2 and "exclude each other" in both.output
     pytest.importorskip("distributed")
     gone = runner.invoke(main, args + ["--scheduler", "tcp://127.0.0.1:9"])
-    assert gone.exit_code == 1 and "no Dask scheduler answered" in gone.output, gone.output
+    # an unreachable scheduler is a bad --scheduler value (exit 2), never a failed verdict (exit 1)
+    assert gone.exit_code == 2 and "no Dask scheduler answered" in gone.output, gone.output
+    assert "--scheduler" in gone.output, gone.output
 
 
 def test_cli_properties_exits_nonzero_when_a_check_could_not_run(monkeypatch):

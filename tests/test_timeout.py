@@ -313,7 +313,7 @@ def test_a_timed_out_derivation_is_not_cached(tmp_path, monkeypatch):
     assert time.monotonic() - start < 10
     assert "time limit" in r.provenance.describe() or "timed out" in r.provenance.describe()
     assert not cache_module.cacheable(r)
-    assert not list(tmp_path.glob("*.pickle"))
+    assert not list(tmp_path.glob("derivation-*.rdpsym"))
     # a derivation in which a caught timeout left no trace in the result is not cached either
     calls = []
 
@@ -326,7 +326,7 @@ def test_a_timed_out_derivation_is_not_cached(tmp_path, monkeypatch):
     monkeypatch.setattr("rdpsym.derive.engine.derive_uncached", fake_derive)
     renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=3)
     renyi_divergence(P, Q, x, sp.S.Reals, step_seconds=3)
-    assert len(calls) == 2 and not list(tmp_path.glob("*.pickle"))
+    assert len(calls) == 2 and not list(tmp_path.glob("derivation-*.rdpsym"))
 
 
 def test_in_process_memos_keep_no_timed_out_result():

@@ -374,11 +374,53 @@ class Accountant:
         Minimum over continuous alpha > 1 of the registered conversion's formula
         (``method`` defaults to the accountant's) and the pure-DP order; ``delta`` in (0, 1).
         """
+        if getattr(self, "non_private", False):
+            return self._non_private_conversion(delta, "epsilon", method)
         return self._convert(delta, "epsilon", method)
 
     def delta(self, epsilon: float, method: str | None = None) -> AccountantConversion:
         """The smallest delta such that the composed curve implies (epsilon, delta)-DP (capped at 1)."""
+        if getattr(self, "non_private", False):
+            return self._non_private_conversion(epsilon, "delta", method)
         return self._convert(epsilon, "delta", method)
+
+    def _non_private_conversion(self, target, kind: str, method: str | None) -> AccountantConversion:
+        """A non-private release (dp_accounting's NonPrivateDpEvent, read by :meth:`from_dp_event`): no
+        order is finite, so no guarantee: epsilon = +inf (delta = 1) with status ``infinite``. The target is
+        checked as every conversion checks it."""
+        from .pld.bounds import _check_target
+
+        t = _check_target(kind, target)
+        method = method or self.method
+        conversions.get(method)  # ValueError naming the registered methods
+        value = math.inf if kind == "epsilon" else 1.0
+        note = ("a non-private event (NonPrivateDpEvent, or a noise parameter of 0) is part of the composition: "
+                "no (epsilon, delta) guarantee (fail closed)")
+        return AccountantConversion(value, None, kind, t, method, ConversionStatus.INFINITE, note, math.inf,
+                                    math.inf, 0)
+
+    # -- tight composition: privacy loss distributions (rdpsym.accounting.pld) ---------------------
+    def tight_epsilon(self, delta: float, *, step: float = 1e-4):
+        """A certified bracket of the exact epsilon(delta) of the composition, from privacy loss
+        distributions of the mechanisms' densities (:mod:`rdpsym.accounting.pld.bounds`): ``.upper`` is
+        the guarantee, ``.lower`` a certified lower bound; ``.method`` and ``.budget`` say how."""
+        from .pld.bounds import accountant_bound
+
+        return accountant_bound(self, "epsilon", delta, step)
+
+    def tight_delta(self, epsilon: float, *, step: float = 1e-4):
+        """A certified bracket of the exact delta(epsilon) of the composition (see :meth:`tight_epsilon`)."""
+        from .pld.bounds import accountant_bound
+
+        return accountant_bound(self, "delta", epsilon, step)
+
+    @classmethod
+    def from_dp_event(cls, event, neighbouring: str = "add_remove") -> "Accountant":
+        """An accountant holding the releases of a dp_accounting ``DpEvent`` tree, under the neighbouring
+        relation ``"add_remove"`` or ``"replace_one"`` (:mod:`rdpsym.accounting.pld.events`)."""
+        from .pld.events import accountant_from_dp_event
+
+        return accountant_from_dp_event(event, neighbouring, cls)
 
     # -- report ------------------------------------------------------------------------------------
     def report(self, delta: float | None = None, epsilon: float | None = None,

@@ -165,42 +165,28 @@ class MechanismCurve:
 
     # -- numeric curves ----------------------------------------------------------------------------
     def _numeric_value(self, key, order: float, values: dict) -> float:
-        """max over pairs and directions of numeric D_order + error; +inf when not converged. A family of
-        pairs contributes the maximum over its sampled shifts (``supremum_over_family``: its ends and
+        """The numeric maximum over pairs and directions (:func:`rdpsym.numeric.maximum.numeric_maximum`)
+        as a float upper bound, value + error; +inf when it did not converge. A family of pairs contributes
+        the maximum over its sampled shifts (:class:`~rdpsym.numeric.families.SampledFamily`: its ends and
         three interior shifts), a numeric maximisation recorded in the notes."""
-        from ..numeric import numeric_divergence
-        from ..specify.adjacency import AdjacentFamily, supremum_over_family
+        from ..numeric.families import declared_sources
+        from ..numeric.maximum import numeric_maximum
 
         cache = self._numeric.setdefault(key, {})
         if order in cache:
             return cache[order]
-        m, worst, notes = self.mechanism, 0.0, []
+        m = self.mechanism
         a = sp.oo if math.isinf(order) else sp.Rational(Fraction(order))
         exact_values = {k: sp.Rational(Fraction(v)) for k, v in values.items()}
-        for pair in m.pairs:
-            if isinstance(pair, AdjacentFamily):
-                found = supremum_over_family(pair, m.variable, m.support, a, exact_values, dps=20)
-                notes.append(f"alpha={order} [{pair.label}]: {found.note}")
-                evaluations = [(f"{direction} at {pair.shift} = {sp.sstr(s)}", r) for s, direction, r in found.evaluations]
-            else:
-                evaluations = []
-                for P, Q, direction in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
-                    try:
-                        evaluations.append((direction, numeric_divergence(P, Q, m.variable, m.support, a,
-                                                                          exact_values, dps=20)))
-                    except (ArithmeticError, ValueError) as exc:
-                        notes.append(f"alpha={order} [{pair.label}] {direction}: failed ({exc})")
-                        worst = math.inf
-            for direction, r in evaluations:
-                if not r.converged:
-                    notes.append(f"alpha={order} [{pair.label}] {direction}: not converged "
-                                 f"({getattr(r, 'detail', '')})")
-                    worst = math.inf
-                    continue
-                v = float(r.value + r.error) if r.value != sp.oo else math.inf
-                # mpf -> float rounds to nearest; step up one ulp so the float is still an upper bound
-                v = math.nextafter(v, math.inf) if math.isfinite(v) else v
-                worst = max(worst, v)
+        try:
+            found = numeric_maximum(declared_sources(m.pairs, m.variable, m.support), a, exact_values, 20)
+        except (ArithmeticError, ValueError) as exc:
+            notes, worst = [f"alpha={order}: failed ({exc})"], math.inf
+        else:
+            notes = [f"alpha={order} {note}" for note in found.notes]
+            notes += [f"alpha={order} {label}: not converged ({getattr(ev, 'detail', '')})" for label, ev in found.failures
+                      if not found.converged]
+            worst = found.upper_bound()
         if notes:
             self._notes.setdefault(key, []).extend(notes)
         cache[order] = worst
@@ -230,9 +216,9 @@ class MechanismCurve:
 
 
 def numeric_curve(mechanism: Mechanism, group: int, why: str, result) -> MechanismCurve:
-    """The numeric path: grid values of numeric_divergence (module docstring), Prop. 2 for groups."""
+    """The numeric path: grid values of the numeric maximum (module docstring), Prop. 2 for groups."""
     detail = (f"no closed form ({why}); numeric_divergence at {len(NUMERIC_GRID)} orders, both directions of "
-              f"each pair, value + error estimate; between orders the next order's value ({PROP9}: "
+              f"each pair, their maximum's value + error estimate; between orders the next order's value ({PROP9}: "
               "non-decreasing in alpha), D_inf above the grid; +inf where a quadrature did not converge")
     if group == 1:
         return MechanismCurve(mechanism, 1, "numeric", detail, result)

@@ -21,9 +21,9 @@ Five kinds, and a mechanism's own, named in ``MechanismCurve.provenance``:
   log-Bessel terms (the discrete Gaussian's theta sums, Skellam's Bessel sums): float log-space sums
   of the summand read off the pmfs, each tail proved below 2^-57 of the sum, rounded outward, +inf
   where no tail bound is proved (:mod:`rdpsym.accounting.sum_curve`).
-* ``"numeric"`` — no closed form: :func:`rdpsym.numeric_divergence` (independent mpmath quadrature)
-  at a fixed grid of orders ``NUMERIC_GRID``, both directions of every adjacent pair (Mironov 2017,
-  Def. 4), each value plus its error estimate. Between grid orders the curve is the value at the next
+* ``"numeric"`` — no closed form: the numeric maximum (:func:`rdpsym.numeric.maximum.numeric_maximum`,
+  independent mpmath quadrature) at a fixed grid of orders ``NUMERIC_GRID``, both directions of every
+  adjacent pair (Mironov 2017, Def. 4), the largest value plus its error estimate. Between grid orders the curve is the value at the next
   grid order *above* — an upper bound because D_alpha is non-decreasing in alpha (Mironov 2017,
   Prop. 9; van Erven and Harremoës 2014, Thm. 3) — and above the grid it is D_inf. A grid order
   whose quadrature did not converge is +inf (no claim). Grid values are cached per parameter values.

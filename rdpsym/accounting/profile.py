@@ -12,7 +12,7 @@ mechanism is (epsilon, delta)-DP on that pair and direction is the hockey-stick 
 "Hypothesis testing interpretations and Rényi DP", AISTATS, Def. 3). The mechanism's profile is the
 maximum over its adjacent pairs and both directions; a family of pairs (a pair for every shift t in a set
 T, :class:`~rdpsym.specify.adjacency.AdjacentFamily`) contributes the maximum over its sampled shifts
-(:func:`~rdpsym.specify.adjacency.maximise_over_family`: the ends of T and three interior shifts), a
+(:func:`~rdpsym.numeric.families.maximise_over_family`: the ends of T and three interior shifts), a
 numeric maximisation, exact when the profile is largest at an end. Every conversion RDP -> (epsilon, delta) must
 return a delta at least this large: that is the check :func:`rdpsym.accounting.check_conversion` runs.
 
@@ -39,8 +39,9 @@ import mpmath
 import sympy as sp
 
 from ..numeric.kinks import kink_arguments
-from ..numeric.driver import substitute_values
-from ..specify.adjacency import AdjacentFamily, maximise_over_family
+from ..numeric.inputs import substitute_values
+from ..numeric.families import maximise_over_family
+from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.support import Support
 

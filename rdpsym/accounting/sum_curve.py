@@ -6,8 +6,8 @@ pmfs on the integers and no closed-form D_alpha. The accountant's curve for any 
 computed here from its pmfs (:mod:`rdpsym.accounting.sum_forms` reads them node by node; nothing
 looks at a name):
 
-    eps(alpha) = max over the worst pairs (:func:`rdpsym.derive.mechanism_rdp.worst_pairs`) and both
-                 directions of  log S(alpha) / (alpha - 1),   S(alpha) = sum_{k in Z} exp(h(k)),
+    eps(alpha) = max over the worst pairs' directions (:func:`rdpsym.derive.mechanism_rdp.worst_directions`)
+                 of  log S(alpha) / (alpha - 1),   S(alpha) = sum_{k in Z} exp(h(k)),
 
 h = alpha log P + (1 - alpha) log Q (Mironov 2017, arXiv:1702.07476 v3, Def. 3 and 4). For each order
 the sum is taken in log space over a window around the largest term (log-sum-exp), and the window is
@@ -58,6 +58,7 @@ import sympy as sp
 
 from ..specify.text.numbers import exact_number
 from .._timeout import StepTimeout, default_step_seconds, time_limit
+from ..numeric.maximum import bound_maximum
 from ..specify.mechanism import Mechanism
 from .sum_forms import BESSEL_MAX, Unsupported, log_besseli_table, normaliser_summand, summand
 
@@ -323,7 +324,7 @@ def sum_curve(mechanism: Mechanism, group: int):
     tables = _Tables()
 
     def directions(one: dict):
-        from ..derive.mechanism_rdp import worst_pairs
+        from ..derive.mechanism_rdp import worst_directions
 
         key = tuple(sorted(one.items()))
         with _LOCK:
@@ -331,13 +332,13 @@ def sum_curve(mechanism: Mechanism, group: int):
                 limit = time_limit(default_step_seconds())
                 try:
                     with limit:
-                        pairs = worst_pairs(mechanism, values={n: exact_number(v, f"parameter {n!r}") for n, v in one.items()})
+                        found = worst_directions(mechanism, values={n: exact_number(v, f"parameter {n!r}")
+                                                                    for n, v in one.items()})
                         out = []
-                        for pair in pairs:
-                            for P, Q in ((pair.P, pair.Q), (pair.Q, pair.P)):
-                                if (P, Q) not in compiled:
-                                    compiled[(P, Q)] = summand(P, Q, k, ALPHA, symbols, {})
-                                out.append(compiled[(P, Q)])
+                        for d in found:
+                            if (d.P, d.Q) not in compiled:
+                                compiled[(d.P, d.Q)] = summand(d.P, d.Q, k, ALPHA, symbols, {})
+                            out.append(compiled[(d.P, d.Q)])
                 except (ValueError, ArithmeticError):
                     # no certified set of worst pairs at these values (ArgumentError) or a pair of another
                     # form (Unsupported): no claim for this event (not memoised)
@@ -406,14 +407,13 @@ def sum_curve(mechanism: Mechanism, group: int):
             ok = np.isfinite(aa) & (aa > 0) & (aa != 1)
             if not ok.any():
                 continue
-            res = np.zeros(int(ok.sum()))
             found = directions(one)
             if not found:  # no certified pair (or none at all): no claim, +inf (never a maximum over nothing)
                 continue
-            for s in found:
-                res = np.maximum(res, np.where(np.isnan(v := one_direction(s, aa[ok], one)), np.inf, v))
             vals = np.full(aa.shape, np.inf)
-            vals[ok] = res
+            # the numeric maximum's rule on float bounds (a direction without a value is +inf there); an
+            # upper bound below 0 (outward rounding of D = 0) is raised to 0, D_alpha >= 0 (Prop. 8)
+            vals[ok] = np.maximum(bound_maximum(one_direction(s, aa[ok], one) for s in found), 0.0)
             out[sel] = vals
         return out.reshape(shape)
 

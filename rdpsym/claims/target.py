@@ -6,9 +6,10 @@ The *truth* at a point is the engine's closed form (:class:`~rdpsym.DivergenceRe
 * exactly, by :meth:`DivergenceResult.evaluate` (sympy ``evalf``), for everything that is reported.
 
 When the densities are known (a :class:`~rdpsym.Mechanism` target or a registry entry) a reported point
-is also checked against the independent mpmath path, :func:`rdpsym.numeric.numeric_divergence`; for a
-mechanism that is the RDP curve's definition, the maximum over adjacent pairs and both directions
-(Mironov 2017, arXiv:1702.07476 v3, Def. 4).
+is also checked against the independent mpmath path, the numeric maximum
+(:func:`rdpsym.numeric.maximum.numeric_maximum`) over the directions; for a mechanism that is the RDP
+curve's definition, the maximum over adjacent pairs and both directions (Mironov 2017,
+arXiv:1702.07476 v3, Def. 4).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _sample_points(support: sp.Set, discrete: bool) -> list[sp.Expr]:
 
 
 def _is_distribution(dens, x, support, values, params) -> bool | None:
-    from ..numeric import numeric_divergence
+    from ..numeric.maximum import Direction, numeric_maximum
     from ..specify.mechanism import is_discrete_support
 
     by_name = {p.name: p.symbol for p in params}
@@ -74,7 +75,7 @@ def _is_distribution(dens, x, support, values, params) -> bool | None:
                 return False  # certainly negative: not a distribution
     try:
         # D_2(P||P) = log of P's total mass: 0 exactly for a distribution
-        nv = numeric_divergence(dens, dens, x, support, 2, dict(values), dps=20)
+        nv = numeric_maximum((Direction(dens, dens, x, support),), 2, dict(values), 20)
     except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
         return None
     if not nv.converged:
@@ -157,30 +158,28 @@ class Target:
         return self.result.evaluate(a, dps=dps, **{k: v for k, v in values.items()})
 
     def independent(self, order, alpha, values: Mapping[str, sp.Expr], dps: int = 30):
-        """max over directions of numeric_divergence at the point (of the reference method for a numeric
-        curve, :mod:`rdpsym.numeric.reference`), or None without densities.
+        """The numeric maximum over the directions at the point (:func:`rdpsym.numeric.maximum.numeric_maximum`;
+        by the reference method for a numeric curve, :mod:`rdpsym.numeric.reference`), or None without
+        densities. A direction that did not converge fails the maximum (unless a converged +oo wins): it
+        might hold the maximum.
 
         Returns ``(value, error, converged, detail)``.
         """
         if not self.directions:
             return None
-        from ..numeric import numeric_divergence
-        from ..numeric.reference import reference_divergence
+        from ..numeric.maximum import Direction, numeric_maximum
 
         a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
         # a numeric curve's value at an order without an exact piece IS the numeric path's: the
         # independent check is then the reference method, which shares no quadrature code with it
         numeric_curve = self.result.expr is None and a != sp.oo and self.result.exact_piece(sp.S(a)) is None
-        method = reference_divergence if numeric_curve else numeric_divergence
-        best = None
-        for P, Q, x, support in self.directions_at(values):
-            try:
-                nv = method(P, Q, x, support, a, dict(values), dps=dps)
-            except Exception as exc:  # noqa: BLE001 - reported as evidence, never raised
-                return (None, None, False, f"numeric_divergence failed: {exc}")
-            if best is None or nv.value > best.value:
-                best = nv
-        return (best.value, best.error, best.converged, best.detail)
+        sources = [Direction(P, Q, x, support) for P, Q, x, support in self.directions_at(values)]
+        try:
+            found = numeric_maximum(sources, a, dict(values), dps, method="reference" if numeric_curve else "numeric")
+        except Exception as exc:  # noqa: BLE001 - reported as evidence, never raised
+            return (None, None, False, f"the numeric maximum failed: {exc}")
+        detail = found.top[1].detail if found.converged else f"not converged: {found.describe_failures()}"
+        return (found.value, found.error, found.converged, detail)
 
     def directions_at(self, values: Mapping[str, sp.Expr]) -> tuple:
         """The directions at parameter ``values``: for a mechanism with a family of integer shifts, both
@@ -249,16 +248,15 @@ def _mechanism_directions(mech: Mechanism, cache: bool, values: Mapping | None =
     densities, for :meth:`Target.distributions_ok`; :meth:`Target.directions_at` gives the pairs at a
     point)."""
     from .._numbers import ArgumentError
-    from ..derive.mechanism_rdp import worst_pairs
+    from ..derive.mechanism_rdp import worst_directions
 
     try:
-        pairs = worst_pairs(mech, cache=cache, values=values)
+        found = worst_directions(mech, cache=cache, values=values)
     except ArgumentError:
         if values is not None or not _integer_shifts(mech):
             raise
-        pairs = worst_pairs(mech, cache=cache, values=dict(mech.defaults))
-    return tuple(d for pair in pairs
-                 for d in ((pair.P, pair.Q, mech.variable, mech.support), (pair.Q, pair.P, mech.variable, mech.support)))
+        found = worst_directions(mech, cache=cache, values=dict(mech.defaults))
+    return tuple((d.P, d.Q, d.x, d.support) for d in found)
 
 
 def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache: bool = True) -> Target:

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import mpmath
 import sympy as sp
 
+from .. import printing
 from ..outcomes import Outcome, Vocabulary
 
 __all__ = ["Verdict", "Counterexample", "ClaimVerdict"]
@@ -37,7 +38,7 @@ def _fmt(v, digits: int = 20) -> str:
         with mpmath.workdps(digits):
             return "~" + mpmath.nstr(mpmath.mpf(v.p) / v.q, digits)
     if isinstance(v, sp.Basic):
-        return sp.sstr(v)
+        return printing.sstr(v)
     if mpmath.isinf(v):
         return "+oo" if v > 0 else "-oo"
     return mpmath.nstr(v, digits)
@@ -111,11 +112,11 @@ class ClaimVerdict:
     def __str__(self) -> str:
         what = "D_alpha" if self.order is None else ("D_1 (KL)" if self.order == 1 else "D_oo")
         claim = self.claim if isinstance(self.claim, str) else (
-            sp.sstr(self.claim) if isinstance(self.claim, sp.Basic) else getattr(self.claim, "__name__", repr(self.claim)))
+            printing.sstr(self.claim) if isinstance(self.claim, sp.Basic) else getattr(self.claim, "__name__", repr(self.claim)))
         lines = [f"{self.verdict.value.upper()}: {what} of {self.target} {self.relation} claim",
                  f"  claim: {claim}"]
         if self.divergence is not None:
-            lines.append(f"  derived: {sp.sstr(self.divergence)}")
+            lines.append(f"  derived: {printing.sstr(self.divergence)}")
         if self.mapping:
             lines.append(f"  symbols: {self.mapping}")
         for line in self.evidence:

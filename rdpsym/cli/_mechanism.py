@@ -9,7 +9,8 @@ __all__ = ["SPEC_HELP", "mechanism_argument"]
 
 #: how a mechanism argument is written (the commands' --help repeats it)
 SPEC_HELP = ("a registered name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute "
-             "(a Mechanism or a function of no arguments returning one; a file's code runs)")
+             "(a Mechanism or a function of no arguments returning one, for package.module:attribute annotated "
+             "`-> Mechanism` or registered; a file's code runs)")
 
 
 def mechanism_argument(spec, param_hint: str = "NAME"):

@@ -135,9 +135,14 @@ def pair_counts(order: list[str], adds: tuple[str, ...], counts: tuple[int, ...]
               help="RDP -> (epsilon, delta) conversion, one of rdpsym.accounting.conversions: improved "
                    "(CKS20 Prop. 12), mironov (Mironov 2017 Prop. 3), or any registered one.")
 @click.option("--markdown", is_flag=True, help="Print the report as Markdown.")
+@click.option("--tight", is_flag=True,
+              help="Certified tight bounds from privacy loss distributions of the densities (instead of RDP): "
+                   "a lower and an upper bound on the exact epsilon (or delta) of the composition.")
+@click.option("--step", type=float, default=1e-4, show_default=True,
+              help="With --tight: the grid step of the privacy loss.")
 @json_option
 @click.pass_context
-def account(ctx, adds, counts, delta, epsilon, group, method, markdown, as_json):
+def account(ctx, adds, counts, delta, epsilon, group, method, markdown, as_json, tight=False, step=1e-4):
     """Compose mechanisms (Mironov 2017, Prop. 1) and convert to (epsilon, delta)-DP.
 
     Example: rdpsym account --add gaussian:sigma=1.1 --count 1000 --add laplace:b=2 --delta 1e-5
@@ -164,6 +169,9 @@ def account(ctx, adds, counts, delta, epsilon, group, method, markdown, as_json)
     resolved = {}
     with progress("preparing the curves", total=len(events), enabled=not as_json) as bar:
         _add_events(acct, events, resolved, bar)
+    if tight:
+        _tight(ctx, acct, delta, epsilon, step, as_json)
+        return
     try:
         with progress("converting", enabled=not as_json):
             report = acct.report(delta=delta) if delta is not None else acct.report(epsilon=epsilon)
@@ -202,3 +210,33 @@ def _add_events(acct, events, resolved, bar):
             acct.add(resolved[name], count=n, **values)
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise click.BadParameter(f"{spec!r}: {exc}", param_hint="--add") from None
+
+
+def _tight(ctx, acct, delta, epsilon, step, as_json):
+    """``--tight``: the certified bracket (rdpsym.accounting.pld) printed, or emitted with --json as
+    ``epsilon_lower``/``epsilon_upper`` (with --delta) or ``delta_lower``/``delta_upper`` (with --epsilon)."""
+    from ..accounting.pld import PLDTimeout, PLDTooLarge
+
+    try:
+        with progress("composing privacy loss distributions", enabled=not as_json):
+            bound = acct.tight_epsilon(delta, step=step) if delta is not None else acct.tight_delta(epsilon, step=step)
+    except (PLDTooLarge, PLDTimeout) as exc:
+        raise click.ClickException(str(exc)) from None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--delta/--epsilon/--step/--add") from None
+    finite = math.isfinite(bound.upper) if bound.kind == "epsilon" else bound.upper < 1
+    code = ExitCode.OK if finite else ExitCode.FAILED
+    if as_json:
+        emit("account", {**bound.as_dict(), "kind": bound.kind, "tight": True, "finite": finite,
+                         "events": [{"event": e.label, "count": e.count} for e in acct.events]}, code)
+        return
+    other = "delta" if bound.kind == "epsilon" else "epsilon"
+    click.echo(f"{bound.kind} in [{bound.lower:.10g}, {bound.upper:.10g}] at {other} = {bound.target:g} "
+               f"(upper: the guarantee; lower: certified)")
+    click.echo(f"method: {bound.method}")
+    click.echo("certified: " + ("yes" if bound.upper_certified else
+                                "lower bound only (the upper bound rests on a heuristic)" if bound.certified else
+                                "NO (estimated masses)"))
+    click.echo("error budget (delta): " + ", ".join(f"{k} {v:.3g}" for k, v in bound.budget.items()))
+    if code:
+        ctx.exit(code)

@@ -54,7 +54,7 @@ def table(as_latex: bool, as_json: bool, no_cache: bool, step_seconds: float | N
             from ..verification import table_verification
 
             with err.status(f"verifying {name}"):
-                report, verification = table_verification(mech, result, fixed)
+                report, verification = table_verification(mech, result, fixed, cache=not no_cache)
             result = report.result
         rows.append(table_row(mech, result, seconds, fixed, verification))
     click.echo(latex_table(rows) if as_latex else json_rows(rows) if as_json else markdown_table(rows))
@@ -117,30 +117,75 @@ def list_mechanisms(as_json: bool):
 
 @main.group()
 def cache():
-    """Inspect or clear the on-disk cache (derivations and generated code)."""
+    """Inspect, verify or clear the on-disk cache (derivations and generated code)."""
+
+
+def _cache_owners():
+    """The cache module, after importing every owner of a disk cache (a cache registers itself with
+    rdpsym._cache when its module is imported)."""
+    from .. import _cache
+    from ..accounting import curves  # noqa: F401 - the prepared curves
+    from ..compile import series, store  # noqa: F401 - generated code and its series
+    from ..derive import cache as derive_cache  # noqa: F401 - the derivations
+    from ..verification import table  # noqa: F401 - the verification records of Table II cells
+
+    return _cache
+
+
+_CODE_KINDS = ("code", "series")
+_RECORD_KINDS = ("verification",)
+
+
+def _refuse(command: str, exc: Exception):
+    """A cache directory that is not rdpsym's: the reason on stderr, exit code 2 (a setting to fix)."""
+    click.echo(f"rdpsym: cache {command} refused: {exc}", err=True)
+    sys.exit(ExitCode.USAGE)
 
 
 @cache.command("clear")
 @json_option
 def cache_clear(as_json: bool):
-    """Delete every cached derivation and all generated code, and empty the in-process caches."""
-    # a cache registers itself with clear_all when its module is imported: import every owner first
-    from .._cache import cache_dir, clear_all
-    from ..accounting import curves  # noqa: F401 - the prepared curves
-    from ..compile import store  # noqa: F401 - generated code and its series
-    from ..derive import cache as derive_cache  # noqa: F401 - the derivations
+    """Delete every cached derivation and all generated code, and empty the in-process caches.
 
-    directory = cache_dir()
+    Only rdpsym's own entries are deleted (recognised by their name and format, in a directory marked as
+    rdpsym's cache); a directory that is not rdpsym's cache is refused and left as it is."""
+    _cache = _cache_owners()
+    directory = _cache.cache_dir()
     before = set(directory.iterdir()) if directory.is_dir() else set()
-    removed = clear_all()
-    gone = [f for f in before if not f.exists()]
-    code = sum(f.name.startswith("codegen-") for f in gone)
+    try:
+        removed = _cache.clear_all()
+    except _cache.CacheDirectoryError as exc:
+        _refuse("clear", exc)
+    gone = [f for f in before if not f.exists() and f.suffix == ".rdpsym"]
+    code = sum(f.name.split("-", 1)[0] in _CODE_KINDS for f in gone)
+    records = sum(f.name.split("-", 1)[0] in _RECORD_KINDS for f in gone)
     if as_json:
-        emit("cache clear", {"directory": str(directory), "removed": removed, "derivations": len(gone) - code,
-                             "generated_code": code})
+        emit("cache clear", {"directory": str(directory), "removed": removed, "derivations": len(gone) - code - records,
+                             "generated_code": code, "verification_records": records})
         return
-    click.echo(f"removed {removed} cached file(s) from {directory}: {len(gone) - code} derivation(s), "
-               f"{code} generated-code file(s); in-process caches emptied")
+    click.echo(f"removed {removed} cached file(s) from {directory}: {len(gone) - code - records} derivation(s), "
+               f"{code} generated-code file(s), {records} verification record(s); in-process caches emptied")
+
+
+@cache.command("verify")
+@json_option
+def cache_verify(as_json: bool):
+    """Check every entry (format, content hash, this user's signature, decoding) and discard each that
+    fails, saying why; the next run computes them again."""
+    _cache = _cache_owners()
+    try:
+        report = _cache.verify_all()
+    except _cache.CacheDirectoryError as exc:
+        _refuse("verify", exc)
+    kept = sum(report.kept.values())
+    if as_json:
+        emit("cache verify", {"directory": str(report.directory), "kept": kept,
+                              "discarded": [{"file": name, "reason": why} for name, why in report.discarded]})
+        return
+    for name, why in report.discarded:
+        click.echo(f"discarded {name}: {why}")
+    click.echo(f"checked {kept + len(report.discarded)} file(s) in {report.directory}: {kept} entr"
+               f"{'y' if kept == 1 else 'ies'} kept, {len(report.discarded)} discarded")
 
 
 @cache.command("path")

@@ -78,17 +78,29 @@ def codegen(name: str, output: str | None, as_json: bool):
     The code imports only numpy: log-sum-exp, log1p/expm1, series near alpha = 1, near exceptional
     orders and near parameter boundaries; +inf outside the finiteness conditions. NAME is a registered
     name (`rdpsym list`), path/to/file.py[:name] or package.module:attribute. With --json: the source
-    (or the file written) with the derivation's status.
+    (or the file written) with the derivation's status. A curve with no closed form, or with a function
+    that has no stable float code yet, is refused with the reason (exit code 3: no code, no verdict).
     """
+    import sys
+
+    from ..compile import CodegenError, generate_source
     from ..derive.mechanism_rdp import rdp
-    from ..compile import generate_source
+    from ._exit import ExitCode, one_line
 
     mech = _mechanism(name)
     with progress(f"generating code for {mech.name}", total=2, enabled=not as_json) as bar:
         bar.update(0, what="deriving")
         result = rdp(mech)
         bar.update(1, what="compiling")
-        source = generate_source(result)
+        try:
+            source = generate_source(result)
+        except CodegenError as exc:  # not a bug: what rdpsym cannot write float code for (yet), said so
+            why = one_line(exc)
+            if as_json:
+                emit("codegen", {"mechanism": mech.name, "status": str(result.status), "output": None, "source": None,
+                                 "error": f"no float code: {why}"}, ExitCode.INCONCLUSIVE)
+            click.echo(f"rdpsym: no float code for {mech.name}: {why}", err=True)
+            sys.exit(ExitCode.INCONCLUSIVE)
     if output:
         _write(output, source)
         if as_json:

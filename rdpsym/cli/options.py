@@ -18,9 +18,12 @@ def executor_from_options(workers: int | None = None, scheduler: str | None = No
     if scheduler is not None and workers is not None:
         raise click.UsageError("--workers and --scheduler exclude each other (a cluster has its own workers)")
     if scheduler is not None:
-        if not scheduler.strip():
-            raise click.BadParameter("must be a scheduler address such as tcp://host:8786", param_hint="--scheduler")
-        return scheduler.strip()
+        from ..execution.remote import check_address
+
+        try:
+            return check_address(scheduler, "--scheduler")
+        except ValueError as exc:  # checked before anything is derived: no port, no host, not an address
+            raise click.BadParameter(str(exc), param_hint="--scheduler") from None
     if workers is not None:
         if workers < 1:
             raise click.BadParameter(f"must be >= 1; got {workers}", param_hint="--workers")
@@ -30,8 +33,9 @@ def executor_from_options(workers: int | None = None, scheduler: str | None = No
 
 def execution_options(command: Callable) -> Callable:
     """Decorator adding ``--workers N`` and ``--scheduler ADDRESS`` to a click command; the command
-    receives one ``executor`` keyword argument instead (see :func:`executor_from_options`). An unreachable
-    scheduler or a missing Dask install ends the command with a one-line error (exit code 1)."""
+    receives one ``executor`` keyword argument instead (see :func:`executor_from_options`). A malformed
+    address, an unreachable scheduler, one without workers or a missing Dask install ends the command with
+    a usage error naming ``--scheduler`` (exit code 2)."""
 
     @click.option("--scheduler", metavar="ADDRESS", default=None,
                   help="Run on a Dask cluster, e.g. tcp://host:8786 (needs rdpsym[distributed]).")
@@ -39,11 +43,17 @@ def execution_options(command: Callable) -> Callable:
                   help="Local worker processes (default: all cores; 1 = serial, in this process).")
     @functools.wraps(command)
     def wrapper(*args, workers=None, scheduler=None, **kwargs):
-        from ..execution.remote import DaskMissing, SchedulerUnreachable
+        import contextlib
+
+        from ..execution.remote import DaskMissing, SchedulerUnreachable, quiet_logs
 
         try:
-            return command(*args, executor=executor_from_options(workers, scheduler), **kwargs)
+            executor = executor_from_options(workers, scheduler)
+            debug = bool(click.get_current_context().find_root().params.get("debug"))
+            # the sweep reports what a lost scheduler cost; dask's own reconnection tracebacks only with --debug
+            with quiet_logs() if scheduler is not None and not debug else contextlib.nullcontext():
+                return command(*args, executor=executor, **kwargs)
         except (SchedulerUnreachable, DaskMissing) as exc:  # a clear message, not a traceback
-            raise click.ClickException(str(exc)) from exc
+            raise click.BadParameter(str(exc), param_hint="--scheduler") from exc
 
     return wrapper

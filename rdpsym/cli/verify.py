@@ -79,6 +79,8 @@ def verify_command(target, function, dps, digits, seed, level, all_points, no_ca
 
     console = output()
     err = Console(stderr=True)
+    if digits is not None and not 0 < digits <= dps:  # nan too: checked before anything is derived
+        raise click.BadParameter(f"must be a number of digits in (0, --dps = {dps}]; got {digits}", param_hint="--digits")
     if function is not None:  # --function NAME is TARGET:NAME for a file
         path = Path(target)
         if not (target.endswith(".py") or (path.is_file() and target not in mechanisms.names())):

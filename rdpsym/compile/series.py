@@ -22,10 +22,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .._cache import DiskCache
+from ..derive.cache import DataCodec
 from ..derive.result import DivergenceResult
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
-from .store import SERIES_CACHE, cache_key
+from .store import cache_key, complete_series
 
 __all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions", "fixed_points"]
 
@@ -60,9 +62,15 @@ class Series:
         object.__setattr__(self, "variable", _exact_variable(self.variable))
 
     def __reduce__(self):
-        # unpickling rebuilds sympy's sums evaluated (the exact form flattened): rebuild it here
+        # unpickling (a value sent back from a worker process) rebuilds sympy's sums evaluated (the exact
+        # form flattened): rebuild it here
         return (Series, (self.where, self.variable, self.coeffs))
 
+
+#: symbolic series (:func:`series_expansions`), ``series-<key>.rdpsym``, stored as data; a boundary
+#: series sympy did not build in time is never kept
+_SERIES_CODEC = DataCodec((Series,))
+SERIES_CACHE = DiskCache("series", encode=_SERIES_CODEC.encode, decode=_SERIES_CODEC.decode, accept=complete_series)
 
 
 def _exact_linear(g: sp.Expr) -> tuple[sp.Expr, sp.Expr]:

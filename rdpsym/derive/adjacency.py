@@ -6,7 +6,7 @@ r"""The supremum over a family of adjacent pairs (:class:`~rdpsym.specify.adjace
 How it is taken symbolically (:func:`family_supremum`):
 
 1. **Sides.** ``T = [a, b]`` is split at 0: shifts ``t = +u`` and ``t = -u`` with ``u = |t| > 0`` (the
-   signs of the ends must follow from the parameters' assumptions). When the negative side is the mirror
+   signs of the ends must follow from the parameters' assumptions and domains, :mod:`.sign`). When the negative side is the mirror
    image of the positive one (``x -> -x`` maps the support onto itself and ``(P_{-u}, Q_{-u})`` onto
    ``(P_u, Q_u)`` or onto ``(Q_u, P_u)``, which have the same divergences because the reflection preserves
    the measure), one side with ``u`` up to ``max(b, -a)`` stands for both.
@@ -23,7 +23,7 @@ How it is taken symbolically (:func:`family_supremum`):
 
 When any of this cannot be shown, the family's contribution is ``numeric_only`` with the reason
 "supremum over t not shown symbolically": its values come from
-:func:`rdpsym.specify.adjacency.supremum_over_family`, a numeric maximisation.
+:func:`rdpsym.numeric.families.supremum_over_family`, a numeric maximisation.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .cache import cacheable
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName
+from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
+from .sign import decide, sign as decided_sign
 from .._timeout import StepTimeout, run_with_time_limit
+from .worst import NOT_SHOWN  # the reason of a family whose supremum is left to the numerics
 
 __all__ = ["FamilyAnalysis", "family_supremum", "nondecreasing", "NOT_SHOWN"]
 
-#: the reason of a family whose supremum is left to the numerics
-NOT_SHOWN = "supremum over t not shown symbolically"
 
 
 @dataclass(frozen=True)
@@ -70,18 +70,6 @@ class FamilyAnalysis:
 # --------------------------------------------------------------------------------------------------
 # monotonicity in u
 # --------------------------------------------------------------------------------------------------
-def _is_nonneg(expr: sp.Expr) -> bool:
-    if expr.is_nonnegative:
-        return True
-    for form in (sp.factor, sp.simplify):
-        try:
-            if form(expr).is_nonnegative:
-                return True
-        except (ValueError, TypeError, NotImplementedError, sp.PolynomialError):
-            continue
-    return False
-
-
 def _exp_split(term: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """``term = c * exp(A)``: ``(c, A)`` with every exponential factor gathered in ``A``."""
     c, A = sp.S.One, sp.S.Zero
@@ -112,11 +100,11 @@ def _exponential_sum(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
         groups[A] = groups.get(A, sp.S.Zero) + sign * (sp.diff(c, u) + c * sp.diff(A, u))
     gs = {A: sp.cancel(sp.together(g)) for A, g in groups.items()}
     gs = {A: g for A, g in gs.items() if g != 0}
-    if all(_is_nonneg(g) for g in gs.values()):
+    if all(decide(g, "nonnegative") for g in gs.values()):
         return "each exponential term of the derivative is non-negative"
     if len(gs) == 2:
         (A1, g1), (A2, g2) = gs.items()
-        if sp.simplify(g1 + g2) == 0 and _is_nonneg(g1 * (A1 - A2)):
+        if decide(g1 + g2, "zero") and decide(g1 * (A1 - A2), "nonnegative"):
             return (f"the derivative is g (exp(A1) - exp(A2)) with g (A1 - A2) = "
                     f"{sp.sstr(sp.factor(g1 * (A1 - A2)))} >= 0")
     return None
@@ -127,7 +115,7 @@ def _derivative(S: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
     if why is not None:
         return why
     d = sp.simplify(sign * sp.diff(S, u))
-    if d.is_nonnegative:
+    if decide(d, "nonnegative"):
         return f"the derivative in {u} simplifies to {sp.sstr(d)} >= 0"
     return None
 
@@ -152,9 +140,10 @@ def _monotone(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
     if isinstance(e, sp.Mul):
         k, rest = e.as_independent(u, as_Add=False)
         if k != 1:
-            if k.is_positive:
+            s = decided_sign(k)
+            if s == 1:
                 return _monotone(rest, u, sign)
-            if k.is_negative:
+            if s == -1:
                 return _monotone(rest, u, -sign)
             if isinstance(rest, sp.log):
                 # d/du k log F = k F'/F and F > 0 wherever the log is real: the sign of (k F)'
@@ -275,7 +264,7 @@ def _placeholder(family: AdjacentFamily, why: str, derived: list[DivergenceResul
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions),
+                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
                             label=f"sup over {family.shift} in {sp.sstr(family.over)} [{family.label}]")
 
 
@@ -293,14 +282,14 @@ def _analyse(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, params: tupl
         return FamilyAnalysis(family, False, (_placeholder(family, why, list(derived)),), (), tuple(steps), why)
 
     # (sign, U, ends): shifts t = sign * u for u in (0, U]; the ends of T (closure) where |t| = U
-    if a.is_nonnegative:
-        sides, zero = [(1, b, [b])], bool(a.is_zero) and not family.over.left_open
-    elif b.is_nonpositive:
-        sides, zero = [(-1, -a, [a])], bool(b.is_zero) and not family.over.right_open
-    elif a.is_negative and b.is_positive:
+    if decide(a, "nonnegative", params):
+        sides, zero = [(1, b, [b])], decide(a, "zero", params) is True and not family.over.left_open
+    elif decide(b, "nonpositive", params):
+        sides, zero = [(-1, -a, [a])], decide(b, "zero", params) is True and not family.over.right_open
+    elif decide(a, "negative", params) and decide(b, "positive", params):
         sides, zero = [(1, b, [b]), (-1, -a, [a])], True
     else:
-        return not_shown(f"the signs of the ends of {T} do not follow from the parameters' assumptions")
+        return not_shown(f"the signs of the ends of {T} do not follow from the parameters' assumptions and domains")
     u = _fresh(family, {p.name for p in params} | {x.name})
     u_param = Parameter(u.name, u, sp.Range(1, sp.oo) if u.is_integer else sp.Interval.open(0, sp.oo),
                         (1.0, 3.0) if u.is_integer else (0.5, 2.0), sp.latex(sp.Abs(t)),

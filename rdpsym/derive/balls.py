@@ -44,15 +44,16 @@ import sympy as sp
 
 from .._numbers import ArgumentError
 from ..specify.text.numbers import exact_number
-from ..specify.adjacency import AdjacentFamily, FamilySupremum, ShiftBall, refine_in_ball
+from ..numeric.families import FamilySupremum, refine_in_ball
+from ..specify.adjacency import AdjacentFamily, ShiftBall
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
-from .adjacency import NOT_SHOWN, FamilyAnalysis, _is_nonneg, nondecreasing
+from .adjacency import NOT_SHOWN, FamilyAnalysis, nondecreasing
 from .adjacency import _exp_split as _split
-from .domains import decide_sign
+from .sign import decide, sign as decided_sign
 from sympy.solvers.solveset import NonlinearError
 from .regimes import ABOVE, BELOW
-from .result import DivergenceResult, Provenance, Status, Step, StepName
+from .result import DivergenceResult, Provenance, Status, Step, StepName, expired_in
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["BallSupremum", "ball_supremum", "convex", "numeric_ball_supremum", "ball_family_supremum"]
@@ -84,7 +85,7 @@ def _terms_nonneg(S: sp.Expr) -> bool:
         if A.is_real is not True:
             return False
         groups[A] = groups.get(A, sp.S.Zero) + c
-    return all(_is_nonneg(sp.cancel(sp.together(g))) for g in groups.values())
+    return all(decide(sp.cancel(sp.together(g)), "nonnegative") for g in groups.values())
 
 
 def _second_derivative(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
@@ -92,7 +93,7 @@ def _second_derivative(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
     if _terms_nonneg(d2):
         return "its second derivative is a sum of non-negative terms"
     d = sp.simplify(d2)
-    if d.is_nonnegative or _is_nonneg(d):
+    if decide(d, "nonnegative"):
         return f"its second derivative {sp.sstr(sign * d)} has the sign {'>=' if sign > 0 else '<='} 0"
     return None
 
@@ -108,7 +109,7 @@ def _log_convex(g: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
     if len(terms) > 1 and all(not c.has(u) for c, _ in terms) and all(not a.has(u) for a in slopes):
         pairs = [sign * terms[i][0] * terms[j][0] * (slopes[i] - slopes[j]) ** 2
                  for i in range(len(terms)) for j in range(i + 1, len(terms))]
-        if all(_is_nonneg(sp.factor(p)) for p in pairs):
+        if all(decide(sp.factor(p), "nonnegative") for p in pairs):
             return (f"log of a sum of exponentials whose g g'' - g'^2 = sum_(i<j) c_i c_j (a_i - a_j)^2 "
                     f"exp(A_i + A_j) is {'>=' if sign > 0 else '<='} 0 term by term (g = {sp.sstr(g)})")
         return None
@@ -134,9 +135,10 @@ def _convex(e: sp.Expr, u: sp.Symbol, sign: int) -> str | None:
         return _second_derivative(e, u, sign)
     if isinstance(e, sp.Mul):
         k, rest = e.as_independent(u, as_Add=False)
-        if k != 1 and k.is_positive:
+        s = decided_sign(k) if k != 1 else None
+        if s == 1:
             return _convex(rest, u, sign)
-        if k != 1 and k.is_negative:
+        if s == -1:
             return _convex(rest, u, -sign)
     if isinstance(e, sp.log):
         why = _log_convex(e.args[0], u, sign)
@@ -199,7 +201,7 @@ def _quadratic(expr: sp.Expr, ts: tuple, params=()) -> tuple[sp.Expr, sp.Matrix]
     M = A.applyfunc(lambda a: sp.cancel(a / c))
     if any(a.has(t) for a in M for t in ts):
         return None
-    sign = decide_sign(c, [p for p in params if isinstance(p, Parameter)])
+    sign = decided_sign(c, [p for p in params if isinstance(p, Parameter)])
     if sign == -1:
         c, M = -c, -M
     return (c, M) if sign in (1, -1) else None
@@ -215,7 +217,7 @@ def _largest(values: list, params) -> sp.Expr:
     def beaten(i, v):
         # another value always at least as large drops v (a tie keeps the first of the two)
         return any(sign == 1 or (sign == 0 and j < i)
-                   for j, w in enumerate(values) if j != i for sign in (decide_sign(w - v, params),))
+                   for j, w in enumerate(values) if j != i for sign in (decided_sign(w - v, params),))
 
     keep = [v for i, v in enumerate(values) if not beaten(i, v)]
     return sp.Max(*(keep or values[:1]))
@@ -227,7 +229,10 @@ def _quadratic_supremum(c, M, ts, ball: ShiftBall, params=()) -> BallSupremum | 
     if ball.norm == 2:
         if M == M[0, 0] * sp.eye(d):
             m = M[0, 0]
-            value, at = (c * m * R**2, ((R,) + (sp.S.Zero,) * (d - 1),)) if m >= 0 else (sp.S.Zero, ((sp.S.Zero,) * d,))
+            grows = decide(m, "nonnegative", [p for p in params if isinstance(p, Parameter)])
+            if grows is None:
+                return None  # the sign of the isotropic factor is not decided: neither form is shown
+            value, at = (c * m * R**2, ((R,) + (sp.S.Zero,) * (d - 1),)) if grows else (sp.S.Zero, ((sp.S.Zero,) * d,))
             return BallSupremum(value, f"{form} = {sp.sstr(c * m)} ||t||_2^2 (isotropic): the supremum over the "
                                        f"{ball} is {sp.sstr(value)} on its sphere", at)
         params = [p for p in params if isinstance(p, Parameter)]
@@ -236,7 +241,7 @@ def _quadratic_supremum(c, M, ts, ball: ShiftBall, params=()) -> BallSupremum | 
         if isinstance(top, sp.Max):
             # which eigenvalue is the largest depends on the parameters (the sign of a correlation): the
             # supremum is R^2 times their Max, attained along the eigenvector of whichever is largest
-            if not all(decide_sign(e, params) in (0, 1) for e in eigs):
+            if not all(decide(e, "nonnegative", params) for e in eigs):
                 top = _largest([sp.S.Zero, *eigs], params)
             at = []
             for e in eigs:
@@ -247,7 +252,7 @@ def _quadratic_supremum(c, M, ts, ball: ShiftBall, params=()) -> BallSupremum | 
             return BallSupremum(c * top * R**2, f"{form}: sup over the {ball} of t^T M t is R^2 lambda_max(M) = "
                                                 f"{sp.sstr(top)} R^2 (Rayleigh-Ritz, Horn & Johnson 2013, Thm. "
                                                 "4.2.2), at R times a unit eigenvector of the largest", tuple(at))
-        sign = decide_sign(top, params)
+        sign = decided_sign(top, params)
         if sign in (-1, 0):
             return BallSupremum(sp.S.Zero, f"{form}, M negative semidefinite: the supremum is 0 at t = 0",
                                 ((sp.S.Zero,) * d,))
@@ -405,7 +410,7 @@ def _point_conditions(cond, ts, params=()) -> bool:
     if A.rows < len(ts) or any(a.has(t) for a in A for t in ts):
         return False
     square = A if A.rows == len(ts) else A.T * A
-    return decide_sign(sp.factor(square.det()), [p for p in params if isinstance(p, Parameter)]) in (1, -1)
+    return decide(sp.factor(square.det()), "nonzero", [p for p in params if isinstance(p, Parameter)]) is True
 
 
 def _infinite_off_points(expr, ts, ball, params=()):
@@ -452,7 +457,7 @@ def numeric_ball_supremum(expr: sp.Expr, shifts, norm, radius, values: Mapping, 
     """The largest value of ``expr`` found over the ball at parameter ``values`` (symbol or name ->
     number): the boundary points of :meth:`~rdpsym.specify.adjacency.ShiftBall.points` (axes, diagonals,
     ``interior`` pseudo-random ones), then ``refine`` steps of
-    :func:`~rdpsym.specify.adjacency.refine_in_ball` from the best. A numeric maximisation: a lower
+    :func:`~rdpsym.numeric.families.refine_in_ball` from the best. A numeric maximisation: a lower
     estimate of the supremum, never a bound (``note`` says so)."""
     if not isinstance(expr, sp.Expr):
         raise ArgumentError("expr", "a sympy expression in the shifts", expr)
@@ -526,7 +531,7 @@ def _placeholder(family: AdjacentFamily, why: str, derived: list) -> DivergenceR
     steps = tuple(replace(s, name=f"{r.label}: {s.name}") for r in derived for s in r.provenance.steps)
     first = derived[0].provenance if derived else Provenance()
     return DivergenceResult(expr=None, status=worst, reason=f"{NOT_SHOWN}: {why}",
-                            provenance=Provenance(steps, first.inputs, first.versions),
+                            provenance=Provenance(steps, first.inputs, first.versions, expired=expired_in(derived)),
                             label=f"sup over {sp.sstr(family.shift)} in the {family.over} [{family.label}]")
 
 

@@ -34,9 +34,10 @@ from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .checks import DensityError
 from .crosscheck import equivalent, sample_values
-from .domains import decide_sign, relation_domain
+from .domains import relation_domain
 from .pieces import DerivationError, UndecidedSign, split_support
 from .result import ExceptionalPoint, Status
+from .sign import sign
 from .._timeout import StepTimeout
 
 __all__ = ["CaseSplit", "case_split", "derive_by_cases", "reflection", "split_with_domains", "note_unsplit", "MAX_DEPTH"]
@@ -66,7 +67,7 @@ def _reduced(expr: sp.Expr, params) -> sp.Expr:
     expr = sp.factor_terms(sp.together(expr))
     num, _ = sp.fraction(expr)
     factors = sp.Mul.make_args(sp.factor(num))
-    kept = [f for f in factors if f.free_symbols and decide_sign(f, params) not in (1, -1)]
+    kept = [f for f in factors if f.free_symbols and sign(f, params) not in (1, -1)]
     return sp.Mul(*kept) if kept else sp.Integer(0)
 
 
@@ -83,7 +84,7 @@ def case_split(expr: sp.Expr, symbols: Sequence[sp.Symbol], params) -> CaseSplit
         if poly is None or poly.degree() != 1:
             continue
         c = poly.coeff_monomial(s)
-        if decide_sign(c, params) not in (1, -1):
+        if sign(c, params) not in (1, -1):
             continue
         root = sp.simplify(-(sp.expand(e) - c * s) / c)
         if s in root.free_symbols:
@@ -161,6 +162,7 @@ def derive_by_cases(d, split: CaseSplit, label: str, derive: Callable) -> dict:
                 left_out.append((kind, exc))
                 continue
             d.log.steps.extend(replace(step, name=f"{tag} {step.name}") for step in r.provenance.steps)
+            d.expire(*r.provenance.expired)
         results[kind] = (r, params)
         if r.reason:
             d.reasons.append(f"{tag} {r.reason}")

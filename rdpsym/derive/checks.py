@@ -17,6 +17,8 @@ cannot be computed is reported as not checked, never as checked.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mpmath
 import sympy as sp
 
@@ -24,6 +26,7 @@ from ..numeric.backends.mpmath import MODULES
 from ..numeric.normalisers import NormaliserError, evaluate_normaliser, exact_value, normaliser_atoms
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .pieces import DerivationError
+from .sign import decide
 from .template import decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, run_with_time_limit
 
@@ -82,7 +85,7 @@ def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> 
             log.note("density Q", f"Q(x) = P(x - {shift}) on the real line: the same sign and total mass as P "
                                   "(Lebesgue measure is translation invariant)")
             continue
-        skipped = []
+        skipped, unsure = [], []
         for point in points:
             for piece in pieces:
                 try:
@@ -90,8 +93,10 @@ def check_densities(P, Q, x, support, pieces, symbols, params, seconds, log) -> 
                 except NormaliserError as exc:
                     skipped.append(f"{exc} at parameters {point}")
                     break
-                _check_nonnegative(name, dens, x, piece, point, seconds)
-        sign = "non-negative at test points" + (f" (except where {'; '.join(skipped)})" if skipped else "")
+                # the piece's ends at the parameters too: a kink at x = w is a number at w = 3/2
+                at = replace(piece, lo=sp.sympify(piece.lo).subs(point), hi=sp.sympify(piece.hi).subs(point))
+                unsure += _check_nonnegative(name, dens, x, at, point, seconds)
+        sign = "non-negative at test points" + (f" (except where {'; '.join(skipped + unsure)})" if skipped or unsure else "")
         if normaliser_atoms(whole, x):
             how = _normaliser_mass(name, whole, x, support, pieces, attr, points, skipped, seconds)
         else:
@@ -217,10 +222,11 @@ def _by_construction(whole: sp.Expr, x: sp.Symbol, support: sp.Set) -> str | Non
 
 
 def _positive_inside(dens, x, piece) -> bool:
-    """True when sympy's assumptions alone show ``dens > 0`` on the open piece, with ``x`` written inside it
-    (``lo + y``, ``hi - y`` or ``lo + (hi - lo) y/(1 + y)``, ``y > 0``): exp of a real argument, positive
-    constants and powers of positive bases, decided without a solver (which can take its whole time limit
-    on exp(-(-x)**(5/2)) < 0)."""
+    """True when the sign oracle (:mod:`.sign`) shows ``dens > 0`` on the open piece from the assumptions
+    alone (no rewriting: simplify(binomial(45, 42 y/(1 + y) + 2)) takes 8 s, factor of besseli(k, c) 0.7 s),
+    with ``x`` written inside it (``lo + y``, ``hi - y`` or ``lo + (hi - lo) y/(1 + y)``, ``y > 0``): exp of
+    a real argument, positive constants and powers of positive bases, decided without a solver (which can
+    take its whole time limit on exp(-(-x)**(5/2)) < 0)."""
     y = sp.Dummy("y", positive=True)
     lo, hi = piece.lo, piece.hi
     if lo == -sp.oo and hi == sp.oo:
@@ -231,33 +237,37 @@ def _positive_inside(dens, x, piece) -> bool:
         pos = lo + y
     else:
         pos = lo + (hi - lo) * y / (1 + y)
-    try:
-        return bool(dens.subs(x, pos).is_positive)
-    except (TypeError, ValueError):
-        return False
+    return decide(dens.subs(x, pos), "positive", effort="assumptions") is True
 
 
-def _check_nonnegative(name, dens, x, piece, point, seconds) -> None:
-    """Raise DensityError if ``dens`` (numeric parameters) is negative somewhere on ``piece``."""
+def _check_nonnegative(name, dens, x, piece, point, seconds) -> list[str]:
+    """Raise DensityError if ``dens`` (numeric parameters) is negative somewhere on ``piece`` (its ends at
+    the same parameters); return the test points where the sign of its value was not decided (the sign
+    oracle, :mod:`.sign`: a value that is not a real number there is not shown non-negative)."""
     xs = [piece.lo] if piece.is_point else _interior(piece)
+    undecided = []
     for xv in xs:
         value = sp.N(dens.subs(x, xv), 30)
-        if value.is_real and value < 0:
+        negative = decide(value, "negative", effort="assumptions")
+        if negative:
             raise DensityError(f"{name}: negative value {value} at x = {xv}, parameters {point}")
+        if negative is None and decide(value, "nonnegative", effort="assumptions") is not True:
+            undecided.append(f"the sign at x = {sp.sstr(xv)} is not decided, parameters {point}")
     if piece.is_point or dens.free_symbols != {x}:
-        return
+        return undecided
     if _positive_inside(dens, x, piece):
-        return
+        return undecided
     domain = sp.Interval.open(piece.lo, piece.hi)
     try:
         bad = run_with_time_limit(sp.solveset, dens < 0, x, domain, seconds=min(seconds, 5))
     except (StepTimeout, Exception):  # noqa: BLE001 - undecided: the grid above is the check
-        return
+        return undecided
     if piece.discrete:
         bad = sp.Intersection(bad, sp.S.Integers)
     if bad is not sp.S.EmptySet and not isinstance(bad, sp.ConditionSet):
         where = bad.inf if bad.inf.is_finite else bad.sup
         raise DensityError(f"{name}: negative on {sp.sstr(bad)} (e.g. near x = {where}), parameters {point}")
+    return undecided
 
 
 def _interior(piece):

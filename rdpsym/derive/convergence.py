@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .pieces import sign_of
+from .sign import sign
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["integrand", "growth_at_infinity", "diverges"]
@@ -52,9 +52,9 @@ def growth_at_infinity(basis: dict[sp.Expr, sp.Expr], x: sp.Symbol, end) -> bool
     poly = sp.Poly(sp.expand(exponent), x)
     if poly.degree() >= 1:
         lead = poly.LC() * (1 if end == sp.oo else (-1) ** poly.degree())
-        s = sign_of(lead)
+        s = sign(lead)
         return None if s not in (1, -1) else s == 1
-    s = sign_of(sp.expand(power + 1))
+    s = sign(sp.expand(power + 1))
     if s == -1:
         return False
     return True if s in (0, 1) else None

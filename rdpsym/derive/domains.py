@@ -1,9 +1,10 @@
-"""Signs decided from the parameters' declared domains, where sympy's assumptions cannot decide them.
+"""The parameters' declared domains, written so that sympy's assumptions can read signs over them.
 
 sympy's assumptions on a symbol can say d > 0 but not d < 1; a :class:`~rdpsym.Parameter` with domain
-(0, 1) says both. A domain may also relate parameters: the domain (m1, oo) of m2 declares m1 < m2. To
-decide the sign of an expression, each parameter s with a domain is written through a fresh symbol u
-whose assumptions sympy does understand, and the sign of the result is read from the assumptions:
+(0, 1) says both. A domain may also relate parameters: the domain (m1, oo) of m2 declares m1 < m2. For
+the sign oracle (:mod:`.sign`), each parameter s with a domain is written through a fresh symbol u whose
+assumptions sympy does understand (a *sweep*, :func:`sweeps`), and the sign of the result is read from the
+assumptions:
 
     (a, oo):  s = a + u            (-oo, b):  s = b - u            (a, b):  s = (a + b u)/(1 + u)
     [a, b):   s = (a + b u)/(1 + u) with u >= 0,   (a, b]:  s = (b + a u)/(1 + u) with u >= 0,
@@ -12,7 +13,10 @@ with u > 0 (u >= 0 at a closed end). Each map sends u's range onto the interval,
 [a, b] is covered by either one-sided map onto [a, oo) or (-oo, b]: every substitution describes a set
 that contains the domain, so a sign decided after it holds on the whole domain. Endpoints that are other
 parameters are substituted in turn (dependents first); a constraint that would close a cycle is
-dropped, which again only enlarges the set. A sign that is not decided this way is ``None``, never guessed.
+dropped, which again only enlarges the set. A sign that is not decided this way is not shown, never guessed.
+
+The module also narrows domains for a case split (:func:`relation_domain`) and moves sample points inside
+them (:func:`point_within_domains`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Iterable, Mapping, Sequence
 
 import sympy as sp
 
-__all__ = ["constraints", "decide_sign", "decide_relation", "point_within_domains", "relation_domain"]
+__all__ = ["constraints", "sweeps", "point_within_domains", "relation_domain"]
 
 #: at most this many choices of one interval per parameter are tried (a domain that is an
 #: intersection of intervals offers one choice per interval)
@@ -109,23 +113,6 @@ def _substitute(expr: sp.Expr, chosen: Mapping[sp.Symbol, tuple]) -> sp.Expr:
         done.add(s)
 
 
-def _assumed_sign(expr: sp.Expr) -> int | None:
-    if expr.is_zero:
-        return 0
-    if expr.is_positive:
-        return 1
-    if expr.is_negative:
-        return -1
-    for form in (sp.together(expr), sp.factor(expr), sp.simplify(expr)):
-        if form.is_zero:
-            return 0
-        if form.is_positive:
-            return 1
-        if form.is_negative:
-            return -1
-    return None
-
-
 def _choices(found: Mapping[sp.Symbol, list[tuple]], symbols: Iterable[sp.Symbol]):
     relevant = {s: found[s] for s in symbols if s in found}
     # the endpoints' parameters count too: m2 in (m1, oo) needs m1's own domain
@@ -144,69 +131,13 @@ def _choices(found: Mapping[sp.Symbol, list[tuple]], symbols: Iterable[sp.Symbol
         yield dict(zip(keys, combo))
 
 
-def decide_sign(expr: sp.Expr, params: Sequence | None) -> int | None:
-    """+1, -1 or 0 when the assumptions, or the parameters' domains (``params``: Parameters), decide the
-    sign of ``expr`` for every admissible parameter value; None otherwise."""
-    known = _assumed_sign(expr)
-    if known is not None or not params:
-        return known
+def sweeps(expr: sp.Expr, params: Sequence | None):
+    """``expr`` with the parameters written through their sweeps (module docstring), one expression for
+    each choice of one constraint per parameter (at most :data:`_MAX_CHOICES`). A sign that sympy's
+    assumptions read off one of them holds on the whole domain (:mod:`.sign` reads them)."""
     found = constraints(params)
     for chosen in _choices(found, expr.free_symbols):
-        known = _assumed_sign(_substitute(expr, chosen))
-        if known is not None:
-            return known
-    return _univariate_sign(expr, params)
-
-
-def _univariate_sign(expr: sp.Expr, params: Sequence) -> int | None:
-    """The sign of an expression in one parameter with a numeric domain, from ``solveset`` on that domain."""
-    free = expr.free_symbols
-    by_symbol = {p.symbol: p for p in params}
-    if len(free) != 1 or next(iter(free)) not in by_symbol:
-        return None
-    s = next(iter(free))
-    domain = by_symbol[s].domain
-    if domain.free_symbols:
-        return None
-    try:
-        if sp.solveset(expr <= 0, s, domain) is sp.S.EmptySet:
-            return 1
-        if sp.solveset(expr >= 0, s, domain) is sp.S.EmptySet:
-            return -1
-    except (NotImplementedError, TypeError, ValueError):
-        return None
-    return None
-
-
-def decide_relation(rel, params: Sequence | None):
-    """True / False when a relation (or And / Or / Not of relations) in the parameters is decided by
-    :func:`decide_sign` for every admissible value; None otherwise (with the undecided difference as
-    the second item, for a case split)."""
-    if rel in (True, sp.true):
-        return True, None
-    if rel in (False, sp.false):
-        return False, None
-    if isinstance(rel, sp.Not):
-        got, pending = decide_relation(rel.args[0], params)
-        return (None if got is None else not got), pending
-    if isinstance(rel, (sp.And, sp.Or)):
-        values, pending = [], None
-        for a in rel.args:
-            got, why = decide_relation(a, params)
-            values.append(got)
-            pending = pending if pending is not None else why
-        if isinstance(rel, sp.And):
-            return (False if False in values else None if None in values else True), pending
-        return (True if True in values else None if None in values else False), pending
-    if isinstance(rel, sp.core.relational.Relational):
-        diff = rel.lhs - rel.rhs
-        s = decide_sign(diff, params)
-        if s is None:
-            return None, diff
-        truth = {sp.StrictGreaterThan: s > 0, sp.GreaterThan: s >= 0, sp.StrictLessThan: s < 0,
-                 sp.LessThan: s <= 0, sp.Equality: s == 0, sp.Unequality: s != 0}.get(type(rel))
-        return truth, None if truth is not None else diff
-    return None, None
+        yield _substitute(expr, chosen)
 
 
 def relation_domain(symbol: sp.Symbol, kind: str, root: sp.Expr) -> sp.Set:

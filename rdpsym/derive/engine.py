@@ -34,14 +34,16 @@ from typing import Sequence
 
 import sympy as sp
 
+from .. import printing
+from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
 from .inputs import check_inputs
 from .multivariate import derive_multivariate, read_variables
 from .pieces import DerivationError
 from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
-from .result import DivergenceResult, Provenance, library_versions
+from .result import OPTIONAL_STAGES, DivergenceResult, Provenance, library_versions
 from .stages import STAGES, Derivation, run_stages, split
-from .._timeout import check_seconds, default_step_seconds
+from .._timeout import check_seconds, deadline_passed, default_step_seconds
 
 __all__ = ["renyi_divergence", "derive_uncached", "DerivationError"]
 
@@ -122,8 +124,8 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
         coords = read_variables(x, support)[1]
         return derive_multivariate(P, Q, x, support, coords, params, seconds, check_density, True, label)
     d = Derivation(P, Q, x, support, params, seconds, check_density)
-    inputs = (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(x)), ("support", sp.sstr(support)))
-    started = time.perf_counter()
+    inputs = (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(x)), ("support", printing.sstr(support)))
+    started, unexcused = time.perf_counter(), unexcused_timeouts()
     undecided, narrowed = split_with_domains(d), {}
     if undecided is not None:
         cases = case_split(undecided.expr, d.symbols, params) if depth < MAX_DEPTH else None
@@ -134,8 +136,10 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
             d.done = True
     if not d.done:
         run_stages(d, AFTER_SPLIT)
+    if (unexcused_timeouts() > unexcused or deadline_passed()) and not any(s not in OPTIONAL_STAGES for s in d.expired):
+        d.expire("derivation")  # a time limit expired outside the stages that record it (the split, say)
     d.log.note("total", f"{time.perf_counter() - started:.3f} s")
-    prov = Provenance(tuple(d.log.steps), inputs, tuple(library_versions().items()))
+    prov = Provenance(tuple(d.log.steps), inputs, tuple(library_versions().items()), expired=tuple(d.expired))
     domains = {p.symbol: p.domain for p in (params or ()) if p.symbol in d.symbols} | narrowed
     domains = tuple(domains.items())
     return DivergenceResult(

@@ -14,14 +14,9 @@ from typing import Mapping
 
 import sympy as sp
 
+from .sign import exactly_zero, numeric_sign, without_digits
+
 __all__ = ["checked_value", "exact_at", "decide"]
-
-
-def _no_digits(v: sp.Expr) -> bool:
-    """A number evalf could not resolve: a Float (or its real and imaginary parts) with < 8 bits."""
-    parts = v.as_real_imag() if not isinstance(v, sp.Float) else (v,)
-    return all(isinstance(p, sp.Float) and p._prec < 8 or p == 0 for p in parts) and any(
-        isinstance(p, sp.Float) for p in parts)
 
 
 #: precision doublings of :func:`_evalf_checked` (dps 30: up to 2560 digits, where a value of 1e-2000 shows)
@@ -36,10 +31,10 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     two nonzero values agree to dps + 1 digits (:data:`_DOUBLINGS` doublings at most), and a value that never settles
     raises. Two zeros never agree: evalf returns an exact 0 for a sum that cancels below its working
     precision (Laplace at alpha = 5, b = 1e50 is 3.9e-100, and 0 at 40 and 80 digits). A zero is returned
-    only when it is shown at the exact point (:func:`_exactly_zero`; the KL of equal distributions).
+    only when it is shown at the exact point (:func:`.sign.exactly_zero`; the KL of equal distributions).
     """
     exact_point = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in subs.items()}
-    if expr.xreplace(exact_point).has(sp.nan, sp.zoo):
+    if _exact_bits(expr, exact_point) <= _EXACT_BITS and expr.xreplace(exact_point).has(sp.nan, sp.zoo):
         # 0/0 or a pole at the exact point (a removable order the result does not hold): evalf would give
         # whatever the rounding of both sides makes of it (-26.6 for a true 0.40)
         raise ArithmeticError(f"{expr} is undefined at {dict(subs)} (0/0 or a pole at that exact point)")
@@ -54,16 +49,47 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
                 abs(finer - value) <= sp.Float(10, prec) ** (-(dps + 1)) * abs(finer)):
             return finer
         value = finer
-    if _is_zero_value(value) and _exactly_zero(expr, exact_point):
+    if _is_zero_value(value) and exactly_zero(expr, exact_point):
         return sp.Integer(0)
     raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
                           + ("(0 at every working precision up to " if _is_zero_value(value) else "(still changing at ")
                           + f"{prec} digits, and not shown to be 0)")
 
 
+#: the exact-point test of :func:`_evalf_checked` runs when its powers stay below this many bits; beyond
+#: (p = 0.5001 as an exact binary fraction to the power 10**6 has 5e7 bits) a 0/0 shows as a value that
+#: does not settle under the doublings, which raise
+_EXACT_BITS = 200_000
+
+
+def _exact_bits(expr: sp.Expr, exact_point: Mapping) -> float:
+    """An upper estimate of the bits of the largest exact power in ``expr`` at ``exact_point``: for each
+    power with a symbolic exponent, |exponent| times the bits of the values its base depends on. Counted
+    from the input alone (a work budget, the same on every machine)."""
+    def bits(symbols) -> int:
+        total = 0
+        for s in symbols:
+            v = exact_point.get(s)
+            if isinstance(v, sp.Rational):
+                total += int(v.p).bit_length() + int(v.q).bit_length()
+        return total
+
+    worst = 0.0
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Pow) and node.exp.free_symbols:
+            e = node.exp.xreplace(exact_point)
+            if e.is_number:
+                try:
+                    size = abs(float(e)) * max(bits(node.base.free_symbols), 1)
+                except (TypeError, ValueError):
+                    size = float("inf")
+                worst = max(worst, size)
+    return worst
+
+
 def _is_zero_value(v: sp.Expr) -> bool:
     """A value evalf gave as 0: an exact zero or a Float without digits (a sum that cancelled)."""
-    return v == 0 or _no_digits(v)
+    return v == 0 or without_digits(v)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -73,92 +99,12 @@ def _is_zero_value(v: sp.Expr) -> bool:
 _BRANCHING = (sp.Max, sp.Min, sp.Piecewise, sp.Abs, sp.sign, sp.Heaviside)
 #: at most this many undecided branch combinations are evaluated before giving up
 _MAX_BRANCHES = 64
-#: seconds for an exact zero test of an argument that numerics cannot separate from 0
-_ZERO_TEST_SECONDS = 5.0
-
-
-def _numeric_sign(d: sp.Expr, subs: Mapping, dps: int):
-    """The sign of the number ``d`` at ``subs`` when numerics are certain of it: +1 or -1;
-    ``"complex"`` for a non-real value; None when undecided (a zero, or closer to it than evalf
-    resolves at 4 (dps + 10) digits).
-
-    A sign counts only from ``evalf(strict=True)`` (which raises rather than return a number without
-    the requested accuracy) and only when two precisions agree: evalf returns an exact 0 for
-    log(1 + 1e-60) at 40 digits, so a zero is never trusted."""
-    if d.is_Number:
-        if d in (sp.oo, sp.S.Infinity):
-            return 1
-        if d is sp.S.NegativeInfinity:
-            return -1
-        if d.has(sp.nan, sp.zoo) or d == 0:
-            return None
-        return 1 if d > 0 else -1
-    if d.free_symbols - set(subs):
-        return None
-    from sympy.core.evalf import PrecisionExhausted
-
-    last = None
-    prec = dps + 10
-    for _ in range(3):
-        try:
-            v = d.evalf(prec, subs=subs, strict=True, maxn=2 * prec)
-        except PrecisionExhausted:
-            v = None
-        except (ValueError, TypeError, ArithmeticError, AttributeError):
-            return None
-        if v is not None:
-            if v == sp.oo:
-                return 1
-            if v == -sp.oo:
-                return -1
-            if v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
-                return None
-            if not isinstance(v, sp.Float):
-                re, im = v.as_real_imag()
-                if im != 0 and not _no_digits(im) and abs(im) > sp.Float(10, prec) ** (-(dps + 5)) * max(1, abs(re)):
-                    return "complex"
-                v = re
-            if v.is_Number and v != 0 and not _no_digits(v):
-                s = 1 if v > 0 else -1
-                if v.is_Rational:
-                    return s
-                if last is not None and last[0] == s and abs(v - last[1]) <= sp.Float(10, prec) ** (-dps) * abs(v):
-                    return s
-                last = (s, v)
-        prec *= 2
-    return None
-
-
-def _exactly_zero(d: sp.Expr, subs: Mapping) -> bool:
-    """``d`` at ``subs`` is proven to be exactly 0: by exact substitution (sympy's automatic
-    simplification), ``is_zero``, or ``equals(0)`` within :data:`_ZERO_TEST_SECONDS`."""
-    from .. import _timeout as timeout
-
-    try:
-        e = d.xreplace(dict(subs)) if subs else d
-        if e == 0 or e.is_zero is True:
-            return True
-        if e.free_symbols or e.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
-            return False
-        return timeout.run_with_time_limit(_equals_zero, e, seconds=_ZERO_TEST_SECONDS) is True
-    except timeout.StepTimeout:
-        # this test's own limit: not proven. An enclosing limit that has passed (the evaluation's) wins.
-        if timeout.deadline_passed():
-            raise
-        return False
-    except (RuntimeError, ValueError, TypeError, ArithmeticError, AttributeError):
-        return False
-
-
-def _equals_zero(e: sp.Expr) -> bool:
-    return e.equals(0) is True
-
-
 def _sign_of(d: sp.Expr, subs: Mapping, dps: int, exact: bool):
     """+1, -1, 0 (only when proven exactly, with ``exact``), ``"complex"`` or None (undecided) for a
-    branch-free ``d``."""
-    s = _numeric_sign(d, subs, dps)
-    if s is None and exact and _exactly_zero(d, subs):
+    branch-free ``d`` at ``subs``: the sign oracle's certified numerics and exact zero test
+    (:func:`.sign.numeric_sign`, :func:`.sign.exactly_zero`)."""
+    s = numeric_sign(d, subs, dps)
+    if s is None and exact and exactly_zero(d, subs):
         return 0
     return s
 
@@ -349,7 +295,7 @@ def exact_at(expr: sp.Expr, subs: Mapping) -> sp.Expr:
         candidates = None
     if candidates and not any(c.has(sp.nan) for c in candidates):
         exact = _dedupe([c.subs(subs) for c in candidates])
-        if len(exact) == 1 or all(_exactly_zero(e - exact[0], {}) for e in exact[1:]):
+        if len(exact) == 1 or all(exactly_zero(e - exact[0], {}) for e in exact[1:]):
             return exact[0]
     try:
         return expr.subs(subs)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
+from .sign import sign
 
 __all__ = ["Generators", "NotMonomial", "monomial_equal", "factored_form"]
 
@@ -34,12 +35,11 @@ class NotMonomial(ValueError):
 
 
 def _sign(e: sp.Expr, subs: dict) -> int:
-    """+1 or -1: the sign of e over the parameters' domains (``subs`` from domain_substitution), else raise."""
-    v = sp.factor(sp.together(sp.sympify(e).subs(subs)))
-    if v.is_positive:
-        return 1
-    if v.is_negative:
-        return -1
+    """+1 or -1: the sign of e over the parameters' domains (``subs`` from domain_substitution writes each
+    parameter over its domain) by the sign oracle, else raise."""
+    s = sign(sp.sympify(e).subs(subs), effort="rewritings")
+    if s in (1, -1):
+        return s
     raise NotMonomial(f"sign of {e} undecided")
 
 
@@ -95,9 +95,9 @@ class Generators:
         rep = {}
         for g, m in self.exp_of.items():
             if g in f.free_symbols:
-                sm = sp.factor(sp.together(m.subs(self.subs)))
+                sm = sign(m.subs(self.subs), effort="rewritings")
                 w = sp.Dummy("w", positive=True)
-                rep[g] = 1 + w if sm.is_positive else (1 / (1 + w) if sm.is_negative else g)
+                rep[g] = 1 + w if sm == 1 else (1 / (1 + w) if sm == -1 else g)
         self._signs[f] = _sign(f.xreplace(rep), self.subs)
         return self._signs[f]
 

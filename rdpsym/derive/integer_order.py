@@ -20,6 +20,9 @@ from numbers import Integral
 
 import sympy as sp
 
+from .._cache import Memo
+from .._config import settings
+from .. import printing
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .inputs import check_inputs
@@ -28,7 +31,14 @@ from .result import DivergenceResult, Provenance, Status, Step, library_versions
 from .template import decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
 
-__all__ = ["renyi_divergence_at_integer_order"]
+__all__ = ["renyi_divergence_at_integer_order", "recorded_integer_orders", "integer_order_value",
+           "INTEGER_ORDERS_RECORDED"]
+
+#: integer orders the engine derives and records when the general order was not derived (if the time
+#: allows: :data:`INTEGER_ORDERS_SECONDS` for all of them)
+INTEGER_ORDERS_RECORDED = (2, 3)
+#: total seconds for the recorded integer orders of one derivation
+INTEGER_ORDERS_SECONDS = 6.0
 
 
 def _order(order) -> int:
@@ -88,7 +98,8 @@ def renyi_divergence_at_integer_order(
     seconds = step_seconds if step_seconds is not None else default_step_seconds()
     label = label or f"D_{k}(P||Q) (order alpha = {k} only)"
     symbols = tuple(sorted((P.free_symbols | Q.free_symbols) - {x}, key=lambda s: s.name))
-    inputs = (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(x)), ("support", sp.sstr(support)), ("order", str(k)))
+    inputs = (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(x)), ("support", printing.sstr(support)),
+              ("order", str(k)))
     steps: list[Step] = []
     started = time.perf_counter()
 
@@ -165,3 +176,71 @@ def renyi_divergence_at_integer_order(
         return finish(None, Status.NUMERIC_ONLY, "the expanded integral kept an unevaluated or undefined part")
     cond = sp.And(*conditions) if conditions else sp.true
     return finish(simplified, Status.CLOSED_FORM, conditions=cond)
+
+
+# --------------------------------------------------------------------------------------------------
+# exact integer orders of a result without a general form
+# --------------------------------------------------------------------------------------------------
+def _accept(expr) -> bool:
+    return expr is not None
+
+
+_INTEGER_ORDERS = Memo(accept=_accept, maxsize=512)
+
+
+def _direction_integer_order(P, Q, x, support, k, params, seconds):
+    r = renyi_divergence_at_integer_order(P, Q, x, support, k, params=params, step_seconds=seconds)
+    if r.status is not Status.CLOSED_FORM or r.expr is None:
+        return None
+    value = r.expr.args[0][0] if isinstance(r.expr, sp.Piecewise) else r.expr
+    if value.has(sp.nan, sp.zoo, sp.Integral, sp.Sum):
+        return None
+    if r.conditions is not sp.true:
+        value = sp.Piecewise((value, r.conditions.subs(r.alpha, k)), (sp.oo, True))
+    return value
+
+
+def recorded_integer_orders(P, Q, x, support, params, seconds: float) -> tuple[tuple[int, sp.Expr], ...]:
+    """``(k, D_k(P||Q))`` for k in :data:`INTEGER_ORDERS_RECORDED`, as many as are derived within
+    ``seconds`` in all (the engine records them when the general order was not derived)."""
+    out = []
+    deadline = time.monotonic() + seconds
+    for k in INTEGER_ORDERS_RECORDED:
+        left = deadline - time.monotonic()
+        if left <= 0.5:
+            break
+        value = _INTEGER_ORDERS.get_or_compute(
+            (P, Q, x, support, k), lambda: _direction_integer_order(P, Q, x, support, k, params, left))
+        if value is None:
+            break  # a higher order expands into more terms: it will not derive either
+        out.append((k, value))
+    return tuple(out)
+
+
+def integer_order_value(result, k: int, seconds: float | None = None) -> sp.Expr | None:
+    """D_k at the integer order ``k`` >= 2 of a result without a closed form, as an exact expression in the
+    parameters (the maximum over :func:`~rdpsym.derive.numeric_values.directions`), or None when some
+    direction was not derived within ``seconds`` each.
+
+    Derived by the multinomial expansion (:func:`renyi_divergence_at_integer_order`);
+    recorded orders (``result.integer_orders``) are returned as they are. A derivation that failed or
+    timed out is not kept (asking again tries again)."""
+    for order, value in getattr(result, "integer_orders", ()):
+        if order == k:
+            return value
+    from .numeric_values import directions
+
+    dirs = directions(result)
+    if not dirs:
+        return None
+    seconds = settings().step_seconds if seconds is None else seconds
+    params = tuple(result.parameters()) if result.symbols else ()
+    values = []
+    for d in dirs:
+        key = (d.P, d.Q, d.x, d.support, int(k))
+        v = _INTEGER_ORDERS.get_or_compute(
+            key, lambda: _direction_integer_order(d.P, d.Q, d.x, d.support, int(k), params, seconds))
+        if v is None:
+            return None
+        values.append(v)
+    return values[0] if len(values) == 1 else sp.Max(*values)

@@ -19,19 +19,22 @@ from dataclasses import replace
 
 import sympy as sp
 
-from .._numbers import ArgumentError
-from ..specify.text.numbers import exact_number
+from ..numeric.maximum import Direction
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from ..specify.params import Parameter
-from .adjacency import NOT_SHOWN, FamilyAnalysis, family_supremum
+from .adjacency import FamilyAnalysis, family_supremum
 from .engine import renyi_divergence
 from .pieces import finite_points, symbolic_kinks
 from .crosscheck import sample_values
-from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName
+from .numeric_values import NumericCurve
+from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, StepName, expired_in
+from .sign import decide
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
+from .worst import NotShown, WorstPairs, both_directions
 
-__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pairs"]
+__all__ = ["rdp", "reflection_symmetry", "simplify_with_domains", "family_analysis", "worst_pair_data", "worst_pairs",
+           "worst_directions"]
 
 
 #: seconds for each symbolic step of the reflection search (a symmetry not shown costs only the other
@@ -43,8 +46,9 @@ class _Attempts:
     """Runs the reflection search's symbolic steps on user densities, each within
     :data:`REFLECTION_SECONDS`; a step that fails or runs out of time gives None (not shown: fail
     closed) and a timeout is remembered, so the step recorded says so and nothing computed is cached
-    (the caches refuse results whose steps say "timed out", and memos anything computed while a limit
-    expired). A StepTimeout of an enclosing limit is not ours to turn into a fallback: it propagates."""
+    (the pair's result records the stage ``"symmetry"`` as expired, so no cache keeps it, and memos keep
+    nothing computed while a limit expired). A StepTimeout of an enclosing limit is not ours to turn into
+    a fallback: it propagates."""
 
     def __init__(self):
         self.timed_out = False
@@ -127,15 +131,16 @@ def reflection_symmetry(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set) -
     return _reflection(P, Q, x, support)[0]
 
 
-#: seconds for each symbolic step of a dominance test (a Max argument kept is never wrong, only longer)
-DOMINANCE_SECONDS = 5.0
+#: seconds for the sign decision of a dominance test (a Max argument kept is never wrong, only longer):
+#: two steps of 5 s, a rewriting and a solveset, as the test took before the sign oracle did it
+DOMINANCE_SECONDS = 10.0
 
 
 def _dominates(a: sp.Expr, b: sp.Expr, params: tuple[Parameter, ...]) -> bool:
-    """True if a >= b for every parameter value in the declared domains (decided by solveset).
+    """True if a >= b for every parameter value in the declared domains (the sign oracle, :mod:`.sign`).
 
     False when not shown: first where a < b at a sample point inside the domains (cheap, and then
-    certainly not), then when the simplification or solveset runs past :data:`DOMINANCE_SECONDS`."""
+    certainly not), then when the sign oracle does not show ``a - b >= 0`` within :data:`DOMINANCE_SECONDS`."""
     diff = a - b
     free = diff.free_symbols
     for point in sample_values(free, params, 3):
@@ -145,22 +150,7 @@ def _dominates(a: sp.Expr, b: sp.Expr, params: tuple[Parameter, ...]) -> bool:
             continue
         if value.is_Number and value.is_finite and value < -sp.Float(10, 30) ** -20 * (1 + abs(value)):
             return False
-    try:
-        diff = run_with_time_limit(sp.simplify, diff, seconds=DOMINANCE_SECONDS)
-    except StepTimeout:
-        return False
-    if diff.is_nonnegative:
-        return True
-    free = diff.free_symbols
-    by_symbol = {p.symbol: p for p in params}
-    if len(free) != 1 or next(iter(free)) not in by_symbol:
-        return False
-    sym = next(iter(free))
-    try:
-        bad = run_with_time_limit(sp.solveset, diff < 0, sym, by_symbol[sym].domain, seconds=DOMINANCE_SECONDS)
-    except (StepTimeout, Exception):  # noqa: BLE001
-        return False
-    return bad is sp.S.EmptySet
+    return decide(diff, "nonnegative", params, seconds=DOMINANCE_SECONDS) is True
 
 
 def simplify_with_domains(expr: sp.Expr | None, params: tuple[Parameter, ...]) -> sp.Expr | None:
@@ -204,11 +194,13 @@ def _pair_results(P, Q, label, x, support, params, step_seconds, cache) -> tuple
         notes = [Step(StepName.SYMMETRY, f"[{label}] x -> {sp.sstr(centre)} - x maps P onto Q and the support onto "
                                          "itself: D(Q||P) = D(P||Q)", expr=centre)]
     else:
-        # "timed out" in the step keeps the result out of every cache (rdpsym.derive.cache.cacheable)
         why = (f" (a step of the search timed out after {REFLECTION_SECONDS:g} s: not shown)" if timed_out
                else "")
         notes = [Step(StepName.SYMMETRY, f"[{label}] none established{why}: both directions derived")]
         results.append(renyi_divergence(Q, P, x, support, label=f"D_alpha(Q||P) [{label}]", **kw))
+        if timed_out:  # the search may find the symmetry next time: no cache keeps this result
+            prov = results[0].provenance
+            results[0] = replace(results[0], provenance=replace(prov, expired=prov.expired + (StepName.SYMMETRY.value,)))
     return results, notes
 
 
@@ -234,31 +226,30 @@ def _as_subsampled(mechanism: Mechanism) -> bool:
     return is_as_subsampled(mechanism)
 
 
-#: at most this many integer shifts are enumerated for a family of integer shifts (:func:`worst_pairs`)
-MAX_INTEGER_SHIFTS = 129
+def _worst_items(item, found: FamilyAnalysis | None) -> tuple:
+    """What stands for one declared ``item`` in :class:`~.worst.WorstPairs`: an adjacent pair itself, a
+    family's pairs at its supremum when ``found`` shows it, else the family as :class:`~.worst.NotShown`."""
+    if found is None:
+        return (item,)
+    return tuple(found.members) if found.shown else (NotShown(item, found.reason),)
 
 
-def _integer_members(family: AdjacentFamily, values) -> list[AdjacentPair] | None:
-    """The pairs at every integer shift in ``over`` at parameter ``values`` (name -> number), for a family
-    whose shift is declared integer; None when it is not, or ``over`` has no numeric ends at ``values``,
-    or it holds more than :data:`MAX_INTEGER_SHIFTS` integers. The supremum over them is a maximum over
-    a finite set: evaluated at every member it is exact, not a lower estimate."""
-    if values is None or family.is_vector or not family.shift.is_integer:
-        return None
-    by_name = {s.name: s for s in family.over.free_symbols}
-    subs = {by_name[k]: exact_number(v, f"parameter {k!r}") for k, v in dict(values).items() if k in by_name}
-    start, end = (e.subs(subs) for e in family.ends)
-    if not (start.is_number and end.is_number and start.is_finite and end.is_finite):
-        return None
-    lo = sp.ceiling(start) + (1 if family.over.left_open and start.is_integer else 0)
-    hi = sp.floor(end) - (1 if family.over.right_open and end.is_integer else 0)
-    if hi - lo + 1 > MAX_INTEGER_SHIFTS:
-        return None
-    members = [family.member(sp.Integer(v)) for v in range(int(lo), int(hi) + 1)]
-    # a member with P = Q (t = 0 of a shift family) has divergence 0, below every other (Mironov 2017,
-    # Prop. 8: D_alpha >= 0); it is left out when another remains (its numerics would chase a zero)
-    others = [m for m in members if m.P != m.Q]
-    return others or members
+def worst_pair_data(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> WorstPairs:
+    """The pairs standing for the mechanism's supremum over neighbouring inputs, as data
+    (:class:`~.worst.WorstPairs`): its :class:`AdjacentPair` entries and each family's pairs at the
+    shift(s) where :func:`rdp` shows its supremum; a family not shown as :class:`~.worst.NotShown`. A
+    subsampled mechanism's mixtures at its base's worst shifts (:func:`~.subsampled.worst_mixture_pairs`,
+    ``ArgumentError`` when its supremum over neighbours is not shown)."""
+    if mechanism.subsampling is not None and _as_subsampled(mechanism):  # the mixtures at the base's worst shifts
+        from .subsampled import worst_mixture_pairs
+
+        return WorstPairs(mechanism.name, worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache))
+    items: list = []
+    for item in mechanism.pairs:
+        found = (family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
+                 if isinstance(item, AdjacentFamily) else None)
+        items += _worst_items(item, found)
+    return WorstPairs(mechanism.name, tuple(items))
 
 
 def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True,
@@ -269,34 +260,21 @@ def worst_pairs(mechanism: Mechanism, *, step_seconds: float | None = None, cach
 
     A family whose shift is declared integer (neighbouring integer queries of a discrete mechanism)
     and whose supremum is not shown stands, at parameter ``values`` (name -> number), for the finite
-    set of its pairs at every integer shift in ``over`` (at most :data:`MAX_INTEGER_SHIFTS`).
+    set of its pairs at every integer shift in ``over`` (at most :data:`~.worst.MAX_INTEGER_SHIFTS`).
 
     Raises :class:`~rdpsym._numbers.ArgumentError` for any other family whose supremum is not shown
     symbolically: no finite set of pairs is known to stand for it (use
-    :func:`rdpsym.specify.adjacency.supremum_over_family` for numbers).
+    :func:`rdpsym.numeric.families.supremum_over_family` for numbers).
     """
-    if mechanism.subsampling is not None and _as_subsampled(mechanism):  # the mixtures at the base's worst shifts
-        from .subsampled import worst_mixture_pairs
+    return worst_pair_data(mechanism, step_seconds=step_seconds, cache=cache).at(values)
 
-        return worst_mixture_pairs(mechanism, step_seconds=step_seconds, cache=cache)
-    out: list[AdjacentPair] = []
-    for item in mechanism.pairs:
-        if not isinstance(item, AdjacentFamily):
-            out.append(item)
-            continue
-        found = family_analysis(mechanism, item, step_seconds=step_seconds, cache=cache)
-        # not shown: every integer shift at the values, exact (a maximum over a finite set); a supremum
-        # shown is at fewer pairs (t = sensitivity), so it is preferred
-        members = None if found.shown else _integer_members(item, values)
-        if members is not None:
-            out.extend(members)
-            continue
-        if not found.shown:
-            raise ArgumentError(f"mechanism {mechanism.name!r}", "a mechanism whose families have a supremum shown "
-                                "at known shifts", message=f"mechanism {mechanism.name!r}: family [{item.label}]: "
-                                f"{NOT_SHOWN}: {found.reason}; this computation needs concrete adjacent pairs")
-        out.extend(found.members)
-    return tuple(out)
+
+def worst_directions(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True,
+                     values=None) -> tuple[Direction, ...]:
+    """Both directions of every pair of :func:`worst_pairs` (the directions whose maximum the mechanism's
+    RDP is, Mironov 2017, Def. 4), as :class:`~rdpsym.numeric.maximum.Direction` objects."""
+    pairs = worst_pairs(mechanism, step_seconds=step_seconds, cache=cache, values=values)
+    return both_directions(pairs, mechanism.variable, mechanism.support)
 
 
 def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool = True) -> DivergenceResult:
@@ -318,16 +296,24 @@ def rdp(mechanism: Mechanism, *, step_seconds: float | None = None, cache: bool 
     x, support, params = mechanism.variable, mechanism.support, mechanism.parameters
     results: list[DivergenceResult] = []
     notes: list[Step] = []
+    worst: list = []
     for pair in mechanism.pairs:
         if isinstance(pair, AdjacentFamily):
             found = family_analysis(mechanism, pair, step_seconds=step_seconds, cache=cache)
             results.extend(found.results)
             notes.extend(found.steps)
+            worst += _worst_items(pair, found)
             continue
         more, steps = _pair_results(pair.P, pair.Q, pair.label, x, support, params, step_seconds, cache)
         results.extend(more)
         notes.extend(steps)
-    return as_covered(replace(_combine(mechanism, results, notes), mechanism=mechanism), mechanism)
+        worst += _worst_items(pair, None)
+    result = replace(_combine(mechanism, results, notes), mechanism=mechanism)
+    if result.expr is None and result.status is not Status.FAILED:
+        # no closed form: the values are the numeric maximum over the worst pairs, which the result
+        # carries as data (it never calls the engine again)
+        result = replace(result, curve=NumericCurve(WorstPairs(mechanism.name, tuple(worst)), x, support))
+    return as_covered(result, mechanism)
 
 
 def as_covered(result: DivergenceResult, mechanism: Mechanism) -> DivergenceResult:
@@ -391,7 +377,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         exceptional_points=tuple(points),
         symbols=symbols,
         provenance=Provenance(steps, first.provenance.inputs + (("mechanism", mechanism.name),),
-                              first.provenance.versions),
+                              first.provenance.versions, expired=expired_in(results)),
         label=label,
         domains=tuple((p.symbol, p.domain) for p in params),
         integer_orders=integer_orders if expr is None else (),

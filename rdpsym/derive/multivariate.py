@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import sympy as sp
 
+from .. import printing
 from .._numbers import ArgumentError
 from ..specify.variables import as_variables, coordinate_supports, is_multivariate
 from .checks import DensityError
@@ -62,7 +63,8 @@ def read_variables(x, support):
 
 
 def _inputs(P, Q, variables, support) -> tuple:
-    return (("P", sp.sstr(P)), ("Q", sp.sstr(Q)), ("x", str(tuple(map(str, variables)))), ("support", sp.sstr(support)))
+    return (("P", printing.sstr(P)), ("Q", printing.sstr(Q)), ("x", str(tuple(map(str, variables)))),
+            ("support", printing.sstr(support)))
 
 
 def _result(fields, P, Q, variables, support, log, label, params, started) -> DivergenceResult:

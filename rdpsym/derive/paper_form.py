@@ -36,6 +36,7 @@ import sympy as sp
 
 from ..symbols import alpha as ALPHA
 from .exp_monomials import NotMonomial, factored_form, monomial_equal
+from .sign import decide, sign as decided_sign
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["paper_form", "proved_equal", "domain_substitution", "random_points", "candidates"]
@@ -225,14 +226,14 @@ def proved_equal(candidate, expr, symbols, params, seconds: float, condition=sp.
 # ---------------------------------------------------------------------------------------------------
 def _refine_abs(e, subs):
     """Abs(a) -> a or -a where a's sign is decided over the domains (a = 1 - p for p in (0, 1))."""
-    def sign(n):
-        arg = sp.factor(sp.together(n.args[0].subs(subs)))
-        if arg.is_nonnegative:
+    def resolved(n):
+        arg = n.args[0].subs(subs)
+        if decide(arg, "nonnegative", effort="rewritings"):
             return n.args[0]
-        if arg.is_nonpositive:
+        if decide(arg, "nonpositive", effort="rewritings"):
             return -n.args[0]
         return n
-    return e.replace(lambda n: isinstance(n, sp.Abs), sign)
+    return e.replace(lambda n: isinstance(n, sp.Abs), resolved)
 
 
 def _simplify_log_sum(c: sp.Expr) -> sp.Expr:
@@ -282,10 +283,10 @@ def _signed_log(n: sp.log, subs: dict) -> sp.Expr:
     """log X (or log |X|) as log X or log(-X), whichever argument is positive over the domains: forced
     expansions write ((1 - p)^8)^alpha as (p - 1)^(8 alpha), whose base has the wrong sign."""
     arg = n.args[0].args[0] if isinstance(n.args[0], sp.Abs) else n.args[0]
-    sign = sp.cancel(sp.together(arg.subs(subs)))
-    if sign.is_positive:
+    s = decided_sign(arg.subs(subs), effort="rewritings")
+    if s == 1:
         return sp.log(arg)
-    if sign.is_negative:
+    if s == -1:
         return sp.log(-arg)
     return n
 

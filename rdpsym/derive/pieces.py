@@ -3,11 +3,11 @@
 Abs, sign, Heaviside, Max, Min and Piecewise make a density non-smooth where their arguments change
 sign. On each piece between consecutive kinks those constructs resolve to one smooth branch, which
 sympy integrates (or sums) far more easily than the whole. The kinks are found with ``solveset``, put
-in order using the parameters' assumptions and, where those do not decide, their declared domains
-(:mod:`.domains`: d in (0, 1) puts a kink d inside (0, 2), which sympy's assumptions on d cannot
-say), and each construct is resolved by its sign at a test point inside the piece. A sign that
-neither decides raises :class:`UndecidedSign`, which names the expression: the engine then derives each
-case of its sign separately (:mod:`.cases`) rather than guessing.
+in order by the sign oracle (:mod:`.sign`: the parameters' assumptions and their declared domains, so
+that d in (0, 1) puts a kink d inside (0, 2), which sympy's assumptions on d cannot say), and each
+construct is resolved by its sign at a test point inside the piece. A sign the oracle does not decide
+raises :class:`UndecidedSign`, which names the expression: the engine then derives each case of its
+sign separately (:mod:`.cases`) rather than guessing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sympy as sp
 from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import is_discrete_support
 from ..specify.support import Support
-from .domains import decide_relation, decide_sign
+from .sign import UNDECIDED_ERRORS, decide, decide_relation, sign
 
 __all__ = ["Piece", "DerivationError", "UndecidedSign", "split_support", "finite_points", "symbolic_kinks"]
 
@@ -63,54 +63,22 @@ class Piece:
         return f"({self.lo}, {self.hi})"
 
 
-def _decide(relation) -> bool | None:
-    rel = sp.simplify(relation) if not isinstance(relation, bool) and relation not in (sp.true, sp.false) else relation
-    if rel in (True, sp.true):
-        return True
-    if rel in (False, sp.false):
-        return False
-    return None
-
-
-def sign_of(expr: sp.Expr) -> int | None:
-    """+1, -1 or 0 when the assumptions decide it, else None."""
-    if expr.is_zero:
-        return 0
-    if expr.is_positive:
-        return 1
-    if expr.is_negative:
-        return -1
-    for form in (sp.factor(expr), sp.simplify(expr), sp.together(expr)):
-        if form.is_positive:
-            return 1
-        if form.is_negative:
-            return -1
-    return None
-
-
 def _sign_at(expr: sp.Expr, params=None) -> int:
-    """Sign (+1, -1, 0) of an x-free expression, from assumptions, else from the parameters' domains;
-    UndecidedSign if neither decides it."""
-    expr = sp.simplify(expr)
-    known = sign_of(expr)
+    """Sign (+1, -1, 0) of an x-free expression by the sign oracle (:mod:`.sign`: the assumptions, the
+    parameters' domains); UndecidedSign if it does not decide it."""
+    known = sign(expr, params)
     if known is not None:
         return known
-    if expr.is_number:
-        value = expr.evalf(50)
-        if value.is_comparable:
-            return int(sp.sign(value))
-    known = decide_sign(expr, params) if params else None
-    if known is not None:
-        return known
+    try:  # the case split solves the expression for a parameter: its simplest form
+        expr = sp.simplify(expr)
+    except UNDECIDED_ERRORS:
+        pass
     raise UndecidedSign(expr, f"cannot decide the sign of {expr}; declare assumptions on the parameters")
 
 
 def _decided(relation, params, difference, message) -> bool:
-    """``relation`` decided by the assumptions, else by the domains; UndecidedSign (of ``difference``)
-    if neither decides it."""
-    truth = _decide(relation)
-    if truth is None and params:
-        truth, _ = decide_relation(relation, params)
+    """``relation`` decided by the sign oracle; UndecidedSign (of ``difference``) if it is not."""
+    truth, _ = decide_relation(relation, params)
     if truth is None:
         raise UndecidedSign(difference, message)
     return truth
@@ -135,7 +103,7 @@ def symbolic_kinks(P: sp.Expr, Q: sp.Expr, x: sp.Symbol) -> list[sp.Expr]:
 
 
 def _same(p, q, params) -> bool:
-    return sp.simplify(p - q) == 0 or (bool(params) and decide_sign(p - q, params) == 0)
+    return p == q or decide(p - q, "zero", params) is True
 
 
 def _sorted_unique(points: list[sp.Expr], params=None) -> list[sp.Expr]:
@@ -204,12 +172,9 @@ def _resolve(expr: sp.Expr, x: sp.Symbol, test: sp.Expr, params=None) -> sp.Expr
             return best
         if isinstance(node, sp.Piecewise):
             for branch, cond in node.args:
-                truth = cond.subs(x, test)
-                known = _decide(truth)
-                if known is None and params:
-                    known, pending = decide_relation(truth, params)
-                    if known is None and pending is not None:
-                        raise UndecidedSign(pending, f"cannot decide the Piecewise condition {cond} on a piece")
+                known, pending = decide_relation(cond.subs(x, test), params)
+                if known is None and params and pending is not None:
+                    raise UndecidedSign(pending, f"cannot decide the Piecewise condition {cond} on a piece")
                 if known is None:
                     raise DerivationError(f"cannot decide the Piecewise condition {cond} on a piece")
                 truth = known
@@ -341,13 +306,11 @@ def _nonempty(a, b, params=None) -> bool:
     domains decide what the assumptions leave open (n in [3, oo) makes [2, n - 1] non-empty)."""
     if a == -sp.oo or b == sp.oo:
         return True
-    ok = _decide(sp.Le(a, b))
+    ok, _ = decide_relation(sp.Le(a, b))
     if ok is None:
-        ok = _decide(sp.Ge(b - a + 1, 0))
-    if ok is None and params:
         ok, _ = decide_relation(sp.Ge(b - a + 1, 0), params)
-        if ok is None:
-            raise DerivationError(f"cannot decide whether the integer range [{a}, {b}] is empty")
+    if ok is None and params:
+        raise DerivationError(f"cannot decide whether the integer range [{a}, {b}] is empty")
     return ok
 
 

@@ -43,7 +43,7 @@ import sympy as sp
 from ..symbols import alpha as ALPHA
 from .checks import DensityError
 from .crosscheck import numeric_equal, sample_values
-from .domains import decide_sign
+from .sign import sign as decided_sign
 from .pieces import DerivationError
 from .template import log_expand
 from .._timeout import StepTimeout, run_with_time_limit
@@ -112,17 +112,11 @@ def principal_minors(A: sp.Matrix) -> list[sp.Expr]:
             for S in combinations(range(n), k)]
 
 
-def _sign(f: sp.Expr, params, memo: dict) -> int | None:
-    if f not in memo:
-        memo[f] = 1 if f.is_positive else -1 if f.is_negative else decide_sign(f, params) if params else None
-    return memo[f]
-
-
 def positivity_tests(minors, params) -> list[sp.Basic]:
     """The conditions ``minor > 0`` for each minor, each with the factors of known sign (from the
-    assumptions or the parameters' domains, :func:`rdpsym.derive.domains.decide_sign`) divided out, and
+    assumptions or the parameters' domains, :func:`rdpsym.derive.sign.sign`) divided out, and
     even powers dropped whose base is a factor of an earlier test (that test makes it non-zero)."""
-    out, seen, memo = [], set(), {}
+    out, seen = [], set()
     for minor in minors:
         num, den = sp.fraction(sp.factor(minor))
         sign, keep = 1, []
@@ -130,9 +124,9 @@ def positivity_tests(minors, params) -> list[sp.Basic]:
             base, exp = f.as_base_exp()
             if exp.is_even and (base in seen or -base in seen or base.is_nonzero):
                 continue
-            s = _sign(f, params, memo)
+            s = decided_sign(f, params)
             if s is None and exp.is_integer and exp.is_odd:
-                s = _sign(base, params, memo)
+                s = decided_sign(base, params)
                 if s is not None:
                     seen.add(base)
                     sign *= s

@@ -18,9 +18,10 @@ import sympy as sp
 
 from ..symbols import alpha as ALPHA
 from .crosscheck import equivalent, is_zero, numeric_equal, sample_values
-from .domains import decide_sign, point_within_domains
+from .domains import point_within_domains
 from .pieces import DerivationError
 from .result import ExceptionalPoint
+from .sign import decide
 from .template import decompose, integrate_template, log_expand
 from .._timeout import StepTimeout, run_with_time_limit
 
@@ -96,9 +97,9 @@ def _parametric_roots(base: sp.Expr) -> list[sp.Expr]:
 
 def _admissible(order: sp.Expr, params) -> bool:
     """False when the assumptions or the domains show that ``order`` is never in (0, 1) u (1, oo)."""
-    if order.is_real is False or decide_sign(order, params) in (0, -1):
+    if order.is_real is False or decide(order, "nonpositive", params):
         return False
-    return decide_sign(order - 1, params) != 0
+    return decide(order - 1, "zero", params) is not True
 
 
 def exceptional_points(expr, pieces, x, symbols, params, seconds, log):

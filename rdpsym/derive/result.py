@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .. import printing
 from .._config import settings
 from .._numbers import precise
 from ..specify.text.numbers import exact_or_symbolic
@@ -23,7 +24,7 @@ from .evaluation import checked_value, decide, exact_at
 from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
 __all__ = ["Status", "Step", "StepName", "Provenance", "ExceptionalPoint", "DivergenceResult", "library_versions",
-           "SPECIAL_ORDER_NAMES"]
+           "SPECIAL_ORDER_NAMES", "OPTIONAL_STAGES", "expired_in"]
 
 #: what each kind of :meth:`DivergenceResult.special_orders` row is, as every presentation names it
 SPECIAL_ORDER_NAMES = {"kl": "KL divergence", "max": "max divergence", "removable": "removable singularity",
@@ -108,25 +109,56 @@ def library_versions() -> dict[str, str]:
     }
 
 
+#: the stages whose expiry leaves only a gap the result records (:attr:`Provenance.expired`): the integer
+#: orders of a result without a general form (:func:`rdpsym.derive.stages.integer_orders`); the orders not
+#: derived in time are evaluated numerically. Such a result is cached with its gap; any other expired
+#: stage keeps it out of every cache (:func:`rdpsym.derive.cache.cacheable`).
+OPTIONAL_STAGES = frozenset({"integer_orders"})
+
+
 @dataclass(frozen=True)
 class Provenance:
-    """How a result came about: inputs, steps, library versions, and checks that ran on it."""
+    """How a result came about: inputs, steps, library versions, and checks that ran on it.
+
+    ``expired`` names the stages that did not run to their end for a reason that need not recur: a time
+    limit expired in them (or the derivation's budget cut them short), or an unexpected error (memory,
+    recursion, a lost worker process, a library's internal error) ended them. The names are the stages
+    of :data:`rdpsym.derive.stages.STAGES` (``"general"``, ``"kl"``, ``"integer_orders"``, ...), plus
+    ``"symmetry"`` (the reflection search of :func:`rdpsym.rdp`) and ``"derivation"`` (a time limit that
+    expired outside a named stage, or an enclosing one). Only those in :data:`OPTIONAL_STAGES` leave a
+    result that may be cached.
+    """
 
     steps: tuple[Step, ...] = ()
     inputs: tuple[tuple[str, str], ...] = ()
     versions: tuple[tuple[str, str], ...] = ()
     verifications: tuple[Any, ...] = ()
+    expired: tuple[str, ...] = ()
 
     @property
     def seconds(self) -> float:
         return sum(s.seconds for s in self.steps)
 
+    @property
+    def required_expired(self) -> tuple[str, ...]:
+        """The expired stages that are not optional: a result with any is never cached."""
+        return tuple(s for s in self.expired if s not in OPTIONAL_STAGES)
+
     def describe(self) -> str:
         lines = [f"{k}: {v}" for k, v in self.inputs]
         lines += [f"- {s}" for s in self.steps]
         lines += [f"verification: {v}" for v in self.verifications]
+        if self.expired:
+            lines.append("expired stages: " + ", ".join(self.expired)
+                         + ("" if self.required_expired else " (optional: the result records the gap)"))
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in self.versions))
         return "\n".join(lines)
+
+
+def expired_in(results) -> tuple[str, ...]:
+    """The expired stages of several results' provenances, each once, in order (for a result assembled
+    from them)."""
+    return tuple(dict.fromkeys(name for r in results for name in r.provenance.expired))
 
 
 @dataclass(frozen=True)
@@ -176,10 +208,12 @@ class DivergenceResult:
     #: ``(k, D_k)`` for integer orders k >= 2 derived exactly when the general order was not (by the
     #: multinomial expansion, :mod:`rdpsym.derive.integer_order`); :meth:`evaluate` uses them
     integer_orders: tuple[tuple[int, sp.Expr], ...] = ()
-    #: for a result without a general form: an object whose ``value(result, alpha, values, dps)`` gives
-    #: the :class:`~rdpsym.derive.numeric_values.CurveValue` at orders without an exact piece (a
-    #: subsampled mechanism's curve, :class:`rdpsym.derive.subsampled.SubsampledCurve`); None: the
-    #: numeric path on the result's densities
+    #: for a result without a general form: the curve object :func:`rdpsym.rdp` attached, whose
+    #: ``value(result, alpha, values, dps)`` gives the :class:`~rdpsym.derive.numeric_values.CurveValue`
+    #: at orders without an exact piece (the numeric maximum over a mechanism's worst pairs,
+    #: :class:`~rdpsym.derive.numeric_values.NumericCurve`; a subsampled mechanism's curve,
+    #: :class:`~rdpsym.derive.subsampled.SubsampledCurve`). Data only (pairs, densities, results), so it
+    #: survives a cache round-trip; None: the numeric path on the result's own densities (``pair``)
     curve: Any = field(default=None, compare=False, repr=False)
 
     # -- conveniences -----------------------------------------------------------------------------
@@ -223,13 +257,13 @@ class DivergenceResult:
                     raise ValueError(f"{name} must be finite; got {value}")
                 domain = domains.get(sym)
                 if domain is not None and domain.contains(v) is sp.false:
-                    raise ValueError(f"{name} must lie in {sp.sstr(domain)}; got {value}")
+                    raise ValueError(f"{name} must lie in {printing.sstr(domain)}; got {value}")
                 check_assumptions(sym, v, name)
             out[sym] = v
         for sym, v in out.items():  # a domain relating parameters (m2 in (m1, oo)), at the other values
             domain = domains.get(sym)
             if domain is not None and domain.free_symbols and v.is_number and domain.subs(out).contains(v) is sp.false:
-                raise ValueError(f"{sym.name} must lie in {sp.sstr(domain)}; got {sp.sstr(v)} at {sp.sstr(out)}")
+                raise ValueError(f"{sym.name} must lie in {printing.sstr(domain)}; got {printing.sstr(v)} at {printing.sstr(out)}")
         return out
 
     def _order(self, alpha) -> sp.Expr:
@@ -306,7 +340,7 @@ class DivergenceResult:
     def exact_piece(self, a) -> sp.Expr | None:
         """For a result without a general form (``expr`` None): the exact expression for order ``a`` when the result has no general form: the KL, D_inf, a
         removable order or a recorded integer order; None when there is none (other integer orders:
-        :func:`rdpsym.derive.numeric_values.integer_order_value`)."""
+        :func:`rdpsym.derive.integer_order.integer_order_value`)."""
         if a == 1:
             return self.kl
         if a == sp.oo:
@@ -552,11 +586,11 @@ class DivergenceResult:
     def __str__(self) -> str:
         parts = [f"{self.label} [{self.status}]"]
         if self.expr is not None:
-            parts.append(f"  alpha in (0,1) u (1,oo): {sp.sstr(self.expr)}")
+            parts.append(f"  alpha in (0,1) u (1,oo): {printing.sstr(self.expr)}")
             if self.conditions is not sp.true:
-                parts.append(f"  finite where: {sp.sstr(self.conditions)}")
+                parts.append(f"  finite where: {printing.sstr(self.conditions)}")
         for kind, order, value in self.special_orders():
-            parts.append(f"  alpha = {order} ({SPECIAL_ORDER_NAMES[kind]}): {sp.sstr(value)}")
+            parts.append(f"  alpha = {printing.sstr(order)} ({SPECIAL_ORDER_NAMES[kind]}): {printing.sstr(value)}")
         if self.reason:
             parts.append(f"  note: {self.reason}")
         return "\n".join(parts)

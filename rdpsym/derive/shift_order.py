@@ -28,9 +28,10 @@ monotone); a truncation to a fixed interval renormalised by a factor depending o
 bounded Laplace mechanism) keeps it.
 
 How it is checked (:func:`likelihood_ratio_order`): on every smooth piece of the support (split at the
-kinks of P and Q, :mod:`.pieces`) the sign of ``d/dx d/du log Q_u`` is decided by sympy, with ``x`` written
-inside the piece (``x = lo + y``, ``x = hi - y``, ``x = lo + (hi - lo) y/(1 + y)`` with ``y > 0``) and each
-parameter written inside its declared domain (``p = 1 + q``, ``q >= 0`` for ``p`` in ``[1, oo)``); at every
+kinks of P and Q, :mod:`.pieces`) the sign of ``d/dx d/du log Q_u`` is decided by the sign oracle
+(:mod:`.sign`), with ``x`` written inside the piece (``x = lo + y``, ``x = hi - y``,
+``x = lo + (hi - lo) y/(1 + y)`` with ``y > 0``) and each parameter over its declared domain (``p = 1 + q``,
+``q >= 0`` for ``p`` in ``[1, oo)``: :func:`.domains.sweeps`); at every
 boundary between two pieces the jump of ``d/du log Q_u`` must have the same sign (:func:`_jump_ok`). Anything undecided
 counts against the claim (the supremum is then not shown).
 """
@@ -41,23 +42,9 @@ import sympy as sp
 
 from ..specify.params import Parameter
 from .pieces import split_support
+from .sign import decide
 
 __all__ = ["likelihood_ratio_order", "cauchy_scale_order"]
-
-
-def _inside_domains(params: tuple[Parameter, ...]) -> dict:
-    """Each parameter with a finite lower end ``a != 0`` of its domain written ``a + q`` (``q >= 0``;
-    ``> 0`` for an open end), so that sympy's assumptions know ``p - a >= 0``."""
-    out = {}
-    for p in params:
-        dom = p.domain
-        if not isinstance(dom, sp.Interval) or not dom.start.is_number or not dom.start.is_finite or dom.start == 0:
-            continue
-        if p.symbol.is_integer:
-            continue
-        q = sp.Dummy(f"{p.name}_excess", positive=True) if dom.left_open else sp.Dummy(f"{p.name}_excess", nonnegative=True)
-        out[p.symbol] = dom.start + q
-    return out
 
 
 def _position(lo, hi, x):
@@ -72,28 +59,20 @@ def _position(lo, hi, x):
     return lo + (hi - lo) * y / (1 + y)
 
 
-def _sign_ok(expr: sp.Expr, sign: int) -> bool:
-    e = sign * expr
-    if e.is_nonnegative:
-        return True
-    for form in (sp.factor, sp.simplify, sp.powsimp):
-        try:
-            if form(e).is_nonnegative:
-                return True
-        except (ValueError, TypeError, NotImplementedError, sp.PolynomialError):
-            continue
-    return False
+def _sign_ok(expr: sp.Expr, sign: int, params) -> bool:
+    """``sign * expr >= 0`` shown by the sign oracle over the parameters' domains."""
+    return decide(sign * expr, "nonnegative", params) is True
 
 
-def _jump_ok(gl: sp.Expr, gr: sp.Expr, at: sp.Expr, x: sp.Symbol, inside: dict, sign: int) -> bool:
+def _jump_ok(gl: sp.Expr, gr: sp.Expr, at: sp.Expr, x: sp.Symbol, params, sign: int) -> bool:
     """The jump of the score at the boundary ``at`` of two pieces has the sign ``sign``: the values there
     when both sides are finite, else ``sign (g_right(at + y) - g_left(at - y)) >= 0`` for every ``y > 0``,
     which bounds the difference of the one-sided limits (they exist: the score is monotone on each piece)."""
-    jump = (gr.subs(x, at) - gl.subs(x, at)).subs(inside)
-    if not jump.has(sp.nan, sp.zoo, sp.oo, -sp.oo) and _sign_ok(jump, sign):
+    jump = gr.subs(x, at) - gl.subs(x, at)
+    if not jump.has(sp.nan, sp.zoo, sp.oo, -sp.oo) and _sign_ok(jump, sign, params):
         return True
     y = sp.Dummy("y", positive=True)
-    return _sign_ok((gr.subs(x, at + y) - gl.subs(x, at - y)).subs(inside), sign)
+    return _sign_ok(gr.subs(x, at + y) - gl.subs(x, at - y), sign, params)
 
 
 def _log_density(dens: sp.Expr) -> sp.Expr:
@@ -111,7 +90,6 @@ def likelihood_ratio_order(P: sp.Expr, Qu: sp.Expr, u: sp.Symbol, x: sp.Symbol, 
     if not Qu.has(u) or P.has(u) or sp.simplify(Qu.subs(u, 0) - P) != 0:
         return None
     pieces = split_support(P, Qu, x, support)
-    inside = _inside_domains(params)
     smooth = [p for p in pieces if not p.is_point]
     if any(p.P == 0 or p.Q == 0 for p in smooth):
         return None  # the supports differ: the likelihood ratio is not monotone in the sense above
@@ -121,13 +99,13 @@ def likelihood_ratio_order(P: sp.Expr, Qu: sp.Expr, u: sp.Symbol, x: sp.Symbol, 
         for piece, g in zip(smooth, scores):
             d = sp.diff(g, x)
             pos = _position(piece.lo, piece.hi, x)
-            d = d.subs(inside) if pos is None else d.subs(x, pos).subs(inside)
-            if not _sign_ok(d, sign):
+            d = d if pos is None else d.subs(x, pos)
+            if not _sign_ok(d, sign, params):
                 ok = False
                 break
         if ok:
             for (left, gl), (right, gr) in zip(zip(smooth, scores), zip(smooth[1:], scores[1:])):
-                if not _jump_ok(gl, gr, left.hi, x, inside, sign):
+                if not _jump_ok(gl, gr, left.hi, x, params, sign):
                     ok = False
                     break
         if ok:

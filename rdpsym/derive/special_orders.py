@@ -17,6 +17,7 @@ from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal
 from .forms import compact
 from .pieces import DerivationError, Piece
+from .sign import sign
 from .template import decompose, log_expand, mixture_log
 from .._timeout import StepTimeout, run_with_time_limit
 
@@ -148,12 +149,10 @@ def _sup_on_piece(g, x, piece: Piece, seconds, max_unknown: int = 2):
     """
     if not g.has(x):
         return g
-    from .template import sign_of
-
     c0, coeffs = decompose(g, x)
     known, unknown = {}, []
     for T, c in coeffs.items():
-        sgn = sign_of(c)
+        sgn = None if c.is_number else sign(c)
         if c.is_number:
             known[T] = c
         elif sgn == 1:

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
+from .. import _cache
 from .applicability import general_order_obstruction, kl_obstruction, max_divergence_obstruction
 from .crosscheck import sample_values
 from .forms import compact
@@ -34,10 +35,10 @@ from .limits import check_limits
 from .paper_form import paper_form
 from .pieces import DerivationError, split_support
 from .removable import exceptional_points
-from .result import Status
+from .result import OPTIONAL_STAGES, Status
 from .special_orders import kl_divergence, kl_from_below, max_divergence
 from .steplog import StepLog
-from .._timeout import StepTimeout, time_limit
+from .._timeout import StepTimeout, time_limit, timeout_count
 
 __all__ = ["Derivation", "STAGES", "run_stages", "BUDGET_STEPS"]
 
@@ -76,10 +77,17 @@ class Derivation:
     deadline: float | None = None
     #: set by a stage after which nothing more can be derived
     done: bool = False
+    #: the stages that did not run to their end for a reason that need not recur (a time limit, an
+    #: unexpected error): :attr:`rdpsym.derive.result.Provenance.expired`
+    expired: list = field(default_factory=list)
 
     def __post_init__(self):
         if not self.symbols:
             self.symbols = tuple(sorted((self.P.free_symbols | self.Q.free_symbols) - {self.x}, key=lambda s: s.name))
+
+    def expire(self, *stages: str) -> None:
+        """Record that ``stages`` did not run to their end (each once)."""
+        self.expired.extend(s for s in stages if s not in self.expired)
 
     def points(self, n: int = 3):
         """The deterministic parameter points of the numeric cross-checks."""
@@ -141,12 +149,14 @@ def kl(d: Derivation) -> None:
             raise DerivationError(f"only a Meijer G-function form was found: {sp.sstr(value)}")
     except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
         value = None
+        _unexpected(d, "kl", exc)
         kl_reason = f"KL not derived: {exc if d.no_kl else f'{type(exc).__name__}: {exc}'}"
         if d.expr is not None:
             try:
                 value = log.timed("KL as lim alpha -> 1-", kl_from_below, d.expr, d.points(), seconds,
                                   seconds=seconds, detail=lambda v: f"KL = {sp.sstr(v)} (direct derivation failed: {kl_reason})")
             except (DerivationError, StepTimeout, Exception) as exc2:  # noqa: BLE001
+                _unexpected(d, "kl", exc2)
                 kl_reason += f"; lim alpha -> 1- not taken: {type(exc2).__name__}: {exc2}"
         if value is None:
             d.reasons.append(kl_reason)
@@ -166,6 +176,7 @@ def sup(d: Derivation) -> None:
         d.dinf = paper_form(d.dinf, d.symbols, d.params, cosmetic_seconds(d.seconds, d.deadline), log=d.log)
     except (DerivationError, StepTimeout, Exception) as exc:  # noqa: BLE001
         d.dinf = None
+        _unexpected(d, "sup", exc)
         d.reasons.append(f"D_inf not derived: {type(exc).__name__}: {exc}")
 
 
@@ -210,11 +221,11 @@ def status(d: Derivation) -> None:
 
 def integer_orders(d: Derivation) -> None:
     """Without a general form: the integer orders 2, 3 exactly, by the multinomial expansion of P^k
-    (:mod:`.numeric_values`), so the numeric curve has exact points (within a few seconds in all)."""
+    (:mod:`.integer_order`), so the numeric curve has exact points (within a few seconds in all)."""
     if d.expr is not None or d.status is not Status.NUMERIC_ONLY or d.pieces is None:
         return
     from .applicability import integer_order_obstruction
-    from .numeric_values import INTEGER_ORDERS_RECORDED, INTEGER_ORDERS_SECONDS, recorded_integer_orders
+    from .integer_order import INTEGER_ORDERS_RECORDED, INTEGER_ORDERS_SECONDS, recorded_integer_orders
 
     k = INTEGER_ORDERS_RECORDED[0]
     why = integer_order_obstruction(d.pieces, d.x, k, d.seconds) if d.no_general else None
@@ -254,9 +265,17 @@ _CUT = {
 }
 
 
+def _unexpected(d: Derivation, stage: str, exc: BaseException) -> None:
+    """A stage's handler caught ``exc``: anything but the engine's own "cannot" (DerivationError) or a
+    time limit (counted by run_stages) is a failure that need not recur, so the stage is recorded as
+    expired and the result is not cached."""
+    if not isinstance(exc, (DerivationError, StepTimeout)):
+        d.expire(stage)
+
+
 def _cut_short(d: Derivation, stage, budget: float) -> None:
     what, drop = _CUT.get(stage, (f"stage {stage.__name__} not completed", ()))
-    # "timed out": the cache keeps no result whose provenance or reason says so (cache.cacheable)
+    d.expire(stage.__name__)  # never cached unless the stage is optional (Provenance.expired)
     why = f"timed out: the derivation's time budget of {budget:g} s ran out"
     for name in drop:
         setattr(d, name, None)
@@ -289,14 +308,18 @@ def run_stages(d: Derivation, stages=STAGES) -> Derivation:
 
     The budget is :data:`BUDGET_STEPS` times the step limit ``d.seconds``; every stage but
     :func:`status` runs under a time limit of what is left (less its reserve), and its steps' limits are
-    at most that. A stage cut short leaves its findings unset with the reason (:data:`_CUT`); the
-    expired limit is counted, so such a derivation is never cached.
+    at most that. A stage cut short leaves its findings unset with the reason (:data:`_CUT`). A stage in
+    which a time limit expired (its own or one of its steps', even one caught and turned into a fallback)
+    is recorded in ``d.expired``: the result is then not cached, unless the stage is optional
+    (:data:`~rdpsym.derive.result.OPTIONAL_STAGES`: its gap is recorded and its expired limits are
+    excused, :func:`rdpsym._cache.excuse_timeouts`).
     """
     step = d.seconds
     budget = BUDGET_STEPS * step
     deadline = time.monotonic() + budget
     try:
         for stage in stages:
+            before = timeout_count()
             if stage is status or _nothing_to_compute(d, stage):
                 stage(d)
                 continue
@@ -311,6 +334,14 @@ def run_stages(d: Derivation, stages=STAGES) -> Derivation:
                 except StepTimeout:
                     _cut_short(d, stage, budget)
                 d.deadline = None
+            expired = timeout_count() - before
+            if expired:
+                d.expire(stage.__name__)
+            if stage.__name__ in OPTIONAL_STAGES and stage.__name__ in d.expired:
+                _cache.excuse_timeouts(expired)
+                d.log.note(f"stage {stage.__name__}", "a time limit expired: what was not derived in time is "
+                                                      "evaluated numerically (an optional stage: the result is "
+                                                      "kept with this gap)")
             if d.done:
                 break
     finally:

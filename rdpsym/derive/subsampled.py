@@ -15,8 +15,8 @@ Mironov, Talwar & Zhang 2019, arXiv:1908.10530, Sect. 3). How each order is obta
   (and ``D_j(P||Q)`` for ``M_2``). Every term is non-decreasing in ``D_j``, so when the base family's
   analysis showed every ``D_j`` non-decreasing in ``|t|`` so is the sum.
 * **The other direction** (``D(P || M_1)``) **and every non-integer order**: no finite expansion; the
-  numeric path on the mixture pair (:func:`rdpsym.numeric.numeric_divergence`, certified 1-D
-  quadrature, error shown), maximum over both directions and both mixtures.
+  numeric maximum over the mixture pairs' directions (:func:`rdpsym.numeric.maximum.numeric_maximum`,
+  certified 1-D quadrature, error shown), both directions and both mixtures.
 
 Both need the supremum over neighbouring inputs. For listed pairs it is the maximum over them. For a
 family of shifts ``t`` it is taken at the largest ``|t|`` when the base is a *location family of a
@@ -61,10 +61,12 @@ import sympy as sp
 
 from .._cache import Memo
 from .._numbers import ArgumentError
+from ..numeric.maximum import Direction, numeric_maximum
 from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import AdjacentPair, Mechanism
 from .numeric_values import CurveValue, numeric_digits
 from .result import DivergenceResult, Provenance, Status, Step
+from .sign import decide, sign
 from .._timeout import StepTimeout, run_with_time_limit
 
 __all__ = ["SubsampledCurve", "subsampled_rdp", "worst_mixture_pairs", "location_log_concave"]
@@ -91,12 +93,12 @@ def _convex(e: sp.Expr, x: sp.Symbol) -> str | None:
         return "a sum of convex terms" if all(whys) else None
     if isinstance(e, sp.Mul):
         k, rest = e.as_independent(x, as_Add=False)
-        if k != 1 and k.is_positive and _convex(rest, x):
+        if k != 1 and sign(k) == 1 and _convex(rest, x):
             return "a positive multiple of a convex function"
         return None
     if isinstance(e, sp.Abs) and _affine(e.args[0], x):
         return "|affine|"
-    if isinstance(e, sp.Pow) and e.exp.is_number and e.exp >= 1 and (
+    if isinstance(e, sp.Pow) and e.exp.is_number and decide(e.exp - 1, "nonnegative") and (
             isinstance(e.base, sp.Abs) and _affine(e.base.args[0], x)
             or (e.exp.is_even and _affine(e.base, x))):
         return "a power >= 1 of |affine|"
@@ -104,7 +106,7 @@ def _convex(e: sp.Expr, x: sp.Symbol) -> str | None:
         return "a maximum of convex functions"
     if not e.has(sp.Abs, sp.Piecewise, sp.sign, sp.Min, sp.Max, sp.floor, sp.ceiling):
         d2 = sp.simplify(sp.diff(e, x, 2))
-        if d2.is_nonnegative:
+        if decide(d2, "nonnegative"):
             return f"second derivative {sp.sstr(d2)} >= 0"
     return None
 
@@ -128,14 +130,14 @@ def location_log_concave(family: AdjacentFamily, x: sp.Symbol, support: sp.Set) 
 def _ends(family: AdjacentFamily, x: sp.Symbol) -> list[sp.Expr] | None:
     """The shifts where a quantity non-decreasing in |t| on each side of 0 takes its supremum."""
     a, b = family.ends
-    if a.is_nonnegative:
+    if decide(a, "nonnegative"):
         ends = [b]
-    elif b.is_nonpositive:
+    elif decide(b, "nonpositive"):
         ends = [a]
-    elif a.is_negative and b.is_positive:
+    elif decide(a, "negative") and decide(b, "positive"):
         ends = [a, b]
         R = family.P if not family.P.has(family.shift) else family.Q
-        if sp.simplify(a + b) == 0 and sp.simplify(R.subs(x, -x) - R) == 0:
+        if decide(a + b, "zero") and decide(R.subs(x, -x) - R, "zero"):
             ends = [b]  # x -> -x maps the pairs at -b onto those at b (R even), mixtures included
     else:
         return None
@@ -218,11 +220,10 @@ class SubsampledCurve:
             return mpmath.log(mpmath.fsum(terms)) / (k - 1), err, exact
 
     def _exact(self, a, q, values: Mapping, dps: int) -> CurveValue:
-        from ..numeric import numeric_divergence
-
         wp = numeric_digits(dps)
         x, support = self.mechanism.variable, self.mechanism.support
         parts = []  # (label, value, error, exact)
+        dirs = []  # the directions without an exact value: the numeric maximum over them
         for m in self.members:
             P, Q = m.pair.P, m.pair.Q
             for X, Y, r, name in ((P, Q, m.backward, "P"), (Q, P, m.forward, "Q")):
@@ -231,16 +232,14 @@ class SubsampledCurve:
                 if a.is_Integer and a >= 2:
                     v, e, ex = self._binomial(int(a), q, r, values, wp + 10)
                     parts.append((f"D(M||{name}) {where} by the binomial expansion", v, e, ex))
-                    dirs = ((X, M, f"D({name}||M) {where}"),)
+                    dirs.append(Direction(X, M, x, support, f"D({name}||M) {where}"))
                 else:
-                    dirs = ((M, X, f"D(M||{name}) {where}"), (X, M, f"D({name}||M) {where}"))
-                for A, B, label in dirs:
-                    free = {s.name for s in (A.free_symbols | B.free_symbols) - {x}}
-                    nv = numeric_divergence(A, B, x, support, a, {k: v for k, v in values.items() if k in free},
-                                            dps=wp)
-                    if not nv.converged:
-                        raise ArithmeticError(f"{label}: the numeric path did not converge: {nv.detail}")
-                    parts.append((label + " by the numeric path", nv.value, nv.error, False))
+                    dirs += [Direction(M, X, x, support, f"D(M||{name}) {where}"),
+                             Direction(X, M, x, support, f"D({name}||M) {where}")]
+        found = numeric_maximum(dirs, a, values, wp)
+        if not found.converged:
+            raise ArithmeticError(f"the numeric path did not converge: {found.describe_failures()}")
+        parts += [(label + " by the numeric path", nv.value, nv.error, False) for label, nv in found.parts]
         with mpmath.workdps(wp + 10):
             if any(v == mpmath.inf for _, v, _, _ in parts):
                 top = next(p for p in parts if p[1] == mpmath.inf)
@@ -412,7 +411,7 @@ def subsampled_rdp(mechanism: Mechanism, *, step_seconds: float | None = None, c
     return DivergenceResult(
         expr=None, status=status, reason=reason, max_divergence=max_div, symbols=symbols,
         provenance=Provenance(tuple(steps), base_result.provenance.inputs + (("mechanism", mechanism.name),),
-                              base_result.provenance.versions),
+                              base_result.provenance.versions, expired=base_result.provenance.expired),
         label=f"RDP of {mechanism.name}", domains=tuple((p.symbol, p.domain) for p in mechanism.parameters),
         mechanism=mechanism, curve=curve)
 

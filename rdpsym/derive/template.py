@@ -28,11 +28,12 @@ from dataclasses import dataclass
 import sympy as sp
 
 from .convergence import diverges as _diverges, integrand as _integrand
-from .pieces import DerivationError, sign_of
+from .pieces import DerivationError
 from .shift import centre
+from .sign import decide_relation, sign
 from .._timeout import StepTimeout, run_with_time_limit
 
-__all__ = ["log_expand", "decompose", "sign_of", "integrate_template", "TemplateResult", "mixture_log"]
+__all__ = ["log_expand", "decompose", "integrate_template", "TemplateResult", "mixture_log"]
 
 
 def log_expand(expr: sp.Expr) -> sp.Expr:
@@ -399,11 +400,12 @@ def integrate_template(
     known: dict[sp.Expr, sp.Symbol] = {}
     unknown: list[sp.Expr] = []
     for T, c in coeffs.items():
-        s = sign_of(c)
         if c.is_number:
             # exact constants stay themselves: x**(-1) or 1/k! must not become x**k or k!**k
             known[T] = c
-        elif s in (1, -1):
+            continue
+        s = sign(c)
+        if s in (1, -1):
             known[T] = _signed(s)[0]
         else:
             unknown.append(T)
@@ -606,26 +608,15 @@ def _merge_relationals(cond: sp.Basic) -> sp.Basic:
 
 
 def decide_relationals(cond: sp.Basic) -> sp.Basic:
-    """Replace relationals whose truth the symbols' assumptions decide (exp(-1/b) < 1 for b > 0)."""
+    """Replace the inequalities whose truth the sign oracle decides from the symbols' assumptions
+    (exp(-1/b) < 1 for b > 0: :func:`.sign.decide_relation`)."""
     if cond in (sp.true, sp.false, True, False) or not isinstance(cond, sp.Basic):
         return cond
     replacements = {}
     for rel in cond.atoms(sp.core.relational.Relational):
         if isinstance(rel, (sp.Eq, sp.Ne)):
             continue
-        diff = rel.lhs - rel.rhs
-        sgn = sign_of(diff)
-        if sgn is None and rel.lhs.is_positive and rel.rhs.is_positive:
-            # compare positive sides through their logs: exp(-1/b) < 1 iff -1/b < 0
-            sgn = sign_of(sp.expand_log(sp.log(rel.lhs) - sp.log(rel.rhs), force=True))
-        if sgn is None:
-            continue
-        truth = {
-            sp.StrictGreaterThan: sgn > 0,
-            sp.GreaterThan: sgn >= 0,
-            sp.StrictLessThan: sgn < 0,
-            sp.LessThan: sgn <= 0,
-        }.get(type(rel))
+        truth, _ = decide_relation(rel)
         if truth is not None:
             replacements[rel] = sp.true if truth else sp.false
     return cond.xreplace(replacements) if replacements else cond

@@ -81,6 +81,7 @@ def _resolve(executor: Executor, n_tasks: int, *, connect_now: bool = True) -> _
         if executor == "serial":
             return _Plan("serial", 1, "serial")
         if _is_address(executor):
+            remote.check_address(executor)  # a malformed address (no port) is refused before connecting
             client = remote.connect(executor) if connect_now else None
             return _Plan("dask", 0, f"dask {executor}", client, owned=True)
         raise ValueError(f"executor must be 'serial', 'processes' or a Dask scheduler address such as "
@@ -205,6 +206,7 @@ def _stream(fn, tasks: list, *, executor, timeout, results_file, results_format,
         else:
             from . import remote
 
+            client = None
             if plan.kind == "dask":
                 client = plan.target
                 threads = remote.dask_threads(client)
@@ -220,7 +222,8 @@ def _stream(fn, tasks: list, *, executor, timeout, results_file, results_format,
             # enough are in flight to hide the round trip to the scheduler, few enough that Ctrl-C and
             # stop_when cancel little.
             slots = threads if timeout else max(4 * threads, 32)
-            events = remote.futures_backend(submit, fn_ref, items, slots=slots, timeout=timeout, cut=cut)
+            events = remote.futures_backend(submit, fn_ref, items, slots=slots, timeout=timeout, cut=cut,
+                                            client=client)
         try:
             for ev in events:
                 if ev is None:

@@ -32,7 +32,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from .._timeout import StepTimeout, time_limit
+from .._timeout import StepTimeout, die_with_parent, limit_process_memory, time_limit
 from .report import TaskResult, TaskStatus
 
 __all__ = ["local_cores", "serial_backend", "process_backend"]
@@ -115,11 +115,22 @@ def serial_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, Any
 # --------------------------------------------------------------------------------------------------
 # worker processes
 # --------------------------------------------------------------------------------------------------
-def _worker_main(conn, fn) -> None:
+def _worker_main(conn, fn, parent: int | None = None) -> None:
     """A worker: receive ``(index, task)``, send back ``(status, index, value, error, traceback, seconds)``;
-    ``None`` or a closed pipe ends it."""
-    # Ctrl-C in a terminal reaches the whole process group; the parent decides what happens.
+    ``None`` or a closed pipe ends it. It dies with its parent (a parent killed by a signal leaves no
+    worker running, holding the caller's stdout and stderr), and its data is limited like the parent's
+    (``RDPSYM_MEMORY_MB``): a task that would exhaust memory fails with ``MemoryError``, the worker lives."""
+    die_with_parent()
+    if parent is not None and os.getppid() != parent:  # the parent died before that took effect
+        return
+    # Ctrl-C in a terminal reaches the whole process group; the parent decides what happens. SIGTERM is
+    # not the parent's handler (which turns it into an orderly stop of the parent): it ends a worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        limit_process_memory()
+    except ValueError:  # a bad RDPSYM_MEMORY_MB: the parent reports it; the worker runs unlimited
+        pass
     while True:
         try:
             msg = conn.recv()
@@ -187,7 +198,9 @@ def process_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, An
 
     def start_worker() -> _Worker:
         parent, child = ctx.Pipe(duplex=True)
-        proc = ctx.Process(target=_worker_main, args=(child, fn), daemon=True, name="rdpsym-worker")
+        # (a forkserver's workers are the server's children, not this process's)
+        parent_pid = None if mp_context == "forkserver" else os.getpid()
+        proc = ctx.Process(target=_worker_main, args=(child, fn, parent_pid), daemon=True, name="rdpsym-worker")
         try:
             proc.start()
         except Exception as exc:  # spawn/forkserver pickle fn

@@ -23,6 +23,8 @@ Limits, stated rather than hidden:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import queue as queue_mod
 import threading
 import time
@@ -33,10 +35,17 @@ from typing import Any, Callable, Iterator, Sequence
 from .local import POLL_SECONDS, _error_text, running_task
 from .report import TaskResult, TaskStatus
 
-__all__ = ["SchedulerUnreachable", "DaskMissing", "connect", "futures_backend", "is_dask_client"]
+__all__ = ["SchedulerUnreachable", "DaskMissing", "check_address", "connect", "connected", "futures_backend",
+           "is_dask_client"]
 
 #: how long connecting to a scheduler address may take before :class:`SchedulerUnreachable`
 CONNECT_TIMEOUT = "3s"
+#: how long a scheduler without workers is waited on for its first worker (tasks would queue forever)
+WORKERS_TIMEOUT = 15.0
+#: how long the client may stay disconnected from its scheduler before the tasks in flight count as lost
+DISCONNECTED_SECONDS = 10.0
+#: address schemes with a host and a port (``inproc://`` addresses have none)
+_PORTED = ("tcp", "tls", "ws", "wss", "ucx")
 
 
 class SchedulerUnreachable(ConnectionError):
@@ -56,6 +65,27 @@ def _import_distributed():
     return distributed
 
 
+@contextlib.contextmanager
+def quiet_logs() -> Iterator[None]:
+    """Silence the log records of dask.distributed and its event loop (tornado, asyncio) for the duration:
+    a scheduler that dies makes the client log each reconnection attempt with a traceback on stderr,
+    while the sweep itself reports every task it lost (``failed`` / ``cancelled``). For the command line;
+    a library caller keeps its own logging."""
+    _import_distributed()
+    import logging
+
+    names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in ("distributed", "tornado")]
+    loggers = [logging.getLogger(n) for n in names + ["distributed", "tornado", "asyncio"]]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
 def is_dask_client(obj: Any) -> bool:
     mod = type(obj).__module__ or ""
     if not mod.startswith("distributed"):
@@ -63,16 +93,78 @@ def is_dask_client(obj: Any) -> bool:
     return type(obj).__name__ == "Client"
 
 
-def connect(address: str):
-    """A ``distributed.Client`` for the scheduler at ``address`` (``tcp://host:port``), or
-    :class:`SchedulerUnreachable` within a few seconds."""
-    distributed = _import_distributed()
+def check_address(address: str, argument: str = "executor") -> str:
+    """``address`` if it reads as a Dask scheduler address, ``scheme://host:port`` or ``host:port`` (a port
+    of 1 to 65535; ``inproc://...`` as it is); else ``ValueError`` naming ``argument`` and the rule."""
+    from .._numbers import ArgumentError
+
+    rule = "a Dask scheduler address such as tcp://host:8786 (a host and a port)"
+    text = address.strip() if isinstance(address, str) else ""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme == "inproc" and rest:
+        return text
+    host, colon, port = rest.rstrip("/").rpartition(":")
+    if (scheme not in _PORTED or not colon or not host.strip("[]") or not port.isascii() or not port.isdigit()
+            or not 0 < int(port) < 65536 or any(c.isspace() for c in rest)):
+        raise ArgumentError(argument, rule, address)
+    return text
+
+
+def _reachable(address: str) -> None:
+    """A TCP connection to the address's host and port opens within :data:`CONNECT_TIMEOUT`, else
+    :class:`SchedulerUnreachable` (checked before a Client exists: a Client that fails to connect
+    complains on stderr when it is collected)."""
+    import socket
+
+    scheme, _, rest = address.partition("://") if "://" in address else ("tcp", "", address)
+    if scheme not in ("tcp", "tls", "ws", "wss"):
+        return
+    host, _, port = rest.rstrip("/").rpartition(":")
     try:
-        return distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=float(CONNECT_TIMEOUT.rstrip("s"))):
+            pass
+    except OSError as exc:
+        raise SchedulerUnreachable(f"executor: no Dask scheduler answered at {address!r} within "
+                                   f"{CONNECT_TIMEOUT} ({_error_text(exc)}); start one with `dask scheduler` "
+                                   "and workers with `dask worker ADDRESS --nthreads 1`") from exc
+
+
+def connect(address: str):
+    """A ``distributed.Client`` for the scheduler at ``address`` (``tcp://host:port``) that has at least one
+    worker; :class:`SchedulerUnreachable` within a few seconds when no scheduler answers, or within
+    :data:`WORKERS_TIMEOUT` when no worker joins it (the tasks would wait forever)."""
+    address = check_address(address)
+    distributed = _import_distributed()
+    _reachable(address)
+    try:
+        client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError) as exc:  # CommClosedError is an OSError subclass in distributed
         raise SchedulerUnreachable(f"executor: no Dask scheduler answered at {address!r} within "
                                    f"{CONNECT_TIMEOUT} ({_error_text(exc)}); start one with `dask scheduler` "
                                    "and workers with `dask worker ADDRESS --nthreads 1`") from exc
+    try:
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    except Exception as exc:  # noqa: BLE001 - dask's TimeoutError, a lost scheduler
+        _close_quietly(client)
+        raise SchedulerUnreachable(f"executor: the Dask scheduler at {address!r} has no workers (none joined "
+                                   f"within {WORKERS_TIMEOUT:g} s: {_error_text(exc)}); start them with "
+                                   "`dask worker ADDRESS --nthreads 1`") from exc
+    return client
+
+
+def _close_quietly(client) -> None:
+    try:
+        client.close(timeout=5)
+    except Exception:  # noqa: BLE001 - the scheduler may be gone already
+        pass
+
+
+def connected(client) -> bool:
+    """Whether a Dask client still talks to its scheduler (a plain executor always does)."""
+    status = getattr(client, "status", "running")
+    return status in ("running", "newly-created")
 
 
 def dask_threads(client) -> int:
@@ -98,19 +190,41 @@ def _call(fn: Callable[[Any], Any], task: Any):
         try:
             with running_task():
                 return ("done", fn(task), "", "", time.perf_counter() - start)
-        except Exception as exc:  # noqa: BLE001 - reported for this task
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - reported for this task (a step's StepTimeout too)
             return ("failed", None, _error_text(exc), tb.format_exc(), time.perf_counter() - start)
 
 
 def futures_backend(submit: Callable[..., Any], fn_ref: Any, items: Sequence[tuple[int, str, Any]], *,
-                    slots: int, timeout: float | None, cut: list[int]) -> Iterator[TaskResult | None]:
+                    slots: int, timeout: float | None, cut: list[int], client: Any = None) -> Iterator[TaskResult | None]:
     """Submit ``_call(fn_ref, task)`` with ``submit`` (``client.submit`` or ``executor.submit``), at most
-    ``slots`` at a time, and yield each outcome as it arrives."""
+    ``slots`` at a time, and yield each outcome as it arrives. With a Dask ``client``: when it has lost
+    its scheduler for :data:`DISCONNECTED_SECONDS`, every task in flight or not yet submitted is
+    ``failed`` ("the scheduler was lost"), never waited on forever and never counted as done."""
     done_q: queue_mod.SimpleQueue = queue_mod.SimpleQueue()
     pending = deque(items)
     inflight: dict[Any, tuple[int, str, float]] = {}
+    lost_since: float | None = None
     try:
         while pending or inflight:
+            if client is not None:
+                if connected(client):
+                    lost_since = None
+                elif lost_since is None:
+                    lost_since = time.monotonic()
+                elif time.monotonic() - lost_since >= DISCONNECTED_SECONDS:
+                    why = (f"the Dask scheduler was lost (the client has been {getattr(client, 'status', '?')} for "
+                           f"{DISCONNECTED_SECONDS:g} s); this task was not run to the end")
+                    for fut, (index, key, t0) in list(inflight.items()):
+                        del inflight[fut]
+                        yield TaskResult(index, key, TaskStatus.FAILED, error=why, seconds=time.monotonic() - t0,
+                                         attempts=1)
+                    while pending:
+                        index, key, _ = pending.popleft()
+                        if index <= cut[0]:
+                            yield TaskResult(index, key, TaskStatus.FAILED, error=why)
+                    return
             while pending and len(inflight) < slots:
                 index, key, task = pending.popleft()
                 if index > cut[0]:
@@ -158,15 +272,24 @@ def futures_backend(submit: Callable[..., Any], fn_ref: Any, items: Sequence[tup
 
 
 def _outcome(fut, index: int, key: str, elapsed: float) -> TaskResult:
+    """The task's outcome from its finished future. A future that was cancelled or lost (its scheduler
+    died, its worker was killed) is a task not run to the end, never a result: ``cancelled``/``failed``
+    with the reason (no ``CancelledError`` escapes, whichever call raises it)."""
+    import concurrent.futures
+
     try:
         if fut.cancelled():
-            return TaskResult(index, key, TaskStatus.CANCELLED, error="the future was cancelled", seconds=elapsed,
-                              attempts=1)
+            return TaskResult(index, key, TaskStatus.CANCELLED, error="the future was cancelled (its scheduler or "
+                              "worker went away)", seconds=elapsed, attempts=1)
         exc = fut.exception()
-    except Exception as err:  # noqa: BLE001 - dask raises CancelledError from exception() too
+        if exc is None:
+            status, value, error, trace, seconds = fut.result()
+    except (concurrent.futures.CancelledError, asyncio.CancelledError) as err:
+        return TaskResult(index, key, TaskStatus.CANCELLED, error=f"the future was cancelled (its scheduler or "
+                          f"worker went away): {_error_text(err)}", seconds=elapsed, attempts=1)
+    except Exception as err:  # noqa: BLE001 - dask raises from exception() and result() on a lost future
         exc = err
     if exc is not None:  # the infrastructure failed (KilledWorker, BrokenProcessPool, lost connection)
         return TaskResult(index, key, TaskStatus.FAILED, error=f"the executor lost this task: {_error_text(exc)}",
                           seconds=elapsed, attempts=1)
-    status, value, error, trace, seconds = fut.result()
     return TaskResult(index, key, TaskStatus(status), value, error, trace, seconds, 1)

@@ -13,6 +13,14 @@ without ``:name`` says which mechanism it means the way ``rdpsym verify`` always
 the one public function annotated ``-> Mechanism`` or Mechanism object it defines. Importing the user's
 file runs its code: that is what the user asks for by naming it; user *text* is never evaluated.
 
+``package.module:attribute`` can name anything importable, so what it names is called only when it
+says it makes a Mechanism: a function annotated ``-> Mechanism`` or registered with
+:func:`~rdpsym.mechanisms.register` (``signal:pause`` or ``os:abort`` is refused, never called). A
+reference longer than :data:`MAX_REFERENCE_CHARS` is refused before anything is looked up. Importing the
+user's file or module and calling the factory run under a time limit of :data:`LOAD_STEPS` step limits
+(``RDPSYM_STEP_SECONDS``): a factory that builds gamma(10^6) exactly is abandoned
+(:class:`~rdpsym._timeout.StepTimeout`), not waited for.
+
 A file is executed once per process and content: naming it again returns the module already loaded
 (so a factory it registers is not "registered twice"); an edited file (another mtime or size) is loaded
 again, after the names its previous version registered are unregistered.
@@ -29,6 +37,7 @@ built-in) keeps its registration: the clash is reported by :func:`problems` and 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -40,10 +49,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .._numbers import ArgumentError
+from .._timeout import StepTimeout, default_step_seconds, time_limit
 from ..specify.mechanism import Mechanism
 
-__all__ = ["GROUP", "resolve", "load_file", "load_attribute", "source", "problems", "entry_point_names",
-           "entry_point_factory"]
+__all__ = ["GROUP", "resolve", "load_file", "load_attribute", "declared_factory", "source", "problems",
+           "entry_point_names", "entry_point_factory", "MAX_REFERENCE_CHARS"]
 
 #: the entry-point group third-party packages register mechanisms in
 GROUP = "rdpsym.mechanisms"
@@ -52,10 +62,32 @@ _LOCK = threading.RLock()
 _MODULE_ATTRIBUTE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _RULE = ("a registered name, a path to a Python file (file.py or file.py:name) or package.module:attribute, "
          "giving a Mechanism or a function of no arguments returning one")
+#: the longest mechanism reference read (a path: Linux's PATH_MAX)
+MAX_REFERENCE_CHARS = 4096
+#: importing a user's file or module, or calling its factory, may take this many step limits
+LOAD_STEPS = 3
 
 
 def _error(argument: str, message: str, value: Any = None) -> ArgumentError:
     return ArgumentError(argument, _RULE, value, message=message)
+
+
+def _loading(what: str):
+    """The time limit of loading a user's mechanism (:data:`LOAD_STEPS` step limits), saying ``what``."""
+    @contextlib.contextmanager
+    def loading_step():
+        seconds = LOAD_STEPS * default_step_seconds()
+        try:
+            with time_limit(seconds):
+                yield
+        except StepTimeout as exc:
+            out = type(exc)(f"{what}: {exc}")
+            out.limit_id = exc.limit_id
+            if hasattr(exc, "resource"):
+                out.resource = exc.resource
+            raise out from None
+
+    return loading_step()
 
 
 # -- a Mechanism from an object --------------------------------------------------------------------
@@ -65,7 +97,8 @@ def _build(obj: Any, where: str, argument: str) -> Mechanism:
         if _takes_arguments(obj):
             raise _error(argument, f"{where} takes arguments; a mechanism factory takes none", where)
         try:
-            obj = obj()
+            with _loading(f"calling the mechanism factory {where}"):
+                obj = obj()
         except Exception as exc:  # the user's factory is broken, not rdpsym: a usage error naming it
             raise _error(argument, f"{where}: calling it raised {type(exc).__name__}: {exc}", where) from exc
     if not isinstance(obj, Mechanism):
@@ -80,6 +113,30 @@ def _takes_arguments(f: Callable) -> bool:
         return False
     return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
                for p in sig.parameters.values())
+
+
+def _returns_mechanism(annotation: Any) -> bool:
+    """A return annotation that names :class:`Mechanism` (the class, a subclass, or its name as text)."""
+    if isinstance(annotation, type):
+        return issubclass(annotation, Mechanism)
+    if isinstance(annotation, str):
+        return annotation.strip().strip("'\"").rpartition(".")[2] == "Mechanism"
+    return False
+
+
+def declared_factory(obj: Any) -> bool:
+    """Whether ``obj`` says it makes a Mechanism: a factory registered with
+    :func:`~rdpsym.mechanisms.register`, or a Python function annotated ``-> Mechanism``."""
+    from . import _REGISTRY
+
+    if any(obj is f for f in _REGISTRY.values()):
+        return True
+    if not (inspect.isfunction(obj) or inspect.ismethod(obj)):
+        return False  # a builtin, a class, an arbitrary callable: nothing says what calling it does
+    try:
+        return _returns_mechanism(inspect.signature(obj).return_annotation)
+    except (TypeError, ValueError):
+        return False
 
 
 def _attribute(obj: Any, dotted: str, where: str, argument: str) -> Any:
@@ -130,11 +187,15 @@ def _load_module(path: Path, argument: str) -> _Loaded:
         before = set(_REGISTRY)
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # the user's file is broken, not rdpsym: a usage error naming it
+            with _loading(f"importing {path}"):
+                spec.loader.exec_module(module)
+        except BaseException as exc:
             sys.modules.pop(name, None)
             for n in set(_REGISTRY) - before:
                 unregister(n)
+            if not isinstance(exc, Exception):  # out of time, Ctrl-C: not the file's error
+                raise
+            # the user's file is broken, not rdpsym: a usage error naming it
             raise _error(argument, f"{path}: importing it raised {type(exc).__name__}: {exc}", str(path)) from exc
         loaded = _Loaded(stamp, module, sorted(set(_REGISTRY) - before))
         _FILES[resolved] = loaded
@@ -165,7 +226,12 @@ def load_file(path: str | Path, attribute: str | None = None, *, argument: str =
     from . import get
 
     path = Path(path)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError) as exc:  # a name too long for a path, a NUL byte
+        raise _error(argument, f"not a readable file path: {str(path)[:80]!r} ({exc.__class__.__name__})",
+                     str(path)) from None
+    if not is_file:
         raise _error(argument, f"no such file: {path}", str(path))
     loaded = _load_module(path, argument)
     module = loaded.module
@@ -187,15 +253,24 @@ def load_file(path: str | Path, attribute: str | None = None, *, argument: str =
 
 # -- package.module:attribute ---------------------------------------------------------------------------
 def load_attribute(spec: str, *, argument: str = "mechanism") -> Mechanism:
-    """The Mechanism named by ``package.module:attribute`` (a Mechanism, or a factory returning one)."""
+    """The Mechanism named by ``package.module:attribute``: a Mechanism, or a factory that says it returns
+    one (:func:`declared_factory`: annotated ``-> Mechanism``, or registered), called then. Anything else
+    is refused before it is called (an :class:`~rdpsym._numbers.ArgumentError` with the reason)."""
     module_name, _, attribute = spec.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        with _loading(f"importing {module_name!r}"):
+            module = importlib.import_module(module_name)
     except ImportError as exc:
         raise _error(argument, f"{spec}: cannot import module {module_name!r} ({exc})", spec) from exc
     except Exception as exc:  # the user's module is broken
         raise _error(argument, f"{spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}", spec) from exc
-    return _build(_attribute(module, attribute, f"{spec}: module {module_name!r}", argument), spec, argument)
+    obj = _attribute(module, attribute, f"{spec}: module {module_name!r}", argument)
+    if callable(obj) and not isinstance(obj, Mechanism) and not declared_factory(obj):
+        kind = "class" if isinstance(obj, type) else type(obj).__name__
+        raise _error(argument, f"{spec} is a {kind} that does not say it returns an rdpsym Mechanism; it was not "
+                     "called (name a Mechanism, or a function annotated `-> Mechanism` or registered with "
+                     "rdpsym.mechanisms.register)", spec)
+    return _build(obj, spec, argument)
 
 
 # -- the one reading ------------------------------------------------------------------------------------
@@ -206,8 +281,11 @@ def _split_file(spec: str) -> tuple[str, str | None] | None:
     head, sep, tail = spec.rpartition(":")
     if sep and head.endswith(".py") and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", tail):
         return head, tail
-    if Path(spec).is_file():
-        return spec, None
+    try:
+        if Path(spec).is_file():
+            return spec, None
+    except (OSError, ValueError):  # a name too long for a path, a NUL byte: not a file
+        pass
     return None
 
 
@@ -227,6 +305,10 @@ def resolve(spec: Any, *, argument: str = "mechanism") -> Mechanism:
     if not isinstance(spec, str) or not spec.strip():
         raise ArgumentError(argument, _RULE, spec)
     spec = spec.strip()
+    if len(spec) > MAX_REFERENCE_CHARS:
+        raise ArgumentError(argument, f"a mechanism reference of at most {MAX_REFERENCE_CHARS} characters", spec,
+                            message=f"{argument} must be a mechanism reference of at most {MAX_REFERENCE_CHARS} "
+                                    f"characters; got {len(spec)} characters ({spec[:40]!r}...)")
     if spec in names():
         return get(spec)
     as_file = _split_file(spec)

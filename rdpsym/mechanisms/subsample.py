@@ -21,6 +21,7 @@ from typing import Any
 
 import sympy as sp
 
+from .. import printing
 from .._numbers import ArgumentError
 from ..specify.text.numbers import exact_number
 from ..specify.adjacency import AdjacentFamily, AdjacentPair
@@ -97,7 +98,7 @@ def subsample(mechanism: Any, q: Any, *, scheme: str = "poisson", neighbouring: 
         support=base.support,
         pairs=tuple(pairs),
         parameters=tuple(parameters),
-        description=f"{base.description} Run on a {how} subsample at rate {sp.sstr(qs)}.".strip(),
+        description=f"{base.description} Run on a {how} subsample at rate {printing.sstr(qs)}.".strip(),
         references=(*base.references, "Mironov, Talwar & Zhang 2019 (arXiv:1908.10530), Sect. 3",
                     "Zhu & Wang 2019 (ICML), Thm. 6" if scheme == "poisson"
                     else "Wang, Balle & Kasiviswanathan 2019 (AISTATS), Thm. 9"),

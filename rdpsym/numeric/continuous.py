@@ -18,7 +18,7 @@ import mpmath
 
 from .._optimize import golden_max
 from .kinks import breakpoints, scan_points
-from .quantities import KL, FiniteOrder, Form, NearOne, Sup
+from .quantities import Form
 from .tails import Failed, Infinite, check_end, far
 from .densities import make_L
 
@@ -148,23 +148,22 @@ def integrate_pieces(g, intervals, kinks, peak, w, cuts, rule, garb=None, info=N
 
 def continuous_prepare(dens, intervals, kinks, q, a):
     """Peak, shift L_max, width w and divergence checks (done once, at the first precision), for the
-    quantity ``q`` (not :class:`Sup`) at the order ``a`` (an mpf, or None).
+    quantity ``q`` (not a supremum) at the order ``a`` (an mpf, or None).
 
     Returns (peak, Lmax, w, doubts, cuts); raises Infinite when the divergence is infinite."""
-    near1, kl = isinstance(q, NearOne), isinstance(q, KL)
-    Lint = make_L(dens, Form.FINITE if isinstance(q, FiniteOrder) else Form.WEIGHT, a)
+    Lint = make_L(dens, q.scan_form, a)
     # the function whose tails and singular points decide divergence
-    Lchk = make_L(dens, Form.KLABS, a) if kl else Lint
-    Lw = make_L(dens, Form.WEIGHT, a) if (near1 or kl) else Lint
+    Lchk = make_L(dens, q.check_form, a) if q.check_form is not q.scan_form else Lint
+    Lw = make_L(dens, q.peak_form, a) if q.peak_form is not q.scan_form else Lint
     # points where P > 0 = Q make alpha >= 1 infinite
     peak, Lmax, samples = find_peak(Lint, intervals, kinks)
-    if Lmax == mpmath.inf and isinstance(q, FiniteOrder) and a > 1:
+    if Lmax == mpmath.inf and a is not None and a > 1:
         raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(peak, 10)}), alpha > 1")
-    if kl or near1:
+    if not q.peak_is_integrand:
         for pts, _ in samples:
             for t in pts:
                 lp, lq = dens.logpq(t)
-                if lp > -mpmath.inf and lq == -mpmath.inf and (kl or a > 1):
+                if q.infinite_at(lp, lq, a):
                     raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
     if Lmax == -mpmath.inf:
         raise Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
@@ -243,77 +242,20 @@ def continuous_prepare(dens, intervals, kinks, q, a):
 
 def continuous_once(dens, intervals, kinks, q, a, prep, scale_jitter, rule, info=None):
     """One evaluation of the quantity ``q`` at the current precision. Returns (D, error, method, doubts)."""
-    if isinstance(q, Sup):
+    if q.supremum:
         return sup_continuous(dens, intervals, kinks)
-    near1 = isinstance(q, NearOne)
     peak, Lmax, w, doubts, cuts = prep
     peak, Lmax, w = +peak, +Lmax, w * scale_jitter
     notes = {key: base + key[1] * d * scale_jitter for key, (base, d) in cuts.items()}
-    Lint = make_L(dens, Form.FINITE if isinstance(q, FiniteOrder) else Form.WEIGHT, a)
-    if isinstance(q, KL):
-        def g(t):
-            lp, lq = dens.logpq(t)
-            if lp == -mpmath.inf:
-                return mpmath.mpf(0)
-            if lq == -mpmath.inf:
-                raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
-            return mpmath.exp(lp - Lmax) * (lp - lq)
-        garb = dens.backend_integrand(Form.KL, a, Lmax, g)
-        g = dens.integrand(Form.KL, a, Lmax, g)
-        v, e = integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
-        D = v * mpmath.exp(Lmax)
-        # + the rounding of this final arithmetic at the working precision (a single evaluation
-        # has no second precision to reveal it)
-        err = e * mpmath.exp(Lmax) + 8 * mpmath.eps * abs(D)
-        method = f"{rule} KL = E_P[log P/Q]"
-    elif near1:
-        am1 = a - 1
-        def g(t):
-            lp, lq = dens.logpq(t)
-            if lp == -mpmath.inf:
-                return mpmath.mpf(0)
-            if lq == -mpmath.inf:
-                if a > 1:
-                    raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)})")
-                return -mpmath.exp(lp - Lmax)
-            return mpmath.exp(lp - Lmax) * mpmath.expm1(am1 * (lp - lq))
-        def gp(t):
-            lp, _ = dens.logpq(t)
-            return mpmath.exp(lp - Lmax) if lp > -mpmath.inf else mpmath.mpf(0)
-        garb, gparb = dens.backend_integrand(Form.NEAR1, a, Lmax, g), dens.backend_integrand(Form.WEIGHT, a, Lmax, gp)
-        g = dens.integrand(Form.NEAR1, a, Lmax, g)
-        gp = dens.integrand(Form.WEIGHT, a, Lmax, gp)
-        J, eJ = integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
-        M, eM = integrate_pieces(gp, intervals, kinks, peak, w, notes, rule, gparb, info)
-        scale = mpmath.exp(Lmax)
-        J, eJ, M, eM = J * scale, eJ * scale, M * scale, eM * scale
-        # log I = log(M + J) = log M + log1p(J / M)
-        logI = mpmath.log(M) + mpmath.log1p(J / M)
-        if not abs(logI) < 1:
-            # |(alpha-1) D| >= 1: I is far from 1 and M + J cancels instead; the driver retries
-            # in plain log space, which is accurate here
-            raise Failed(f"near-1 form: log I = {mpmath.nstr(logI, 5)}, |(alpha-1) D| >= 1")
-        D = logI / am1
-        rounding = 8 * mpmath.eps * (abs(mpmath.log(M)) + abs(logI) + 1)
-        err = (eJ / abs(M) + eM / abs(M) + rounding) / abs(am1)
-        method = f"{rule}, I = ∫P + ∫P expm1((alpha-1) log P/Q)"
-    else:
-        def g(t):
-            v = Lint(t)
-            if v == mpmath.inf:
-                raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(t, 10)}), alpha > 1")
-            return mpmath.exp(v - Lmax) if v > -mpmath.inf else mpmath.mpf(0)
-        garb = dens.backend_integrand(Form.FINITE, a, Lmax, g)
-        g = dens.integrand(Form.FINITE, a, Lmax, g)
-        v, e = integrate_pieces(g, intervals, kinks, peak, w, notes, rule, garb, info)
-        if v <= 0:
-            raise Failed(f"the shifted integral is {mpmath.nstr(v, 8)} <= 0")
-        logI = Lmax + mpmath.log(v)
-        D = logI / (a - 1)
-        # Lmax + log v cancels when |log I| << |Lmax|: its rounding counts
-        rounding = 8 * mpmath.eps * (abs(Lmax) + abs(mpmath.log(v)) + 1)
-        err = (e / v + rounding) / abs(a - 1)
-        method = f"{rule}, log I = L_max + log ∫ exp(L - L_max)"
+    slow = q.integrands(a, Lmax, dens.logpq, make_L(dens, q.peak_form, a), lambda t: mpmath.nstr(t, 10))
+    integrals = []
+    for form, g in zip(q.forms, slow):
+        # the backend's own integrand object (Arb balls) for its quadrature, mpmath's one-expression
+        # integrand (with the quantity's pointwise one as fallback) for everything else
+        garb = dens.backend_integrand(form, a, Lmax, g)
+        integrals.append(integrate_pieces(dens.integrand(form, a, Lmax, g), intervals, kinks, peak, w, notes, rule,
+                                          garb, info))
+    D, err, method = q.finish(Lmax, integrals, a, rule)
     return D, err, method, doubts
 
 

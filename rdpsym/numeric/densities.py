@@ -18,7 +18,7 @@ import sympy as sp
 
 from .backends import compile_with, selected_backends
 from .backends.mpmath import log_expr, mpmath_pair
-from .quantities import Form
+from .quantities import Form, log_integrand
 
 __all__ = ["Densities", "compiled_pair", "make_L"]
 
@@ -150,23 +150,3 @@ def make_L(dens: Densities, form: Form, a) -> Callable:
         return log_integrand(*dens.logpq(t), form, a)
 
     return L
-
-
-def log_integrand(lp, lq, form: Form, a):
-    """The log-integrand of ``form`` from ``lp = log P`` and ``lq = log Q`` at one point (see
-    :func:`make_L`); the one statement of what P = 0 and Q = 0 mean, shared by the one-dimensional and the
-    multivariate paths."""
-    if lp == -mpmath.inf:
-        return -mpmath.inf
-    if form is Form.FINITE:
-        if lq == -mpmath.inf:
-            return mpmath.inf if a > 1 else -mpmath.inf
-        return a * lp + (1 - a) * lq
-    if form is Form.RATIO:
-        return lp - lq if lq > -mpmath.inf else mpmath.inf
-    if form is Form.KLABS:
-        if lq == -mpmath.inf:
-            return mpmath.inf
-        r = abs(lp - lq)
-        return lp + mpmath.log(r) if r > 0 else -mpmath.inf
-    return lp

@@ -15,7 +15,6 @@ import sympy as sp
 
 from ..specify.support import Support
 from .densities import make_L
-from .quantities import KL, FiniteOrder, Form, NearOne, Sup
 from .tails import Failed, Infinite, check_end, far
 
 __all__ = ["discrete_once"]
@@ -24,14 +23,12 @@ __all__ = ["discrete_once"]
 def discrete_once(dens, support: Support, q, a):
     """One evaluation of the quantity ``q`` (order ``a``, an mpf or None) over a discrete support at the
     current precision. Returns (D, error, method, doubts)."""
-    near1, kl, sup = isinstance(q, NearOne), isinstance(q, KL), isinstance(q, Sup)
-    L = make_L(dens, Form.RATIO if sup else (Form.FINITE if isinstance(q, FiniteOrder) and not near1 else Form.WEIGHT), a)
+    L = make_L(dens, q.peak_form, a)
     doubts = []
-    tail_err = mpmath.mpf(0)
 
     def term_parts(k):
         lp, lq = dens.logpq(mpmath.mpf(k))
-        if lp > -mpmath.inf and lq == -mpmath.inf and (kl or sup or a > 1):
+        if q.infinite_at(lp, lq, a):
             raise Infinite(f"P > 0 where Q = 0 (at x = {k})")
         return lp, lq
 
@@ -45,7 +42,7 @@ def discrete_once(dens, support: Support, q, a):
     prog_samples = []
     # at a finite order away from 1, L itself is +inf where P > 0 = Q (alpha > 1: the max raises
     # below) and -inf where that point adds nothing (alpha < 1): the separate check is redundant
-    check_parts = not (isinstance(q, FiniteOrder) and not near1)
+    check_parts = not q.peak_is_integrand
     for k in finite_pts:
         if check_parts:
             term_parts(k)
@@ -59,7 +56,7 @@ def discrete_once(dens, support: Support, q, a):
             vals.append(L(mpmath.mpf(s0 + st * j)))
         prog_samples.append(vals)
         Lmax = max([Lmax] + vals)
-    if sup:
+    if q.supremum:
         best = Lmax
         for (s0, st), vals in zip(progs, prog_samples):
             i = max(range(len(vals)), key=lambda i: vals[i])
@@ -83,39 +80,17 @@ def discrete_once(dens, support: Support, q, a):
     if Lmax == -mpmath.inf:
         raise Failed("every term vanishes")
 
-    if kl:
-        def term(k):
-            lp, lq = term_parts(k)
-            if lp == -mpmath.inf:
-                return mpmath.mpf(0)
-            return mpmath.exp(lp - Lmax) * (lp - lq)
-    elif near1:
-        am1 = a - 1
-        def term(k):
-            lp, lq = term_parts(k)
-            if lp == -mpmath.inf:
-                return mpmath.mpf(0)
-            if lq == -mpmath.inf:
-                return -mpmath.exp(lp - Lmax)
-            return mpmath.exp(lp - Lmax) * mpmath.expm1(am1 * (lp - lq))
-    else:
-        def term(k):
-            v = L(mpmath.mpf(k))
-            if v == mpmath.inf:
-                raise Infinite(f"P > 0 where Q = 0 (at x = {k}), alpha > 1")
-            return mpmath.exp(v - Lmax) if v > -mpmath.inf else mpmath.mpf(0)
-
-    def pterm(k):
-        lp, _ = dens.logpq(mpmath.mpf(k))
-        return mpmath.exp(lp - Lmax) if lp > -mpmath.inf else mpmath.mpf(0)
-
-    funcs = [term] + ([pterm] if near1 else [])
+    # the quantity's terms, shifted by exp(-Lmax); P > 0 = Q is checked at every point where the peak
+    # log does not show it
+    logpq = term_parts if check_parts else (lambda k: dens.logpq(mpmath.mpf(k)))
+    funcs = q.integrands(a, Lmax, logpq, lambda k: L(mpmath.mpf(k)))
     sums = [mpmath.mpf(0) for _ in funcs]
+    tails = [mpmath.mpf(0) for _ in funcs]  # geometric tail bounds, shifted like the sums
     for k in finite_pts:
         for i, f in enumerate(funcs):
             sums[i] += f(k)
     eps = mpmath.eps
-    Lbig = make_L(dens, Form.KLABS if kl else Form.FINITE, a)
+    Lbig = make_L(dens, q.check_form, a)
     for (s0, st), vals in zip(progs, prog_samples):
         # divergence check at the far end
         r = check_end(Lbig, mpmath.mpf(s0), st, 1, True, Lmax)
@@ -158,7 +133,7 @@ def discrete_once(dens, support: Support, q, a):
                             bound = at * ratio / (1 - ratio)
                             if bound <= eps * abs(S) or at == 0:
                                 if direction > 0:
-                                    tail_err += bound * mpmath.exp(Lmax)
+                                    tails[i] += bound
                                 break
                     prev = at
                     j += direction
@@ -166,14 +141,4 @@ def discrete_once(dens, support: Support, q, a):
                         doubts.append(f"summation stopped after {n} terms without meeting the tail criterion")
                         break
             sums[i] += S
-    scale = mpmath.exp(Lmax)
-    if kl:
-        return sums[0] * scale, tail_err + eps * abs(sums[0] * scale), "term-by-term sum, KL", doubts
-    if near1:
-        J, M = sums[0] * scale, sums[1] * scale
-        logI = mpmath.log(M) + mpmath.log1p(J / M)
-        return logI / (a - 1), (tail_err / M + eps) / abs(a - 1), "term-by-term sum, I = ΣP + ΣP expm1((alpha-1) log P/Q)", doubts
-    if sums[0] <= 0:
-        raise Failed("the sum is not positive")
-    logI = Lmax + mpmath.log(sums[0])
-    return logI / (a - 1), (tail_err / (sums[0] * scale) + 4 * eps) / abs(a - 1), "term-by-term sum, log-sum-exp", doubts
+    return (*q.finish(Lmax, list(zip(sums, tails)), a, "term-by-term sum", "Σ"), doubts)

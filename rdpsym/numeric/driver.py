@@ -71,112 +71,39 @@ precision is never touched):
   10^(-0.4 dps))`` (60% of the requested digits relative to the value; absolute ``10^-dps`` for
   values near 0) and no doubt was raised (slowly decaying tails, summation cut short, a supremum
   that is only approached at infinity). ``inf`` results are reported with ``converged = True`` when
+  the divergence is detected (the checks above), never from a value that merely grew large.
 
 Layout: this driver (input checking, the pairs of evaluations, the convergence rule, the retry of the
-near-one form) calls :mod:`.quantities` (what is computed), :mod:`.continuous` (integration),
+near-one form) returns a :class:`~.value.NumericValue` from :mod:`.inputs` (the parameter values),
+:mod:`.quantities` (what is computed), :mod:`.continuous` (integration),
 :mod:`.discrete` (sums), :mod:`.kinks` (breakpoints), :mod:`.tails` (divergence detection) and
 :mod:`.densities` over :mod:`.backends` (Arb, mpmath, or any registered backend).
 """
 
 from __future__ import annotations
 
-import numbers
-from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from dataclasses import replace
 
 import mpmath
 import sympy as sp
 
-from .._numbers import ArgumentError
-from ..specify.text.numbers import exact_number
-from ..specify.params import check_assumptions
 from ..specify.support import Support
 from .continuous import continuous_once, continuous_prepare
 from .densities import Densities, compiled_pair
 from .discrete import discrete_once
+from .inputs import exact_floats, parameter_substitution, substitute_values
 from .kinks import kinks as find_kinks
 from .normalisers import NormaliserError, abstract_normalisers, evaluate_normalisers
-from .quantities import NearOne, Quantity, Sup, quantity_for
+from .quantities import Quantity, quantity_for
 from .tails import Failed, Infinite
+from .value import NumericValue
 
-__all__ = ["NumericValue", "numeric_divergence", "substitute_values"]
-
-
-@dataclass(frozen=True)
-class NumericValue:
-    """A numeric divergence with its error estimate.
-
-    ``value`` is an ``mpmath.mpf`` (possibly ``mpmath.inf``), never NaN; ``error`` an absolute error
-    estimate (``inf`` when nothing could be computed: then ``value`` is 0 and meaningless); ``dps`` the requested decimal digits; ``method`` a short name of the algorithm;
-    ``converged`` whether ``error`` meets the rule in the module docstring; ``detail`` a human
-    readable account (and the reason when not converged). ``evaluations`` counts this call's work, a
-    load-independent measure: ``mpmath`` (log-density pairs or integrand values evaluated with
-    mpmath), the backend's name (e.g. ``arb``: pairs evaluated by the backend outside its quadrature)
-    and ``quad_nodes`` (integrand values of the backend's quadrature).
-    """
-
-    value: mpmath.mpf
-    error: mpmath.mpf
-    dps: int
-    method: str
-    converged: bool
-    detail: str
-    evaluations: dict = field(default_factory=dict, compare=False, repr=False)
+__all__ = ["numeric_divergence"]
 
 
 # ----------------------------------------------------------------------------------------------
-# Input handling
+# Breakpoints
 # ----------------------------------------------------------------------------------------------
-
-
-def _value(v: Any, name: str) -> sp.Expr:
-    """A parameter value as an exact finite real sympy number (floats and mpfs at their exact binary
-    value), or :class:`ArgumentError` naming ``values[name]``."""
-    label = f"values[{name!r}]"
-    try:
-        return exact_number(v, label, finite=True, real=True)
-    except ArgumentError as exc:
-        if isinstance(v, (sp.Basic, numbers.Number, mpmath.mpf)) and not isinstance(v, bool):
-            raise ArgumentError(label, "a finite real number", v) from None
-        raise exc from None
-
-
-def _exact_floats(e: sp.Expr) -> sp.Expr:
-    """e with every sympy Float replaced by the Rational of its exact binary value."""
-    floats = e.atoms(sp.Float)
-    return e.xreplace({f: sp.Rational(f) for f in floats}) if floats else e
-
-
-def substitute_values(P, Q, x, support, values) -> tuple[sp.Expr, sp.Expr, sp.Set]:
-    """P, Q and the support with the parameters replaced by the exact ``values`` (a dict from symbols
-    or their names to numbers), each checked against its symbol's assumptions. Raises ``ValueError``
-    naming the missing or bad value."""
-    if not isinstance(values, Mapping):
-        raise ValueError(f"values must be a dict from parameter symbols or names to numbers, found {type(values).__name__}.")
-    by_name = {}
-    for k, v in values.items():
-        key = k.name if isinstance(k, sp.Symbol) else k
-        if not isinstance(key, str):
-            raise ValueError(f"values keys must be sympy Symbols or str, found {k!r}.")
-        by_name[key] = v
-    variables = set(x) if isinstance(x, tuple) else {x}  # a tuple: the variables of a multivariate pair
-    free = (P.free_symbols | Q.free_symbols | support.free_symbols) - variables
-    missing = sorted(s.name for s in free if s.name not in by_name)
-    if missing:
-        raise ValueError(f"values is missing parameter(s) {', '.join(missing)}: P and Q must depend on {x} only after substitution.")
-    sub = {s: _value(by_name[s.name], s.name) for s in free}
-    for sym, v in sub.items():
-        check_assumptions(sym, v, f"values[{sym.name!r}]")
-    return P.subs(sub), Q.subs(sub), support.subs(sub)
-
-
-def _substitution(P, Q, x, values) -> dict:
-    """The exact values of the parameters of P and Q (symbol -> sympy number), as substitute_values uses."""
-    by_name = {(k.name if isinstance(k, sp.Symbol) else k): v for k, v in values.items()}
-    free = (P.free_symbols | Q.free_symbols) - {x}
-    return {s: _value(by_name[s.name], s.name) for s in free}
-
-
 def _modes(dens, intervals, kinks) -> list:
     """The modes of P and of Q (largest log density, scan + golden section), as breakpoints: where two
     densities sit far apart (Cauchy locations 0 and 200 at scale 1/2) the integrand has a feature at
@@ -256,20 +183,20 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     # Floats inside P and Q are taken at their exact binary value, as parameter values are:
     # sympy would otherwise fold log(0.5) to a 15-digit Float, and every digit past the 16th
     # would be wrong while the two evaluations agree
-    P, Q = _exact_floats(P), _exact_floats(Q)
+    P, Q = exact_floats(P), exact_floats(Q)
     # normalisers written as sums or integrals are constants of the pair: symbols for the compiled
     # backends, numbers (evaluated once per parameter point, errors carried) for everything else
     abst = abstract_normalisers(P, Q, x)
     compiled = compiled_pair(abst.P, abst.Q, x)
     Ps, Qs, support = substitute_values(P, Q, x, support, values)  # checks the values (ValueError)
-    exact = _substitution(P, Q, x, values)
+    exact = parameter_substitution(P, Q, x, values)
     P, Q = Ps, Qs
     norm = None
     if abst.atoms:
         try:
             norm = evaluate_normalisers(abst, exact, dps)
         except NormaliserError as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+            return NumericValue.failed(dps, str(exc))
         exact = {**exact, **norm.exact}
         P, Q = abst.P.subs(exact), abst.Q.subs(exact)
     sub = None
@@ -301,9 +228,9 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                     with mpmath.workdps(dps + 35):
                         state["kinks"], notes = find_kinks(P, Q, x, dps + 35, intervals)
                         kinks_notes.extend(notes)
-                        if not isinstance(q, Sup):
+                        if not q.supremum:
                             state["kinks"] = sorted(set(state["kinks"]) | set(_modes(dens, intervals, state["kinks"])))
-                if state["prep"] is None and not isinstance(q, Sup):
+                if state["prep"] is None and not q.supremum:
                     state["prep"] = continuous_prepare(dens, intervals, state["kinks"], q, a)
                 D, err, method, doubts = continuous_once(dens, intervals, state["kinks"], q, a, state["prep"], jitter, rule, info)
             else:
@@ -322,7 +249,7 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     wp1, wp2 = dps + 10, dps + 20
     plans = [[(wp1, mpmath.mpf(1), "gauss-legendre"), (wp2, mpmath.mpf("1.37"), "gauss-legendre")],
              [(wp1, mpmath.mpf(1), "tanh-sinh"), (wp2, mpmath.mpf("1.37"), "tanh-sinh")]]
-    if not support.is_continuous or isinstance(quantity, Sup):
+    if not support.is_continuous or quantity.supremum:
         plans = plans[1:]
 
     def attempt(q: Quantity) -> NumericValue:
@@ -348,12 +275,11 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
                     if error <= tolerance(D2):
                         break
         except Infinite as exc:
-            return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
+            return NumericValue.infinite(dps, str(exc))
         except Failed as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+            return NumericValue.failed(dps, str(exc))
         except (ArithmeticError, mpmath.libmp.NoConvergence) as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                                f"numeric failure: {type(exc).__name__}: {exc}")
+            return NumericValue.failed(dps, f"numeric failure: {type(exc).__name__}: {exc}")
         with mpmath.workdps(dps + 30):
             tol = tolerance(D2)
             doubts = sorted(set(doubts1 + doubts2))
@@ -378,10 +304,10 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
         return NumericValue(value, error, dps, method, converged, detail)
 
     out = attempt(quantity)
-    if not out.converged and isinstance(quantity, NearOne):
+    if not out.converged and quantity.retry() is not None:
         # the near-1 form failed: retry in plain log space (accurate when (alpha-1) D is large)
         state["prep"] = None
-        retry = attempt(quantity.plain())
+        retry = attempt(quantity.retry())
         if retry.converged:
             out = replace(retry, detail=retry.detail + "; plain log-space form (the near-1 form did not converge: "
                                                        + out.detail + ")")

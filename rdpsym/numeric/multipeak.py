@@ -21,9 +21,8 @@ import sympy as sp
 from .._optimize import golden_max
 from . import fast
 from .backends.mpmath import MODULES, log_expr
-from .densities import log_integrand
 from .kinks import scan_points
-from .quantities import Form
+from .quantities import Form, log_integrand
 from .tails import Failed
 
 __all__ = ["MAX_TERMS", "Coordinate", "OutOfTime", "Pair", "find_peak", "log_form", "show"]
@@ -136,6 +135,17 @@ class Pair:
                 pass
         return None
 
+    def integrand_for(self, form: Form, a, S, slow):
+        """The shifted integrand ``form`` at a point: for ``FINITE`` the compiled
+        ``exp(a log P + (1-a) log Q - S)`` (:meth:`integrand`) where it gives a value, else ``slow``."""
+        if form is not Form.FINITE:
+            return slow
+
+        def g(pt):
+            v = self.integrand(pt, a, S)
+            return v if v is not None else slow(pt)
+        return g
+
     def tick(self):
         self.count += 1
         if not self.count & 255 and time.monotonic() > self.deadline:
@@ -180,7 +190,7 @@ def show(pt) -> str:
 
 
 def log_form(pair, form: Form, a):
-    """L at a point (:func:`rdpsym.numeric.densities.log_integrand`): ``FINITE`` a lp + (1-a) lq,
+    """L at a point (:func:`rdpsym.numeric.quantities.log_integrand`): ``FINITE`` a lp + (1-a) lq,
     ``WEIGHT`` lp, ``RATIO`` lp - lq, ``KLABS`` log|P log P/Q|."""
     def L(pt):
         return log_integrand(*pair.logpq(pt), form, a)

@@ -59,11 +59,13 @@ from .._numbers import ArgumentError
 from .._timeout import StepTimeout, deadline_passed, time_limit
 from ..specify.support import Support
 from ..specify.variables import MAX_DIMENSION, as_variables, coordinate_supports
+from .inputs import substitute_values
 from .kinks import kink_arguments
 from .kinks import kinks as find_kinks
 from .multipeak import MAX_TERMS, Coordinate, OutOfTime, Pair, find_peak, log_form, show
-from .quantities import KL, FiniteOrder, Form, NearOne, Sup, quantity_for
+from .quantities import Form, quantity_for
 from .tails import Failed, Infinite, far
+from .value import NumericValue
 
 __all__ = ["multivariate_divergence"]
 
@@ -142,10 +144,10 @@ def _infinite_directions(c) -> list[int]:
 
 def _shape(pair, coords, order, q, a, sweeps, iters):
     """Peak, shift, widths, regression slopes, exponential-tail cuts and tail doubts (raises Infinite)."""
-    kind = Form.FINITE if isinstance(q, FiniteOrder) and not isinstance(q, NearOne) else Form.WEIGHT
-    Lint = log_form(pair, Form.FINITE, a) if isinstance(q, FiniteOrder) else None
-    Lw = log_form(pair, kind, a)
-    Lchk = log_form(pair, Form.KLABS, a) if isinstance(q, KL) else (Lint or Lw)
+    # an order's own integrand is +oo where P > 0 = Q and alpha > 1: scanned first for that
+    Lint = log_form(pair, q.scan_form, a) if a is not None else None
+    Lw = log_form(pair, q.peak_form, a)
+    Lchk = log_form(pair, q.check_form, a)
     if Lint is not None:
         x, v, _, _, _ = find_peak(Lint, coords, 2, 30)
         if v == mpmath.inf and a > 1:
@@ -155,9 +157,9 @@ def _shape(pair, coords, order, q, a, sweeps, iters):
         raise Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
     if Lmax == mpmath.inf:
         raise Infinite(f"P > 0 where Q = 0 (at x = {show(peak)}), alpha > 1")
-    if not isinstance(q, FiniteOrder) or isinstance(q, NearOne):
+    if not q.peak_is_integrand:
         lp, lq = pair.logpq(tuple(peak))
-        if lp > -mpmath.inf and lq == -mpmath.inf and (isinstance(q, KL) or a > 1):
+        if q.infinite_at(lp, lq, a):
             raise Infinite(f"P > 0 where Q = 0 (at x = {show(peak)})")
     # L curving upward at its best point: an indefinite quadratic (Gaussians with alpha S_Q + (1 - alpha)
     # S_P not positive definite) grows without bound along such a direction
@@ -332,64 +334,14 @@ def _once(pair, coords, order, q, a, shape, conds, rule, jitter):
     rule_name = rule if isinstance(rule, str) else f"Gauss-Legendre ({3 * 2 ** (rule[1] - 1)} nodes per piece)"
     S = shape.Lmax
     doubts = list(shape.doubts)
-
-    def weight(pt):
-        lp, _ = pair.logpq(pt)
-        return mpmath.exp(lp - S) if lp > -mpmath.inf else mpmath.mpf(0)
-
-    if isinstance(q, KL):
-        def g(pt):
-            lp, lq = pair.logpq(pt)
-            if lp == -mpmath.inf:
-                return mpmath.mpf(0)
-            if lq == -mpmath.inf:
-                raise Infinite(f"P > 0 where Q = 0 (at x = {show(pt)})")
-            return mpmath.exp(lp - S) * (lp - lq)
-        nest = _Nest(g, coords, order, shape, conds, rule, jitter, False)
-        v, e = nest.run()
-        D = v * mpmath.exp(S)
-        return D, e * mpmath.exp(S) + 8 * mpmath.eps * abs(D), f"iterated {rule_name}, KL = E_P[log P/Q]", doubts + nest.doubts
-    if isinstance(q, NearOne):
-        am1 = a - 1
-
-        def g(pt):
-            lp, lq = pair.logpq(pt)
-            if lp == -mpmath.inf:
-                return mpmath.mpf(0)
-            if lq == -mpmath.inf:
-                if a > 1:
-                    raise Infinite(f"P > 0 where Q = 0 (at x = {show(pt)})")
-                return -mpmath.exp(lp - S)
-            return mpmath.exp(lp - S) * mpmath.expm1(am1 * (lp - lq))
-        nj = _Nest(g, coords, order, shape, conds, rule, jitter, False)
-        nm = _Nest(weight, coords, order, shape, conds, rule, jitter, True)
-        (J, eJ), (M, eM) = nj.run(), nm.run()
-        if not M > 0:
-            raise Failed("the mass of P is not positive")
-        logI = S + mpmath.log(M) + mpmath.log1p(J / M)
-        if not abs(logI) < 1:
-            raise Failed(f"near-1 form: log I = {mpmath.nstr(logI, 5)}, |(alpha-1) D| >= 1")
-        rounding = 8 * mpmath.eps * (abs(S) + abs(mpmath.log(M)) + abs(logI) + 1)
-        return (logI / am1, (eJ / M + eM / M + rounding) / abs(am1),
-                f"iterated {rule_name}, I = ∫P + ∫P expm1((alpha-1) log P/Q)", doubts + nj.doubts + nm.doubts)
-    L = log_form(pair, Form.FINITE, a)
-
-    def g(pt):
-        v = pair.integrand(pt, a, S)
-        if v is not None:
-            return v
-        v = L(pt)
-        if v == mpmath.inf:
-            raise Infinite(f"P > 0 where Q = 0 (at x = {show(pt)}), alpha > 1")
-        return mpmath.exp(v - S) if v > -mpmath.inf else mpmath.mpf(0)
-    nest = _Nest(g, coords, order, shape, conds, rule, jitter, True)
-    v, e = nest.run()
-    if not v > 0:
-        raise Failed(f"the shifted integral is {mpmath.nstr(v, 8)} <= 0")
-    logI = S + mpmath.log(v)
-    rounding = 8 * mpmath.eps * (abs(S) + abs(mpmath.log(v)) + 1)
-    return (logI / (a - 1), (e / v + rounding) / abs(a - 1), f"iterated {rule_name}, log I = L_max + log ∫ exp(L - L_max)",
-            doubts + nest.doubts)
+    slow = q.integrands(a, S, pair.logpq, log_form(pair, q.peak_form, a), show)
+    integrals = []
+    for form, g in zip(q.forms, slow):
+        nest = _Nest(pair.integrand_for(form, a, S, g), coords, order, shape, conds, rule, jitter, form.positive)
+        integrals.append(nest.run())
+        doubts += nest.doubts
+    D, err, method = q.finish(S, integrals, a, f"iterated {rule_name}")
+    return D, err, method, doubts
 
 
 def _sup(pair, coords, jitter):
@@ -466,8 +418,6 @@ def multivariate_divergence(P, Q, x, support, alpha, values, dps: int = 50):
     :data:`~rdpsym.specify.variables.MAX_DIMENSION`, over the product set ``support``, by the method of the
     module docstring; a :class:`~rdpsym.numeric.NumericValue` as the one-dimensional path returns.
     Arguments as for :func:`rdpsym.numeric.numeric_divergence` (which calls this for a tuple ``x``)."""
-    from .driver import NumericValue, substitute_values
-
     xs = as_variables(x)
     if len(xs) > MAX_DIMENSION:
         raise ArgumentError("x", f"at most {MAX_DIMENSION} variables", x,
@@ -492,15 +442,14 @@ def multivariate_divergence(P, Q, x, support, alpha, values, dps: int = 50):
     seconds = settings().eval_seconds
     try:
         with time_limit(seconds):
-            return _compute(P, Q, xs, support, quantity, dps, time.monotonic() + seconds, NumericValue)
+            return _compute(P, Q, xs, support, quantity, dps, time.monotonic() + seconds)
     except StepTimeout:
         if deadline_passed():  # an enclosing limit expired: it wins
             raise
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                            f"time limit of {seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
+        return NumericValue.failed(dps, f"time limit of {seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
 
 
-def _compute(P, Q, xs, support, quantity, dps, deadline, NumericValue):
+def _compute(P, Q, xs, support, quantity, dps, deadline):
     wp1, wp2 = dps + 3, dps + 8
     notes: list[str] = []
     with mpmath.workdps(dps + 35):
@@ -514,14 +463,14 @@ def _compute(P, Q, xs, support, quantity, dps, deadline, NumericValue):
 
     def attempt(q):
         shapes = {}
-        plans = ([] if isinstance(q, Sup) else [("gauss-legendre", m) for m in GL_DEGREES]) + ["tanh-sinh"]
+        plans = ([] if q.supremum else [("gauss-legendre", m) for m in GL_DEGREES]) + ["tanh-sinh"]
         try:
             for rule in plans:
                 results = []
                 for wp, jitter in ((wp1, mpmath.mpf(1)), (wp2, JITTER)):
                     with mpmath.workdps(wp):
                         a = q.order()
-                        if isinstance(q, Sup):
+                        if q.supremum:
                             results.append(_sup(pair, coords, jitter))
                             continue
                         if wp not in shapes:
@@ -537,15 +486,13 @@ def _compute(P, Q, xs, support, quantity, dps, deadline, NumericValue):
                     if error <= tolerance(D2):
                         break
         except Infinite as exc:
-            return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "divergence detected", True, str(exc))
+            return NumericValue.infinite(dps, str(exc))
         except OutOfTime:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                                f"time limit of {settings().eval_seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
+            return NumericValue.failed(dps, f"time limit of {settings().eval_seconds:g} s (RDPSYM_EVAL_SECONDS) exceeded")
         except Failed as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False, str(exc))
+            return NumericValue.failed(dps, str(exc))
         except (ArithmeticError, ValueError, TypeError, mpmath.libmp.NoConvergence) as exc:
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "failed", False,
-                                f"numeric failure: {type(exc).__name__}: {exc}")
+            return NumericValue.failed(dps, f"numeric failure: {type(exc).__name__}: {exc}")
         with mpmath.workdps(dps + 30):
             tol = tolerance(D2)
             doubts = sorted(set(d1 + d2))
@@ -564,8 +511,8 @@ def _compute(P, Q, xs, support, quantity, dps, deadline, NumericValue):
         return NumericValue(value, error, dps, method, converged, detail)
 
     out = attempt(quantity)
-    if not out.converged and isinstance(quantity, NearOne):
-        retry = attempt(quantity.plain())
+    if not out.converged and quantity.retry() is not None:
+        retry = attempt(quantity.retry())
         if retry.converged:
             out = NumericValue(retry.value, retry.error, dps, retry.method, True,
                                retry.detail + "; plain log-space form (the near-1 form did not converge: "

@@ -45,7 +45,6 @@ from .._config import settings
 from .._timeout import StepTimeout, run_with_time_limit
 from .backends.mpmath import MODULES, log_expr
 from .continuous import drop_width, find_peak
-from .quantities import KL, FiniteOrder, Sup
 from .tails import Failed, power_slope
 
 __all__ = ["Abstracted", "NormaliserError", "NormaliserValues", "abstract_normalisers", "evaluate_normaliser",
@@ -286,14 +285,14 @@ _memo = Memo()
 def evaluate_normaliser(atom: sp.Expr, dps: int) -> tuple[mpmath.mpf, mpmath.mpf, str]:
     """``(value, absolute error, method)`` of a normaliser with numeric parameters (see the module
     docstring), at ``dps + 20`` digits. Raises :class:`NormaliserError` (also when the time limit
-    ``RDPSYM_STEP_SECONDS`` expires)."""
+    ``RDPSYM_STEP_SECONDS`` expires, or the evaluation runs out of memory or stack)."""
     seconds = settings().step_seconds
 
     def compute():
         try:
             return run_with_time_limit(_evaluate, atom, dps, seconds=seconds)
-        except StepTimeout:
-            raise NormaliserError(f"evaluating the normaliser {_short(atom)} exceeded {seconds:g} s") from None
+        except StepTimeout as exc:  # out of time, or of memory or stack (StepExhausted): said which
+            raise NormaliserError(f"evaluating the normaliser {_short(atom)} was abandoned: {exc}") from None
 
     return _memo.get_or_compute((atom, dps), compute)
 
@@ -318,15 +317,7 @@ class NormaliserValues:
         eP, eQ = self.eps_P, self.eps_Q
         if eP is None or eQ is None:
             return None
-        if isinstance(q, Sup):
-            bound = eP + eQ
-        elif isinstance(q, KL):
-            bound = eP * (abs(D) + 3) + eQ
-        elif isinstance(q, FiniteOrder):
-            bound = (abs(a) * eP + abs(1 - a) * eQ) / abs(a - 1)
-        else:  # pragma: no cover - every quantity is one of the above
-            return None
-        return 2 * bound
+        return 2 * q.normaliser_error(eP, eQ, a, D)
 
 
 def _eps(sens, rel) -> mpmath.mpf | None:

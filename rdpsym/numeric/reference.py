@@ -30,10 +30,11 @@ import sympy as sp
 
 from .._optimize import golden_max
 from ..specify.support import Support
-from .driver import NumericValue, substitute_values
 from .backends.mpmath import MODULES
+from .inputs import substitute_values
 from .kinks import kinks as find_kinks
 from .normalisers import NormaliserError, evaluate_normaliser, exact_value, normaliser_atoms
+from .value import NumericValue
 
 __all__ = ["reference_divergence"]
 
@@ -156,8 +157,7 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
     :func:`rdpsym.numeric.numeric_divergence`."""
     if isinstance(x, (tuple, list)) and len(x) > 1:
         # not implemented for several variables: no evidence, so a numeric curve is inconclusive there
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False,
-                            "the reference method integrates over one variable only")
+        return NumericValue.failed(dps, method="reference: failed", detail="the reference method integrates over one variable only")
     if isinstance(x, (tuple, list)):
         x, support = x[0], support.args[0] if isinstance(support, sp.ProductSet) else support
     a = sp.S(alpha) if not isinstance(alpha, mpmath.mpf) else sp.Rational(str(alpha))
@@ -198,16 +198,15 @@ def reference_divergence(P, Q, x, support, alpha, values, dps: int = 30) -> Nume
                 outs.append((D, e))
     except OverflowError as exc:
         if a >= 1:
-            return NumericValue(mpmath.inf, mpmath.mpf(0), dps, "reference: tanh-sinh / nsum", True, str(exc))
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False, str(exc))
+            return NumericValue.infinite(dps, str(exc), method="reference: tanh-sinh / nsum")
+        return NumericValue.failed(dps, method="reference: failed", detail=str(exc))
     except (ArithmeticError, ValueError, ZeroDivisionError, TypeError, NormaliserError,
             mpmath.libmp.NoConvergence) as exc:
-        return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False,
-                            f"{type(exc).__name__}: {exc}")
+        return NumericValue.failed(dps, method="reference: failed", detail=f"{type(exc).__name__}: {exc}")
     with mpmath.workdps(dps + 25):
         (D1, e1), (D2, e2) = outs
         if not (mpmath.isfinite(D1) and mpmath.isfinite(D2)):
-            return NumericValue(mpmath.mpf(0), mpmath.inf, dps, "reference: failed", False, "a non-finite value")
+            return NumericValue.failed(dps, method="reference: failed", detail="a non-finite value")
         error = abs(D1 - D2) + e1 + e2
         tol = mpmath.mpf(10) ** (-0.6 * dps) * max(abs(D2), mpmath.mpf(10) ** (-0.4 * dps))
         converged = bool(error <= tol)

@@ -4,7 +4,7 @@ r"""Property checks that call the accounting layer (:mod:`rdpsym.accounting`).
   compares the summed curve with the product pair's divergence computed from the joint density;
 * group privacy (Prop. 2): for a 2^c-stable map and alpha >= 2^(c+1), the group curve at alpha/2^c
   is at most 3^c eps(alpha). Checked against the exact group curve of :func:`rdpsym.group_privacy`
-  (itself checked against :func:`rdpsym.numeric_divergence` of the shifted pair);
+  (itself checked against the numeric path on the shifted pair, :func:`rdpsym.numeric.maximum.numeric_maximum`);
 * RDP -> (eps, delta) (Prop. 3; Canonne–Kamath–Steinke 2020, Prop. 12):
   :func:`rdpsym.accounting.check_conversion` against the exact privacy profile.
 
@@ -18,7 +18,7 @@ import mpmath
 import sympy as sp
 
 from ..derive.mechanism_rdp import rdp, worst_pairs
-from ..numeric import numeric_divergence
+from ..numeric.maximum import Direction, numeric_maximum
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
 from .curve import as_curve
@@ -60,8 +60,8 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
     r"""Prop. 2 with ``constant`` (3 in the paper): group(alpha/2^c) <= constant^c eps(alpha) for
     alpha >= 2^(c+1), with the exact group curve from :func:`rdpsym.group_privacy` at k = 2^c.
 
-    The exact curve is also compared (both ways) with the shifted pair's divergence computed by
-    :func:`rdpsym.numeric_divergence`. Inconclusive when no exact group curve exists (status ``bound``).
+    The exact curve is also compared (both ways) with the shifted pair's divergence computed by the
+    numeric path (:func:`rdpsym.numeric.maximum.numeric_maximum`). Inconclusive when no exact group curve exists (status ``bound``).
     """
     from ..accounting import group_mechanism, group_privacy, is_location_family
 
@@ -90,7 +90,8 @@ def group_privacy_check(mechanism: Mechanism, values: dict, *, c: int = 1, const
             # the pairs of inputs k steps apart (a family's at its supremum, where rdp shows it)
             for pair in worst_pairs(group_mechanism(mechanism, k)):
                 for beta in (sp.Rational(3, 2), 2, 5):
-                    nv = numeric_divergence(pair.P, pair.Q, mechanism.variable, mechanism.support, beta, values, dps=dps)
+                    nv = numeric_maximum((Direction(pair.P, pair.Q, mechanism.variable, mechanism.support),), beta,
+                                         values, dps)
                     g = grp.value(beta, dps + 10)
                     if not nv.converged:
                         rows.append((f"exact group curve at {beta}", None, None, 0, "numerics did not converge"))

@@ -23,6 +23,7 @@ import sympy as sp
 
 from ..derive.mechanism_rdp import rdp
 from ..derive.result import DivergenceResult
+from ..derive.sign import decide
 from .._timeout import StepTimeout, run_with_time_limit
 from ..specify.mechanism import Mechanism
 from ..specify.text import as_number
@@ -162,27 +163,15 @@ def _tolerance(dps: int) -> mpmath.mpf:
     return mpmath.mpf(10) ** (-(dps - 10))
 
 
-_SIGNS: dict = {}
+#: seconds for the symbolic sign of a derivative (then the numeric grid decides)
+SIGN_SECONDS = 3.0
 
 
-def _sign_symbolic(expr: sp.Expr, seconds: float = 3.0) -> bool:
-    """True if sympy proves ``expr >= 0`` under the symbols' assumptions (alpha > 0, parameters).
-
-    Memoised: the same expression (e.g. one curve checked at many parameter values) is decided once."""
-    key = sp.srepr(expr)
-    if key not in _SIGNS:
-        _SIGNS[key] = _decide_sign(expr, seconds)
-    return _SIGNS[key]
-
-
-def _decide_sign(expr: sp.Expr, seconds: float) -> bool:
-    def decide():
-        e = sp.simplify(expr)
-        return e.is_nonnegative is True
-    try:
-        return bool(run_with_time_limit(decide, seconds=seconds))
-    except (StepTimeout, RuntimeError, Exception):  # noqa: BLE001 - an undecided sign falls back to numerics
-        return False
+def _sign_symbolic(expr: sp.Expr) -> bool:
+    """True if the sign oracle (:mod:`rdpsym.derive.sign`) shows ``expr >= 0`` under the symbols'
+    assumptions (alpha > 0, parameters) within :data:`SIGN_SECONDS`. Memoised by the oracle: the same
+    expression (one curve checked at many parameter values) is decided once."""
+    return decide(expr, "nonnegative", seconds=SIGN_SECONDS) is True
 
 
 def _label(a) -> str:

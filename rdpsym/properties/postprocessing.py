@@ -203,10 +203,10 @@ def post_processing(target, values: dict | None = None, *, channels: Sequence[Ch
 
     ``target`` is a Mechanism (``curve`` defaults to its RDP curve :func:`rdpsym.rdp`) or a tuple
     ``(P, Q, x, support)`` with ``curve`` a DivergenceResult of that pair (or None: then the original
-    divergence is computed numerically by :func:`rdpsym.numeric_divergence`). The processed divergence
+    divergence is computed numerically by :func:`rdpsym.numeric.maximum.numeric_maximum`). The processed divergence
     is computed from the processed distributions (:mod:`rdpsym.properties.distributions`).
     """
-    from ..numeric import numeric_divergence
+    from ..numeric.maximum import Direction, numeric_maximum
     from ..specify.mechanism import Mechanism
 
     channels = list(channels if channels is not None else default_channels(target if isinstance(target, Mechanism) else None))
@@ -221,7 +221,7 @@ def post_processing(target, values: dict | None = None, *, channels: Sequence[Ch
                 original[a] = crv.value(a, dps + 10)
             else:
                 P, Q, x, support = target
-                nv = numeric_divergence(P, Q, x, support, a, values or {}, dps=dps + 10)
+                nv = numeric_maximum((Direction(P, Q, x, support),), a, values or {}, dps + 10)
                 original[a] = nv.value if nv.converged else None
         rows = []
         for ch in channels:

@@ -76,11 +76,11 @@ def probability_preservation(target, values: dict | None = None, *, events: Sequ
 
 def bayes_factor(target, values: dict | None = None, *, curve=None, orders=ORDERS, dps: int = 30) -> PropertyReport:
     r"""Table I: :math:`E_{Y\sim Q}[(P/Q)^\alpha] \le e^{(\alpha-1)\varepsilon(\alpha)}` and
-    :math:`E_{Y\sim P}[\log P/Q] \le \varepsilon(\alpha)`, the moments computed independently by
-    :func:`rdpsym.numeric_divergence` (quadrature of :math:`P^\alpha Q^{1-\alpha}`), for every pair
-    and direction."""
+    :math:`E_{Y\sim P}[\log P/Q] \le \varepsilon(\alpha)`, the moments computed independently by the
+    numeric path (:func:`rdpsym.numeric.maximum.numeric_maximum` of each direction: quadrature of
+    :math:`P^\alpha Q^{1-\alpha}`), for every pair and direction."""
     from ..derive.mechanism_rdp import worst_pairs
-    from ..numeric import numeric_divergence
+    from ..numeric.maximum import Direction, numeric_maximum
     from ..specify.mechanism import Mechanism
 
     if not isinstance(target, Mechanism):
@@ -90,10 +90,11 @@ def bayes_factor(target, values: dict | None = None, *, curve=None, orders=ORDER
     with mpmath.workdps(dps + 10):
         for pair in worst_pairs(target):  # a family's pairs at its supremum, where rdp shows it
             for P, Q, d in ((pair.P, pair.Q, "P||Q"), (pair.Q, pair.P, "Q||P")):
-                kl = numeric_divergence(P, Q, target.variable, target.support, 1, values, dps=dps)
+                direction = (Direction(P, Q, target.variable, target.support),)
+                kl = numeric_maximum(direction, 1, values, dps)
                 for a in orders:
                     eps = crv.value(a, dps + 10)
-                    nv = numeric_divergence(P, Q, target.variable, target.support, a, values, dps=dps)
+                    nv = numeric_maximum(direction, a, values, dps)
                     am = _mp(a)
                     if not nv.converged:
                         rows.append((f"[{pair.label}] {d} alpha={a}", None, None, 0, "numeric moment did not converge"))

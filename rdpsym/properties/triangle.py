@@ -6,7 +6,7 @@ For alpha > 1 and p, q > 1 with 1/p + 1/q = 1:
 
 Corollary 4's three forms: p = q = 2; p -> oo (coefficient alpha/(alpha-1), D_inf(P||R) and
 D_alpha(R||Q)); q -> oo (D_alpha(P||R) + D_inf(R||Q)). Every divergence is computed independently by
-:func:`rdpsym.numeric_divergence` on explicit triples.
+the numeric path (:func:`rdpsym.numeric.maximum.numeric_maximum` of one direction) on explicit triples.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import mpmath
 import sympy as sp
 
-from ..numeric import numeric_divergence
+from ..numeric.maximum import Direction, numeric_maximum
 from ..specify.mechanism import Mechanism
 from .report import PropertyReport, report_from_rows
 
@@ -54,7 +54,7 @@ COROLLARY_4 = (
 
 
 def _div(P, Q, x, support, a, values, dps):
-    nv = numeric_divergence(P, Q, x, support, a, values, dps=dps)
+    nv = numeric_maximum((Direction(P, Q, x, support),), a, values, dps)
     return nv.value, nv.error, nv.converged
 
 

@@ -60,6 +60,9 @@ _KEYS = {"name", "mechanism", "densities", "parameters", "formula", "order", "re
          "symbols", "fixed", "source", "domains"}
 
 
+_KINDS = {dict: "a table", list: "an array", str: "a string"}
+
+
 class RegistryError(ValueError):
     """A malformed registry file or entry (names the file, the entry and the rule)."""
 
@@ -92,15 +95,26 @@ def load_registry(path) -> list[Entry]:
     """Read and validate a registry file."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise RegistryError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise RegistryError(f"{path}: must be UTF-8 text (TOML); byte {exc.start} is not ({exc.reason})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise RegistryError(f"{path}: {exc}") from None
+    except RecursionError:  # arrays or tables nested thousands deep: tomllib recurses once per level
+        raise RegistryError(f"{path}: must be TOML nested at most a few hundred levels deep; it is nested "
+                            "deeper than the reader can follow") from None
     raw = data.get("entry")
     if not isinstance(raw, list) or not raw:
         raise RegistryError(f"{path}: no [[entry]] tables")
     entries, seen = [], set()
     for i, e in enumerate(raw):
-        where = f"{path}: entry {i + 1} ({e.get('name', '?')!r})"
+        if not isinstance(e, dict):
+            raise RegistryError(f"{path}: entry {i + 1} must be a table ([[entry]]); got {type(e).__name__}")
+        where = f"{path}: entry {i + 1} ({str(e.get('name', '?'))[:80]!r})"
         unknown = set(e) - _KEYS
         if unknown:
             raise RegistryError(f"{where}: unknown keys {sorted(unknown)}; allowed: {sorted(_KEYS)}")
@@ -119,6 +133,10 @@ def load_registry(path) -> list[Entry]:
             raise RegistryError(f"{where}: 'order' must be \"alpha\", \"1\" or \"oo\"")
         if e.get("relation", "==") not in ("==", "<=", ">="):
             raise RegistryError(f"{where}: 'relation' must be \"==\", \"<=\" or \">=\"")
+        for key, kind in (("parameters", dict), ("symbols", dict), ("domains", dict), ("alpha_range", list),
+                          ("fixed", dict), ("mechanism", str)):
+            if key in e and not isinstance(e[key], kind):
+                raise RegistryError(f"{where}: '{key}' must be {_KINDS[kind]}")
         if e["name"] in seen:
             raise RegistryError(f"{where}: duplicate name")
         seen.add(e["name"])

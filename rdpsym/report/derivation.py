@@ -17,9 +17,11 @@ from typing import Sequence
 
 import sympy as sp
 
+from .. import printing
 from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Step, StepName
 from ..specify.params import Parameter
+from .latex import latex_names
 from .paper import LINE_BUDGET, broken_lines, display_form, paper_latex, visual_width
 
 __all__ = ["derivation_latex"]
@@ -44,7 +46,7 @@ def _shorter(e: sp.Expr, seconds: float = 2.0) -> sp.Expr:
 
 
 def _tex(e: sp.Expr, names: dict) -> str:
-    return sp.latex(e, symbol_names=names, ln_notation=False)
+    return printing.latex(e, symbol_names=names, ln_notation=False)
 
 
 def _rhs(e: sp.Expr, names: dict, parameters, order, lhs: str = "") -> list[str]:
@@ -68,6 +70,29 @@ def _integral(lo, hi, integrand: str, discrete: bool, names) -> str:
     if discrete:
         return rf"\sum_{{x={_tex(lo, names)}}}^{{{_tex(hi, names)}}} {integrand}"
     return rf"\int_{{{_tex(lo, names)}}}^{{{_tex(hi, names)}}} {integrand} \, dx"
+
+
+def _integrand(lo, hi, P, Q, discrete: bool, names: dict, budget: float) -> list[str]:
+    """The integral of (P)^alpha (Q)^(1-alpha) over a piece, as lines within ``budget``: on one line when
+    it fits, else the factor Q^(1-alpha) on a line of its own, and a density too wide for a line broken
+    inside its parentheses (:func:`rdpsym.report.paper.broken_lines`)."""
+    whole = _integral(lo, hi, r"\left(%s\right)^{\alpha} \left(%s\right)^{1 - \alpha}"
+                      % (paper_latex(P, names), paper_latex(Q, names)), discrete, names)
+    if visual_width(whole) <= budget:
+        return [whole]
+    head = _integral(lo, hi, "", discrete, names).replace(r" \, dx", "")
+    tail = r" \, dx" if not discrete else ""
+
+    def power(density, exponent, lead):
+        lines = broken_lines(density, names, max(24.0, budget - visual_width(lead) - 8))
+        size = "bigg" if any(r"\frac" in line for line in lines) else "Big"
+        lines[0] = lead + r"\%sl(" % size + lines[0]
+        lines[-1] += r"\%sr)^{%s}" % (size, exponent)
+        return lines
+
+    q = power(Q, r"1 - \alpha", r"\times ")
+    q[-1] += tail
+    return power(P, r"\alpha", head + " ") + q
 
 
 def _pieces(lo_hi: list[tuple], names: dict) -> str:
@@ -103,13 +128,12 @@ def _group(result: DivergenceResult, label: str, steps: list[Step], names: dict,
                r" $\alpha > 1$, the integral $\int P^{\alpha} Q^{1-\alpha}$ on each piece is:" % _pieces(spans, names))
     rows = []
     for _, (lo, hi, P, Q, value, discrete) in pieces:
-        integrand = r"\left(%s\right)^{\alpha} \left(%s\right)^{1 - \alpha}" % (paper_latex(P, names), paper_latex(Q, names))
         if discrete and lo == hi:
             lhs = r"x = %s:\quad P(x)^{\alpha} Q(x)^{1-\alpha}" % _tex(lo, names)
             rows.append((lhs, _rhs(_shorter(value), names, parameters, a, lhs)))
             continue
         lhs = _integral(lo, hi, r"P^{\alpha} Q^{1-\alpha}", discrete, names)
-        rows.append((lhs, [_integral(lo, hi, integrand, discrete, names)]))
+        rows.append((lhs, _integrand(lo, hi, P, Q, discrete, names, LINE_BUDGET - visual_width(lhs) - 4)))
         rows.append(("", _rhs(_shorter(value), names, parameters, a, lhs)))
     out.append(_align(rows))
     Z, D = total
@@ -151,8 +175,7 @@ def derivation_latex(result: DivergenceResult, parameters: Sequence[Parameter], 
 
     One part per derived adjacent pair with recorded integrals, then the special orders and the limit
     checks from the provenance. A result without recorded integrals gets a sentence saying so."""
-    names = {p.symbol: p.latex for p in result.parameters(parameters)}
-    names[result.alpha] = r"\alpha"
+    names = latex_names(result.parameters(parameters), result.alpha)
     out = [r"By definition (Mironov 2017, Def.~3), for $\alpha \in (0, 1) \cup (1, \infty)$,"
            r"\[ D_{\alpha}(P \| Q) = \frac{1}{\alpha - 1} \log \int P(x)^{\alpha} Q(x)^{1-\alpha} \, dx, \]"
            r"and $\varepsilon(\alpha)$ is its largest value over adjacent inputs (Def.~4)."]
@@ -175,7 +198,7 @@ def derivation_latex(result: DivergenceResult, parameters: Sequence[Parameter], 
         lhs = r"D_{\infty}(P \| Q) = \operatorname*{ess\,sup}_x \log\frac{P(x)}{Q(x)}"
         rows.append((lhs, _rhs(result.max_divergence, names, parameters, a, lhs)))
     for p in result.exceptional_points:
-        lhs = r"D_{%s}(P \| Q) = \lim_{\alpha \to %s} D_{\alpha}(P \| Q)" % (sp.latex(p.alpha), sp.latex(p.alpha))
+        lhs = r"D_{%s}(P \| Q) = \lim_{\alpha \to %s} D_{\alpha}(P \| Q)" % (printing.latex(p.alpha), printing.latex(p.alpha))
         rows.append((lhs, _rhs(p.value, names, parameters, a, lhs)))
     if rows:
         out.append(r"The orders the general form leaves out:")

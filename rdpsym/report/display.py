@@ -23,6 +23,8 @@ from typing import Any, Iterable, Sequence
 import mpmath
 import sympy as sp
 
+from .. import printing
+
 __all__ = ["short", "number", "result_cases_latex", "result_html", "verification_html", "verdict_html",
            "property_html", "suite_html", "conversion_html", "accountant_html", "accountant_report_html",
            "regression_html", "block"]
@@ -47,7 +49,7 @@ def number(v: Any, digits: int = 6) -> str:
     if v is None:
         return "n/a"
     if isinstance(v, sp.Basic):
-        return short(sp.sstr(v), 40)
+        return short(printing.sstr(v), 40)
     try:
         f = mpmath.mpf(v)
     except (TypeError, ValueError):
@@ -100,13 +102,13 @@ def block(title: str, status: Any = None, rows: Iterable[tuple[str, Any]] = (), 
 
 # -- results ---------------------------------------------------------------------------------------
 def _names(result) -> dict:
-    names = {p.symbol: p.latex for p in result.parameters()}
-    names[result.alpha] = r"\alpha"
-    return names
+    from .latex import latex_names
+
+    return latex_names(result.parameters(), result.alpha)
 
 
 def _tex(expr, names) -> str:
-    return sp.latex(expr, symbol_names=names, ln_notation=False)
+    return printing.latex(expr, symbol_names=names, ln_notation=False)
 
 
 def result_cases_latex(result) -> str:
@@ -134,7 +136,7 @@ def result_cases_latex(result) -> str:
 
 
 def result_repr(result) -> str:
-    form = "no general form" if result.expr is None else short(sp.sstr(result.expr), 60)
+    form = "no general form" if result.expr is None else short(printing.sstr(result.expr), 60)
     return f"<DivergenceResult {result.label} [{result.status}]: {form}>"
 
 
@@ -175,7 +177,7 @@ def verification_html(report) -> str:
 # -- claims ----------------------------------------------------------------------------------------
 def _claim_text(v) -> str:
     c = v.claim
-    return c if isinstance(c, str) else (sp.sstr(c) if isinstance(c, sp.Basic) else getattr(c, "__name__", repr(c)))
+    return c if isinstance(c, str) else (printing.sstr(c) if isinstance(c, sp.Basic) else getattr(c, "__name__", repr(c)))
 
 
 def verdict_repr(v) -> str:
@@ -186,7 +188,7 @@ def verdict_html(v) -> str:
     return block(f"Claim on {v.target}", v.verdict,
                  [("claim", f"D {v.relation} {_claim_text(v)}"),
                   ("order", "alpha" if v.order is None else v.order),
-                  ("derived", None if v.divergence is None else short(sp.sstr(v.divergence), 200)),
+                  ("derived", None if v.divergence is None else short(printing.sstr(v.divergence), 200)),
                   ("symbols", v.mapping), ("points checked", v.points_checked or None),
                   ("digits", None if v.digits is None else f"{v.digits:.1f}")],
                  table=(("evidence",), [(line,) for line in v.evidence]) if v.evidence else None,
@@ -244,7 +246,7 @@ def conversion_html(c) -> str:
                  None if word is None else _Status(status, word),
                  [("optimal alpha", _alpha_text(c.alpha)), ("method", c.method), ("note", c.note),
                   ("closed form of alpha", None if getattr(c, "alpha_closed_form", None) is None
-                   else sp.sstr(c.alpha_closed_form))])
+                   else printing.sstr(c.alpha_closed_form))])
 
 
 class _Status:

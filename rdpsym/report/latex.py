@@ -14,11 +14,13 @@ from typing import Sequence
 
 import sympy as sp
 
+from .. import printing
 from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
 from ..specify.params import Parameter
 
 __all__ = [
     "result_parameters",
+    "latex_names",
     "symbol_names",
     "formula",
     "result_latex",
@@ -37,16 +39,34 @@ def result_parameters(result: DivergenceResult, parameters: Sequence[Parameter] 
     return result.parameters(parameters)
 
 
-def symbol_names(result: DivergenceResult, parameters: Sequence[Parameter] | None = None) -> dict[sp.Symbol, str]:
-    """sympy symbol -> LaTeX symbol, with ``\\alpha`` for the order."""
-    names = {p.symbol: p.latex for p in result_parameters(result, parameters)}
-    names[result.alpha] = r"\alpha"
+def latex_names(parameters: Sequence[Parameter], order: sp.Symbol | None = None) -> dict[sp.Symbol, str]:
+    """sympy symbol -> LaTeX symbol of each parameter (:attr:`Parameter.latex`), and ``\\alpha`` for
+    ``order``: the one table every formula of a report is printed with. A symbol written as several
+    tokens (the bounded Laplace width ``u - l``) is set in parentheses, so that a power or a folded
+    fraction keeps its meaning (``e^{-(u - l)/b}``, never ``e^{-u - l/b}``)."""
+    names = {p.symbol: _atomic(p.latex) for p in parameters}
+    if order is not None:
+        names[order] = r"\alpha"
     return names
 
 
+def _atomic(tex: str) -> str:
+    """``tex`` as one operand: parenthesized when it holds an operator, a space or a script."""
+    tex = tex.strip()
+    if re.search(r"[-+*/^ ]|\\(?:cdot|times)", tex) and not (tex.startswith("(") and tex.endswith(")")):
+        return f"({tex})"
+    return tex
+
+
+def symbol_names(result: DivergenceResult, parameters: Sequence[Parameter] | None = None) -> dict[sp.Symbol, str]:
+    """sympy symbol -> LaTeX symbol, with ``\\alpha`` for the order (:func:`latex_names`)."""
+    return latex_names(result_parameters(result, parameters), result.alpha)
+
+
 def formula(expr: sp.Basic, names: dict[sp.Symbol, str]) -> str:
-    """``sp.latex`` with the given symbol names and ``\\log`` (natural log, as in the paper)."""
-    return sp.latex(expr, symbol_names=names, ln_notation=False)
+    """``sp.latex`` with the given symbol names and ``\\log`` (natural log, as in the paper); floats as
+    the decimals the user wrote (:mod:`rdpsym.printing`)."""
+    return printing.latex(expr, symbol_names=names, ln_notation=False)
 
 
 _TEXT_ESCAPES = {
@@ -65,7 +85,8 @@ _TEXT_ESCAPES = {
 
 _ACCENTS = {"é": r"\'{e}", "è": r"\`{e}", "ö": r'\"{o}', "ü": r'\"{u}', "ä": r'\"{a}', "ç": r"\c{c}",
             "É": r"\'{E}", "—": "---", "–": "--", "≤": r"$\le$", "≥": r"$\ge$", "∞": r"$\infty$",
-            "ε": r"$\varepsilon$", "∝": r"$\propto$", "’": "'", "×": r"$\times$"}
+            "ε": r"$\varepsilon$", "∝": r"$\propto$", "’": "'", "×": r"$\times$",
+            "²": r"$^2$", "³": r"$^3$"}
 
 
 def escape_text(text: str) -> str:
@@ -102,7 +123,7 @@ def result_latex(result: DivergenceResult, steps: bool = False, parameters: Sequ
     if result.expr is None:
         return r"\text{%s}" % escape_text(str(result.status))
     if not steps:
-        return sp.latex(result.expr, symbol_names=names, ln_notation=False, **kwargs)
+        return printing.latex(result.expr, symbol_names=names, ln_notation=False, **kwargs)
     D = r"D_{\alpha}"
     rows = [rf"{D} &= {formula(result.expr, names)} && \alpha \in (0, 1) \cup (1, \infty)"]
     if result.conditions is not sp.true:
@@ -132,6 +153,7 @@ PREAMBLE = (
     r"\usepackage{amsmath,amssymb,amsthm}",
     r"\usepackage{booktabs}",
     r"\allowdisplaybreaks",
+    r"\setlength{\emergencystretch}{3em}",
 )
 
 

@@ -8,7 +8,7 @@ import sympy as sp
 
 from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
 from ..specify.params import Parameter
-from .latex import formula, symbol_names
+from .latex import formula, latex_names, symbol_names
 from .table import TableRow
 
 __all__ = ["result_markdown", "table_markdown"]
@@ -35,8 +35,7 @@ def table_markdown(rows: list[TableRow]) -> str:
             "|---|---|---|---|---|")
     lines = [head]
     for r in rows:
-        names = {p.symbol: p.latex for p in r.mechanism.parameters}
-        names[r.result.alpha] = r"\alpha"
+        names = latex_names(r.mechanism.parameters, r.result.alpha)
 
         def cell(e):
             return "—" if e is None else f"${formula(e, names)}$"

@@ -1,10 +1,10 @@
-"""Formulas as a paper prints them: the shape of Mironov 2017 (arXiv:1702.07476 v3), Table II, line
-breaks that keep a display inside the text width, and the ``cases`` display of an RDP curve.
+"""Formulas as a paper prints them: the shape of Mironov 2017 (arXiv:1702.07476 v3), Table II, and line
+breaks that keep a display inside the text width (the curve's display is :mod:`rdpsym.report.curve`).
 
 Everything here is presentation: :func:`display_form` rewrites an expression only into an equal one
 (checked at high precision at points spread over the parameters' domains, or the expression is kept),
-and the renderers choose where a line breaks from the expression's own top-level sum, never from its
-text.
+and :func:`broken_lines` chooses where a line breaks from the expression's own tree (the terms of a
+sum, the arguments of a max, the parentheses of a function), never from its text.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Sequence
 import mpmath
 import sympy as sp
 
-from ..derive.result import SPECIAL_ORDER_NAMES, DivergenceResult
+from .. import printing
 from ..specify.params import Parameter
 
-__all__ = ["display_form", "visual_width", "paper_latex", "broken_lines", "cases_display", "LINE_BUDGET"]
+__all__ = ["display_form", "visual_width", "paper_latex", "broken_lines", "LINE_BUDGET"]
 
 #: the width, in :func:`visual_width` units (about one math-italic letter: 5.6 pt at 11 pt, 5.1 pt at
 #: 10 pt), of one display line: what fits the text width of LaTeX's default article (345 pt at 10 pt),
@@ -101,8 +101,10 @@ def display_form(expr: sp.Expr | None, parameters: Sequence[Parameter], order: s
 
 
 # -- widths and rendering ------------------------------------------------------------------------------
-_WIDE = {"log": 2.6, "exp": 2.6, "infty": 1.4, "quad": 2.0, "qquad": 4.0, "cdot": 1.2, "sqrt": 1.2,
-         "left": 0.0, "right": 0.0, "Bigl": 0.0, "Bigr": 0.0, "bigl": 0.0, "bigr": 0.0, "displaystyle": 0.0,
+_WIDE = {"log": 2.6, "exp": 2.6, "tanh": 3.4, "sinh": 3.4, "cosh": 3.4, "coth": 3.4, "max": 3.0, "min": 3.0,
+         "sin": 2.6, "cos": 2.6, "tan": 2.6, "infty": 1.4, "quad": 2.0, "qquad": 4.0, "cdot": 1.2, "sqrt": 1.2,
+         "left": 0.0, "right": 0.0, "Bigl": 0.2, "Bigr": 0.2, "bigl": 0.0, "bigr": 0.0,
+         "biggl": 0.4, "biggr": 0.4, "displaystyle": 0.0,
          "operatorname": 0.0, "mathrm": 0.0, "limits": 0.0, "nolimits": 0.0}
 
 
@@ -170,32 +172,39 @@ def visual_width(tex: str) -> float:
 
 def _exp_latex(e: sp.Expr, names: dict) -> str:
     """e^{...} with a folded fraction in the exponent, e^{(alpha - 1)/lambda}, as Table II prints it."""
-    return "e^{%s}" % sp.latex(e.args[0], symbol_names=names, fold_short_frac=True, ln_notation=False)
+    return "e^{%s}" % printing.latex(e.args[0], symbol_names=names, fold_short_frac=True, ln_notation=False)
 
 
-def _factor_latex(f: sp.Expr, names: dict) -> str:
-    if isinstance(f, sp.exp):
-        return _exp_latex(f, names)
-    return sp.latex(f, symbol_names=names, ln_notation=False)
+def _plain(e: sp.Expr, names: dict) -> str:
+    return printing.latex(e, symbol_names=names, ln_notation=False)
 
 
 def paper_latex(expr: sp.Expr, names: dict) -> str:
-    """LaTeX of ``expr`` in the shape of Table II: ``c log(Z)`` as ``\\frac{1}{\\alpha-1} \\log(...)``
-    (the prefactor first), a term ``c * exp(u)`` as ``\\frac{a}{b} e^{u}`` with the exponent folded;
-    anything else as ``sympy.latex`` prints it."""
-    return " ".join(_line_pieces(expr, names, None)) if expr is not None else ""
+    """LaTeX of ``expr`` in the shape of Table II, on one line: ``c log(Z)`` as
+    ``\\frac{1}{\\alpha-1} \\log(...)`` (the prefactor first), a term ``c * exp(u)`` as
+    ``\\frac{a}{b} e^{u}`` with the exponent folded; anything else as ``sympy.latex`` prints it
+    (floats as the decimals the user wrote, :mod:`rdpsym.printing`)."""
+    if expr is None:
+        return ""
+    if expr.is_Add:
+        return " ".join(_signed_terms(expr, names))
+    return _term_latex(expr, names)
 
 
 def _signed_terms(expr: sp.Expr, names: dict) -> list[str]:
     """The terms of a sum, each with its sign in front (``+ t`` / ``- t``, the first without ``+``)."""
-    out = []
-    terms = sp.Add.make_args(expr) if expr.is_Add else (expr,)
+    return [sign + _term_latex(body, names) for sign, body in _terms(expr)]
+
+
+def _terms(expr: sp.Expr) -> list[tuple[str, sp.Expr]]:
+    """(sign, term without its sign) of each term of a sum, the first sign "" unless it is "- "."""
+    terms = sp.Add.make_args(expr)
     # constants last, as a paper writes 1/lambda + e^{-1/lambda} - 1 (Table II), the order otherwise sympy's
     terms = sorted(terms, key=lambda t: t.is_number)
+    out = []
     for k, t in enumerate(terms):
         negative = t.could_extract_minus_sign()
-        body = _term_latex(-t if negative else t, names)
-        out.append(("- " if negative else ("+ " if k else "")) + body)
+        out.append(("- " if negative else ("+ " if k else ""), -t if negative else t))
     return out
 
 
@@ -203,20 +212,27 @@ def _term_latex(t: sp.Expr, names: dict) -> str:
     factors = sp.Mul.make_args(t)
     exps = [f for f in factors if isinstance(f, sp.exp)]
     if not exps or t.is_Add:
-        if isinstance(t, sp.Mul):
-            logs = [f for f in factors if isinstance(f, sp.log)]
-            if len(logs) == 1:
-                rest = sp.Mul(*[f for f in factors if f is not logs[0]])
-                return _prefactor(rest, names) + r"\log\left(%s\right)" % " ".join(_signed_terms(logs[0].args[0], names))
-        return sp.latex(t, symbol_names=names, ln_notation=False)
+        log = _single_log(t)
+        if log is not None:
+            rest = sp.Mul(*[f for f in factors if f is not log])
+            return _prefactor(rest, names) + r"\log\left(%s\right)" % " ".join(_signed_terms(log.args[0], names))
+        return _plain(t, names)
     coeff = sp.Mul(*[f for f in factors if not isinstance(f, sp.exp)])
     tail = " ".join(_exp_latex(f, names) for f in exps)
     if coeff == 1:
         return tail
-    head = sp.latex(coeff, symbol_names=names, ln_notation=False)
+    head = _plain(coeff, names)
     if coeff.is_Add:
         head = r"\left(%s\right)" % head
     return f"{head} {tail}"
+
+
+def _single_log(t: sp.Expr):
+    """The log factor of a product ``c log(Z)`` with exactly one, else None."""
+    if not isinstance(t, sp.Mul) or t.has(sp.Piecewise):
+        return None
+    logs = [f for f in t.args if isinstance(f, sp.log)]
+    return logs[0] if len(logs) == 1 else None
 
 
 def _prefactor(c: sp.Expr, names: dict) -> str:
@@ -224,104 +240,186 @@ def _prefactor(c: sp.Expr, names: dict) -> str:
         return ""
     if c == -1:
         return "-"
-    tex = sp.latex(c, symbol_names=names, ln_notation=False)
+    tex = _plain(c, names)
     return (r"\left(%s\right) " % tex) if c.is_Add else tex + " "
 
 
-def _line_pieces(expr: sp.Expr, names: dict, budget: float | None) -> list[str]:
-    """The pieces of ``expr``'s LaTeX between which a line may break (one piece when ``budget`` is None
-    or the whole fits): the terms of a top-level sum, or of the sum inside ``c log(...)``."""
-    if isinstance(expr, sp.Mul):
-        logs = [f for f in expr.args if isinstance(f, sp.log)]
-        if len(logs) == 1 and not expr.has(sp.Piecewise):
-            c = sp.Mul(*[f for f in expr.args if f is not logs[0]])
-            inner = logs[0].args[0]
-            terms = _signed_terms(inner, names)
-            head = _prefactor(c, names)
-            if budget is None or visual_width(head + r"\log(" + " ".join(terms) + ")") <= budget:
-                return [head + r"\log\left(" + " ".join(terms) + r"\right)"]
-            # fixed-size parentheses (\left/\right cannot span lines), tall enough for display fractions
-            size = "bigg" if any(r"\frac" in t for t in terms) else "Big"
-            terms[0] = head + r"\log\%sl(" % size + terms[0]
-            terms[-1] += r"\%sr)" % size
-            return terms
-    if expr.is_Add:
-        return _signed_terms(expr, names)
-    if isinstance(expr, (sp.Max, sp.Min)) and budget is not None:
-        whole = sp.latex(expr, symbol_names=names, ln_notation=False)
-        if visual_width(whole) <= budget:
-            return [whole]
-        name = r"\max" if isinstance(expr, sp.Max) else r"\min"
-        args = [paper_latex(e, names) for e in expr.args]
-        return [name + r"\biggl(" + args[0] + ","] + [e + "," for e in args[1:-1]] + [args[-1] + r"\biggr)"]
-    return [_term_latex(expr, names)]
-
-
+# -- line breaks -------------------------------------------------------------------------------------------
 def broken_lines(expr: sp.Expr, names: dict, budget: float = LINE_BUDGET, indent: float = 3.0) -> list[str]:
-    """``expr`` as display lines, each at most ``budget`` wide where the expression allows: the pieces of
-    :func:`_line_pieces` filled greedily, lines after the first indented by ``indent`` units."""
-    pieces = _line_pieces(expr, names, budget)
-    lines, current = [], ""
-    for piece in pieces:
-        trial = (current + " " + piece).strip()
-        room = budget - (indent if lines else 0.0)
-        if current and visual_width(trial) > room:
-            lines.append(current)
-            current = piece
-        else:
-            current = trial
-    lines.append(current)
+    """``expr`` as display lines, each at most ``budget`` wide where the expression allows (lines after
+    the first are meant to be indented by ``indent`` units: they are kept within ``budget - indent``).
+
+    A line breaks where a paper breaks one: between the terms of a sum (each with its sign), inside the
+    parentheses of ``c log(...)``, a function or a power, between the arguments of a max or min (each
+    on its own line), after the ``\\frac{1}{d}`` of a long quotient, and between the factors of a
+    product (the next line begins with ``\\times``). Continued lines all start at the same indentation,
+    however deep the break. Parentheses that span lines have a fixed size (``\\left``/``\\right``
+    cannot). A part with none of these places that is still too wide stays one line:
+    :func:`rdpsym.report.curve.curve_display` names such parts (``A_1 = ...``)."""
+    if expr is None:
+        return [""]
+    return _break(expr, names, max(8.0, budget - indent), budget)
+
+
+#: the narrowest room, in units, a head (``\\log\\Bigl(``, ``\\frac{1}{d}``) may leave on its own line for
+#: what it encloses; with less, what it encloses begins on the next line
+MIN_ROOM = 10.0
+#: room for a closing parenthesis at the end of a line
+_CLOSE = 1.5
+
+
+def _break(e: sp.Expr, names: dict, width: float, first: float) -> list[str]:
+    """Lines of ``e``: the first within ``first``, the others within ``width``."""
+    whole = paper_latex(e, names)
+    if visual_width(whole) <= first:
+        return [whole]
+    breaker = next((_BREAKERS[c] for c in type(e).__mro__ if c in _BREAKERS), None)
+    lines = breaker(e, names, width, first) if breaker is not None else None
+    return lines if lines and len(lines) > 1 else [whole]
+
+
+def _pack(groups: list[list[str]], width: float, first: float, joiner: str = "") -> list[str]:
+    """Fill lines greedily with groups of pieces: a group's first piece joins the current line when it
+    fits, its other pieces begin lines of their own; ``joiner`` begins a line a group starts."""
+    lines: list[str] = []
+    current = ""
+    for group in groups:
+        for k, piece in enumerate(group):
+            trial = (current + " " + piece).strip()
+            if k == 0 and (not current or visual_width(trial) <= (width if lines else first)):
+                current = trial
+                continue
+            if current:
+                lines.append(current)
+            current = (joiner + piece) if k == 0 and joiner else piece
+    if current:
+        lines.append(current)
     return lines
 
 
-def _aligned(lines: list[str]) -> str:
-    if len(lines) == 1:
-        return lines[0]
-    return "\\begin{aligned}[t]\n&" + " \\\\\n&\\quad ".join(lines) + "\n\\end{aligned}"
+def _size(lines: list[str]) -> str:
+    """Fixed-size delimiters tall enough for what they enclose (display fractions need bigg)."""
+    return "bigg" if any(r"\frac" in line for line in lines) else "Big"
 
 
-def cases_display(result: DivergenceResult, parameters: Sequence[Parameter], lhs: str = r"\varepsilon(\alpha)",
-                  budget: float = LINE_BUDGET) -> str:
-    """The RDP curve as one ``cases`` display: the general form where it holds (with the finiteness
-    conditions and the orders it excludes), +oo where the conditions fail, then each special order
-    (alpha = 1: KL, alpha = oo: max divergence, removable orders, exact integer orders). Long entries
-    break over lines (an ``aligned`` block inside the case). A result without a general form says so in
-    its row instead of showing a formula."""
-    names = {p.symbol: p.latex for p in result.parameters(parameters)}
-    names[result.alpha] = r"\alpha"
-    a = result.alpha
-    specials = result.special_orders()
-    excluded = [o for kind, o, _ in specials if kind in ("removable", "integer")]
-    generic = r"\alpha \in (0, 1) \cup (1, \infty)"
-    if excluded:
-        generic += r",\ \alpha \neq " + ", ".join(sp.latex(o) for o in excluded)
-    finite = None if result.conditions is sp.true else sp.latex(result.conditions, symbol_names=names)
-    rows = []
-    conditions = [generic + (r",\ " + finite if finite else "")] + [
-        r"\alpha = %s \quad \text{(%s)}" % (sp.latex(o), SPECIAL_ORDER_NAMES[k]) for k, o, _ in specials]
-    # what the left side, the brace and the condition column (after a quad) leave of the line
-    width = max(24.0, budget - max(visual_width(c) for c in conditions) - visual_width(lhs) - 4)
-    if result.expr is None:
-        rows.append((r"\text{no closed form: numeric values only}", r"\text{if } " + generic))
-    else:
-        general = result.expr
-        parts = general.args if isinstance(general, sp.Piecewise) else ((general, sp.true),)
-        for e, c in parts:
-            if e == sp.oo:
-                rows.append((r"+\infty", r"\text{if } " + generic + (", " + sp.latex(c, symbol_names=names) if c is not sp.true else "")))
-                continue
-            shown = display_form(e, parameters, a)
-            cond = generic if c is sp.true else generic + ", " + sp.latex(c, symbol_names=names)
-            if finite:
-                cond += r",\ " + finite
-            rows.append((_aligned(broken_lines(shown, names, width)), r"\text{if } " + cond))
-        if finite:
-            rows.append((r"+\infty", r"\text{if } " + generic + r",\ \text{otherwise}"))
-    for kind, order, value in specials:
-        shown = display_form(value, parameters, a)
-        tex = r"+\infty" if shown == sp.oo else _aligned(broken_lines(shown, names, width))
-        rows.append((tex, r"\text{if } \alpha = %s \quad \text{(%s)}" % (sp.latex(order), SPECIAL_ORDER_NAMES[kind])))
-    # display style in each case (cases sets its entries in text style: the fractions would be tiny)
-    body = " \\\\[1ex]\n".join(f"\\displaystyle {e} & {c}" for e, c in rows)
-    relation = "" if lhs.rstrip().endswith(("\\le", "\\ge", "=")) else " ="
-    return f"{lhs}{relation}\n\\begin{{cases}}\n{body}\n\\end{{cases}}"
+def _enclose(head: str, inner, width: float, first: float, tail: str = "") -> list[str] | None:
+    """``head(...)tail`` over lines, the enclosed part from ``inner(width, first)``: on the head's line
+    when it leaves :data:`MIN_ROOM`, else from the next line."""
+    used = visual_width(head) + 1.5
+    room = first - used - _CLOSE
+    # continued lines all begin at one indentation: only the closing parentheses, which gather on the
+    # last line, take room from them
+    rest = width - _CLOSE - visual_width(tail) / 2
+    lines = inner(rest, room) if room >= MIN_ROOM else None
+    alone = lines is None or visual_width(lines[0]) > room  # what it encloses then begins a line
+    if alone:
+        lines = inner(rest, rest)
+    size = _size(lines)
+    out = ([head + "\\%sl(" % size] + lines) if alone else [head + "\\%sl(" % size + lines[0]] + lines[1:]
+    out[-1] += "\\%sr)" % size + tail
+    return out
+
+
+def _break_sum(e: sp.Expr, names: dict, width: float, first: float) -> list[str]:
+    groups = []
+    for k, (sign, body) in enumerate(_terms(e)):
+        lines = _break(body, names, width, (first if k == 0 else width) - (2 if sign else 0))
+        groups.append([sign + lines[0]] + lines[1:])
+    return _pack(groups, width, first)
+
+
+def _break_product(e: sp.Expr, names: dict, width: float, first: float) -> list[str] | None:
+    if e.could_extract_minus_sign():
+        lines = _break(-e, names, width, first - 1.5)
+        return ["- " + lines[0]] + lines[1:]
+    log = _single_log(e)
+    if log is not None:
+        rest = sp.Mul(*[f for f in e.args if f is not log])
+        return _enclose(_prefactor(rest, names) + r"\log", lambda w, f: _break(log.args[0], names, w, f), width, first)
+    num, den = _quotient(e)
+    if den != 1:
+        head = r"\frac{1}{%s} " % _plain(den, names)
+        if visual_width(head) <= first - MIN_ROOM:
+            return _enclose(head, lambda w, f: _break(num, names, w, f), width, first)
+    groups = []
+    factors = _factors(e)
+    if len(factors) > 1 and factors[0].is_Mul and visual_width(_plain(factors[0], names)) > width - 2:
+        coeff, tail = factors[0].as_coeff_Mul()  # a coefficient too wide for a line: its own factors
+        factors = ([coeff] if coeff != 1 else []) + list(sp.Mul.make_args(tail)) + factors[1:]
+    for f in factors:
+        tex = _exp_latex(f, names) if isinstance(f, sp.exp) else _plain(f, names)
+        if f.is_Add:
+            tex = r"\left(%s\right)" % tex
+            groups.append([tex] if visual_width(tex) <= width - 2 else
+                          _enclose("", lambda w, fw, f=f: _break(f, names, w, fw), width, width - 2))
+        else:
+            groups.append([tex] if visual_width(tex) <= width - 2 else _break(f, names, width, width - 2))
+    return _pack(groups, width, first, joiner=r"\times ")
+
+
+def _quotient(e: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(numerator, denominator) of a product, the denominator gathered from its powers with negative
+    exponents other than exponentials (e^{-x} stays a factor, as a paper writes it)."""
+    num, den = [], []
+    for f in sp.Mul.make_args(e):
+        if f.is_Pow and f.exp.is_negative:
+            den.append(sp.Pow(f.base, -f.exp))
+        else:
+            num.append(f)
+    return sp.Mul(*num), sp.Mul(*den)
+
+
+def _factors(e: sp.Expr) -> list[sp.Expr]:
+    """The factors of a product as a paper groups them: everything but the exponentials as one factor
+    (``\\frac{\\alpha}{2 \\alpha - 1}``, Table II's coefficient) when it fits, then each exponential; a
+    coefficient too wide is split into its own factors."""
+    factors = sp.Mul.make_args(e)
+    exps = [f for f in factors if isinstance(f, sp.exp)]
+    rest = sp.Mul(*[f for f in factors if not isinstance(f, sp.exp)])
+    if rest == 1:
+        return exps
+    if not exps or not isinstance(rest, sp.Mul):
+        coeff, tail = rest.as_coeff_Mul()
+        spread = ([coeff] if coeff != 1 else []) + list(sp.Mul.make_args(tail))
+        return spread + exps if not exps else [rest] + exps
+    return [rest] + exps
+
+
+def _break_extremum(e: sp.Expr, names: dict, width: float, first: float) -> list[str]:
+    """max(a, b, ...) with each argument on lines of its own."""
+    name = r"\max" if isinstance(e, sp.Max) else r"\min"
+    head = visual_width(name) + 2
+    args = [_break(a, names, width - _CLOSE, (first - head if k == 0 else width) - 1) for k, a in enumerate(e.args)]
+    lines = []
+    for k, arg in enumerate(args):
+        lines += arg[:-1] + [arg[-1] + ("," if k < len(args) - 1 else "")]
+    size = _size(lines)
+    lines[0] = name + "\\%sl(" % size + lines[0]
+    lines[-1] += "\\%sr)" % size
+    return lines
+
+
+def _break_function(e: sp.Expr, names: dict, width: float, first: float) -> list[str] | None:
+    """f(u) with its argument over lines: log, exp (written exp(...) then: a superscript cannot break),
+    tanh, ... ; a function of several arguments is left whole."""
+    if len(e.args) != 1:
+        return None
+    name = e.func.__name__
+    head = ("\\" + name) if name in _OPERATORS else r"\operatorname{%s}" % name
+    return _enclose(head, lambda w, f: _break(e.args[0], names, w, f), width, first)
+
+
+def _break_power(e: sp.Expr, names: dict, width: float, first: float) -> list[str] | None:
+    """(base)^{exponent} with its base (a sum or product) over lines."""
+    if e.exp.is_negative or e.base.is_Atom:
+        return None
+    tail = "^{%s}" % _plain(e.exp, names)
+    return _enclose("", lambda w, f: _break(e.base, names, w, f), width, first, tail)
+
+
+#: LaTeX's own operator names (``\\log``, ``\\tanh``): a function of another name is an \\operatorname
+_OPERATORS = {"log", "exp", "sin", "cos", "tan", "sinh", "cosh", "tanh", "coth", "arcsin", "arccos", "arctan",
+              "max", "min"}
+#: how each kind of node breaks (the first class of a node's MRO found here)
+_BREAKERS = {sp.Add: _break_sum, sp.Mul: _break_product, sp.Max: _break_extremum, sp.Min: _break_extremum,
+             sp.Pow: _break_power, sp.Function: _break_function}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .. import printing
 from ..derive.result import DivergenceResult
 from ..specify.mechanism import Mechanism
 from .latex import formula, symbol_names
@@ -67,7 +68,7 @@ def _markdown(m: Mechanism, r: DivergenceResult) -> str:
             "(Mironov 2017, Def. 4), derived by rdpsym:", "",
             result_markdown(r, m.parameters), "",
             "## Parameters", "", "| name | symbol | domain | meaning |", "|---|---|---|---|"]
-    out += [f"| `{p.name}` | ${p.latex}$ | ${sp.latex(p.domain)}$ | {p.meaning} |" for p in m.parameters]
+    out += [f"| `{p.name}` | ${p.latex}$ | ${printing.latex(p.domain)}$ | {p.meaning} |" for p in m.parameters]
     out += ["", "## Conditions", ""]
     out.append("Finite for every order." if r.conditions is sp.true
                else f"Finite where ${formula(r.conditions, names)}$; $+\\infty$ elsewhere.")

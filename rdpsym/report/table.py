@@ -16,8 +16,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .. import printing
 from ..derive.result import DivergenceResult
 from ..specify.mechanism import Mechanism
+from .latex import latex_names
 from .paper import broken_lines, display_form
 
 __all__ = ["TableRow", "table_row", "markdown_table", "latex_table", "json_rows", "table_document"]
@@ -51,13 +53,11 @@ def table_row(mechanism: Mechanism, result: DivergenceResult, seconds: float, fi
 def _symbol_names(mechanism: Mechanism) -> dict:
     from ..symbols import alpha
 
-    names = {p.symbol: p.latex for p in mechanism.parameters}
-    names[alpha] = r"\alpha"
-    return names
+    return latex_names(mechanism.parameters, alpha)
 
 
 def _cell_md(e):
-    return "—" if e is None else f"`{sp.sstr(e)}`"
+    return "—" if e is None else f"`{printing.sstr(e)}`"
 
 
 def markdown_table(rows: list[TableRow]) -> str:

@@ -10,9 +10,9 @@ arXiv:1702.07476 v3, Def. 4: the bound must hold for *all* adjacent inputs, both
 
 :class:`AdjacentFamily` declares such a family; :func:`rdpsym.rdp` derives the divergence with ``t``
 symbolic and takes the supremum symbolically when it can show the divergence non-decreasing in ``|t|``
-(see :mod:`rdpsym.derive.adjacency`), and numerically otherwise. :func:`supremum_over_family` is that
-numeric supremum at given parameter values: a maximisation over sampled shifts, refined by golden-section
-search (:mod:`rdpsym._optimize`), hence a lower estimate of the supremum, never a bound.
+(see :mod:`rdpsym.derive.adjacency`), and numerically otherwise. The numeric supremum at given parameter
+values, a maximisation over sampled shifts (a lower estimate of the supremum, never a bound), is the
+numeric path's: :func:`rdpsym.numeric.families.supremum_over_family`. This module is the model only.
 """
 
 from __future__ import annotations
@@ -21,17 +21,15 @@ import itertools
 import math
 import random
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import mpmath
 import sympy as sp
 
 from .._numbers import ArgumentError
 from .text.numbers import exact_number
-from .._optimize import golden_max
 
-__all__ = ["AdjacentPair", "AdjacentFamily", "FamilySupremum", "ShiftBall", "maximise_over_family", "refine_in_ball",
-           "supremum_over_family"]
+__all__ = ["AdjacentPair", "AdjacentFamily", "ShiftBall"]
 
 
 @dataclass(frozen=True)
@@ -170,48 +168,28 @@ class ShiftBall:
                 out.append(tuple(sp.nsimplify(c) * R / n for c in v))
         return list(dict.fromkeys(out))
 
+    def numeric_norm(self, vector):
+        """``||vector||_p`` of a vector of mpmath numbers, at the current precision."""
+        if self.norm == 1:
+            return mpmath.fsum(abs(c) for c in vector)
+        if self.norm == 2:
+            return mpmath.sqrt(mpmath.fsum(c**2 for c in vector))
+        return max(abs(c) for c in vector)
+
     def retract(self, vector, radius):
         """``vector`` (mpmath numbers) scaled into the ball of the given numeric radius when outside it."""
-        n = _mp_norm(vector, self.norm)
+        n = self.numeric_norm(vector)
         return tuple(c * radius / n for c in vector) if n > radius else tuple(vector)
+
+    def radius_at(self, values: Mapping) -> sp.Expr:
+        """The radius with the parameters in ``values`` (symbol or name -> number) substituted."""
+        return self.radius.subs(_symbol_values(self.free_symbols, values or {}))
 
 
 def _dimension(d) -> int:
     if not isinstance(d, int) or isinstance(d, bool) or d < 1:
         raise ArgumentError("dimension", "a positive int", d)
     return d
-
-
-def _mp_norm(vector, norm) -> Any:
-    if norm == 1:
-        return mpmath.fsum(abs(c) for c in vector)
-    if norm == 2:
-        return mpmath.sqrt(mpmath.fsum(c**2 for c in vector))
-    return max(abs(c) for c in vector)
-
-
-def refine_in_ball(f: Callable, start, value, ball: ShiftBall, radius, steps: int):
-    """Pattern search for a larger ``f`` in the ball from ``start`` (``f(start) = value``): each step
-    tries ``start ± h e_i`` (retracted into the ball) and ``start`` pushed onto the sphere, moves to the
-    best improvement, or halves ``h`` (from ``radius / 4``). Returns ``(point, value)``: a local
-    improvement, never more than a lower estimate of the supremum."""
-    point, best = tuple(mpmath.mpf(sp.N(c, mpmath.mp.dps)) if isinstance(c, sp.Basic) else mpmath.mpf(c)
-                        for c in start), value
-    R = mpmath.mpf(radius)
-    h = R / 4
-    for _ in range(steps):
-        n = _mp_norm(point, ball.norm)
-        trials = [tuple(c * R / n for c in point)] if 0 < n < R else []
-        for i in range(len(point)):
-            for s in (1, -1):
-                trials.append(ball.retract(tuple(c + s * h if j == i else c for j, c in enumerate(point)), R))
-        found = [(f(p), p) for p in trials]
-        top = max(found, key=lambda e: e[0]) if found else (best, point)
-        if top[0] > best:
-            best, point = top
-        else:
-            h /= 2
-    return point, best
 
 
 @dataclass(frozen=True)
@@ -432,137 +410,3 @@ def _symbol_values(symbols, values: Mapping) -> dict:
         if sym is not None and sym in symbols:
             out[sym] = v if isinstance(v, sp.Expr) else exact_number(v, f"values[{sym.name!r}]", finite=True, real=True)
     return out
-
-
-# --------------------------------------------------------------------------------------------------
-# the numeric supremum
-# --------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class FamilySupremum:
-    """A numeric maximisation over the shifts of a family at given parameter values.
-
-    ``value`` is the largest value found (``+oo`` included), ``error`` its error estimate, ``converged``
-    whether every evaluation converged (else the maximum is not trustworthy), ``shift`` the shift where
-    it was found, ``evaluations`` every ``(shift, label, evaluation)`` computed (``evaluation`` has
-    ``value``, ``error``, ``converged``; ``label`` is ``"P||Q"`` or ``"Q||P"`` for divergences).
-    A numeric maximisation: a lower estimate of the supremum (exact when the supremum is at an
-    evaluated shift, e.g. an end for a divergence monotone in ``|t|``), never an upper bound.
-    """
-
-    value: Any
-    error: Any
-    converged: bool
-    shift: Any
-    evaluations: tuple = ()
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class _Failed:
-    """An evaluation that raised: not converged, value 0 (it never wins the maximum), reason kept."""
-
-    detail: str
-    value: Any = mpmath.mpf(0)
-    error: Any = mpmath.inf
-    converged: bool = False
-
-
-def maximise_over_family(family: AdjacentFamily, evaluate: Callable, values: Mapping | None = None, *,
-                         interior: int = 3, refine: int = 0, dps: int = 30) -> FamilySupremum:
-    """The largest of ``evaluate(shift)`` over sampled shifts of ``family`` at parameter ``values``.
-
-    ``evaluate(shift) -> [(label, evaluation), ...]`` computes whatever is maximised (each evaluation
-    with ``value``, ``error``, ``converged``) at one exact shift (an mpmath number during refinement).
-    Sampled: the ends of ``T`` (an open end too: the supremum is approached there) and ``interior``
-    equally spaced interior shifts; with ``refine > 0``, ``refine`` golden-section steps
-    (:func:`rdpsym._optimize.golden_max`, which assumes unimodality there) on the bracket around the
-    best sampled shift. For a vector family (a :class:`ShiftBall`): the boundary points of
-    :meth:`ShiftBall.points` and ``refine`` steps of :func:`refine_in_ball` from the best of them. An evaluation that raises ``ValueError``/``ArithmeticError`` is kept as not
-    converged. A numeric maximisation: a lower estimate of the supremum.
-    """
-    if not isinstance(family, AdjacentFamily):
-        raise ArgumentError("family", "an AdjacentFamily", family)
-    if not isinstance(refine, int) or isinstance(refine, bool) or refine < 0:
-        raise ArgumentError("refine", "a non-negative int (golden-section steps)", refine)
-    evaluations: list = []
-
-    def at(shift_value):
-        try:
-            found = list(evaluate(shift_value))
-        except (ValueError, ArithmeticError) as exc:
-            found = [("", _Failed(str(exc)))]
-        evaluations.extend((shift_value, label, ev) for label, ev in found)
-        return max(ev.value for _, ev in found)
-
-    points = family.shifts(values or {}, interior)
-    coords = [c for p in points for c in (p if family.is_vector else (p,))]
-    if not all(c.is_number for c in coords):
-        missing = sorted(str(s) for c in coords for s in c.free_symbols)
-        over = str(family.over) if family.is_vector else sp.sstr(family.over)
-        raise ArgumentError("values", f"values for the parameters of over = {over}", values,
-                            message=f"values: no value for {', '.join(dict.fromkeys(missing))}, which the set of "
-                                    f"shifts {over} uses")
-    with mpmath.workdps(dps + 10):
-        scan = [at(p) for p in points]
-        if refine and family.is_vector:
-            # a local search around the best sampled shift vector (the sphere is not a bracket)
-            i = max(range(len(points)), key=lambda j: scan[j])
-            radius = family.over.radius.subs(_symbol_values(family.over.free_symbols, values or {}))
-            R = mpmath.mpf(sp.N(radius, dps + 10))
-            if scan[i] != mpmath.inf:
-                refine_in_ball(at, points[i], scan[i], family.over, R, refine)
-        elif refine and len(points) > 2:
-            i = max(range(len(points)), key=lambda j: scan[j])
-            lo, hi = points[max(i - 1, 0)], points[min(i + 1, len(points) - 1)]
-            if scan[i] != mpmath.inf:
-                golden_max(at, mpmath.mpf(sp.N(lo, dps + 10)), mpmath.mpf(sp.N(hi, dps + 10)), refine)
-        top = max(evaluations, key=lambda e: e[2].value)
-        converged = all(e[2].converged for e in evaluations)
-        if top[2].value == mpmath.inf and top[2].converged:
-            converged = True  # +oo wins the maximum whatever the other evaluations' accuracy
-        where = (f"{sp.sstr(family.shift)} in the {family.over}" if family.is_vector
-                 else f"{family.shift} in {sp.sstr(family.over)}")
-        how = "pattern-search steps" if family.is_vector else "golden-section steps"
-        note = (f"numeric maximisation over {where}: {len(points)} sampled shifts"
-                f"{f' and {refine} {how}' if refine else ''}, {len(evaluations)} evaluations; "
-                "a lower estimate of the supremum")
-        return FamilySupremum(top[2].value, top[2].error, converged, top[0], tuple(evaluations), note)
-
-
-def _numeric_divergence():
-    from ..numeric import numeric_divergence  # the independent numeric path (lazy: it imports specify)
-
-    return numeric_divergence
-
-
-def supremum_over_family(family: AdjacentFamily, x: sp.Symbol, support: sp.Set, alpha, values: Mapping, *,
-                         dps: int = 30, interior: int = 3, refine: int = 0,
-                         directions: tuple[str, ...] = ("P||Q", "Q||P"),
-                         divergence: Callable | None = None) -> FamilySupremum:
-    r"""The numeric :math:`\sup_{t \in T} \max(D_\alpha(P_t\|Q_t), D_\alpha(Q_t\|P_t))` at parameter ``values``.
-
-    The numeric divergence (:func:`rdpsym.numeric.numeric_divergence`, or ``divergence`` with its
-    signature) in each of ``directions``, maximised over the shifts by :func:`maximise_over_family`
-    (the ends, ``interior`` interior shifts, ``refine`` golden-section steps). A numeric maximisation:
-    the result is the largest value *found*, a lower estimate of the supremum; every evaluation must
-    converge for ``converged``.
-    """
-    bad = [d for d in directions if d not in ("P||Q", "Q||P")] if isinstance(directions, tuple) else [directions]
-    if bad or not directions:
-        raise ArgumentError("directions", "a non-empty tuple of 'P||Q' and 'Q||P'", directions)
-    numeric = divergence or _numeric_divergence()
-    ts = family.shift_symbols
-    base = {k: v for k, v in dict(values).items() if not any(k == t or k == t.name for t in ts)}
-
-    def evaluate(shift_value):
-        out = []
-        for direction in directions:
-            P, Q = (family.P, family.Q) if direction == "P||Q" else (family.Q, family.P)
-            try:
-                out.append((direction, numeric(P, Q, x, support, alpha, {**base, **family.assignment(shift_value)},
-                                                  dps=dps)))
-            except (ValueError, ArithmeticError) as exc:
-                out.append((direction, _Failed(str(exc))))
-        return out
-
-    return maximise_over_family(family, evaluate, base, interior=interior, refine=refine, dps=dps)

@@ -14,6 +14,7 @@ from typing import Any
 
 import sympy as sp
 
+from .. import printing
 from .._numbers import ArgumentError
 from .text.numbers import exact_number
 
@@ -96,8 +97,8 @@ class Parameter:
             raise ArgumentError(arg, "a number", value, message=f"{arg}: {value!r} is not a number")
         inside = self.domain.contains(v)
         if inside is sp.false or inside is False:
-            raise ArgumentError(arg, f"lie in {sp.sstr(self.domain)}", value,
-                                message=f"{arg} must lie in {sp.sstr(self.domain)}; got {value!r}")
+            raise ArgumentError(arg, f"lie in {printing.sstr(self.domain)}", value,
+                                message=f"{arg} must lie in {printing.sstr(self.domain)}; got {value!r}")
 
     def typical_values(self, n: int = 5) -> list[sp.Rational]:
         """``n`` exact rational values spread over the typical range (deterministic)."""
@@ -113,7 +114,7 @@ class Parameter:
         return [sp.Rational(p).limit_denominator(10**6) for p in pts]
 
     def _repr_latex_(self) -> str:
-        return f"${self.latex} \\in {sp.latex(self.domain)}$"
+        return f"${self.latex} \\in {printing.latex(self.domain)}$"
 
 
 def _assumptions_for(domain: sp.Set, integer: bool) -> dict:
@@ -152,7 +153,7 @@ def parameter(
         raise ValueError(f"parameter {name!r}: typical range must satisfy low < high, got {typical}")
     for end in (lo, hi):
         if domain.contains(sp.Rational(end).limit_denominator(10**9)) is sp.false:
-            raise ValueError(f"parameter {name!r}: typical value {end} lies outside {sp.sstr(domain)}")
+            raise ValueError(f"parameter {name!r}: typical value {end} lies outside {printing.sstr(domain)}")
     symbol = sp.Symbol(name, **_assumptions_for(domain, integer))
     return Parameter(
         name=name,

@@ -5,9 +5,10 @@
 :class:`~rdpsym.verification.report.VerificationReport`.
 """
 
-from .checks import table_verification, verify
+from .checks import verify
 from .points import Point, verification_points
 from .report import PointCheck, VerificationReport, VerificationStatus
+from .table import table_verification
 
 __all__ = ["Point", "PointCheck", "VerificationReport", "VerificationStatus", "verification_points",
            "table_verification", "verify"]

@@ -2,7 +2,8 @@ r"""Independent verification of closed forms against high-precision numerics.
 
 A derived closed form is a conjecture until an independent computation agrees with it.
 :func:`verify` evaluates the closed form (exactly substituted, then ``evalf``) and the divergence
-computed *without* it (:func:`rdpsym.numeric.numeric_divergence`: mpmath quadrature or summation of
+computed *without* it (:func:`rdpsym.numeric.maximum.numeric_maximum` of the numeric path,
+:func:`rdpsym.numeric.numeric_divergence`: mpmath quadrature or summation of
 :math:`\frac{1}{\alpha-1}\log\int P^\alpha Q^{1-\alpha}`, Mironov 2017, arXiv:1702.07476 v3, Def. 3)
 at the points of :mod:`rdpsym.verification.points`, and compares them inside one ``mpmath.workdps``
 context.
@@ -34,6 +35,10 @@ exactly, or by ``simplify`` within a time limit, and at no sampled x do they dif
 whatever the closed form's shape; it verifies nothing, so it is flagged (``PointCheck.p_equals_q``)
 and never counted as evidence.
 
+A point whose check did not end (its task raised, ran past :func:`point_seconds`, lost its worker
+process or its Dask scheduler, or was cancelled) is ``inconclusive`` with the reason, never dropped and
+never agreement; the points after it are not started (``inconclusive``, "not run").
+
 ``digits`` defaults to ``0.6 dps`` (30 digits at ``dps = 50``), the accuracy the numeric path
 certifies when it reports convergence. The report's status is ``mismatch`` if any point mismatches
 (the worst point is reported), else ``inconclusive`` if any point is inconclusive or no point with
@@ -52,19 +57,20 @@ from typing import Callable, Mapping, Sequence
 import mpmath
 import sympy as sp
 
-from ..specify.text.numbers import exact_number
+from ..derive.numeric_values import NumericCurve
+from .._timeout import StepExhausted, StepTimeout, deadline_passed, run_in_child, run_with_time_limit, time_limit
 from ..derive.result import DivergenceResult, Status
-from ..numeric import numeric_divergence
-from ..numeric.reference import reference_divergence
-from ..specify.adjacency import AdjacentFamily, supremum_over_family
+from ..numeric.families import SampledFamily
+from ..numeric.maximum import Direction, numeric_maximum
+from ..specify.adjacency import AdjacentFamily
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter, check_assumptions
 from ..specify.text import as_number
 from ..specify.variables import coordinate_supports, is_multivariate
 from .points import Point, infer_parameters, verification_points
-from .report import PointCheck, VerificationReport, VerificationStatus
+from .report import PointCheck, VerificationReport, VerificationStatus, status_of
 
-__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "table_verification",
+__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "verify", "mechanism_target_name",
            "fixed_values", "parse_param_options"]
 
 
@@ -89,32 +95,25 @@ MULTIVARIATE_DPS = 20
 FAMILY_INTERIOR_SHIFTS = 3
 
 
-def _numeric_max(target: _Target, point: Point, dps: int, method: Callable = numeric_divergence):
-    """max over directions (and sampled shifts of families) of ``method`` (the numeric path, or the
-    reference method for numeric curves):
+def _sources(target: _Target) -> tuple:
+    """The directions of the numeric side: both of every declared pair, and each family at its sampled
+    shifts (:class:`~rdpsym.numeric.families.SampledFamily`)."""
+    return (tuple(Direction(P, Q, target.x, target.support, label) for P, Q, label in target.directions)
+            + tuple(SampledFamily(family, target.x, target.support, interior=FAMILY_INTERIOR_SHIFTS)
+                    for family in target.families))
+
+
+def _numeric_max(target: _Target, point: Point, dps: int, method: str = "numeric"):
+    """The numeric maximum over the directions (and sampled shifts of families) by ``method`` (the numeric
+    path, or ``"reference"`` for numeric curves), :func:`rdpsym.numeric.maximum.numeric_maximum`:
     (value, error, converged, note)."""
-    values = point.value_dict
-    parts = []
-    for P, Q, label in target.directions:
-        nv = method(P, Q, target.x, target.support, point.alpha, values, dps=dps)
-        parts.append((label, nv))
-    for family in target.families:
-        found = supremum_over_family(family, target.x, target.support, point.alpha, values, dps=dps,
-                                     interior=FAMILY_INTERIOR_SHIFTS, divergence=method)
-        parts += [(f"D({d}) [{family.label}] at {family.describe(s)}", nv) for s, d, nv in found.evaluations]
+    found = numeric_maximum(_sources(target), point.alpha, point.value_dict, dps, method=method)
     with mpmath.workdps(dps + 10):
-        top = max(parts, key=lambda u: u[1].value)[1]
-        if top.value == mpmath.inf and top.converged:
-            # +oo wins the maximum whatever the other directions' accuracy
-            conv, err = True, mpmath.mpf(0)
-        else:
-            conv = all(nv.converged for _, nv in parts)
-            err = max(nv.error for _, nv in parts)
+        parts = found.parts
         note = "" if len(parts) == 1 else "; ".join(f"{lab}: {mpmath.nstr(nv.value, 12)}" for lab, nv in parts)
-        bad = [f"{lab}: {nv.detail}" for lab, nv in parts if not nv.converged]
-        if bad and not conv:
-            note = (note + "; " if note else "") + "; ".join(bad)
-    return top.value, err, conv, note
+        if not found.converged:
+            note = (note + "; " if note else "") + found.describe_failures()
+    return found.value, found.error, found.converged, note
 
 
 @functools.lru_cache(maxsize=32)
@@ -225,39 +224,93 @@ def _simplifies_to_zero(d: sp.Expr) -> bool:
     return sp.simplify(d) == 0
 
 
+def _float_value(v: sp.Expr, wp: int) -> sp.Expr:
+    return sp.Float(v, wp) if v.is_Number and v.is_finite else v
+
+
+def _compare_samples(values_at: Callable, samples: list, dps: int) -> tuple[bool, int]:
+    """(P and Q differ at one of the sampled x, how many samples found them equal); ``values_at(xv)``
+    gives (P, Q) there, or raises / gives no number, and then that x tells nothing."""
+    compared = 0
+    for xv in samples:
+        try:
+            pv, qv = values_at(xv)
+        except Exception:  # noqa: BLE001 - a density that cannot be evaluated at this x: try the next
+            continue
+        if not all(isinstance(v, sp.Number) and v.is_extended_real for v in (pv, qv)):
+            continue  # no real number (an unevaluated sum, a relation, nan, zoo): this x tells nothing
+        if pv.is_infinite or qv.is_infinite:
+            if pv != qv:
+                return True, compared
+            continue
+        scale = max(abs(pv), abs(qv))
+        if scale != 0 and abs(pv - qv) > sp.Float(10, dps) ** (-(dps // 2)) * scale:
+            return True, compared
+        compared += 1
+    return False, compared
+
+
 def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, values: Mapping, dps: int,
                        quick: bool = False):
     """Whether P = Q with the parameter ``values`` substituted: True (exactly the same expression, or
     ``simplify(P - Q) == 0`` within :data:`SAME_SECONDS`), False (they differ at a sampled x in the
     support), None (undecided). ``quick`` (for choosing points): no simplify; True also when no
-    sampled x tells them apart."""
-    from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
+    sampled x tells them apart.
 
+    The values are substituted exactly and evaluated with sympy's adaptive precision, within half of
+    :data:`SAME_SECONDS`. A density whose exact value is out of reach (a rational of millions of digits
+    from (1 + x^2)^(-10^6), an exact factorial of 10^300 from gamma(nu)) is then sampled in floating
+    point instead, at two precisions: there a sample counts only where both precisions agree (a value
+    that rounding did not ruin), it can only show P != Q, and "no sample tells them apart" decides
+    nothing (floats can round a real difference away). Run it through :func:`_same_distributions`,
+    which bounds its time and memory."""
     free = (P.free_symbols | Q.free_symbols | support.free_symbols) - _variables(x)
     subs = {s: sp.S(values[s.name]) for s in free if s.name in values}
-    Ps, Qs = P.xreplace(subs), Q.xreplace(subs)
-    if Ps == Qs:
-        return True
+    Ps = Qs = None
     try:
-        sup = support.xreplace(subs)
-    except (TypeError, ValueError):
-        sup = None
-    compared = 0
-    for xv in (_sample_points(sup, x) if isinstance(sup, sp.Set) else []):
+        with time_limit(SAME_SECONDS / 2):
+            Ps, Qs = P.xreplace(subs), Q.xreplace(subs)
+            if Ps == Qs:
+                return True
+            try:
+                sup = support.xreplace(subs)
+            except (TypeError, ValueError):
+                sup = None
+            samples = _sample_points(sup, x) if isinstance(sup, sp.Set) else []
+            differ, compared = _compare_samples(
+                lambda xv: (sp.N(Ps.xreplace(xv), dps), sp.N(Qs.xreplace(xv), dps)), samples, dps)
+        exact = True
+    except StepTimeout:
+        if deadline_passed():  # an enclosing limit has passed: it wins
+            raise
+        exact = False
+    except (RecursionError, MemoryError, ArithmeticError, ValueError, TypeError):
+        exact = False
+    if not exact:
+        wps = (dps + 10, 2 * dps + 30)
+        fsubs = [{s: _float_value(v, wp) for s, v in subs.items()} for wp in wps]
         try:
-            pv, qv = sp.N(Ps.xreplace(xv), dps), sp.N(Qs.xreplace(xv), dps)
-        except Exception:  # noqa: BLE001 - a density that cannot be evaluated at this x: try the next
-            continue
-        if not (pv.is_number and qv.is_number) or pv.has(sp.nan, sp.zoo) or qv.has(sp.nan, sp.zoo):
-            continue
-        if pv.is_infinite or qv.is_infinite:
-            if pv != qv:
-                return False
-            continue
-        scale = max(abs(pv), abs(qv))
-        if scale != 0 and abs(pv - qv) > sp.Float(10, dps) ** (-(dps // 2)) * scale:
-            return False
-        compared += 1
+            sup = support.xreplace(subs)
+        except (TypeError, ValueError, RecursionError):
+            sup = None
+        samples = _sample_points(sup, x) if isinstance(sup, sp.Set) else []
+
+        def stable(xv):
+            out = []
+            for wp, fs in zip(wps, fsubs):
+                at = {**fs, **{v: _float_value(c, wp) for v, c in xv.items()}}
+                out.append((sp.N(P.xreplace(at), dps), sp.N(Q.xreplace(at), dps)))
+            (p1, q1), (p2, q2) = out
+            differ, _ = _compare_samples(lambda _: (p1, p2), [None], dps)
+            differ_q, _ = _compare_samples(lambda _: (q1, q2), [None], dps)
+            if differ or differ_q:
+                raise ArithmeticError("rounding changes the value")
+            return p2, q2
+
+        differ, compared = _compare_samples(stable, samples, dps)
+        return False if differ else None
+    if differ:
+        return False
     if quick:
         return compared > 0
     try:
@@ -269,6 +322,31 @@ def _same_distribution(P: sp.Expr, Q: sp.Expr, x: sp.Symbol, support: sp.Set, va
     except Exception:  # noqa: BLE001 - simplify fails in many ways: undecided
         pass
     return None
+
+
+def _same_for_pairs(pairs, x, support, values, dps, quick) -> list:
+    return [_same_distribution(P, Q, x, support, values, dps, quick=quick) for P, Q in pairs]
+
+
+def _same_distributions(pairs: Sequence[tuple[sp.Expr, sp.Expr]], x, support: sp.Set, values: Mapping, dps: int,
+                        quick: bool = False) -> tuple[list, str]:
+    """:func:`_same_distribution` for every pair, in a child process killed after :data:`SAME_SECONDS`
+    (``2 SAME_SECONDS`` with ``simplify``) and bounded in memory (:func:`rdpsym._timeout.run_in_child`):
+    (the answers, ``""``), or (every answer None: undecided, why) when the test was abandoned or failed.
+    Hostile densities make this test, not the verification, the thing that hangs: it evaluates them
+    before any numerics, on the caller's process."""
+    seconds = SAME_SECONDS * (1 if quick else 2)
+    try:
+        return run_in_child(_same_for_pairs, list(pairs), x, support, dict(values), dps, quick, seconds=seconds), ""
+    except StepExhausted as exc:
+        why = f"the test of P = Q was abandoned: {exc}"
+    except StepTimeout as exc:
+        if deadline_passed():
+            raise
+        why = f"the test of P = Q was abandoned: {exc}"
+    except Exception as exc:  # noqa: BLE001 - the child failed: undecided
+        why = f"the test of P = Q failed: {type(exc).__name__}: {str(exc)[:200]}"
+    return [None] * len(pairs), why
 
 
 def _distinct_pairs(target: _Target) -> list[tuple[sp.Expr, sp.Expr]]:
@@ -292,12 +370,20 @@ def _p_equals_q_somewhere(target: _Target, dps: int):
     quick test of :func:`_same_distribution`), cached."""
     pairs = _distinct_pairs(target)
     seen: dict = {}
+    abandoned: list[str] = []
 
     def avoid(values: Mapping[str, sp.Expr]) -> bool:
         key = tuple(sorted(values.items()))
         if key not in seen:
-            seen[key] = bool(pairs) and all(_same_distribution(P, Q, target.x, target.support, values, dps, quick=True)
-                                            for P, Q in pairs)
+            if not pairs or abandoned:
+                # a test abandoned once (out of time or memory) would be abandoned again: the points are
+                # kept as they are, and each point's own test of P = Q decides what it is worth
+                seen[key] = False
+            else:
+                found, why = _same_distributions(pairs, target.x, target.support, values, dps, quick=True)
+                if why:
+                    abandoned.append(why)
+                seen[key] = all(f is True for f in found)
         return seen[key]
 
     return avoid
@@ -307,7 +393,7 @@ def _p_equals_q(target: _Target, point: Point, dps: int, num, err) -> tuple[bool
     """P = Q at ``point`` for every adjacent pair of the target: (flag, how it was found)."""
     values = point.value_dict
     pairs = _distinct_pairs(target)
-    found = [_same_distribution(P, Q, target.x, target.support, values, dps) for P, Q in pairs]
+    found, _ = _same_distributions(pairs, target.x, target.support, values, dps)
     if any(f is False for f in found):
         return False, ""
     if found and all(f is True for f in found):
@@ -324,7 +410,7 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
     # a numeric curve's value at an order without an exact piece comes from the numeric path: it is
     # checked against the reference method, which shares no quadrature or summation code with it
     numeric_curve = result.expr is None and result.exact_piece(sp.S(point.alpha)) is None
-    method = reference_divergence if numeric_curve else numeric_divergence
+    method = "reference" if numeric_curve else "numeric"
     closed = None
     point_bound = False
     if numeric_curve:
@@ -374,10 +460,46 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
         return PointCheck(point, +closed, +num, +err, +rel, dig, status, note, time.perf_counter() - start, same)
 
 
+#: a point's check is abandoned after this many times ``RDPSYM_EVAL_SECONDS`` (90 s by default): a guard
+#: against a hang, far above the few seconds a point takes, never a budget that decides a verdict
+POINT_EVAL_LIMITS = 1.5
+
+
+def point_seconds() -> float:
+    """The wall-clock limit of one point's check (:data:`POINT_EVAL_LIMITS` x ``RDPSYM_EVAL_SECONDS``)."""
+    from .._config import settings
+
+    return POINT_EVAL_LIMITS * settings().eval_seconds
+
+
+def _not_checked(point: Point, why: str) -> PointCheck:
+    """An inconclusive check of a point that was never checked to the end: no evidence either way."""
+    return PointCheck(point, None, mpmath.nan, mpmath.inf, mpmath.inf, 0.0, "inconclusive", f"not checked: {why}")
+
+
+def _enforceable_timeout(executor) -> float | None:
+    """:func:`point_seconds`, unless the points run serially outside a main thread, where no time limit can
+    be enforced (a serial sweep limits a task with SIGALRM): then each step's own limit is all there is."""
+    import threading
+
+    from ..execution.local import inside_task
+
+    serial = executor == "serial" or (executor is None and inside_task())
+    if serial and threading.current_thread() is not threading.main_thread():
+        return None
+    return point_seconds()
+
+
 def _check_points(result: DivergenceResult, target: _Target, points: list[Point], dps: int, digits: float,
                   progress, fail_fast: bool, executor) -> list[PointCheck]:
     """:func:`_check` at every point, one task per point on ``executor`` (rdpsym.execution); the checks
-    in point order, up to the first mismatch with ``fail_fast`` (as a serial loop would stop)."""
+    in point order, up to the first mismatch with ``fail_fast`` (as a serial loop would stop).
+
+    A point whose task did not end with a check (it failed, ran past :func:`point_seconds`, lost its
+    worker or its scheduler, or was cancelled) is an ``inconclusive`` check saying so: it counts
+    against ``verified``, never for it, and never vanishes from the report. Such a point also stops the
+    sweep (what defeated it would most likely defeat the next points too): the points not started are
+    ``inconclusive``, "not run"."""
     from functools import partial
 
     from ..execution import TaskStatus, run_tasks
@@ -389,19 +511,27 @@ def _check_points(result: DivergenceResult, target: _Target, points: list[Point]
         if progress is not None and entry.ok:
             progress(finished[0], len(points), entry.result)
 
+    def stop(entry) -> bool:
+        return not entry.ok or (fail_fast and entry.result.status == "mismatch")
+
     sweep = run_tasks(partial(_check, result, target, dps=dps, digits=digits), points, executor=executor,
-                      progress=False, on_result=arrived,
-                      stop_when=(lambda e: e.ok and e.result.status == "mismatch") if fail_fast else None)
+                      progress=False, on_result=arrived, stop_when=stop, timeout=_enforceable_timeout(executor))
     checks = []
+    first_fault = None
     for entry in sweep:
-        if entry.status is TaskStatus.CANCELLED:  # not run: after the first mismatch (fail_fast)
-            break
-        if not entry.ok:  # the point could not be checked at all: never dropped silently
-            raise RuntimeError(f"verification point {entry.index} ({points[entry.index].describe()}): "
-                               f"{entry.status}: {entry.error}")
-        checks.append(entry.result)
-        if fail_fast and entry.result.status == "mismatch":
-            break
+        point = points[entry.index]
+        if entry.ok:
+            checks.append(entry.result)
+            if fail_fast and entry.result.status == "mismatch":
+                break  # fail_fast: the points after the first mismatch were not run, by request
+            continue
+        error = " ".join(entry.error.split())[:300]
+        if entry.status is TaskStatus.CANCELLED and first_fault is not None:
+            checks.append(_not_checked(point, f"not run: point {first_fault} could not be checked"))
+        else:
+            what = {TaskStatus.TIMEOUT: "abandoned", TaskStatus.CANCELLED: "cancelled"}.get(entry.status, "failed")
+            checks.append(_not_checked(point, f"{what}: {error}"))
+            first_fault = entry.index if first_fault is None else first_fault
     return checks
 
 
@@ -417,6 +547,11 @@ def _mechanism_target(mech: Mechanism) -> _Target:
         dirs.append((pair.Q, pair.P, f"D(Q||P) [{pair.label}]"))
     return _Target(tuple(dirs), mech.variable, mech.support, mech.parameters, f"mechanism {mech.name}",
                    mech.families)
+
+
+def mechanism_target_name(mech: Mechanism) -> str:
+    """What a report of :func:`verify` on ``mech`` names as its target."""
+    return _mechanism_target(mech).name
 
 
 def fixed_values(params: Sequence[Parameter], fixed: Mapping[str, object]) -> dict[str, sp.Expr]:
@@ -537,8 +672,11 @@ def verify(
         result = target
     else:
         raise TypeError(f"target must be a DivergenceResult or a Mechanism; got {type(target).__name__}")
+    # a bound (or lower bound) without an expression has values only when it is a curve of its own (a
+    # subsampled mechanism's); the numeric maximum over its pairs is not the bound it states
+    own_curve = result.curve is not None and not isinstance(result.curve, NumericCurve)
     if result.status is Status.FAILED or (result.expr is None and result.status is not Status.NUMERIC_ONLY
-                                          and result.curve is None):
+                                          and not own_curve):
         raise ValueError(f"target has nothing to verify (status {result.status}: {result.reason})")
     if fixed is not None and not isinstance(fixed, Mapping):
         raise TypeError(f"fixed must be a dict of parameter values; got {type(fixed).__name__}")
@@ -593,33 +731,6 @@ def verify(
                                             or (p.alpha == sp.oo and result.max_divergence is None))]
     start = time.perf_counter()
     checks = _check_points(result, tgt, list(points), dps, digits, progress, fail_fast, executor)
-    statuses = {c.status for c in checks}
-    # a point where P = Q verifies nothing: with no agreement at P != Q there is no evidence at all
-    status = (VerificationStatus.MISMATCH if "mismatch" in statuses else
-              VerificationStatus.INCONCLUSIVE if "inconclusive" in statuses or not any(c.is_evidence for c in checks) else
-              VerificationStatus.VERIFIED)
-    report = VerificationReport(status, tuple(checks), dps, float(digits), seed, level,
+    report = VerificationReport(status_of(checks), tuple(checks), dps, float(digits), seed, level,
                                 time.perf_counter() - start, tgt.name)
     return replace(report, result=result.with_verification(report))
-
-
-# --------------------------------------------------------------------------------------------------
-# Table II cells
-# --------------------------------------------------------------------------------------------------
-def table_verification(mechanism: Mechanism, result: DivergenceResult, fixed: Mapping[str, object] | None = None,
-                       dps: int = 30) -> tuple[VerificationReport, str]:
-    """Verify the three cells of a Table II row (alpha = 2, alpha = 1, alpha = oo) at the centre of
-    the typical ranges with ``fixed`` values; returns the report and a cell text such as
-    ``verified (digits: α>1 30, α=1 30, α=∞ all)``."""
-    from .points import central_values
-
-    free = [p for p in mechanism.parameters if p.name not in (fixed or {})]
-    # user values are read as numbers (never sympified: text would run as code), finite and real
-    given = {k: exact_number(v, f"fixed[{k!r}]", finite=True, real=True) for k, v in (fixed or {}).items()}
-    vals = tuple(sorted({**central_values(free), **given}.items()))
-    cells = (("α>1", sp.Integer(2)), ("α=1", sp.Integer(1)), ("α=∞", sp.oo))
-    pts = [Point(a, vals, name) for name, a in cells]
-    report = verify(result, mechanism=mechanism, points=pts, dps=dps)
-    parts = ", ".join(f"{c.point.regime} {('all' if c.digits == math.inf else f'{c.digits:.0f}') if c.status == 'agree' else c.status}"
-                      for c in report.checks)
-    return report, f"{report.status} (digits: {parts})"

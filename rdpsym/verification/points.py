@@ -34,6 +34,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
+from .. import printing
 from ..specify.text.numbers import exact_or_symbolic
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
@@ -72,9 +73,9 @@ class Point:
 def _short(v: sp.Expr) -> str:
     if v == sp.oo:
         return "oo"
-    if isinstance(v, sp.Rational) and v.q > 1000:
+    if isinstance(v, sp.Rational) and v.q > 1000 and printing.float_decimal(v) is None:
         return sp.sstr(sp.Float(v, 8))
-    return sp.sstr(v)
+    return printing.sstr(v)
 
 
 def _exact(v, name: str = "parameter value") -> sp.Expr:

@@ -16,7 +16,7 @@ from ..derive.result import DivergenceResult
 from ..outcomes import Outcome, Vocabulary
 from .points import Point
 
-__all__ = ["VerificationStatus", "PointCheck", "VerificationReport"]
+__all__ = ["VerificationStatus", "PointCheck", "VerificationReport", "status_of"]
 
 
 class VerificationStatus(Vocabulary):
@@ -72,6 +72,18 @@ class PointCheck:
                 f"{mpmath.nstr(self.numeric, 15)} ± {mpmath.nstr(self.error, 2)}, rel. diff "
                 f"{mpmath.nstr(self.rel_diff, 3)} ({_digits_str(self.digits)} digits)"
                 + (f"; {self.note}" if self.note else ""))
+
+
+def status_of(checks) -> VerificationStatus:
+    """The status of a report with these checks: ``mismatch`` if any point mismatches, else
+    ``inconclusive`` if any point is inconclusive or no point is evidence (a point where P = Q verifies
+    nothing: with no agreement at P != Q there is no evidence at all), else ``verified``."""
+    statuses = {c.status for c in checks}
+    if "mismatch" in statuses:
+        return VerificationStatus.MISMATCH
+    if "inconclusive" in statuses or not any(c.is_evidence for c in checks):
+        return VerificationStatus.INCONCLUSIVE
+    return VerificationStatus.VERIFIED
 
 
 def _digits_str(d: float) -> str:

@@ -220,3 +220,61 @@ def inventory() -> Inventory:
     return Inventory(LIB, getattr(autodp, "__version__", None) or version("autodp"),
                      ("autodp.rdp_bank", "autodp.mechanism_zoo", "autodp.transformer_zoo"),
                      _bank_cases(rdp_bank) + _zoo_cases(), uncovered, frozenset(defined))
+
+
+# -- the accountants (rdpsym.claims.audit.accountants) ---------------------------------------------------
+DELTAS = (1e-3, 1e-6)
+EPSILONS = (0.5, 2.0)
+
+
+def accountant_cases() -> list:
+    """autodp's accountant (``transformer_zoo.Composition`` of ``mechanism_zoo`` mechanisms, RDP-based
+    ``get_approxDP`` and ``get_approx_delta``; Poisson subsampling by ``AmplificationBySampling``) on
+    self-compositions of 1, 2, 10 and 40 and a mix, and ``ExactGaussianMechanism`` (one release), at delta
+    1e-3 and 1e-6 and epsilon 0.5 and 2."""
+    from autodp import mechanism_zoo as mz
+    from autodp import transformer_zoo as tz
+
+    from .accountants import AccountantCase, Composition, EventKind, self_compositions
+
+    comps = (self_compositions(EventKind.GAUSSIAN, sigma=2.0) + self_compositions(EventKind.LAPLACE, b=2.0)
+             + self_compositions(EventKind.RANDOMIZED_RESPONSE, "replace_one", noise=0.5)
+             + self_compositions(EventKind.POISSON_GAUSSIAN, q=0.01, sigma=1.1)
+             + [Composition(((EventKind.GAUSSIAN, (("sigma", 5.0),), 10), (EventKind.LAPLACE, (("b", 10.0),), 5),
+                             ("poisson_gaussian", (("q", 0.01), ("sigma", 1.0)), 40)))])
+    made: dict = {}
+
+    def mechanism(comp):
+        if comp not in made:
+            mechs, counts = [], []
+            for kind, params, count in comp.events:
+                p = dict(params)
+                if kind is EventKind.GAUSSIAN:
+                    m = mz.GaussianMechanism(sigma=p["sigma"])
+                elif kind is EventKind.LAPLACE:
+                    m = mz.LaplaceMechanism(b=p["b"])
+                elif kind is EventKind.RANDOMIZED_RESPONSE:
+                    m = mz.RandresponseMechanism(p=1 - p["noise"] / 2)
+                else:
+                    m = tz.AmplificationBySampling(PoissonSampling=True)(mz.GaussianMechanism(sigma=p["sigma"]),
+                                                                         p["q"], improved_bound_flag=True)
+                mechs.append(m)
+                counts.append(count)
+            made[comp] = tz.Composition()(mechs, counts)
+        return made[comp]
+
+    note = "none stated: an RDP conversion claims an upper bound"
+    cases = []
+    for comp in comps:
+        for d in DELTAS:
+            cases.append(AccountantCase(LIB, "Composition (RDP)", comp, "epsilon", d,
+                                        lambda comp=comp, d=d: mechanism(comp).get_approxDP(d), 0.0, note))
+        for e in EPSILONS:
+            cases.append(AccountantCase(LIB, "Composition (RDP)", comp, "delta", e,
+                                        lambda comp=comp, e=e: mechanism(comp).get_approx_delta(e), 0.0, note))
+    one = self_compositions(EventKind.GAUSSIAN, counts=(1,), sigma=2.0)[0]
+    for d in DELTAS:
+        cases.append(AccountantCase(LIB, "ExactGaussianMechanism", one, "epsilon", d,
+                                    lambda d=d: mz.ExactGaussianMechanism(sigma=2.0).get_approxDP(d), 0.0,
+                                    "none stated: the analytical Gaussian mechanism (Balle and Wang 2018)"))
+    return cases

@@ -23,6 +23,7 @@ import inspect
 
 import sympy as sp
 
+from .accountants import EventKind
 from .core import AuditCase, Inventory, Uncovered, defined_in
 
 __all__ = ["inventory"]
@@ -175,3 +176,84 @@ def inventory() -> Inventory:
     uncovered = [u for u in uncovered if u.covers in defined]
     return Inventory(LIB, version("dp-accounting"), (ra.__name__, dp_event.__name__), _cases(dpa, ra), uncovered,
                      frozenset(defined))
+
+
+# -- the accountants (rdpsym.claims.audit.accountants) ---------------------------------------------------
+DELTAS = (1e-3, 1e-6)
+EPSILONS = (0.5, 2.0)
+
+
+def _compositions():
+    from .accountants import Composition, EventKind, self_compositions
+
+    add = (self_compositions(EventKind.GAUSSIAN, sigma=2.0) + self_compositions(EventKind.LAPLACE, b=2.0)
+           + self_compositions(EventKind.POISSON_GAUSSIAN, q=0.01, sigma=1.1)
+           + [Composition(((EventKind.GAUSSIAN, (("sigma", 5.0),), 10), (EventKind.LAPLACE, (("b", 10.0),), 5),
+                           ("poisson_gaussian", (("q", 0.01), ("sigma", 1.0)), 40)))])
+    # replace-one: a GaussianDpEvent's noise multiplier is s / C for values of norm at most C, so replacing one
+    # value moves the sum by up to 2C (rdpsym reads it so, as the issue's contract says)
+    rep = (self_compositions(EventKind.GAUSSIAN, "replace_one", sigma=2.0)
+           + self_compositions(EventKind.RANDOMIZED_RESPONSE, "replace_one", noise=0.5)
+           + self_compositions(EventKind.WOR_GAUSSIAN, "replace_one", n=1000, m=10, sigma=1.1)
+           + [Composition(((EventKind.GAUSSIAN, (("sigma", 2.0),), 10), (EventKind.RANDOMIZED_RESPONSE, (("noise", 0.5),), 10)),
+                          "replace_one")])
+    return add + rep
+
+
+def _event(dpa, comp):
+    parts = []
+    for kind, params, count in comp.events:
+        p = dict(params)
+        if kind is EventKind.GAUSSIAN:
+            e = dpa.GaussianDpEvent(p["sigma"])
+        elif kind is EventKind.LAPLACE:
+            e = dpa.LaplaceDpEvent(p["b"])
+        elif kind is EventKind.RANDOMIZED_RESPONSE:
+            e = dpa.RandomizedResponseDpEvent(p["noise"], 2)
+        elif kind is EventKind.POISSON_GAUSSIAN:
+            e = dpa.PoissonSampledDpEvent(p["q"], dpa.GaussianDpEvent(p["sigma"]))
+        else:
+            e = dpa.SampledWithoutReplacementDpEvent(int(p["n"]), int(p["m"]), dpa.GaussianDpEvent(p["sigma"]))
+        parts.append(e if count == 1 else dpa.SelfComposedDpEvent(e, count))
+    return parts[0] if len(parts) == 1 else dpa.ComposedDpEvent(parts)
+
+
+def accountant_cases() -> list:
+    """dp_accounting's RdpAccountant and PLDAccountant (value_discretization_interval 1e-4, pessimistic) on
+    self-compositions of 1, 2, 10 and 40 of the events each supports, and mixes, at delta 1e-3 and 1e-6 and
+    epsilon 0.5 and 2 (``ImportError`` when dp_accounting is not installed)."""
+    import dp_accounting as dpa
+    from dp_accounting.pld import pld_privacy_accountant as pa
+    from dp_accounting.rdp import rdp_privacy_accountant as ra
+
+    from .accountants import AccountantCase
+
+    NR = dpa.NeighboringRelation
+    made: dict = {}
+
+    def accountant(kind, comp):
+        key = (kind, comp)
+        if key not in made:
+            rel = NR.ADD_OR_REMOVE_ONE if comp.relation == "add_remove" else NR.REPLACE_ONE
+            acc = (ra.RdpAccountant(neighboring_relation=rel) if kind == "rdp" else
+                   pa.PLDAccountant(rel, value_discretization_interval=1e-4))
+            acc.compose(_event(dpa, comp))
+            made[key] = acc
+        return made[key]
+
+    cases = []
+    for kind, name in (("rdp", "RdpAccountant"), ("pld", "PLDAccountant")):
+        tol_eps, note = ((0.0, "none stated: an RDP conversion claims an upper bound") if kind == "rdp" else
+                         (1e-4, "value_discretization_interval, the grid step of its losses"))
+        for comp in _compositions():
+            if kind == "pld" and any(k == "wor_gaussian" for k, _, _ in comp.events):
+                continue  # the PLD accountant does not support sampling without replacement
+            for d in DELTAS:
+                cases.append(AccountantCase(LIB, name, comp, "epsilon", d,
+                                            (lambda kind=kind, comp=comp, d=d: accountant(kind, comp).get_epsilon(d)),
+                                            tol_eps, note))
+            for e in EPSILONS:
+                cases.append(AccountantCase(LIB, name, comp, "delta", e,
+                                            (lambda kind=kind, comp=comp, e=e: accountant(kind, comp).get_delta(e)),
+                                            0.0, "none stated"))
+    return cases

@@ -82,3 +82,44 @@ def inventory() -> Inventory:
     defined = defined_in(rdp, prefix)
     return Inventory(LIB, _version(), ("opacus.accountants.analysis.rdp",), cases,
                      [u for u in uncovered if u.covers in defined], frozenset(defined))
+
+
+# -- the accountants (rdpsym.claims.audit.accountants) ---------------------------------------------------
+DELTAS = (1e-3, 1e-6)
+
+
+def accountant_cases() -> list:
+    """Opacus' RDPAccountant, PRVAccountant (get_epsilon's eps_error 0.01) and GaussianAccountant (GDP) on
+    DP-SGD histories: the Gaussian (sample rate 1) and the Poisson-subsampled Gaussian composed 1, 2, 10 and
+    40 times, and a mix, at delta 1e-3 and 1e-6 (they report epsilon only). ``ImportError`` when
+    ``opacus.accountants`` cannot be imported (it needs torch)."""
+    from opacus.accountants import GaussianAccountant, PRVAccountant, RDPAccountant
+
+    from .accountants import AccountantCase, Composition, EventKind, self_compositions
+
+    comps = (self_compositions(EventKind.GAUSSIAN, sigma=2.0) + self_compositions(EventKind.POISSON_GAUSSIAN, q=0.01, sigma=1.1)
+             + [Composition(((EventKind.POISSON_GAUSSIAN, (("q", 0.01), ("sigma", 1.1)), 40),
+                             ("gaussian", (("sigma", 2.0),), 10)))])
+
+    def history(comp):
+        out = []
+        for kind, params, count in comp.events:
+            p = dict(params)
+            out.append((p["sigma"], p.get("q", 1.0), count))
+        return out
+
+    accountants = (("RDPAccountant", RDPAccountant, {}, 0.0, "none stated: an RDP conversion claims an upper bound"),
+                   ("PRVAccountant", PRVAccountant, {"eps_error": 0.01}, 0.01, "get_epsilon's eps_error (default)"),
+                   ("GaussianAccountant", GaussianAccountant, {}, 0.0,
+                    "none stated: Gaussian DP by the central limit theorem, an approximation"))
+    cases = []
+    for name, cls, kw, tol, note in accountants:
+        for comp in comps:
+            for d in DELTAS:
+                def call(cls=cls, comp=comp, d=d, kw=kw):
+                    acc = cls()
+                    acc.history = history(comp)
+                    return acc.get_epsilon(d, **kw)
+
+                cases.append(AccountantCase(LIB, name, comp, "epsilon", d, call, tol, note))
+    return cases

@@ -13,7 +13,17 @@ JSON (``audit_json``)::
                "evidence": [str],
                "counterexample": null | {"point": {"alpha": str, <parameter>: str, ...},
                                          "library_value": str, "rdpsym_value": str, "gap": str,
-                                         "direction": "library above" | "library below" | "undefined"}}]}
+                                         "direction": "library above" | "library below" | "undefined"}}],
+     "accountants": [{"library", "accountant", "composition", "neighbouring": "add_remove" | "replace_one",
+                      "quantity": "epsilon" | "delta", "target": float, "library_value": float | str | null,
+                      "lower": float | str | null, "upper": float | str | null, "tolerance": float,
+                      "tolerance_source": str, "verdict": "confirmed" | "loose" | "refuted" | "inconclusive",
+                      "certified": bool, "reason": str, "seconds": float}],
+     "accountant_summary": {"confirmed": n, "loose": n, "refuted": n, "inconclusive": n},
+     "accountant_note": str}
+
+``accountants`` (present when the accountants were audited, :mod:`.accountants`): infinite values are the
+strings "inf", "-inf", "nan".
 
 Numbers of the counterexample are decimal strings at 20 significant digits (exact values are Rationals
 and high-precision mpmath numbers; a float would round them).
@@ -97,7 +107,8 @@ def summary(rows: list[AuditRow]) -> dict[str, int]:
     return out
 
 
-def audit_json(rows: list[AuditRow], inventory=None, settings: dict | None = None) -> dict:
+def audit_json(rows: list[AuditRow], inventory=None, settings: dict | None = None, accountants=None,
+               accountant_note: str = "") -> dict:
     """The audit as a JSON-ready dict (the schema in the module docstring)."""
     from importlib.metadata import PackageNotFoundError, version
 
@@ -108,7 +119,15 @@ def audit_json(rows: list[AuditRow], inventory=None, settings: dict | None = Non
     return {"schema": SCHEMA, "library": None if inventory is None else inventory.library,
             "version": None if inventory is None else inventory.version,
             "modules": [] if inventory is None else list(inventory.modules), "rdpsym_version": mine,
-            "settings": dict(settings or {}), "summary": summary(rows), "rows": [_row_json(r) for r in rows]}
+            "settings": dict(settings or {}), "summary": summary(rows), "rows": [_row_json(r) for r in rows],
+            **({} if accountants is None else _accountants_json(accountants, accountant_note))}
+
+
+def _accountants_json(rows, note: str) -> dict:
+    from .accountants import summary as acc_summary
+
+    return {"accountants": [r.as_json() for r in rows], "accountant_summary": acc_summary(rows),
+            "accountant_note": note}
 
 
 def _digits_text(d) -> str:
