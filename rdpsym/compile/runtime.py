@@ -969,7 +969,7 @@ def _dd_log_cosh(x):
     return _dd_where(small, near, far)
 
 
-def _dd_float(x):
+def _dd_round(x):
     """hi + lo, NaN where either part is not finite (the double-double value is then unknown)."""
     v = x[0] + x[1]
     return numpy.where(numpy.isfinite(x[0]) & numpy.isfinite(x[1]), v, numpy.nan)
@@ -987,15 +987,7 @@ _OPTIONAL = (_log1mexp, _log_tanh, _log_sinh, _log_cosh,
              _dd_ln2, _dd_quick, _dd_sum, _dd_neg, _dd_div, _dd_scale, _dd_taylor_expm1, _dd_double, _dd_exp, _dd_expm1, _dd_log,
              _dd_log1p, _dd_sqrt, _dd_lt, _dd_le, _dd_gt, _dd_ge, _dd_eq, _dd_ne, _dd_where, _dd_abs, _dd_sign, _dd_max,
              _dd_min, _dd_select, _dd_powi, _dd_pow, _dd_logaddexp, _dd_scaled_sum, _dd_lse_abs, _dd_lse_sign,
-             _dd_lse_ratio, _dd_log1mexp, _dd_tanh, _dd_sinh, _dd_cosh, _dd_log_tanh, _dd_log_sinh, _dd_log_cosh, _dd_float)
-
-
-def _text(fn) -> str:
-    return (inspect.getcomments(fn) or "") + inspect.getsource(fn).rstrip("\n")
-
-
-def _calls(name: str, text: str) -> bool:
-    return re.search(rf"\b{re.escape(name)}\(", text) is not None
+             _dd_lse_ratio, _dd_log1mexp, _dd_tanh, _dd_sinh, _dd_cosh, _dd_log_tanh, _dd_log_sinh, _dd_log_cosh, _dd_round)
 
 
 def source(module_text: str = "") -> str:
@@ -1003,16 +995,22 @@ def source(module_text: str = "") -> str:
     ``_EMITTED`` with the comments above it, and each function of ``_OPTIONAL`` that ``module_text``
     (the rest of the module) or a helper copied for it calls, read from this module (the generated
     module then needs only numpy)."""
+    def text(fn) -> str:
+        return (inspect.getcomments(fn) or "") + inspect.getsource(fn).rstrip("\n")
+
+    def calls(name: str, code: str) -> bool:
+        return re.search(rf"\b{re.escape(name)}\(", code) is not None
+
     parts = [f"_BLOCK = {_BLOCK!r}"]
     for fn in _EMITTED:
-        parts.append(_text(fn))
+        parts.append(text(fn))
     needed: list = []
     pending = [module_text]
     while pending:
-        text = pending.pop()
+        code = pending.pop()
         for fn in _OPTIONAL:
-            if fn not in needed and _calls(fn.__name__, text):
+            if fn not in needed and calls(fn.__name__, code):
                 needed.append(fn)
-                pending.append(_text(fn))
-    parts += [_text(fn) for fn in _OPTIONAL if fn in needed]  # in the order of _OPTIONAL (callees first)
+                pending.append(text(fn))
+    parts += [text(fn) for fn in _OPTIONAL if fn in needed]  # in the order of _OPTIONAL (callees first)
     return "\n\n\n".join(parts) + "\n"

@@ -26,6 +26,7 @@ from .._numbers import SYMBOLIC_ERRORS
 from .._cache import DiskCache
 from ..derive.cache import DataCodec
 from ..derive.result import DivergenceResult
+from ..numeric.translate import Translator
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 from .store import cache_key, complete_series
@@ -208,10 +209,6 @@ def _agrees(expr: sp.Expr, var: sp.Symbol, coeffs: tuple, point: dict) -> bool:
     return False
 
 
-#: functions Taylor-mode arithmetic expands through their exponential form
-_HYPERBOLIC = (sp.tanh, sp.sinh, sp.cosh, sp.coth, sp.sech, sp.csch)
-
-
 class _NotTaylorMode(Exception):
     """The expression has a node Taylor-mode arithmetic cannot expand at the centre."""
 
@@ -296,165 +293,197 @@ def _taylor_mode(expr: sp.Expr, var: sp.Symbol, n: int) -> tuple[sp.Expr, ...]:
 
 
 def _laurent_mode(expr: sp.Expr, var: sp.Symbol, n: int, N: int) -> tuple[sp.Expr, ...]:
-    """:func:`_taylor_mode` with ``N`` working terms; :class:`_ShortOfTerms` where fewer than ``n`` remain.
-
-    A series is a list of pairs ``(scale, (v, d, known))``: the sum over pairs of scale * var^v * sum_k
-    d[k] var^k, where d has ``N`` entries of which the first ``known`` are coefficients; v is an integer,
-    or an expression (var^-alpha) until a product cancels it."""
-    zero, one = sp.Integer(0), sp.Integer(1)
-    memo: dict = {}
-
-    def scale(x: sp.Expr) -> sp.Expr:
-        return sp.powsimp(split_into_primes(x))
-
-    def is_zero(c: sp.Expr) -> bool:
-        return c == 0 or c.is_zero is True or (c.is_zero is None and sp.simplify(c) == 0)
-
-    def unit(v=zero):
-        return (v, [one] + [zero] * (N - 1), N)
-
-    def offset(v, w):
-        """v - w as an int, or None where it is not an integer (var^alpha and var^(alpha - 1/2))."""
-        k = sp.expand(v - w)
-        return int(k) if k.is_Integer else None
-
-    def lowest(ts):
-        """The least of the valuations of ``ts``; _NotTaylorMode where two differ by a non-integer."""
-        w = ts[0][0]
-        for t in ts[1:]:
-            k = offset(t[0], w)
-            if k is None:
-                raise _NotTaylorMode("powers of the variable whose exponents differ by a non-integer")
-            w = t[0] if k < 0 else w
-        return w
-
-    def shifted(t, w):
-        """``t`` written with valuation ``w`` <= its own (leading zeros added)."""
-        v, d, known = t
-        k = offset(v, w)
-        return (w, ([zero] * k + d)[:N], min(N, known + k))
-
-    def strip(t):
-        """``t`` with its leading zero coefficients moved into the valuation."""
-        v, d, known = t
-        while known and is_zero(d[0]):
-            v, d, known = v + 1, d[1:] + [zero], known - 1
-        if known < n:
-            # fail fast: the result would be short of terms (a later product by var^k may restore
-            # some; then the repeat with more working terms is merely slower)
-            raise _ShortOfTerms(max(1, n - known))
-        return v, d, known
-
-    def cauchy(a, b):
-        (va, da, ka), (vb, db, kb) = a, b
-        k_ = min(ka, kb)
-        d = [_norm(sp.Add(*[da[j] * db[k - j] for j in range(k + 1) if da[j] != 0 and db[k - j] != 0])) if k < k_ else zero
-             for k in range(N)]
-        return (va + vb, d, k_)
-
-    def merge(pairs):
-        out: list = []
-        for s, t in pairs:
-            for i, (s2, t2) in enumerate(out):
-                q = scale(s / s2)
-                if q.is_number and offset(t[0], t2[0]) is not None:
-                    w = lowest([t, t2])
-                    (_, d, k1), (_, d2, k2) = shifted(t, w), shifted(t2, w)
-                    out[i] = (s2, (w, [_norm(x + q * y) for x, y in zip(d2, d)], min(k1, k2)))
-                    break
-            else:
-                out.append((s, t))
-        return out
-
-    def collapse(pairs):
-        w = lowest([t for _, t in pairs])
-        ts = [(s, shifted(t, w)) for s, t in pairs]
-        known = min(t[2] for _, t in ts)
-        return (w, [_norm(sp.Add(*[s * t[1][k] for s, t in ts])) for k in range(N)], known)
-
-    def product(a, b):
-        return merge([(scale(s1 * s2), cauchy(t1, t2)) for s1, t1 in a for s2, t2 in b])
-
-    def taylor(t):
-        """``t`` as a plain Taylor series (valuation 0): leading zeros of negative powers dropped."""
-        v, d, known = t
-        if not sp.sympify(v).is_Integer:
-            raise _NotTaylorMode("a power of the variable with a symbolic exponent")
-        while v < 0:
-            if not known:
-                raise _ShortOfTerms(n)
-            if not is_zero(d[0]):
-                raise _NotTaylorMode("a negative power of the variable")
-            v, d, known = v + 1, d[1:] + [zero], known - 1
-        return shifted((zero, d, known), -v) if v > 0 else (zero, d, known)
-
-    def ser(e: sp.Expr) -> list:
-        if e in memo:
-            return memo[e]
-        if not e.has(var):
-            out = [(e, unit())]
-        elif e == var:
-            out = [(one, unit(one))]
-        elif e.is_Add:
-            out = merge([pair for t in e.args for pair in ser(t)])
-        elif e.is_Mul:
-            out = [(sp.Mul(*[f for f in e.args if not f.has(var)]), unit())]
-            for f in (f for f in e.args if f.has(var)):
-                out = product(out, ser(f))
-        elif e.is_Pow and not e.exp.has(var):
-            r, b = e.exp, ser(e.base)
-            if r.is_Integer and r > 0:
-                out = b
-                for _ in range(int(r) - 1):
-                    out = product(out, b)
-            else:
-                s, t = b[0] if len(b) == 1 else (one, collapse(b))
-                v, d, known = strip(t)
-                d0 = d[0]
-                d = [_norm(x / d0) for x in d]
-                c = [one]
-                for k in range(1, N):
-                    c.append(_norm(sp.Add(*[((r + 1) * j - k) * d[j] * c[k - j] for j in range(1, k + 1)]) / k)
-                             if k < known else zero)
-                # var^(r v): a symbolic exponent (lam^alpha as lam = 1/u -> oo) may cancel in a product
-                out = [(scale((s * d0) ** r), (sp.expand(r * v), c, known))]
-        elif e.is_Pow:
-            out = ser(sp.exp(e.exp * sp.log(e.base)))
-        elif isinstance(e, sp.exp):
-            _, a, known = taylor(collapse(ser(e.args[0])))
-            c = [one]
-            for k in range(1, N):
-                c.append(_norm(sp.Add(*[j * a[j] * c[k - j] for j in range(1, k + 1)]) / k) if k < known else zero)
-            out = [(scale(sp.exp(a[0])), (zero, c, known))]
-        elif type(e) in _HYPERBOLIC:
-            out = ser(e.rewrite(sp.exp))  # tanh(u/2) = (e^u - 1)/(e^u + 1): the rules for exp and powers
-        elif isinstance(e, sp.log):
-            v, b, known = strip(collapse(ser(e.args[0])))
-            if not v.is_Integer:
-                raise _NotTaylorMode("the log of a power of the variable with a symbolic exponent")
-            b0 = b[0]
-            c = [sp.log(b0)]
-            for k in range(1, N):
-                c.append(_norm((k * b[k] - sp.Add(*[j * c[j] * b[k - j] for j in range(1, k)])) / (k * b0))
-                         if k < known else zero)
-            out = [(one, (zero, c, known))]
-            if v != 0:
-                # log(var^v B) = v log(var) + log(B): the pair with the scale log(var) is no Taylor series
-                # unless it cancels (log(N) - log(D) of sums N, D that vanish to the same order); else the
-                # final coefficients hold var and are refused
-                out.append((sp.log(var), unit() if v == 1 else (zero, [v] + [zero] * (N - 1), N)))
-        else:
-            raise _NotTaylorMode(f"no Taylor-mode rule for {type(e).__name__}")
-        memo[e] = out
-        return out
-
-    _, d, known = taylor(collapse(ser(expr)))
+    """:func:`_taylor_mode` with ``N`` working terms; :class:`_ShortOfTerms` where fewer than ``n`` remain."""
+    walk = _LaurentMode(var, n, N)
+    _, d, known = walk.taylor(walk.collapse(walk.series(expr)))
     if known < n:
         raise _ShortOfTerms(n - known)
     coeffs = tuple(_tidy(c) for c in d[:n])
     if any(c.has(var) or c.has(sp.nan, sp.zoo, sp.oo, -sp.oo) for c in coeffs):
         raise _NotTaylorMode("a coefficient is not finite")
     return coeffs
+
+
+_ZERO, _ONE = sp.Integer(0), sp.Integer(1)
+
+
+class _LaurentMode(Translator):
+    """The walk of :func:`_laurent_mode`: one ``_series_<Class>`` method per node class (the translator's
+    dispatch, :mod:`rdpsym.numeric.translate`); a node without one is refused (:class:`_NotTaylorMode`).
+
+    A series is a list of pairs ``(scale, (v, d, known))``: the sum over pairs of scale * var^v * sum_k
+    d[k] var^k, where d has ``N`` entries of which the first ``known`` are coefficients; v is an integer,
+    or an expression (var^-alpha) until a product cancels it."""
+
+    error = _NotTaylorMode
+    target = "Taylor-mode rule"
+
+    def __init__(self, var: sp.Symbol, n: int, N: int):
+        self.var, self.n, self.N = var, n, N
+        self.memo: dict = {}
+
+    def refuse(self, node, family: str = "series"):
+        raise _NotTaylorMode(f"no Taylor-mode rule for {type(node).__name__}")
+
+    # -- series arithmetic -------------------------------------------------------------------------
+    @staticmethod
+    def scale(x: sp.Expr) -> sp.Expr:
+        return sp.powsimp(split_into_primes(x))
+
+    @staticmethod
+    def is_zero(c: sp.Expr) -> bool:
+        return c == 0 or c.is_zero is True or (c.is_zero is None and sp.simplify(c) == 0)
+
+    def unit(self, v=_ZERO):
+        return (v, [_ONE] + [_ZERO] * (self.N - 1), self.N)
+
+    @staticmethod
+    def offset(v, w):
+        """v - w as an int, or None where it is not an integer (var^alpha and var^(alpha - 1/2))."""
+        k = sp.expand(v - w)
+        return int(k) if k.is_Integer else None
+
+    def lowest(self, ts):
+        """The least of the valuations of ``ts``; _NotTaylorMode where two differ by a non-integer."""
+        w = ts[0][0]
+        for t in ts[1:]:
+            k = self.offset(t[0], w)
+            if k is None:
+                raise _NotTaylorMode("powers of the variable whose exponents differ by a non-integer")
+            w = t[0] if k < 0 else w
+        return w
+
+    def shifted(self, t, w):
+        """``t`` written with valuation ``w`` <= its own (leading zeros added)."""
+        v, d, known = t
+        k = self.offset(v, w)
+        return (w, ([_ZERO] * k + d)[:self.N], min(self.N, known + k))
+
+    def strip(self, t):
+        """``t`` with its leading zero coefficients moved into the valuation."""
+        v, d, known = t
+        while known and self.is_zero(d[0]):
+            v, d, known = v + 1, d[1:] + [_ZERO], known - 1
+        if known < self.n:
+            # fail fast: the result would be short of terms (a later product by var^k may restore
+            # some; then the repeat with more working terms is merely slower)
+            raise _ShortOfTerms(max(1, self.n - known))
+        return v, d, known
+
+    def cauchy(self, a, b):
+        (va, da, ka), (vb, db, kb) = a, b
+        k_ = min(ka, kb)
+        d = [_norm(sp.Add(*[da[j] * db[k - j] for j in range(k + 1) if da[j] != 0 and db[k - j] != 0])) if k < k_
+             else _ZERO for k in range(self.N)]
+        return (va + vb, d, k_)
+
+    def merge(self, pairs):
+        out: list = []
+        for s, t in pairs:
+            for i, (s2, t2) in enumerate(out):
+                q = self.scale(s / s2)
+                if q.is_number and self.offset(t[0], t2[0]) is not None:
+                    w = self.lowest([t, t2])
+                    (_, d, k1), (_, d2, k2) = self.shifted(t, w), self.shifted(t2, w)
+                    out[i] = (s2, (w, [_norm(x + q * y) for x, y in zip(d2, d)], min(k1, k2)))
+                    break
+            else:
+                out.append((s, t))
+        return out
+
+    def collapse(self, pairs):
+        w = self.lowest([t for _, t in pairs])
+        ts = [(s, self.shifted(t, w)) for s, t in pairs]
+        known = min(t[2] for _, t in ts)
+        return (w, [_norm(sp.Add(*[s * t[1][k] for s, t in ts])) for k in range(self.N)], known)
+
+    def product(self, a, b):
+        return self.merge([(self.scale(s1 * s2), self.cauchy(t1, t2)) for s1, t1 in a for s2, t2 in b])
+
+    def taylor(self, t):
+        """``t`` as a plain Taylor series (valuation 0): leading zeros of negative powers dropped."""
+        v, d, known = t
+        if not sp.sympify(v).is_Integer:
+            raise _NotTaylorMode("a power of the variable with a symbolic exponent")
+        while v < 0:
+            if not known:
+                raise _ShortOfTerms(self.n)
+            if not self.is_zero(d[0]):
+                raise _NotTaylorMode("a negative power of the variable")
+            v, d, known = v + 1, d[1:] + [_ZERO], known - 1
+        return self.shifted((_ZERO, d, known), -v) if v > 0 else (_ZERO, d, known)
+
+    # -- the walk ----------------------------------------------------------------------------------
+    def series(self, e: sp.Expr) -> list:
+        """The series of ``e`` (a list of pairs, see the class docstring), memoised per node."""
+        if e not in self.memo:
+            if not e.has(self.var):
+                self.memo[e] = [(e, self.unit())]
+            elif e == self.var:
+                self.memo[e] = [(_ONE, self.unit(_ONE))]
+            else:
+                self.memo[e] = self.dispatch("series", e)
+        return self.memo[e]
+
+    def _series_Add(self, e):
+        return self.merge([pair for t in e.args for pair in self.series(t)])
+
+    def _series_Mul(self, e):
+        out = [(sp.Mul(*[f for f in e.args if not f.has(self.var)]), self.unit())]
+        for f in (f for f in e.args if f.has(self.var)):
+            out = self.product(out, self.series(f))
+        return out
+
+    def _series_Pow(self, e):
+        r = e.exp
+        if r.has(self.var):
+            return self.series(sp.exp(r * sp.log(e.base)))
+        b = self.series(e.base)
+        if r.is_Integer and r > 0:
+            out = b
+            for _ in range(int(r) - 1):
+                out = self.product(out, b)
+            return out
+        s, t = b[0] if len(b) == 1 else (_ONE, self.collapse(b))
+        v, d, known = self.strip(t)
+        d0 = d[0]
+        d = [_norm(x / d0) for x in d]
+        c = [_ONE]
+        for k in range(1, self.N):
+            c.append(_norm(sp.Add(*[((r + 1) * j - k) * d[j] * c[k - j] for j in range(1, k + 1)]) / k)
+                     if k < known else _ZERO)
+        # var^(r v): a symbolic exponent (lam^alpha as lam = 1/u -> oo) may cancel in a product
+        return [(self.scale((s * d0) ** r), (sp.expand(r * v), c, known))]
+
+    def _series_exp(self, e):
+        _, a, known = self.taylor(self.collapse(self.series(e.args[0])))
+        c = [_ONE]
+        for k in range(1, self.N):
+            c.append(_norm(sp.Add(*[j * a[j] * c[k - j] for j in range(1, k + 1)]) / k) if k < known else _ZERO)
+        return [(self.scale(sp.exp(a[0])), (_ZERO, c, known))]
+
+    # tanh(u/2) = (e^u - 1)/(e^u + 1): a hyperbolic function by the rules for exp and powers
+    def _series_hyperbolic(self, e):
+        return self.series(e.rewrite(sp.exp))
+
+    _series_tanh = _series_sinh = _series_cosh = _series_coth = _series_sech = _series_csch = _series_hyperbolic
+
+    def _series_log(self, e):
+        v, b, known = self.strip(self.collapse(self.series(e.args[0])))
+        if not v.is_Integer:
+            raise _NotTaylorMode("the log of a power of the variable with a symbolic exponent")
+        b0 = b[0]
+        c = [sp.log(b0)]
+        for k in range(1, self.N):
+            c.append(_norm((k * b[k] - sp.Add(*[j * c[j] * b[k - j] for j in range(1, k)])) / (k * b0))
+                     if k < known else _ZERO)
+        out = [(_ONE, (_ZERO, c, known))]
+        if v != 0:
+            # log(var^v B) = v log(var) + log(B): the pair with the scale log(var) is no Taylor series
+            # unless it cancels (log(N) - log(D) of sums N, D that vanish to the same order); else the
+            # final coefficients hold var and are refused
+            out.append((sp.log(self.var), self.unit() if v == 1 else (_ZERO, [v] + [_ZERO] * (self.N - 1), self.N)))
+        return out
 
 
 def _tidy(c: sp.Expr) -> sp.Expr:
