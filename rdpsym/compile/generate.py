@@ -187,18 +187,36 @@ class _Module:
     def exact(self, name: str, expr: sp.Expr | None) -> str:
         """Append ``name``, the closed form ``expr`` in double-double arithmetic (compile.doubled: the
         code of :meth:`fn`, operation for operation), and return its name; "None" where it has none (a
-        construct without a double-double counterpart, or a singular factor, whose float value the
-        estimate takes as exact)."""
-        if expr is None or expr.free_symbols & set(self.factor_symbols):
+        construct without a double-double counterpart).
+
+        A singular factor (its placeholder in ``expr``) is written out as its polynomial: its float value
+        is an input the closed form's estimate takes as exact, which its double-double value is not (a
+        rounding of 2^-104 of its terms' sizes, next to its root a large relative error). That code then
+        has an error estimate of its own, ``{name}.err`` (the float estimate of the written-out form,
+        which the double-double error bound scales, runtime._settle)."""
+        if expr is None:
             return "None"
+        read = expr.free_symbols & set(self.factor_symbols)
+        plain = expr.xreplace({f.symbol: f.poly for f in self.factors if f.symbol in read}) if read else expr
+        errors = ErrorEmitter(self.em)
         try:
-            code = double_double_code(self.em.value(expr), self.em.constants)
+            code = double_double_code(self.em.value(plain), self.em.constants)
+            err_code = errors.err(plain) if read else None
         except CodegenError:
             return "None"
         self.lines.append(f"def {name}({self.arglist}):")
         self.lines.append("    # the closed form in double-double arithmetic, where its float value lost digits")
         self.lines.append(f"    return _dd_round({code}) + _z(alpha)")
         self.lines.append("")
+        if err_code is not None:
+            self.lines.append(f"def _err{name}({self.arglist}):")
+            self.lines.append("    # estimated rounding error of the closed form with its singular factors written out:")
+            self.lines.append(f"    # {name}'s error is this estimate scaled to double-double")
+            self.lines.extend(errors.lines)
+            self.lines.append(f"    return {errors.reuse(err_code, whole=True)} + _z(alpha)")
+            self.lines.append("")
+            self.lines.append(f"{name}.err = _err{name}")
+            self.lines.append("")
         return name
 
     def guards(self, fname: str, expr: sp.Expr | None) -> tuple[str, str]:

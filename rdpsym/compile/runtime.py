@@ -362,8 +362,8 @@ def _settle(out, todo, at, shape, args, err, exact, trust, scale):
     """The points ``at`` (flat indices) of ``out`` where the closed form may have lost digits and no
     series served them. Its value stays where its estimated error ``err`` is within ``trust`` of it;
     elsewhere ``exact`` (the closed form in double-double arithmetic, compile.doubled) gives the value
-    where the same estimate times ``scale`` (the double-double unit over the float one) is within
-    ``trust`` of that value. The points so settled leave ``todo``. Returns (the number of points
+    where the same estimate (or ``exact.err``, the estimate of its own form: singular factors written
+    out) times ``scale`` (the double-double unit over the float one) is within ``trust`` of that value. The points so settled leave ``todo``. Returns (the number of points
     neither settles, the largest estimated relative error among them)."""
     if at.size == 0:
         return 0, 0.0
@@ -372,8 +372,12 @@ def _settle(out, todo, at, shape, args, err, exact, trust, scale):
     e = numpy.broadcast_to(err(*sub), v.shape) if err is not None else numpy.full(v.shape, numpy.inf)
     bad = ~(e <= trust * numpy.abs(v))  # NaN fails too
     if bad.any() and exact is not None:
-        w = numpy.broadcast_to(exact(*(s[bad] for s in sub)), (int(bad.sum()),))
-        ok = numpy.isfinite(w) & (e[bad] * scale <= trust * numpy.abs(w))
+        inputs = [s[bad] for s in sub]
+        w = numpy.broadcast_to(exact(*inputs), (int(bad.sum()),))
+        # the estimate of the double-double code's own form where it has one (singular factors written out)
+        own = getattr(exact, "err", None)
+        ee = e[bad] if own is None else numpy.broadcast_to(own(*inputs), w.shape)
+        ok = numpy.isfinite(w) & (ee * scale <= trust * numpy.abs(w))
         numpy.put(out, at[bad][ok], w[ok])
         bad[numpy.flatnonzero(bad)[ok]] = False
     numpy.put(todo, at[~bad], False)
