@@ -600,11 +600,24 @@ def _boundary_series(result, branch, parameters, terms, seconds) -> list[Series]
                 sub, var = end + inside * u, inside * (param.symbol - end)
             point = {ALPHA: sp.Rational(5, 2), **{s: sp.nsimplify(v) for s, v in others.items()}}
             coeffs = _taylor(branch.subs(param.symbol, sub), u, terms, seconds, point)
+            if param not in first and coeffs is not None and _cancels_at_an_order(coeffs, result):
+                # its coefficients are 0/0 at alpha = 1 or an exceptional order (the series in m of two
+                # Gaussian scales starts at D_alpha of the two centred Gaussians, log(...)/(alpha - 1)):
+                # in floats next to that order they are rounding error, and a boundary series replaces
+                # the closed form wherever it converges (1e-8 off at alpha = 1 + 1e-9). The closed form,
+                # its series around the order and its error estimate serve there instead.
+                continue
             # a series the closed form needs (it tends to 0 there) but sympy did not give in time is
             # kept as a Series without coefficients: the float code then refuses the points of that
             # band where the closed form's estimated error is too large (fail closed, never a guess)
             out.append(Series(f"{param.name} near {end}", var, coeffs if coeffs is not None else ()))
     return out
+
+
+def _cancels_at_an_order(coeffs: Sequence[sp.Expr], result: DivergenceResult) -> bool:
+    """Whether a coefficient is singular (0/0 or a pole) at alpha = 1 or at an exceptional order."""
+    orders = [sp.Integer(1)] + [p.alpha for p in fixed_points(result)]
+    return any(c.has(ALPHA) and singular_at(c, a0) for c in coeffs for a0 in orders)
 
 
 def _converges_near(s: Series, param: Parameter, end: sp.Expr, others: dict) -> bool:
