@@ -399,6 +399,23 @@ def test_two_gaussian_scales_at_the_edge_of_finiteness():
             assert abs(mpmath.mpf(float(f(a, s1=0.7, s2=1.3, m=1.0))) - exact) <= 1e-13 * exact
 
 
+def test_two_gaussian_scales_next_to_the_kl_divergence():
+    """A boundary series whose coefficients are 0/0 at alpha = 1 (the series in m of two Gaussian scales
+    starts at D_alpha of the two centred Gaussians, log(...)/(alpha - 1)) never serves next to alpha = 1:
+    it returned 3.9e-8 off at alpha = 1 + 1e-9, s1 = 2, s2 = 1, m = 0.01."""
+    x = sp.Symbol("x", real=True)
+    s1, s2, m = sp.symbols("s1 s2 m", positive=True)
+    P = sp.exp(-x**2 / (2 * s1**2)) / sp.sqrt(2 * sp.pi * s1**2)
+    Q = sp.exp(-(x - m) ** 2 / (2 * s2**2)) / sp.sqrt(2 * sp.pi * s2**2)
+    r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals)
+    f = r.to_numpy()
+    alphas = [1 - 1e-6, 1 - 1e-9, 1 + 1e-12, 1 + 1e-9, 1 + 1e-6, 1.01]
+    for v1, v2, v3 in [(2.0, 1.0, 0.01), (1.3, 0.7, 1.0), (1.0, 0.999, 3.0)]:
+        got = _accurate_or_flagged(f, alphas, lambda a: r.evaluate(_x(a), dps=50, s1=_x(v1), s2=_x(v2), m=_x(v3)),
+                                   s1=v1, s2=v2, m=v3)
+        assert np.isfinite(got).all()  # the series around alpha = 1 or the closed form serves each point
+
+
 def test_no_cancelling_point_is_left_to_the_closed_form_when_no_series_is_built(two_laplace_scales):
     """With the series around the order switched off, points next to it are NaN with a warning or
     accurate, never a wrong finite number (the closed form's cancellation estimate decides)."""

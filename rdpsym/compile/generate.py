@@ -79,6 +79,22 @@ def _horner(c: sp.Expr) -> sp.Expr:
     return c.replace(is_poly, lambda e: sp.horner(e, wrt=ALPHA))
 
 
+def _screen_bound(k: int, n: int) -> list[str]:
+    """Lines that set ``_top``, the screen's bound on log|v| of a series with coefficients ``_cs`` (``n`` of
+    them, the first nonzero ``k``): in logs, |c_j v^j| <= 5e-9 |c_k v^k| is log|v| <= (log(5e-9) -
+    log|c_j/c_k|) / (j - k) for j > k, the last two terms; computed at the coefficients' own shape (an
+    order-only column) for one comparison with log|v| (a parameter-only row) on the grid."""
+    lines = [f"    _lead = numpy.log(numpy.abs(_cs[{k}]))",
+             "    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)"]
+    for j in (n - 1, n - 2):
+        ratio = f"numpy.log(numpy.abs(_cs[{j}])) - _lead"
+        if j > k:
+            lines.append(f"    _top = numpy.minimum(_top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
+        else:  # j == k: the screen asks |c_k| <= 5e-9 |c_k|, never true
+            lines.append("    _top = numpy.minimum(_top, -numpy.inf)")
+    return lines
+
+
 class _Module:
     """The lines of one generated module and the emitter its functions share."""
 
@@ -148,20 +164,11 @@ class _Module:
         if nonzero and n >= 4:
             # a cheap screen (leading and last two terms only) before the full series
             k = nonzero[0]
-            # In logs, |c_j v^j| <= 5e-9 |c_k v^k| is log|v| <= (log(5e-9) - log|c_j/c_k|) / (j - k) for
-            # j > k: a threshold on log|v| computed at the coefficients' own shape (an order-only
-            # column) and one comparison with log|v| (a parameter-only row) on the grid.
+            # a threshold on log|v| (see _screen_bound)
             lines.append(f"def {fname}_pre({arglist}, _cv=None):")
             lines.append(f"    _cs, _v = _cv if _cv is not None else {fname}_coef({arglist})  # _cv: the coefficients, computed by the caller")
             lines.append("    _lv = numpy.log(numpy.abs(_v))")
-            lines.append(f"    _lead = numpy.log(numpy.abs(_cs[{k}]))")
-            lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
-            for j in (n - 1, n - 2):
-                ratio = f"numpy.log(numpy.abs(_cs[{j}])) - _lead"
-                if j > k:
-                    lines.append(f"    _top = numpy.minimum(_top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
-                else:  # j == k: the screen asks |c_k| <= 5e-9 |c_k|, never true
-                    lines.append("    _top = numpy.minimum(_top, -numpy.inf)")
+            lines.extend(_screen_bound(k, n))
             lines.append("    return _lv < _top  # strict: v = 0 (log = -inf) passes unless the lead is not finite")
             lines.append("")
             lines.append(f"{fname}.pre = {fname}_pre")
@@ -170,14 +177,7 @@ class _Module:
             # the measure of the series' band (compile.survey)
             lines.append(f"def {fname}_gap({arglist}):")
             lines.append(f"    _cs, _v = {fname}_coef({arglist})")
-            lines.append(f"    _lead = numpy.log(numpy.abs(_cs[{k}]))")
-            lines.append("    _top = numpy.where(numpy.isfinite(_lead), numpy.inf, -numpy.inf)")
-            for j in (n - 1, n - 2):
-                ratio = f"numpy.log(numpy.abs(_cs[{j}])) - _lead"
-                if j > k:
-                    lines.append(f"    _top = numpy.minimum(_top, ({math.log(5e-9)!r} - ({ratio})) / {float(j - k)!r})")
-                else:
-                    lines.append("    _top = numpy.minimum(_top, -numpy.inf)")
+            lines.extend(_screen_bound(k, n))
             lines.append("    return numpy.log(numpy.abs(_v)) - _top + _z(alpha)")
             lines.append("")
             lines.append(f"{fname}.gap = {fname}_gap")
