@@ -528,3 +528,44 @@ def test_a_curve_prepared_while_a_time_limit_expired_is_not_kept(monkeypatch, ex
         assert curves.mechanism_curve("gaussian") is curves.mechanism_curve("gaussian")
     finally:
         curves.clear_cache()
+
+
+@pytest.mark.slow  # about 7 minutes cold, generating the discrete Laplace float code; hyperbolic float code
+# is in the default run (tests/test_codegen_accuracy.py)
+def test_discrete_laplace_accounts_with_its_closed_form_and_the_optimal_epsilon():
+    """Issue 30, item 5: the discrete Laplace pmfs' closed form (tanh of its normaliser) has float code,
+    so the accountant composes the derived curve, not the numeric grid (which, between its orders, is
+    the next order's value: 1.2e-4 above the optimum for 1,000 steps at b = 10). Checked independently:
+    D_alpha as the mpmath sum of its definition over the lattice Z (shift 1, the worst pair), the
+    conversion of Canonne, Kamath and Steinke 2020, Prop. 12, and its minimum over alpha by a
+    golden-section search in log(alpha - 1), all at 50 digits."""
+    b, count, delta = 10.0, 1000, 1e-5
+    acc = Accountant().add(rdpsym.mechanisms.get("discrete_laplace"), count, b=b, sensitivity=1)
+    assert mechanism_curve(rdpsym.mechanisms.get("discrete_laplace")).provenance == "closed form"
+    e = acc.epsilon(delta)
+    assert np.isfinite(e.value) and e.status == "optimal"
+
+    def d_alpha(a):
+        c = mpmath.tanh(1 / (2 * mpmath.mpf(b)))
+
+        def term(k):
+            return (c * mpmath.exp(-abs(k) / b)) ** a * (c * mpmath.exp(-abs(k - 1) / b)) ** (1 - a)
+        return mpmath.log(mpmath.nsum(term, [-mpmath.inf, 0]) + mpmath.nsum(term, [1, mpmath.inf])) / (a - 1)
+
+    def eps_at(u):
+        a = 1 + mpmath.exp(u)
+        return count * d_alpha(a) + mpmath.log1p(-1 / a) - (mpmath.log(delta) + mpmath.log(a)) / (a - 1)
+
+    with mpmath.workdps(50):
+        a = mpmath.mpf(e.alpha)
+        rdp_exact = count * d_alpha(a)
+        assert abs(e.rdp_at_alpha - rdp_exact) <= 1e-12 * rdp_exact
+        assert abs(e.value - eps_at(mpmath.log(a - 1))) <= 1e-12 * e.value
+        us = [mpmath.mpf(-10) + mpmath.mpf(i) / 2 for i in range(49)]
+        i = min(range(49), key=lambda j: eps_at(us[j]))
+        lo, hi, g = us[max(i - 1, 0)], us[min(i + 1, 48)], (mpmath.sqrt(5) - 1) / 2
+        for _ in range(50):  # the bracket shrinks to 1e-10: the minimum to far below 1e-9
+            x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+            lo, hi = (lo, x2) if eps_at(x1) < eps_at(x2) else (x1, hi)
+        best = eps_at((lo + hi) / 2)
+        assert best * (1 - 1e-12) <= e.value <= best * (1 + 1e-9), (e.value, best)

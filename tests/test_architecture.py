@@ -175,7 +175,6 @@ NODE_BRANCHING_ALLOWED = {
     "accounting/accountant.py::_fast_check": 4,  # Infinity, Interval, NegativeInfinity, Rational
     "accounting/sum_forms.py::log_form": 8,  # Exp1, Infinity, Mul, NegativeInfinity, Pow, Sum, besseli, exp
     "cli/_json.py::jsonable": 5,  # BooleanFalse, BooleanTrue, Infinity, Integer, NegativeInfinity
-    "compile/series.py::_taylor_mode.ser": 6,  # Add, Integer, Mul, Pow, exp, log
     "derive/balls.py::_infinite_off_points": 4,  # BooleanFalse, BooleanTrue, Infinity, Piecewise
     "derive/domains.py::_inside": 5,  # BooleanTrue, FiniteSet, Float, Infinity, NegativeInfinity
     "derive/domains.py::_intervals": 5,  # FiniteSet, Infinity, Intersection, Interval, NegativeInfinity

@@ -399,6 +399,23 @@ def test_two_gaussian_scales_at_the_edge_of_finiteness():
             assert abs(mpmath.mpf(float(f(a, s1=0.7, s2=1.3, m=1.0))) - exact) <= 1e-13 * exact
 
 
+def test_two_gaussian_scales_next_to_the_kl_divergence():
+    """A boundary series whose coefficients are 0/0 at alpha = 1 (the series in m of two Gaussian scales
+    starts at D_alpha of the two centred Gaussians, log(...)/(alpha - 1)) never serves next to alpha = 1:
+    it returned 3.9e-8 off at alpha = 1 + 1e-9, s1 = 2, s2 = 1, m = 0.01."""
+    x = sp.Symbol("x", real=True)
+    s1, s2, m = sp.symbols("s1 s2 m", positive=True)
+    P = sp.exp(-x**2 / (2 * s1**2)) / sp.sqrt(2 * sp.pi * s1**2)
+    Q = sp.exp(-(x - m) ** 2 / (2 * s2**2)) / sp.sqrt(2 * sp.pi * s2**2)
+    r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals)
+    f = r.to_numpy()
+    alphas = [1 - 1e-6, 1 - 1e-9, 1 + 1e-12, 1 + 1e-9, 1 + 1e-6, 1.01]
+    for v1, v2, v3 in [(2.0, 1.0, 0.01), (1.3, 0.7, 1.0), (1.0, 0.999, 3.0)]:
+        got = _accurate_or_flagged(f, alphas, lambda a: r.evaluate(_x(a), dps=50, s1=_x(v1), s2=_x(v2), m=_x(v3)),
+                                   s1=v1, s2=v2, m=v3)
+        assert np.isfinite(got).all()  # the series around alpha = 1 or the closed form serves each point
+
+
 def test_no_cancelling_point_is_left_to_the_closed_form_when_no_series_is_built(two_laplace_scales):
     """With the series around the order switched off, points next to it are NaN with a warning or
     accurate, never a wrong finite number (the closed form's cancellation estimate decides)."""
@@ -440,7 +457,9 @@ def test_boundary_series_coefficients_are_named_once(compiled):
 
 def test_a_series_not_built_in_time_refuses_its_band(monkeypatch):
     """Simulate sympy running out of time on every symbolic series of Laplace: where the closed form
-    is accurate (b = 1) the value is right; at b = 1e4, where it loses every digit, the code raises."""
+    is accurate (b = 1) the value is right; at b = 1e4, where its float value loses half its digits, the
+    closed form in double-double arithmetic serves the point (within 1e-12); at b = 1e8, where it loses
+    every digit even there, the code raises."""
     from rdpsym.compile import series as series_module
 
     monkeypatch.setattr(series_module, "_taylor", lambda *args, **kwargs: None)
@@ -450,8 +469,15 @@ def test_a_series_not_built_in_time_refuses_its_band(monkeypatch):
     with mpmath.workdps(50):
         exact = r.evaluate(2, dps=50, b=1, sensitivity=1)
         assert abs(mpmath.mpf(float(f(2.0, b=1.0, sensitivity=1.0))) - exact) <= 1e-12 * exact
+        exact = r.evaluate(2, dps=50, b=10**4, sensitivity=1)
+        assert abs(mpmath.mpf(float(f(2.0, b=1e4, sensitivity=1.0))) - exact) <= 1e-12 * exact
+    namespace: dict = {}
+    exec(compile(f.source, "<test>", "exec"), namespace)  # noqa: S102 - rdpsym's own generated code
+    with mpmath.workdps(50):  # the float closed form alone is far off there: the point is a hard one
+        plain = float(namespace["_direct_0"](np.array([2.0]), np.array([1e4]), np.array([1.0]))[0])
+        assert abs(mpmath.mpf(plain) - exact) > 1e-9 * exact
     with pytest.raises(ArithmeticError, match="built in time"):
-        f(2.0, b=1e4, sensitivity=1.0)
+        f(2.0, b=1e8, sensitivity=1.0)
 
 
 def test_the_error_estimate_never_lets_lse_ratio_overwrite_a_named_value():
@@ -488,7 +514,8 @@ def test_the_error_estimate_never_lets_lse_ratio_overwrite_a_named_value():
 def test_orders_below_one_are_accurate_or_refused(name, key, values):
     """Orders in (0, 1) outside the series' windows: every value returned is within 1e-12 of 50-digit
     mpmath, and where the closed form loses digits (laplace at alpha = 1.8e-4, b = 3.16 lost 5e-11; found
-    in review) the code refuses instead of returning it."""
+    in review) the code never returns its float value: the closed form in double-double arithmetic
+    serves the point, and where that too loses digits the code refuses ("below 1")."""
     r = rdpsym.rdp(mechanisms.get(name))
     f = r.to_numpy()
     extra = {"sensitivity": 1.0} if name == "laplace" else {}
@@ -506,5 +533,16 @@ def test_orders_below_one_are_accurate_or_refused(name, key, values):
                 assert abs(mpmath.mpf(got) - exact) <= 1e-12 * abs(exact), (a, v, got, exact)
     assert refused < 5 * len(values) // 2  # most orders are served
     if name == "laplace":
+        a, b = 1.786e-4, 3.1622776601683795
+        namespace: dict = {}
+        exec(compile(f.source, "<test>", "exec"), namespace)  # noqa: S102 - rdpsym's own generated code
+        with mpmath.workdps(50):
+            exact = r.evaluate(sp.Float(a, 60), dps=50, b=sp.Float(b, 60), sensitivity=1)
+            plain = float(namespace["_direct_0"](np.array([a]), np.array([b]), np.array([1.0]))[0])
+            assert abs(mpmath.mpf(plain) - exact) > 1e-11 * abs(exact)  # the float closed form is off here
+            assert abs(mpmath.mpf(float(f(a, b=b, sensitivity=1.0))) - exact) <= 1e-12 * abs(exact)
+        # the branch's check below 1 refuses, saying so, where even the double-double value is in doubt
+        # (an estimate 1e3 times the value; a series around alpha = 5 that serves no point here)
         with pytest.raises(ArithmeticError, match="below 1"):
-            f(1.786e-4, b=3.1622776601683795, sensitivity=1.0)
+            namespace["_branch"](np.array([a]), np.array([b]), np.array([1.0]), lambda *_: np.array([plain]), [(None, 5.0)],
+                                 _err=lambda *_: np.array([1e3 * abs(plain)]), _exact=lambda *_: np.array([plain]))

@@ -269,8 +269,18 @@ def test_source_is_the_modules_functions_and_runs_alone():
     assert namespace["_BLOCK"] == rt._BLOCK
     # every helper the module defines is emitted (none is forgotten when one is added)
     defined = {n for n, v in vars(rt).items() if callable(v) and getattr(v, "__module__", "") == rt.__name__}
-    assert defined - {f.__name__ for f in rt._EMITTED} == {"source"}
+    assert defined - {f.__name__ for f in rt._EMITTED} - {f.__name__ for f in rt._OPTIONAL} == {"source"}
     assert "import" not in text.split("def ")[0]
+    # the helpers copied only on demand are absent from a module that calls none of them, and a module
+    # that calls one gets it with every helper it calls in turn, runnable alone
+    assert not any(f"def {f.__name__}(" in text for f in rt._OPTIONAL)
+    demand = rt.source("_dd_log_tanh(x)")
+    namespace = {}
+    exec(compile("import numpy\n" + demand, "<runtime>", "exec"), namespace)  # noqa: S102 - our own source
+    for fn in (rt._dd_log_tanh, rt._dd_log1mexp, rt._dd_log1p, rt._dd_exp, rt._dd_sum):
+        assert namespace[fn.__name__].__code__.co_code == fn.__code__.co_code
+    x = (np.array([0.3, 2.0]), np.zeros(2))
+    np.testing.assert_array_equal(namespace["_dd_log_tanh"](x)[0], rt._dd_log_tanh(x)[0])
 
 
 def test_generated_code_carries_the_runtime_text():

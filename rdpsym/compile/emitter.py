@@ -69,6 +69,24 @@ class Emitter(Translator):
 
     def __init__(self, names: dict[sp.Symbol, str]):
         self.names = names
+        #: the exact value of each inexact constant written, by the text of its magnitude (a literal
+        #: standing for two values maps to None): the double-double code reads them (compile.doubled)
+        self.constants: dict[str, sp.Expr | None] = {}
+
+    def _float(self, e: sp.Expr, value: float | None = None) -> float:
+        """The nearest float of the real constant ``e`` (or ``value``, its float as computed by the
+        caller), recorded in :attr:`constants` when inexact."""
+        value = float(e) if value is None else value
+        exact = abs(sp.Rational(value)) if value == value and abs(value) != float("inf") else None
+        if exact is not None and (e.is_Rational and abs(e) == exact):
+            return value
+        key = repr(abs(value))
+        seen = self.constants.get(key, 0)
+        if seen == 0:
+            self.constants[key] = abs(e)
+        elif seen is not None and sp.simplify(seen - abs(e)) != 0:
+            self.constants[key] = None
+        return value
 
     def refuse(self, e, family: str = "translate"):
         if family == "condition":
@@ -93,10 +111,10 @@ class Emitter(Translator):
         return "(-numpy.inf)"
 
     def _number_Integer(self, e):
-        return f"{int(e)}.0" if abs(int(e)) < 2**53 else repr(float(e))
+        return f"{int(e)}.0" if abs(int(e)) < 2**53 else repr(self._float(e))
 
     def _number_Basic(self, e):
-        value = float(e)
+        value = self._float(e)
         return repr(value) if value >= 0 else f"({value!r})"
 
     # a constant in a value: exact literals for these classes, one float for any other real constant
@@ -105,7 +123,7 @@ class Emitter(Translator):
     def _constant_Basic(self, e):
         if e.is_real is False:
             raise CodegenError(f"non-real constant {e}")
-        return repr(float(e))
+        return repr(self._float(e))
 
     # -- values ----------------------------------------------------------------------------------
     def translate(self, e: sp.Expr) -> str:
@@ -152,6 +170,37 @@ class Emitter(Translator):
 
     def _translate_sign(self, e):
         return f"numpy.sign({self.value(e.args[0])})"
+
+    # Hyperbolic functions: numpy's values are within an ulp or two; their logarithms (below) are taken
+    # without forming the function. The engine writes the discrete Laplace normaliser as tanh(1/(2b)).
+    def _translate_tanh(self, e):
+        return f"numpy.tanh({self.value(e.args[0])})"
+
+    def _translate_sinh(self, e):
+        return f"numpy.sinh({self.value(e.args[0])})"
+
+    def _translate_cosh(self, e):
+        return f"numpy.cosh({self.value(e.args[0])})"
+
+    def _translate_coth(self, e):
+        return f"1.0/numpy.tanh({self.value(e.args[0])})"
+
+    def _translate_sech(self, e):
+        return f"1.0/numpy.cosh({self.value(e.args[0])})"
+
+    def _translate_csch(self, e):
+        return f"1.0/numpy.sinh({self.value(e.args[0])})"
+
+    # Integer parts and remainders are exact in floats (an integer parameter's domain, Range(3, oo),
+    # reads Mod(k, 1) = 0).
+    def _translate_Mod(self, e):
+        return f"numpy.mod({self.value(e.args[0])}, {self.value(e.args[1])})"
+
+    def _translate_floor(self, e):
+        return f"numpy.floor({self.value(e.args[0])})"
+
+    def _translate_ceiling(self, e):
+        return f"numpy.ceil({self.value(e.args[0])})"
 
     def _translate_Piecewise(self, e):
         conds = ", ".join(self.condition(c) for _, c in e.args)
@@ -238,7 +287,7 @@ class Emitter(Translator):
             v = sp.N(e, 30)
             if v == 0:
                 return "(-numpy.inf)", None
-            return repr(float(sp.log(abs(v)).evalf(30))), (None if v > 0 else "(-1.0)")
+            return repr(self._float(sp.log(abs(e)), float(sp.log(abs(v)).evalf(30)))), (None if v > 0 else "(-1.0)")
         return self.dispatch("logabs", e)
 
     def _logabs_exp(self, e):
@@ -266,6 +315,32 @@ class Emitter(Translator):
                 signs.append(f"({sf})")
         return " + ".join(logs), ("*".join(signs) if signs else None)
 
+    def _odd_sign(self, x: sp.Expr) -> str | None:
+        """The sign of an odd function of ``x`` that has the sign of ``x`` (tanh, sinh, their reciprocals)."""
+        if x.is_positive:
+            return None
+        return "(-1.0)" if x.is_negative else f"numpy.sign({self.value(x)})"
+
+    def _logabs_tanh(self, e):
+        # log|tanh x| = log(1 - e^(-2|x|)) - log1p(e^(-2|x|)): -2 e^(-2x) keeps its digits as x -> oo
+        return f"_log_tanh({self.value(e.args[0])})", self._odd_sign(e.args[0])
+
+    def _logabs_coth(self, e):
+        return f"(-_log_tanh({self.value(e.args[0])}))", self._odd_sign(e.args[0])
+
+    def _logabs_sinh(self, e):
+        return f"_log_sinh({self.value(e.args[0])})", self._odd_sign(e.args[0])
+
+    def _logabs_csch(self, e):
+        return f"(-_log_sinh({self.value(e.args[0])}))", self._odd_sign(e.args[0])
+
+    def _logabs_cosh(self, e):
+        # log cosh x = log1p(expm1(|x|)^2 / (2 e^|x|)): ~x^2/2 keeps its digits as x -> 0
+        return f"_log_cosh({self.value(e.args[0])})", None
+
+    def _logabs_sech(self, e):
+        return f"(-_log_cosh({self.value(e.args[0])}))", None
+
     def _logabs_Basic(self, e):
         if e.is_positive:
             return f"numpy.log({self.value(e)})", None
@@ -279,6 +354,16 @@ class Emitter(Translator):
         are large, their sum is not); B - 1, simplified symbolically ((2p-1)/(1-p) for randomized
         response), keeps the digits of log B.
         """
+        parts = self.tilted_parts(factors)
+        if parts is None:
+            return None
+        const, ratio_minus_one, rest = parts
+        code = [f"({self.value(c)})*({self.logabs(b)[0]})" for b, c in const if c != 0]
+        code.append(f"(alpha)*numpy.log1p({self.value(ratio_minus_one)})")
+        return " + ".join(code), rest
+
+    def tilted_parts(self, factors: list) -> tuple[list, sp.Expr, list] | None:
+        """The pieces of :meth:`_tilted_powers`: ([(b_i, c_i)], B - 1 simplified, the other factors), or None."""
         powers, rest = [], []
         for f in factors:
             base, ex = f.as_base_exp()
@@ -294,10 +379,7 @@ class Emitter(Translator):
         if any(d.has(ALPHA) for _, d in slope):
             return None
         B = sp.Mul(*[b**d for b, d in slope])
-        ratio_minus_one = sp.factor(sp.together(B - 1))
-        parts = [f"({self.value(c)})*({self.logabs(b)[0]})" for b, c in const if c != 0]
-        parts.append(f"(alpha)*numpy.log1p({self.value(ratio_minus_one)})")
-        return " + ".join(parts), rest
+        return const, sp.factor(sp.together(B - 1)), rest
 
     def _logabs_Add(self, e: sp.Add) -> tuple[str, str | None]:
         terms = [self.logabs(t) for t in e.args]

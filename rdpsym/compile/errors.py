@@ -94,13 +94,31 @@ class ErrorEmitter(Translator):
         return f"{self._abs(e)} * ({self.err(e.args[0])} + {EPS!r})"
 
     def _err_Add(self, e):
-        parts = " + ".join(self.err(t) for t in e.args)
+        errs = [self.err(t) for t in e.args]
+        if len(e.args) == 2 and errs == ["0.0", "0.0"]:
+            # two exact floats of opposite signs within a factor 2 of each other: the difference is exact
+            # (Sterbenz's lemma, Higham 2002, Thm. 2.5): 2 p - 1 of randomized response next to p = 1/2
+            a, b = (self.name(self.em.value(t)) for t in e.args)
+            return self.name(f"numpy.where((({a}) * ({b}) <= 0) & (numpy.abs({a}) <= 2.0 * numpy.abs({b})) "
+                             f"& (numpy.abs({b}) <= 2.0 * numpy.abs({a})), 0.0, {EPS!r} * (numpy.abs({a}) + numpy.abs({b})))")
+        parts = " + ".join(errs)
         mags = " + ".join(self._abs(t) for t in e.args)
         return self.name(f"{parts} + {EPS!r} * ({mags})")
 
     def _err_Mul(self, e):
-        rel = " + ".join(f"{self.err(f)} / {self._abs(f)}" for f in e.args if not f.is_number)
-        return self.name(f"{self._abs(e)} * ({rel} + {len(e.args) * EPS!r})")
+        # an exact factor that is 0 (log(lam) at lam = 1) adds no error: 0/0 would make the estimate NaN
+        rel = [self._relative(err, f) for f in e.args if not f.is_number for err in [self.err(f)] if err != "0.0"]
+        # one rounding per multiplication or division, none by a power of two (-1, 2, 1/2: exact)
+        exact = sum(1 for f in e.args if f.is_Rational and f != 0 and _power_of_two(abs(f)))
+        roundings = max(len(e.args) - 1 - exact, 0)
+        if not rel and not roundings:
+            return "0.0"  # a product of exact values by powers of two is exact
+        return self.name(f"{self._abs(e)} * ({' + '.join(rel) or '0.0'} + {roundings * EPS!r})")
+
+    def _relative(self, err: str, f: sp.Expr) -> str:
+        """``err / |f|``, 0 where ``err`` is 0 (an exact value, 0 included, has no relative error)."""
+        err = err if err.isidentifier() else self.name(err)
+        return self.name(f"numpy.where({err} == 0.0, 0.0, {err} / {self._abs(f)})")
 
     def _err_Pow(self, e):
         base, ex = e.base, e.exp
@@ -118,6 +136,27 @@ class ErrorEmitter(Translator):
 
     def _err_Abs(self, e):
         return self.err(e.args[0])
+
+    def _err_Piecewise(self, e):
+        # the error of the piece the point takes (a form per regime, forms._log_near_one); the
+        # conditions are the emitter's, so each point reads the estimate of the value it got
+        conds = ", ".join(self.name(self.em.condition(c)) for _, c in e.args)
+        errs = ", ".join(self.err(v) for v, _ in e.args)
+        return self.name(f"numpy.select([{conds}], [{errs}], numpy.inf)")
+
+    # Hyperbolic functions, value x -> f(x): |f'(x)| err(x) + eps |f(x)| (numpy's are within an ulp or two)
+    def _unary(self, e, slope: str) -> str:
+        x = self.name(self.em.value(e.args[0]))
+        return self.name(f"numpy.abs({slope.format(x=x)}) * ({self.err(e.args[0])}) + {2 * EPS!r} * {self._abs(e)}")
+
+    def _err_tanh(self, e):
+        return self._unary(e, "1.0 - numpy.tanh({x})**2")
+
+    def _err_sinh(self, e):
+        return self._unary(e, "numpy.cosh({x})")
+
+    def _err_cosh(self, e):
+        return self._unary(e, "numpy.sinh({x})")
 
     def _err_Basic(self, e):
         return f"numpy.inf + 0.0 * {self._abs(e)}"  # unknown node: never trusted without its series
@@ -147,10 +186,25 @@ class ErrorEmitter(Translator):
         em = self.em
         factors = list(x.args)
         parts = []
-        if em._tilted_powers(factors) is not None:
-            # c_i log b_i + alpha log1p(B - 1) (see Emitter._tilted_powers): each part to eps
-            code, factors = em._tilted_powers(factors)
-            parts.append(f"{4 * EPS!r} * numpy.abs({code}) + {4 * EPS!r} * numpy.abs(alpha)")
+        tilted = em.tilted_parts(factors)
+        if tilted is not None:
+            # sum_i c_i log b_i + alpha log1p(X), X = B - 1 simplified (see Emitter._tilted_powers): each
+            # product and the log1p to their own size, X to its own error (2p - 1 of randomized response
+            # is exact next to p = 1/2), the sum to eps of its terms
+            const, x, factors = tilted
+            terms = []
+            for b, c in const:
+                if c == 0:
+                    continue
+                lb = self.name(em.logabs(b)[0])
+                terms.append(self.name(f"({em.value(c)}) * {lb}"))
+                parts.append(f"numpy.abs({em.value(c)}) * ({self.err_log(b)}) + ({self.err(c)}) * numpy.abs({lb}) "
+                             f"+ {EPS!r} * numpy.abs({terms[-1]})")
+            xv = self.name(em.value(x))
+            l1p = self.name(f"alpha * numpy.log1p({xv})")
+            terms.append(l1p)
+            parts.append(f"numpy.abs(alpha) * (({self.err(x)}) / numpy.abs(1.0 + {xv})) + {2 * EPS!r} * numpy.abs({l1p})")
+            parts.append(f"{EPS!r} * ({' + '.join(f'numpy.abs({t})' for t in terms)})")
         parts += [self.err_log(f) for f in factors]
         return " + ".join(f"({p})" for p in parts) if parts else "0.0"
 
@@ -176,6 +230,31 @@ class ErrorEmitter(Translator):
                            for lt, t in zip(logs, x.args))
         return self.name(f"{parts} + {EPS!r} * numpy.abs({m}) + {one!r} * (numpy.exp({m} - {lx}) + numpy.abs({lx} - {m}))")
 
+    # Logarithms of hyperbolic functions (runtime._log_tanh, _log_sinh, _log_cosh): |d log|f| / dx| err(x)
+    # plus their own rounding. log|tanh| is a difference of two logs of one sign, each to 3 eps of its
+    # size, so 4 eps of the value; log|sinh| = |x| + log(1 - e^(-2|x|)) - log 2 adds eps (|x| + 1);
+    # log cosh is ~x^2/2 next to 0 with a few eps of relative error either way.
+    def _log_slope(self, x: sp.Expr, slope: str, own: str) -> str:
+        v = self.name(self.em.value(x))
+        return self.name(f"numpy.abs({slope.format(x=v)}) * ({self.err(x)}) + {own.format(x=v)}")
+
+    def _errlog_tanh(self, x):
+        # d/dx log|tanh x| = 2 / sinh(2x); numpy.sinh overflows to inf for |x| > 355: then the slope is 0
+        return self._log_slope(x.args[0], "2.0 / numpy.sinh(2.0 * {x})", f"{4 * EPS!r} * numpy.abs(_log_tanh({{x}}))")
+
+    _errlog_coth = _errlog_tanh
+
+    def _errlog_sinh(self, x):
+        return self._log_slope(x.args[0], "1.0 / numpy.tanh({x})",
+                               f"{4 * EPS!r} * (numpy.abs(_log_sinh({{x}})) + numpy.abs({{x}}) + 1.0)")
+
+    _errlog_csch = _errlog_sinh
+
+    def _errlog_cosh(self, x):
+        return self._log_slope(x.args[0], "numpy.tanh({x})", f"{8 * EPS!r} * numpy.abs(_log_cosh({{x}}))")
+
+    _errlog_sech = _errlog_cosh
+
     def _errlog_Basic(self, x):
         return f"{self.err(x)} / {self._abs(x)} + {EPS!r} * (1.0 + numpy.abs({self.name(self.em.logabs(x)[0])}))"
 
@@ -195,6 +274,12 @@ class ErrorEmitter(Translator):
         ed = self.name(f"{self.err_log(q)} + {EPS!r} * numpy.abs({self.name(em.logabs(q)[0])})")
         weight = f"numpy.where({l1} >= {l2}, {w2}, 1.0 + {w1})"
         return self.name(f"({self.err_log(t1)}) + {ed} * ({weight} + {EPS!r}) + {2 * EPS!r} * (numpy.abs({lx}) + {w2} + {w1})")
+
+
+def _power_of_two(q: sp.Rational) -> bool:
+    """Whether the positive rational ``q`` is 2^k for an integer k."""
+    p, r = int(q.p), int(q.q)
+    return (p & (p - 1)) == 0 and (r & (r - 1)) == 0
 
 
 def has_alpha(e: sp.Expr) -> bool:

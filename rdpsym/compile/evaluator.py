@@ -13,6 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..symbols import alpha as ALPHA
+from .doubled import DD_SCALE
 from .emitter import doc_text
 from .factors import MOVING_TRUST, MOVING_WINDOW
 from .series import SERIES_TOLERANCE
@@ -32,7 +33,7 @@ CONFIRM = 1e-13
 #: below this fraction of its value (the estimate is an upper bound to first order; target 1e-12)
 MISSING_TRUST = 1e-12
 
-__all__ = ["branch_evaluator", "entry_point"]
+__all__ = ["band_placeholder", "branch_evaluator", "entry_point"]
 
 
 def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
@@ -42,11 +43,13 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     # shapes (numpy broadcasts lazily), so a grid of orders x parameter values evaluates each
     # order-only or parameter-only subexpression once per row or column, not once per cell. Every
     # local name starts with "_": parameter names never do (see identifier), so none is captured.
-    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None, _missing=(), _memo=None):")
+    lines.append(f"def _branch({arglist}, _direct, _expansions, _centres=(), _moving=(), _notes=None, _err=None, _missing=(), _memo=None,")
+    lines.append("            _exact=None, _whole=False, _bands=(), _unserved=None):")
     lines.append(f"    _shape = numpy.broadcast({', '.join(['alpha', *args])}).shape")
     lines.append("    if _shape == ():  # boolean masks below need an axis")
-    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes, _err, _missing)[0]")
-    lines.append("    if not _expansions and not _centres and not _moving and not _missing:")
+    lines.append(f"        return _branch(*(numpy.reshape(_a, (1,)) for _a in ({arglist},)), _direct, _expansions, _centres, _moving, _notes, _err, _missing,")
+    lines.append("                       None, _exact, _whole, _bands)[0]")
+    lines.append("    if not _expansions and not _centres and not _moving and not _missing and not _whole and not _bands:")
     lines.append(f"        _v = _direct({arglist})")
     lines.append("        return _v if numpy.shape(_v) == _shape else numpy.broadcast_to(_v, _shape)  # no read-only view")
     # The closed form everywhere first (lazy broadcasting, no gathers), then series values overwrite
@@ -56,6 +59,10 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append(f"            and not any(numpy.may_share_memory(_out, _a) for _a in ({arglist},))):")
     lines.append("        _out = numpy.array(numpy.broadcast_to(_out, _shape), dtype=float)  # a writable copy")
     lines.append("    _todo = numpy.ones(_shape, dtype=bool)")
+    # Points where the closed form may have lost digits (a series was needed there) and no series
+    # served them: settled after the series by the estimate, the double-double evaluation, or refused
+    lines.append("    _doubt = numpy.zeros(_shape, dtype=bool)")
+    lines.append("    _where = []")
     # A series around an order replaces the closed form only where the closed form's estimated rounding
     # error (see rdpsym.compile.errors) is above ERROR_TRUST of its value; the estimate runs on the
     # candidates of the series (their windows and screens) only, once per point.
@@ -106,6 +113,8 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            _near = _near & ~_trusted")
     lines.append("            if not _near.any():")
     lines.append("                continue")
+    lines.append("            _doubt |= _near  # the estimate distrusts the closed form here: a series must serve them")
+    lines.append("            _where.append(_s.where)")
     # flat indices once per series, then take/put (boolean or .flat indexing walks the whole block
     # per array, several times slower)
     lines.append("        if _cheap and _boundary and _memo is not None and len(_shape) == 2:")
@@ -116,6 +125,10 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("                _r, _c, _value, _ok = _rect")
     lines.append("                numpy.copyto(_out[_r, _c], _value, where=_ok)")
     lines.append("                _todo[_r, _c] &= ~_ok")
+    lines.append("                _missed = _near[_r, _c] & ~_ok")
+    lines.append("                if _missed.any():  # in the series' band, which did not converge there")
+    lines.append("                    _doubt[_r, _c] |= _missed")
+    lines.append("                    _where.append(_s.where)")
     lines.append("                continue")
     lines.append("        _at = numpy.flatnonzero(_near)")
     lines.append("        if _cheap:")
@@ -145,6 +158,7 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append(f"            _value, _tail = _s(*(_take(_a, _shape, _at) for _a in ({arglist},)))")
     lines.append(f"            _conv = _tail <= {SERIES_TOLERANCE!r} * numpy.abs(_value)")
     lines.append("        _ok = numpy.isfinite(_value) & _conv")
+    lines.append("        _confirmed = None  # points where the series confirms the closed form")
     lines.append("        if _center is not None:")
     lines.append("            # Taylor coefficients computed in floats can be rounding noise (large parameters")
     lines.append("            # ratios), and noise can pass the truncation test: a series value must also agree")
@@ -158,47 +172,28 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("                # replaces the closed form only where the closed form's estimated error says it lost digits")
     lines.append("                _gap = numpy.abs(_value - _d)")
     lines.append("                _mag = numpy.abs(_d)")
-    lines.append(f"                _ok &= ~(_gap <= {AGREE!r} * _mag)")
+    lines.append(f"                _confirmed = _ok & (_gap <= {AGREE!r} * _mag)")
+    lines.append("                _ok &= ~_confirmed")
     lines.append(f"                _check = _ok & ~(_gap <= {CONFIRM!r} * _mag)")
     lines.append("                if _check.any():")
     lines.append(f"                    _e = _err(*(_take(_a, _shape, _at[_check]) for _a in ({arglist},)))")
     lines.append(f"                    _ok[_check] = ~(_e <= {ERROR_TRUST!r} * _mag[_check])")
+    lines.append("                    _confirmed[_check] = ~_ok[_check]")
     lines.append("        _idx = _at[_ok]")
     lines.append("        numpy.put(_out, _idx, _value[_ok])")
     lines.append("        numpy.put(_todo, _idx, False)")
-    lines.append("    if _missing:")
-    lines.append("        # a series the closed form needs was not built in time: where the closed form's estimated")
-    lines.append("        # error is too large and no other series served the point, refuse (fail closed)")
-    lines.append("        _rest = numpy.flatnonzero(_todo)")
-    lines.append("        if _rest.size:")
-    lines.append("            if _err is None:")
-    lines.append("                _bad = numpy.ones(_rest.size, dtype=bool)")
-    lines.append("            else:")
-    lines.append(f"                _e = _err(*(numpy.broadcast_to(_a, _shape).flat[_rest] for _a in ({arglist},)))")
-    lines.append(f"                _bad = ~(_e <= {MISSING_TRUST!r} * numpy.abs(_out.flat[_rest]))")
-    lines.append("            if _bad.any():")
-    lines.append("                raise ArithmeticError(f'no series for {\", \".join(_missing)} was built in time and the closed form loses '")
-    lines.append("                                      f'digits at {int(_bad.sum())} point(s) there; use the exact result instead')")
+    lines.append("        _missed = ~_ok if _confirmed is None else ~(_ok | _confirmed)")
+    lines.append("        if _missed.any():  # candidates of the series that it did not serve")
+    lines.append("            numpy.put(_doubt, _at[_missed], True)")
+    lines.append("            _where.append(_s.where)")
+    # Next to a removable singular order without a series (no series built) the closed form is 0/0:
+    # its points there are in doubt too.
     lines.append("    for _c, _at_c, _guarded in _centres:")
-    lines.append("        # next to a removable singular point the closed form is 0/0: where no series was accepted")
-    lines.append("        # it must at least agree with the value at the point itself, and with no series at")
-    lines.append("        # all it is not used closer than 1e-4 (fail closed: raise, never a wrong number)")
-    lines.append("        _close = numpy.abs(alpha - _c) < (1e-3 if _guarded else 1e-4)  # at alpha's own shape: cheap")
-    lines.append("        if not _close.any():")
-    lines.append("            continue")
-    lines.append("        _close = _todo & _close")
-    lines.append("        if not _close.any():")
-    lines.append("            continue")
     lines.append("        if not _guarded:")
-    lines.append("            raise ArithmeticError(f'no stable float code this close to alpha = {_c} (the closed form cancels and '")
-    lines.append("                                  'no series could be built); use the exact result instead')")
-    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_close] for _a in ({arglist},))")
-    lines.append("        if _at_c is None:")
-    lines.append("            continue")
-    lines.append("        _ref = numpy.broadcast_to(_at_c(*_sub), _sub[0].shape)")
-    lines.append("        if not numpy.all(numpy.abs(_out[_close] - _ref) <= 1e-2 * numpy.abs(_ref) + 1e-300):")
-    lines.append("            raise ArithmeticError(f'the float code cancels next to alpha = {_c} and no series converged '")
-    lines.append("                                  'there; use the exact result instead')")
+    lines.append("            _close = _todo & (numpy.abs(alpha - _c) < 1e-4)  # at alpha's own shape: cheap")
+    lines.append("            if _close.any():")
+    lines.append("                _doubt |= _close")
+    lines.append("                _where.append(f'alpha near {_c}, where no series was built')")
     lines.append("    for _rel, _s, _cfe in _moving:")
     lines.append("        # next to an order that depends on the parameters (a root of a factor of the closed form):")
     lines.append("        # the series around it where it converges, else the closed form where its estimated")
@@ -224,22 +219,67 @@ def branch_evaluator(arglist: str, args: list[str]) -> list[str]:
     lines.append("            if _notes is not None:")
     lines.append("                _notes.append(int(_bad.sum()))")
     lines.append("        _todo.flat[_idx] = False")
+    # The bands of the boundary series where the closed form was found to lose digits beyond the
+    # series' reach (compile.survey, at generation time): every point no series served whose distance
+    # from the series' convergence (its gap, log|v| over the screen's bound) is at most the margin is in
+    # doubt; ``(None, None)``: every point of the branch.
+    lines.append("    for _s, _margin in _bands:")
+    lines.append(f"        _band = _todo if _s is None else _todo & (_s.gap({arglist}) <= _margin)")
+    lines.append("        if _band.any():")
+    lines.append("            _doubt |= _band")
+    lines.append("            _where.append('every order' if _s is None else _s.where)")
     # Orders below 1 outside the windows of every series around an order (randomized response between
-    # 1/4 and 3/4) have no series to fall back on: there the closed form's error estimate decides, and
-    # the code refuses (fail closed) where it is large.
+    # 1/4 and 3/4) have no series to fall back on: there the closed form's error estimate decides.
+    lines.append("    _doubt &= _todo")
+    lines.append("    _low = None")
     lines.append("    if _err is not None:")
     lines.append("        _low = alpha < 1.0")
     lines.append("        for _s, _center in _expansions:")
     lines.append("            if _center is not None:")
     lines.append("                _low = _low & ~(numpy.abs(alpha - _center) < 0.25)")
-    lines.append("        _low = _todo & _low")
+    lines.append("        _low = _todo & ~_doubt & _low")
+    lines.append("    if _unserved is not None:  # the survey at generation time: the points the closed form serves unchecked")
+    lines.append("        _unserved.append(_todo & ~_doubt & (~_low if _low is not None else True))")
+    lines.append("        return _out")
+    # Where the closed form may have lost digits and no series served the point, its estimated error
+    # decides (runtime._settle); where that is too large, the closed form in double-double arithmetic
+    # (compile.doubled) where its estimate, scaled to double-double, is small; else refuse, saying why.
+    lines.append("    if _missing or _whole:")
+    lines.append("        # a series the closed form needs was not built in time (or the caller asks for every point to be")
+    lines.append("        # checked: the orders with closed forms of their own): every point no series served is settled")
+    lines.append(f"        _bad, _rel = _settle(_out, _todo, numpy.flatnonzero(_todo), _shape, ({arglist},), _err, _exact, {MISSING_TRUST!r}, {DD_SCALE!r})")
+    lines.append("        if _bad:")
+    lines.append("            _why = f'no series for {\", \".join(_missing)} was built in time' if _missing else 'no series converged'")
+    lines.append("            raise ArithmeticError(f'{_why} and the closed form loses digits at {_bad} point(s) there, in double-double '")
+    lines.append("                                  f'arithmetic too (estimated relative error up to {_rel:.1e}); use the exact result instead')")
+    lines.append("    _doubt &= _todo")
+    lines.append("    if _doubt.any():")
+    lines.append(f"        _bad, _rel = _settle(_out, _todo, numpy.flatnonzero(_doubt), _shape, ({arglist},), _err, _exact, {ERROR_TRUST!r}, {DD_SCALE!r})")
+    lines.append("        if _bad:")
+    lines.append("            raise ArithmeticError(f'the closed form loses digits at {_bad} point(s) ({\", \".join(sorted(set(_where)))}) '")
+    lines.append("                                  f'where no series converged, in double-double arithmetic too '")
+    lines.append("                                  f'(estimated relative error up to {_rel:.1e}); use the exact result instead')")
+    lines.append("    for _c, _at_c, _guarded in _centres:")
+    lines.append("        # next to a removable singular point the closed form is 0/0: where no series was accepted it")
+    lines.append("        # must at least agree with the value at the point itself (fail closed: raise, never a wrong number)")
+    lines.append("        if not _guarded or _at_c is None:")
+    lines.append("            continue")
+    lines.append("        _close = _todo & (numpy.abs(alpha - _c) < 1e-3)  # at alpha's own shape: cheap")
+    lines.append("        if not _close.any():")
+    lines.append("            continue")
+    lines.append(f"        _sub = tuple(numpy.broadcast_to(_a, _shape)[_close] for _a in ({arglist},))")
+    lines.append("        _ref = numpy.broadcast_to(_at_c(*_sub), _sub[0].shape)")
+    lines.append("        if not numpy.all(numpy.abs(_out[_close] - _ref) <= 1e-2 * numpy.abs(_ref) + 1e-300):")
+    lines.append("            raise ArithmeticError(f'the float code cancels next to alpha = {_c} and no series converged '")
+    lines.append("                                  'there; use the exact result instead')")
+    lines.append("    if _low is not None:")
+    lines.append("        _low &= _todo")
     lines.append("        if _low.any():")
-    lines.append("            _rest = numpy.flatnonzero(_low)")
-    lines.append(f"            _e = _err(*(_take(_a, _shape, _rest) for _a in ({arglist},)))")
-    lines.append(f"            _bad = ~(_e <= {MISSING_TRUST!r} * numpy.abs(_out.ravel().take(_rest)))")
-    lines.append("            if _bad.any():")
-    lines.append("                raise ArithmeticError(f'the closed form loses digits at {int(_bad.sum())} order(s) below 1 that no series '")
-    lines.append("                                      'serves; use the exact result instead')")
+    lines.append(f"            _bad, _rel = _settle(_out, _todo, numpy.flatnonzero(_low), _shape, ({arglist},), _err, _exact, {MISSING_TRUST!r}, {DD_SCALE!r})")
+    lines.append("            if _bad:")
+    lines.append("                raise ArithmeticError(f'the closed form loses digits at {_bad} order(s) below 1 that no series serves, '")
+    lines.append("                                      f'in double-double arithmetic too (estimated relative error up to {_rel:.1e}); '")
+    lines.append("                                      'use the exact result instead')")
     lines.append("    return _out")
     lines.append("")
     return lines
@@ -273,6 +313,11 @@ def _factor_check(expr, em, validated=frozenset()) -> str | None:
     return "not (" + " and ".join(parts) + ")" if parts else None
 
 
+def band_placeholder(direct: str) -> str:
+    """The text standing for the ``_bands`` of the branch ``direct`` until the survey has found them."""
+    return f"__bands_of{direct}__"
+
+
 def entry_point(mod, result, name: str, params, args: list[str], combine: str, branch_code: list,
                 exceptional: list) -> bool:
     """Append the parameter checks, ``_general`` and the function ``name`` to ``mod.lines``; returns
@@ -303,10 +348,18 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
 
     missing = getattr(mod, "missing", {})
 
+    exacts = getattr(mod, "exacts", {})
+
+    mod.surveys = {}
+
     def call(d, s, b, c, mv):
         err = d.replace("_direct", "_err") if errs.get(d) else "None"
         gaps = repr(tuple(missing.get(d, ())))
-        return f"_branch(*_sub, {d}, [{', '.join(s)}], [{', '.join(c)}], [{', '.join(mv)}], _notes, {err}, {gaps}, _memo)"
+        head = f"_branch(*_sub, {d}, [{', '.join(s)}], [{', '.join(c)}], [{', '.join(mv)}]"
+        # the survey's call (compile.survey) and the placeholder of the bands it finds
+        mod.surveys[d] = (f"{head}, None, {err}, {gaps}, None, {exacts.get(d, 'None')}, _unserved=_u)", err,
+                          [name.strip("()").split(",")[0] for name in b])
+        return f"{head}, _notes, {err}, {gaps}, _memo, {exacts.get(d, 'None')}, _bands={band_placeholder(d)})"
 
     lines.append(f"    return {combined(call)}")
     lines.append("")
@@ -353,7 +406,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     if result.conditions == sp.true and not any(mv for *_, mv in branch_code):
         # the common case, every order a general one: the general code writes the output itself (no
         # NaN-filled array, no copy) and one comparison checks it (NaN fails >= 0 too)
-        special = "".join(f" & (alpha != {a0!r})" for a0, _ in exceptional)
+        special = "".join(f" & (alpha != {a0!r})" for a0, *_ in exceptional)
         lines.append(f"    if _all(numpy.isfinite(alpha) & (alpha != 1.0){special}):")
         lines.append("        with numpy.errstate(all='ignore'):")
         if heavy:
@@ -378,7 +431,7 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append(f"    _full = lambda _m: tuple(numpy.broadcast_to(_a, _shape)[_m] for _a in ({arglist},))  # noqa: E731")
     lines.append("    with numpy.errstate(all='ignore'):")
     lines.append("        _rest = numpy.isfinite(alpha) & (alpha != 1.0)")
-    for a0, f in exceptional:
+    for a0, *_ in exceptional:
         lines.append(f"        _rest &= alpha != {a0!r}")
     lines.append("        _rest = numpy.broadcast_to(_rest, _shape)")
     # Blocks pay off when a point costs many array operations (series screens, log-sum-exp); a
@@ -399,8 +452,17 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append(f"            _out[_rest] = {blockwise}({general}, _sub, numpy.empty(_sub[0].shape))")
     # alpha = 1, oo and exceptional orders: their own closed forms, or a boundary series where that
     # closed form cancels (KL of Laplace at large b)
-    one = ("_branch(*_sub, _order_one, [%s])" % ", ".join(branch_code[0][2]) if len(branch_code) == 1
-           else "_order_one(*_sub)")
+    def special(fname: str, guards: tuple) -> str:
+        """The call of a special order's closed form: through _branch, with the boundary series of a
+        single branch, and checked at every point no series serves (its estimate, its double-double
+        evaluation) where it has an estimate."""
+        bounds = ", ".join(branch_code[0][2]) if len(branch_code) == 1 else ""
+        err, exact = guards
+        if err == "None":
+            return f"_branch(*_sub, {fname}, [{bounds}])" if bounds else f"{fname}(*_sub)"
+        return f"_branch(*_sub, {fname}, [{bounds}], (), (), None, {err}, (), None, {exact}, True)"
+
+    one = special("_order_one", getattr(mod, "one_guards", ("None", "None")))
     lines.append("        _m = numpy.broadcast_to(alpha == 1.0, _shape)")
     lines.append("        if _m.any():")
     lines.append("            _sub = _full(_m)")
@@ -408,9 +470,8 @@ def entry_point(mod, result, name: str, params, args: list[str], combine: str, b
     lines.append("        _m = numpy.broadcast_to(numpy.isinf(alpha), _shape)")
     lines.append("        if _m.any():")
     lines.append("            _out[_m] = _order_inf(*_full(_m))")
-    for a0, f in exceptional:
-        call = ("_branch(*_sub, %s, [%s])" % (f, ", ".join(branch_code[0][2])) if len(branch_code) == 1
-                else f"{f}(*_sub)")
+    for a0, f, guards in exceptional:
+        call = special(f, guards)
         lines.append(f"        _m = numpy.broadcast_to(alpha == {a0!r}, _shape)")
         lines.append("        if _m.any():")
         lines.append("            _sub = _full(_m)")

@@ -48,6 +48,15 @@ def evaluation_form(expr: sp.Expr, checks: Sequence[dict] = (), shift: bool = Tr
 
     def rewrite(e):
         n, d = sp.fraction(sp.together(e.args[0]))
+        # as written first: together() moves e^(-eps (alpha - 1)) into the denominator, a product
+        near_one = _log_near_one(*sp.fraction(e.args[0])) or _log_near_one(n, d)
+        if near_one is not None:
+            if shift:
+                return near_one
+            return sp.Piecewise((near_one, sp.Abs(near_one.args[0] - 1) <= sp.Rational(1, 2)), (plain(e, n, d), True))
+        return plain(e, n, d)
+
+    def plain(e, n, d):
         groups: dict = {}  # exponent -> its coefficient: the sum as sum_k c_k exp(a_k)
         for t in sp.Add.make_args(sp.expand(n)):
             t = sp.powsimp(t, combine="exp")
@@ -84,6 +93,28 @@ def evaluation_form(expr: sp.Expr, checks: Sequence[dict] = (), shift: bool = Tr
                 return expr
     return out
 
+
+
+def _symbolic_terms(e: sp.Expr) -> int:
+    return sum(1 for t in sp.Add.make_args(sp.expand(e)) if not t.is_number)
+
+
+def _log_near_one(n: sp.Expr, d: sp.Expr) -> sp.Expr | None:
+    """``log(1 + (n - d)/d)`` for ``log(n/d)`` where terms of the sums ``n`` and ``d`` cancel in ``n - d``, else None.
+
+    k-ary randomized response has log((k - 2 + e^(alpha eps) + e^(-eps (alpha - 1)))/(k - 1 + e^eps)): as
+    k -> oo, as alpha -> 1 and as alpha -> 0 the ratio tends to 1, and log(n) - log(d) keeps only
+    eps * log(k) of the value's digits (at k = 1e12 the float code was 7e-4 off). Here k cancels in
+    n - d = e^(alpha eps) + e^(-eps (alpha - 1)) - e^eps - 1, and log1p of (n - d)/d keeps every digit; its
+    Taylor series around those centres then starts exactly at 0. Where the ratio is far from 1 the
+    other form is the accurate one (log1p(X) next to X = -1): the closed form's evaluation form picks
+    one per point."""
+    if not (n.is_Add and d.is_Add):
+        return None
+    diff = sp.expand(n - d)
+    if diff == 0 or _symbolic_terms(diff) >= _symbolic_terms(n) + _symbolic_terms(d):
+        return None
+    return sp.log(1 + diff / d)
 
 
 def _alpha_power(f: sp.Expr) -> bool:

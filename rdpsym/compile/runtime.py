@@ -18,6 +18,7 @@ Every name starts with ``_``: parameter names in the generated code never do (se
 """
 
 import inspect
+import re
 
 import numpy
 
@@ -357,6 +358,36 @@ def _gather(values, shape, mask):
     return out
 
 
+def _settle(out, todo, at, shape, args, err, exact, trust, scale):
+    """The points ``at`` (flat indices) of ``out`` where the closed form may have lost digits and no
+    series served them. Its value stays where its estimated error ``err`` is within ``trust`` of it;
+    elsewhere ``exact`` (the closed form in double-double arithmetic, compile.doubled) gives the value
+    where the same estimate (or ``exact.err``, the estimate of its own form: singular factors written
+    out) times ``scale`` (the double-double unit over the float one) is within ``trust`` of that value. The points so settled leave ``todo``. Returns (the number of points
+    neither settles, the largest estimated relative error among them)."""
+    if at.size == 0:
+        return 0, 0.0
+    sub = [_take(a, shape, at) for a in args]
+    v = out.ravel().take(at)
+    e = numpy.broadcast_to(err(*sub), v.shape) if err is not None else numpy.full(v.shape, numpy.inf)
+    bad = ~(e <= trust * numpy.abs(v))  # NaN fails too
+    if bad.any() and exact is not None:
+        inputs = [s[bad] for s in sub]
+        w = numpy.broadcast_to(exact(*inputs), (int(bad.sum()),))
+        # the estimate of the double-double code's own form where it has one (singular factors written out)
+        own = getattr(exact, "err", None)
+        ee = e[bad] if own is None else numpy.broadcast_to(own(*inputs), w.shape)
+        ok = numpy.isfinite(w) & (ee * scale <= trust * numpy.abs(w))
+        numpy.put(out, at[bad][ok], w[ok])
+        bad[numpy.flatnonzero(bad)[ok]] = False
+    numpy.put(todo, at[~bad], False)
+    if not bad.any():
+        return 0, 0.0
+    with numpy.errstate(all="ignore"):
+        rel = e[bad] / numpy.abs(v[bad])
+    return int(bad.sum()), float(numpy.max(numpy.where(numpy.isnan(rel), numpy.inf, rel)))
+
+
 def _series(coeffs, v):
     """Horner sum of the Taylor series and an estimate of its truncation error. Coefficients are
     arrays of v's shape or constants (a constant 0 costs nothing); every step works in place."""
@@ -638,17 +669,352 @@ def _t_lse(logs, plain):
     return out
 
 
+# -- logarithms of hyperbolic functions, without forming the function -------------------------------
+def _log1mexp(a):
+    """log(1 - e^(-a)) for a >= 0: log(-expm1(-a)) up to a = log 2, log1p(-e^(-a)) beyond (Maechler
+    2012, "Accurately computing log(1 - exp(-|a|))", CRAN Rmpfr vignette): each keeps its relative
+    accuracy where the other loses it (1 - e^(-a) next to 1, or e^(-a) next to 1)."""
+    a = numpy.asarray(a, dtype=float)
+    small = a <= 0.6931471805599453
+    return numpy.where(small, numpy.log(-numpy.expm1(-numpy.where(small, a, 1.0))),
+                       numpy.log1p(-numpy.exp(-numpy.where(small, 1.0, a))))
+
+
+def _log_tanh(x):
+    """log|tanh x| = log(1 - e^(-2|x|)) - log1p(e^(-2|x|)): two terms of one sign, each to a few ulps
+    (log(numpy.tanh(x)) loses every digit of -2 e^(-2x) as x grows)."""
+    a = 2.0 * numpy.abs(x)
+    return _log1mexp(a) - numpy.log1p(numpy.exp(-a))
+
+
+def _log_sinh(x):
+    """log|sinh x| = |x| + log(1 - e^(-2|x|)) - log 2, with no overflow at large |x|."""
+    a = numpy.abs(x)
+    return a + _log1mexp(2.0 * a) - 0.6931471805599453
+
+
+def _log_cosh(x):
+    """log cosh x: log1p(expm1(|x|)^2 / (2 e^|x|)) up to |x| = 1 (cosh x - 1 without cancellation: the
+    value ~x^2/2 keeps its digits as x -> 0), |x| + log1p(e^(-2|x|)) - log 2 beyond (no overflow)."""
+    a = numpy.abs(numpy.asarray(x, dtype=float))
+    small = a <= 1.0
+    s = numpy.where(small, a, 0.0)
+    m = numpy.expm1(s)
+    return numpy.where(small, numpy.log1p(m * m / (2.0 * numpy.exp(s))),
+                       a + numpy.log1p(numpy.exp(-2.0 * a)) - 0.6931471805599453)
+
+
+# -- the closed form in double-double arithmetic (compile.doubled): values (hi, lo), hi + lo to ~2^-104 --
+# Every operation below is within about 2^-100 of its exact value relative to the size the float
+# error estimate (compile.errors) charges it with, so that estimate times 2^-48 bounds the error of the
+# same algorithm run on these pairs (Dekker 1971; Hida, Li and Bailey 2001, "Algorithms for quad-double
+# precision floating point arithmetic", ARITH-15, for the sum, product and quotient; exp and log by
+# argument reduction, a Taylor polynomial and one Newton step).
+def _dd_ln2():
+    """log 2 as a double-double."""
+    return (0.6931471805599453, 2.3190468138462996e-17)
+
+
+def _dd_quick(a, b):
+    """(a + b, its rounding error) for |a| >= |b| (Dekker's fast two-sum)."""
+    s = a + b
+    return s, b - (s - a)
+
+
+def _dd_sum(x, y):
+    """x + y to 2^-104 of |x + y| plus 2^-104 of |x| + |y| (the accurate two-sum of both parts)."""
+    s, e = _dd_two_sum(x[0], y[0])
+    t, f = _dd_two_sum(x[1], y[1])
+    s, e = _dd_quick(s, e + t)
+    return _dd_quick(s, e + f)
+
+
+def _dd_neg(x):
+    return (-x[0], -x[1])
+
+
+def _dd_div(x, y):
+    """x / y: three quotient digits, each from the remainder of the ones before."""
+    q1 = x[0] / y[0]
+    r = _dd_sum(x, _dd_neg(_dd_mul((q1, 0.0 * q1), y)))
+    q2 = r[0] / y[0]
+    r = _dd_sum(r, _dd_neg(_dd_mul((q2, 0.0 * q2), y)))
+    q3 = r[0] / y[0]
+    return _dd_sum(_dd_quick(q1, q2), (q3, 0.0 * q3))
+
+
+def _dd_scale(x, k):
+    """x * 2^k, exactly (k an integer array or scalar)."""
+    return numpy.ldexp(x[0], k), numpy.ldexp(x[1], k)
+
+
+def _dd_taylor_expm1(r):
+    """e^r - 1 for |r| <= 0.04: 15 terms in Horner form, r (1 + r/2 (1 + r/3 (... (1 + r/15))))."""
+    one = (1.0, 0.0)
+    t = one
+    for j in range(15, 1, -1):
+        t = _dd_sum(one, _dd_mul(_dd_div(r, (float(j), 0.0)), t))
+    return _dd_mul(r, t)
+
+
+def _dd_double(e, times):
+    """e^(2^times r) - 1 from e = e^r - 1, by e (2 + e) each time (no cancellation)."""
+    for _ in range(times):
+        e = _dd_mul(e, _dd_sum((2.0, 0.0), e))
+    return e
+
+
+def _dd_exp(x):
+    """e^x: x - k log 2 reduced to |r| <= 0.35, then r / 16, Taylor, four doublings, times 2^k; 0 below
+    e^-745 and inf above e^709.78 (as the float exp)."""
+    hi = numpy.asarray(x[0], dtype=float)
+    k = numpy.round(numpy.clip(numpy.where(numpy.isfinite(hi), hi, 0.0), -1100.0, 1100.0) / _dd_ln2()[0])
+    r = _dd_sum(x, _dd_neg(_dd_mul((k, 0.0 * k), _dd_ln2())))
+    e = _dd_double(_dd_taylor_expm1(_dd_scale(r, -4)), 4)
+    out = _dd_scale(_dd_sum((1.0, 0.0), e), k.astype(int))
+    big, tiny = ~(hi <= 709.78), hi < -745.2  # NaN counts as big: its exp stays NaN below
+    return (numpy.where(big, numpy.exp(hi), numpy.where(tiny, 0.0, out[0])), numpy.where(big | tiny, 0.0, out[1]))
+
+
+def _dd_expm1(x):
+    """e^x - 1: x / 2^5 by Taylor and five doublings where |x| <= 1 (no cancellation next to 0), the
+    exponential minus 1 beyond."""
+    hi = numpy.asarray(x[0], dtype=float)
+    small = numpy.abs(hi) <= 1.0
+    near = _dd_double(_dd_taylor_expm1(_dd_scale((numpy.where(small, hi, 0.0), numpy.where(small, x[1], 0.0)), -5)), 5)
+    far = _dd_sum(_dd_exp((numpy.where(small, 0.0, hi), numpy.where(small, 0.0, x[1]))), (-1.0, 0.0))
+    return numpy.where(small, near[0], far[0]), numpy.where(small, near[1], far[1])
+
+
+def _dd_log(x):
+    """log x (x > 0): the float log, then one Newton step y + x e^-y - 1 (quadratic: 2^-106)."""
+    y = numpy.log(numpy.asarray(x[0], dtype=float))
+    fin = numpy.isfinite(y)
+    y0 = numpy.where(fin, y, 0.0)
+    step = _dd_sum(_dd_mul(x, _dd_exp((-y0, 0.0 * y0))), (-1.0, 0.0))
+    out = _dd_sum((y0, 0.0 * y0), step)
+    return numpy.where(fin, out[0], y), numpy.where(fin, out[1], 0.0)
+
+
+def _dd_log1p(x):
+    """log(1 + x): for |x| <= 1/2 the float log1p y, then y + (1 + x) expm1(-y) + x (a Newton step that
+    keeps the digits of small x; written (E + x) + x E with E = expm1(-y), since 1 + x in
+    double-double drops the low part of a tiny x); the log of 1 + x beyond."""
+    y = numpy.log1p(numpy.asarray(x[0], dtype=float) + numpy.asarray(x[1], dtype=float))
+    small = numpy.isfinite(y) & (numpy.abs(x[0]) <= 0.5)
+    y0 = numpy.where(small, y, 0.0)
+    e = _dd_expm1((-y0, 0.0 * y0))
+    step = _dd_sum(_dd_sum(e, x), _dd_mul(x, e))
+    near = _dd_sum((y0, 0.0 * y0), step)
+    far = _dd_log(_dd_sum((1.0, 0.0), _dd_where(small, (0.0, 0.0), x)))
+    return numpy.where(small, near[0], far[0]), numpy.where(small, near[1], far[1])
+
+
+def _dd_sqrt(x):
+    y = numpy.sqrt(numpy.asarray(x[0], dtype=float))
+    fin = numpy.isfinite(y) & (y > 0)
+    y0 = numpy.where(fin, y, 1.0)
+    out = _dd_sum((y0, 0.0 * y0), _dd_div(_dd_sum(x, _dd_neg(_dd_mul((y0, 0.0 * y0), (y0, 0.0 * y0)))), (2.0 * y0, 0.0 * y0)))
+    return numpy.where(fin, out[0], y), numpy.where(fin, out[1], 0.0)
+
+
+def _dd_lt(x, y):
+    return (x[0] < y[0]) | ((x[0] == y[0]) & (x[1] < y[1]))
+
+
+def _dd_le(x, y):
+    return (x[0] < y[0]) | ((x[0] == y[0]) & (x[1] <= y[1]))
+
+
+def _dd_gt(x, y):
+    return _dd_lt(y, x)
+
+
+def _dd_ge(x, y):
+    return _dd_le(y, x)
+
+
+def _dd_eq(x, y):
+    return (x[0] == y[0]) & (x[1] == y[1])
+
+
+def _dd_ne(x, y):
+    return ~_dd_eq(x, y)
+
+
+def _dd_where(c, x, y):
+    return numpy.where(c, x[0], y[0]), numpy.where(c, x[1], y[1])
+
+
+def _dd_abs(x):
+    return _dd_where(x[0] < 0, _dd_neg(x), x)
+
+
+def _dd_sign(x):
+    s = numpy.sign(x[0])
+    return s, 0.0 * s
+
+
+def _dd_max(x, y):
+    return _dd_where(_dd_lt(x, y) | numpy.isnan(y[0]), y, x)
+
+
+def _dd_min(x, y):
+    return _dd_where(_dd_lt(y, x) | numpy.isnan(y[0]), y, x)
+
+
+def _dd_select(conds, values, default):
+    return (numpy.select(conds, [v[0] for v in values], default[0]),
+            numpy.select(conds, [v[1] for v in values], default[1]))
+
+
+def _dd_powi(x, n):
+    """x^n for an integer n, by squaring."""
+    out, base, m = (1.0, 0.0), x, abs(int(n))
+    while m:
+        if m & 1:
+            out = _dd_mul(out, base)
+        m >>= 1
+        if m:
+            base = _dd_mul(base, base)
+    return _dd_div((1.0, 0.0), out) if n < 0 else out
+
+
+def _dd_pow(x, c):
+    """x^c for x > 0 and a constant c: e^(c log x)."""
+    return _dd_exp(_dd_mul(c, _dd_log(x)))
+
+
+def _dd_logaddexp(x, y):
+    m = _dd_max(x, y)
+    d = _dd_neg(_dd_abs(_dd_sum(x, _dd_neg(y))))
+    fin = numpy.isfinite(d[0])
+    out = _dd_sum(m, _dd_log1p(_dd_exp((numpy.where(fin, d[0], -numpy.inf), numpy.where(fin, d[1], 0.0)))))
+    return numpy.where(fin, out[0], m[0]), numpy.where(fin, out[1], m[1])
+
+
+def _dd_scaled_sum(logs, signs):
+    """(m, t): sum_i s_i e^(l_i) = t e^m with m the largest l_i (a float; 0 where none is finite)."""
+    m = logs[0][0]
+    for l in logs[1:]:
+        m = numpy.maximum(m, l[0])
+    m = numpy.where(numpy.isfinite(m), m, 0.0)
+    total = (0.0 * m, 0.0 * m)
+    for l, s in zip(logs, signs):
+        total = _dd_sum(total, _dd_mul(s, _dd_exp(_dd_sum(l, (-m, 0.0 * m)))))
+    return m, total
+
+
+def _dd_lse_abs(logs, signs):
+    m, total = _dd_scaled_sum(logs, signs)
+    return _dd_sum(_dd_log(_dd_abs(total)), (m, 0.0 * m))
+
+
+def _dd_lse_sign(logs, signs):
+    return _dd_sign(_dd_scaled_sum(logs, signs)[1])
+
+
+def _dd_lse_ratio(l1, d, s, general):
+    """runtime._lse_ratio in double-double: l1 + log1p(s e^-d) where d >= 0, l1 - d + log1p(s e^d)
+    elsewhere; ``general()`` where d or l1 is not finite."""
+    if not (numpy.all(numpy.isfinite(d[0])) and numpy.all(numpy.isfinite(l1[0]))):
+        return general()
+    up = d[0] >= 0
+    base = _dd_where(up, l1, _dd_sum(l1, _dd_neg(d)))
+    x = _dd_neg(_dd_abs(d))
+    return _dd_sum(base, _dd_log1p(_dd_mul(s, _dd_exp(x))))
+
+
+def _dd_log1mexp(a):
+    """log(1 - e^-a), a >= 0 (runtime._log1mexp's two forms)."""
+    small = a[0] <= 0.6931471805599453
+    near = _dd_log(_dd_neg(_dd_expm1(_dd_neg(_dd_where(small, a, (1.0, 0.0))))))
+    far = _dd_log1p(_dd_neg(_dd_exp(_dd_neg(_dd_where(small, (1.0, 0.0), a)))))
+    return _dd_where(small, near, far)
+
+
+def _dd_tanh(x):
+    """tanh x: expm1(2x) / (expm1(2x) + 2) up to |x| = 1, sign(x) (1 - 2 / (e^(2|x|) + 1)) beyond."""
+    small = numpy.abs(x[0]) <= 1.0
+    t = _dd_expm1(_dd_scale(_dd_where(small, x, (0.0, 0.0)), 1))
+    near = _dd_div(t, _dd_sum(t, (2.0, 0.0)))
+    a = _dd_scale(_dd_abs(_dd_where(small, (1.0, 0.0), x)), 1)
+    far = _dd_mul(_dd_sign(x), _dd_sum((1.0, 0.0), _dd_neg(_dd_div((2.0, 0.0), _dd_sum(_dd_exp(a), (1.0, 0.0))))))
+    return _dd_where(small, near, far)
+
+
+def _dd_sinh(x):
+    """sinh x = (expm1(x) - expm1(-x)) / 2: two terms of one sign."""
+    return _dd_scale(_dd_sum(_dd_expm1(x), _dd_neg(_dd_expm1(_dd_neg(x)))), -1)
+
+
+def _dd_cosh(x):
+    return _dd_scale(_dd_sum(_dd_exp(x), _dd_exp(_dd_neg(x))), -1)
+
+
+def _dd_log_tanh(x):
+    a = _dd_scale(_dd_abs(x), 1)
+    return _dd_sum(_dd_log1mexp(a), _dd_neg(_dd_log1p(_dd_exp(_dd_neg(a)))))
+
+
+def _dd_log_sinh(x):
+    a = _dd_abs(x)
+    return _dd_sum(_dd_sum(a, _dd_log1mexp(_dd_scale(a, 1))), _dd_neg(_dd_ln2()))
+
+
+def _dd_log_cosh(x):
+    """runtime._log_cosh's two forms in double-double."""
+    a = _dd_abs(x)
+    small = a[0] <= 1.0
+    s = _dd_where(small, a, (0.0, 0.0))
+    m = _dd_expm1(s)
+    near = _dd_log1p(_dd_div(_dd_mul(m, m), _dd_scale(_dd_exp(s), 1)))
+    far = _dd_sum(_dd_sum(a, _dd_log1p(_dd_exp(_dd_neg(_dd_scale(a, 1))))), _dd_neg(_dd_ln2()))
+    return _dd_where(small, near, far)
+
+
+def _dd_round(x):
+    """hi + lo, NaN where either part is not finite (the double-double value is then unknown)."""
+    v = x[0] + x[1]
+    return numpy.where(numpy.isfinite(x[0]) & numpy.isfinite(x[1]), v, numpy.nan)
+
+
 #: the functions copied into every generated module, in this order
 _EMITTED = (_z, _all, _size, _whole, _blockwise, _block_coef, _block_pre, _block_outer, _memo_get, _scaled_sum, _lse2, _lse_ratio, _lse_abs, _lse_sign,
-            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _series, _outer_prep, _outer_rows, _series_outer, _outer_pairs, _outer_products, _truncated, _series_rect,
+            _dd, _dd_split, _dd_two_sum, _dd_mul, _dd_add, _dd_value, _rows, _take, _gather, _settle, _series, _outer_prep, _outer_rows, _series_outer, _outer_pairs, _outer_products, _truncated, _series_rect,
             _t_const, _t_dot, _t_degree, _t_mul, _t_div, _t_weights, _t_exp, _t_log, _t_pow, _t_lse)
 
 
-def source() -> str:
-    """The text of the run-time helpers for a generated module: ``_BLOCK`` and every function of
-    ``_EMITTED`` with the comments above it, read from this module (the generated module then needs
-    only numpy)."""
+#: helpers copied only into a module that calls them (directly or through another copied helper), so
+#: the modules of closed forms without these functions stay as they were
+_OPTIONAL = (_log1mexp, _log_tanh, _log_sinh, _log_cosh,
+             _dd_ln2, _dd_quick, _dd_sum, _dd_neg, _dd_div, _dd_scale, _dd_taylor_expm1, _dd_double, _dd_exp, _dd_expm1, _dd_log,
+             _dd_log1p, _dd_sqrt, _dd_lt, _dd_le, _dd_gt, _dd_ge, _dd_eq, _dd_ne, _dd_where, _dd_abs, _dd_sign, _dd_max,
+             _dd_min, _dd_select, _dd_powi, _dd_pow, _dd_logaddexp, _dd_scaled_sum, _dd_lse_abs, _dd_lse_sign,
+             _dd_lse_ratio, _dd_log1mexp, _dd_tanh, _dd_sinh, _dd_cosh, _dd_log_tanh, _dd_log_sinh, _dd_log_cosh, _dd_round)
+
+
+def source(module_text: str = "") -> str:
+    """The text of the run-time helpers for a generated module: ``_BLOCK``, every function of
+    ``_EMITTED`` with the comments above it, and each function of ``_OPTIONAL`` that ``module_text``
+    (the rest of the module) or a helper copied for it calls, read from this module (the generated
+    module then needs only numpy)."""
+    def text(fn) -> str:
+        return (inspect.getcomments(fn) or "") + inspect.getsource(fn).rstrip("\n")
+
+    def calls(name: str, code: str) -> bool:
+        return re.search(rf"\b{re.escape(name)}\(", code) is not None
+
     parts = [f"_BLOCK = {_BLOCK!r}"]
     for fn in _EMITTED:
-        parts.append((inspect.getcomments(fn) or "") + inspect.getsource(fn).rstrip("\n"))
+        parts.append(text(fn))
+    needed: list = []
+    pending = [module_text]
+    while pending:
+        code = pending.pop()
+        for fn in _OPTIONAL:
+            if fn not in needed and calls(fn.__name__, code):
+                needed.append(fn)
+                pending.append(text(fn))
+    parts += [text(fn) for fn in _OPTIONAL if fn in needed]  # in the order of _OPTIONAL (callees first)
     return "\n\n\n".join(parts) + "\n"

@@ -135,6 +135,12 @@ class TaylorEmitter(Translator):
     def _series_log(self, e):
         return self.logabs(e.args[0])
 
+    # A hyperbolic function of alpha is its exponential form: the rules above then apply
+    def _series_hyperbolic(self, e):
+        return self.series(e.rewrite(sp.exp))
+
+    _series_tanh = _series_sinh = _series_cosh = _series_coth = _series_sech = _series_csch = _series_hyperbolic
+
     def _factor(self, f: sp.Expr) -> str:
         if f.is_Pow and f.exp.is_Integer and f.exp < 0:
             if f.base.is_Add and self._vanishes(f.base):
@@ -188,6 +194,11 @@ class TaylorEmitter(Translator):
         if not logs:
             raise CodegenError("log of a sum that vanishes at the expansion point")
         return self._new(f"_t_lse([{', '.join(logs)}], [{', '.join(plain)}])")
+
+    def _logabs_hyperbolic(self, e):
+        return self.logabs(e.rewrite(sp.exp))
+
+    _logabs_tanh = _logabs_sinh = _logabs_cosh = _logabs_coth = _logabs_sech = _logabs_csch = _logabs_hyperbolic
 
     def _logabs_Basic(self, e):
         return self._new(f"_t_log({self.series(e)})")
