@@ -531,7 +531,7 @@ def test_a_curve_prepared_while_a_time_limit_expired_is_not_kept(monkeypatch, ex
 
 
 @pytest.mark.slow  # about 7 minutes cold, generating the discrete Laplace float code; hyperbolic float code
-# is in the default run (tests/test_codegen_accuracy.py)
+# is in the default run (tests/test_codegen_accuracy.py::test_hyperbolic_values_and_their_logs_have_float_code)
 def test_discrete_laplace_accounts_with_its_closed_form_and_the_optimal_epsilon():
     """Issue 30, item 5: the discrete Laplace pmfs' closed form (tanh of its normaliser) has float code,
     so the accountant composes the derived curve, not the numeric grid (which, between its orders, is
