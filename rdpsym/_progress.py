@@ -15,10 +15,11 @@ from typing import Any, Callable
 
 from ._numbers import ArgumentError
 
-__all__ = ["Printer", "progress_printer"]
+__all__ = ["Printer", "is_terminal", "progress_printer"]
 
 
-def _is_terminal(stream) -> bool:
+def is_terminal(stream) -> bool:
+    """Whether ``stream`` is an open terminal (a closed stream, or one without ``isatty``, is not)."""
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())
@@ -50,7 +51,7 @@ def progress_printer(progress, what: str) -> Callable | None:
     :class:`Printer` (``True``, or ``None`` with stderr a terminal), or None (nothing reported).
     ``ArgumentError`` for anything else."""
     if progress is None:
-        return Printer(what) if _is_terminal(sys.stderr) else None
+        return Printer(what) if is_terminal(sys.stderr) else None
     if progress is True:
         return Printer(what)
     if progress is False:

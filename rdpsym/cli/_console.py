@@ -14,18 +14,12 @@ import contextlib
 import sys
 from typing import Iterator
 
+from .._progress import is_terminal
+
 __all__ = ["output", "progress", "Progress", "WIDE"]
 
 #: the width of a console that is not a terminal: wider than any row (rich sizes a table to its content)
 WIDE = 100_000
-
-
-def _is_terminal(stream) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except ValueError:  # a closed stream
-        return False
 
 
 def output(stderr: bool = False):
@@ -34,7 +28,7 @@ def output(stderr: bool = False):
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    if _is_terminal(stream):
+    if is_terminal(stream):
         return Console(stderr=stderr)
     return Console(file=stream, width=WIDE, soft_wrap=True, no_color=True, highlight=False,
                    force_terminal=False, color_system=None)
@@ -71,7 +65,7 @@ def progress(description: str, total: int | None = None, *, enabled: bool = True
     """A progress bar on stderr for a run that may take seconds (``total`` None: a spinner with the
     elapsed time). Off (a no-op :class:`Progress`) when ``enabled`` is false (``--json``) or stderr is
     not a terminal."""
-    if not (enabled and _is_terminal(sys.stderr)):
+    if not (enabled and is_terminal(sys.stderr)):
         yield Progress(None, None)
         return
     from rich.console import Console

@@ -473,7 +473,7 @@ def _is_zero(e: sp.Expr, seconds: float = 10.0) -> bool:
         if deadline_passed():
             raise  # an enclosing limit: not this check's to absorb
         return False
-    except Exception:  # noqa: BLE001 - undecided: the constant is written as it is
+    except SYMBOLIC_ERRORS:  # sympy cannot tell: undecided, the constant is written as it is
         return False
 
 

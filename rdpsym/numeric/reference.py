@@ -124,13 +124,7 @@ def _peak(f, lo, hi):
     if a == b:
         return pts[i]
 
-    def logf(t):
-        try:
-            v = abs(f(t))
-        except (ArithmeticError, ValueError, ZeroDivisionError):
-            return -mpmath.inf
-        return mpmath.log(v) if v > 0 else -mpmath.inf
-
+    logf = _log_abs(f)
     lo, hi = a, b
     t, v = golden_max(logf, lo, hi, 60)
     # a peak narrower than the bracket the search leaves (a Gaussian of scale 1e-30 at x = -999: after 60
