@@ -196,9 +196,6 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
     compiled = compiled_pair(abst.P, abst.Q, x)
     Ps, Qs, support = substitute_values(P, Q, x, support, values)  # checks the values (ValueError)
     exact = parameter_substitution(P, Q, x, values)
-    if Ps == Qs:
-        # compared by structure, no simplifier: equal is certain, unequal only 'not shown'
-        return NumericValue.identical(dps)
     P, Q = Ps, Qs
     norm = None
     if abst.atoms:
@@ -208,6 +205,11 @@ def numeric_divergence(P, Q, x, support, alpha, values, dps: int = 50) -> Numeri
             return NumericValue.failed(dps, str(exc))
         exact = {**exact, **norm.exact}
         P, Q = abst.P.subs(exact), abst.Q.subs(exact)
+    if P == Q:
+        # compared by structure, no simplifier: equal is certain, unequal only 'not shown'; after the
+        # normalisers, whose failure (a divergent sum) is reported first, and whose notes are kept
+        same = NumericValue.identical(dps)
+        return replace(same, detail=same.detail + "".join("; " + n for n in norm.notes)) if norm else same
     sub = None
     if compiled is not None:
         sub = {s: exact[s] for s in (compiled[2].free_symbols | compiled[3].free_symbols) - {x}}
