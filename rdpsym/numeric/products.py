@@ -41,8 +41,8 @@ def _factors(expr: sp.Expr, xs) -> tuple[sp.Expr, list[sp.Expr]] | None:
         return None
     if not parts:
         return None
-    coeff = sp.sympify(parts.get("coeff", 1))
-    factors = [sp.sympify(parts.get(x, 1)) for x in xs]
+    coeff = sp.sympify(parts.get("coeff", 1), strict=True)
+    factors = [sp.sympify(parts.get(x, 1), strict=True) for x in xs]
     if coeff.free_symbols or not coeff.is_positive:
         return None
     return coeff, factors
