@@ -376,16 +376,22 @@ def test_neighbourhood_of_a_parameter_dependent_order(two_laplace_scales, b1, b2
     np.testing.assert_allclose(grid[:, 1], got, rtol=1e-12)
 
 
-def test_two_gaussian_scales_at_the_edge_of_finiteness():
-    """N(0, s1^2) against N(m, s2^2) is finite only where alpha s2^2 + (1 - alpha) s1^2 > 0; at s1 = 1.3,
-    s2 = 0.7 the edge is alpha = s1^2/(s1^2 - s2^2). That factor, computed in floats next to its root, is
-    mostly rounding: 1e-12 below the edge the code was 3e-5 off. Beyond the edge the value is +inf."""
+@pytest.fixture(scope="module")
+def two_scales():
+    """N(0, s1^2) against N(m, s2^2): the derived result and its float code, made once for the tests below."""
     x = sp.Symbol("x", real=True)
     s1, s2, m = sp.symbols("s1 s2 m", positive=True)
     P = sp.exp(-x**2 / (2 * s1**2)) / sp.sqrt(2 * sp.pi * s1**2)
     Q = sp.exp(-(x - m) ** 2 / (2 * s2**2)) / sp.sqrt(2 * sp.pi * s2**2)
     r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals)
-    f = r.to_numpy()
+    return r, r.to_numpy()
+
+
+def test_two_gaussian_scales_at_the_edge_of_finiteness(two_scales):
+    """N(0, s1^2) against N(m, s2^2) is finite only where alpha s2^2 + (1 - alpha) s1^2 > 0; at s1 = 1.3,
+    s2 = 0.7 the edge is alpha = s1^2/(s1^2 - s2^2). That factor, computed in floats next to its root, is
+    mostly rounding: 1e-12 below the edge the code was 3e-5 off. Beyond the edge the value is +inf."""
+    r, f = two_scales
     with mpmath.workdps(50):
         edge = mpmath.mpf(1.3) ** 2 / (mpmath.mpf(1.3) ** 2 - mpmath.mpf(0.7) ** 2)
         below = [float(edge - d) for d in (1e-2, 1e-4, 1e-6, 1e-9, 1e-12, 1e-14)]
@@ -399,16 +405,11 @@ def test_two_gaussian_scales_at_the_edge_of_finiteness():
             assert abs(mpmath.mpf(float(f(a, s1=0.7, s2=1.3, m=1.0))) - exact) <= 1e-13 * exact
 
 
-def test_two_gaussian_scales_next_to_the_kl_divergence():
+def test_two_gaussian_scales_next_to_the_kl_divergence(two_scales):
     """A boundary series whose coefficients are 0/0 at alpha = 1 (the series in m of two Gaussian scales
     starts at D_alpha of the two centred Gaussians, log(...)/(alpha - 1)) never serves next to alpha = 1:
     it returned 3.9e-8 off at alpha = 1 + 1e-9, s1 = 2, s2 = 1, m = 0.01."""
-    x = sp.Symbol("x", real=True)
-    s1, s2, m = sp.symbols("s1 s2 m", positive=True)
-    P = sp.exp(-x**2 / (2 * s1**2)) / sp.sqrt(2 * sp.pi * s1**2)
-    Q = sp.exp(-(x - m) ** 2 / (2 * s2**2)) / sp.sqrt(2 * sp.pi * s2**2)
-    r = rdpsym.renyi_divergence(P, Q, x, sp.S.Reals)
-    f = r.to_numpy()
+    r, f = two_scales
     alphas = [1 - 1e-6, 1 - 1e-9, 1 + 1e-12, 1 + 1e-9, 1 + 1e-6, 1.01]
     for v1, v2, v3 in [(2.0, 1.0, 0.01), (1.3, 0.7, 1.0), (1.0, 0.999, 3.0)]:
         got = _accurate_or_flagged(f, alphas, lambda a: r.evaluate(_x(a), dps=50, s1=_x(v1), s2=_x(v2), m=_x(v3)),

@@ -17,7 +17,6 @@ import math
 import mpmath
 import sympy as sp
 
-from ..numeric.inputs import one_distribution
 from .certificate import Certificate
 from .partition import ball_text
 from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
@@ -68,7 +67,7 @@ def _binding_point(run, order, alpha, values) -> dict | None:
     ev, tgt = run.ev, run.tgt
     allv = ev.all_values(values)
     expr = tgt.truth_expr(order)
-    if expr is None or _identity_point(tgt, allv):
+    if expr is None or tgt.one_distribution_at(allv):
         return None
     enc = Enclosures(expr, expr, tgt.result.conditions, order, tgt.parameters, ev.fixed,
                      tuple((p.alpha, p.value) for p in tgt.result.exceptional_points), run.dps)
@@ -93,12 +92,6 @@ def _binding_point(run, order, alpha, values) -> dict | None:
             "directions": directions, "divergence": ball_text(ball), "claim": claim, "numeric": numeric}
 
 
-def _identity_point(tgt, allv) -> bool:
-    """Every direction's P and Q are one distribution at ``allv``: the divergence is 0 there by identity,
-    and any formula vanishing there would agree, so the point binds nothing."""
-    return all(one_distribution(P, Q, x, support, allv) for P, Q, x, support in tgt.directions_at(allv))
-
-
 def _binding(run, extra_orders=()) -> tuple[dict, ...]:
     """Up to :data:`BINDING_POINTS` points at typical parameter values (and one at each order of
     ``extra_orders``, e.g. oo for a proof through D_oo)."""
@@ -109,7 +102,7 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
               # each parameter at another of its typical values: P and Q differ where the first two give
               # two parameters of one role the same value (Poisson's two rates)
               {p.name: p.typical_values(3)[i % 3] for i, p in enumerate(free)}]
-    usable = [c for c in combos if not _identity_point(run.tgt, run.ev.all_values(c))] or combos[:1]
+    usable = [c for c in combos if not run.tgt.one_distribution_at(run.ev.all_values(c))] or combos[:1]
     if run.order is None:
         alphas = [a for a in _BINDING_ALPHAS if (a > run.lo) is sp.true and (a < run.hi) is sp.true
                   and a not in run.tgt.exceptional]

@@ -33,7 +33,6 @@ import sympy as sp
 
 from .._timeout import StepTimeout, time_limit
 from ..derive.result import DivergenceResult, Status
-from ..numeric.inputs import one_distribution
 from ..symbols import alpha as ALPHA
 from ..numeric.balls import Unsupported, arb_rational, compile_arb, flint_module
 from .guard import HangGuardFired, HangGuards
@@ -294,7 +293,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         _check_point_in_domains(cert, b["values"], f"binding point {i + 1}")
         tgt = numeric_target(cert, b["directions"])
         allv = {**b["values"], **cert.fixed}
-        if all(one_distribution(P, Q, x, support, allv) for P, Q, x, support in tgt.directions_at(allv)):
+        if tgt.one_distribution_at(allv):
             raise _Failed(f"binding point {i + 1}: P and Q are one distribution there, where every divergence "
                           "is 0: it binds nothing")
         try:

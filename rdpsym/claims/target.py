@@ -20,6 +20,7 @@ import mpmath
 import sympy as sp
 
 from ..derive.result import DivergenceResult, Status
+from ..numeric.inputs import one_distribution
 from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from .fasteval import compile_mp, real_value
@@ -148,6 +149,11 @@ class Target:
             return (None, None, False, f"the numeric maximum failed: {exc}")
         detail = found.top[1].detail if found.converged else f"not converged: {found.describe_failures()}"
         return (found.value, found.error, found.converged, detail)
+
+    def one_distribution_at(self, values: Mapping[str, sp.Expr]) -> bool:
+        """Every direction's P and Q are one distribution at ``values``: every divergence is 0 there
+        (Prop. 8), so the point ties no formula to the densities."""
+        return all(one_distribution(P, Q, x, support, values) for P, Q, x, support in self.directions_at(values))
 
     def directions_at(self, values: Mapping[str, sp.Expr]) -> tuple:
         """The directions at parameter ``values``: for a mechanism with a family of integer shifts, both
