@@ -22,18 +22,24 @@ from .._optimize import golden_max
 from .kinks import breakpoints, scan_points
 from .quantities import Form
 from .scales import Unsettled, digits_needed, require_digits
-from .tails import Failed, Infinite, check_end, far, far_exponents
+from .tails import Failed, Infinite, check_end, far, far_exponents, ray_limit
 from .densities import make_L
 
 __all__ = ["continuous_once", "continuous_prepare", "drop_width", "find_peak", "integrate_pieces",
            "sup_continuous"]
 
 
-def _extend_ray(L, pts, vals, a, b):
+def _extend_ray(L, pts, vals, a, b, magnitude=None):
     """Follow a peak that lies beyond the scan of an infinite end (the Gaussian pair at order 1e300 peaks
     at x = -1e300): while the largest value is the outermost sample of that end, sample ``c ± 10^(2E)``
     (the exponent doubling, up to 10^(2^17)) until the values fall, then locate the largest on the
-    exponent by golden-section search. Returns the samples with the new points (sorted)."""
+    exponent by golden-section search. Returns the samples with the new points (sorted).
+
+    With the problem's ``magnitude`` the ray stops at :func:`ray_limit`: every feature of ``L`` lies
+    closer (:mod:`.scales`), so a ray still rising there rises for good, and the tail tests, which read
+    the same distances, decide what that means (an infinite divergence or supremum, or a doubt). A
+    count, never a time: without it the subsampled Gaussian's log-ratio, which grows linearly, was
+    followed to ``|x| = 10^4096`` at thousands of digits (minutes) before its values stopped settling."""
     pts, vals = list(pts), list(vals)
     for sgn, end in ((1, b), (-1, a)):
         if not mpmath.isinf(end) or not pts:
@@ -52,9 +58,14 @@ def _extend_ray(L, pts, vals, a, b):
                 return mpmath.nan
 
         e = mpmath.log10(max(abs(pts[i_out] - c), 1))
+        limit = ray_limit(c, magnitude)
         us, ws = [e], [vals[i_out]]
         for _ in range(17):
+            if limit is not None and e >= limit:
+                break
             e = 2 * e if e >= 1 else e + 1
+            if limit is not None:
+                e = min(e, mpmath.mpf(limit))
             v = along(e)
             us.append(e)
             ws.append(v)
@@ -76,17 +87,18 @@ def _extend_ray(L, pts, vals, a, b):
     return [pts[i] for i in order], [vals[i] for i in order]
 
 
-def find_peak(L, intervals, kinks, refine_iters=60):
+def find_peak(L, intervals, kinks, refine_iters=60, magnitude=None):
     """Global max of L over the continuous intervals: scan (followed out along an infinite end while it
-    still rises, :func:`_extend_ray`) + golden refinement, continued at the working precision where
-    the peak is narrower than the golden bracket. Returns (x, L, samples)."""
+    still rises, :func:`_extend_ray`, as far as ``magnitude`` says features can be) + golden refinement,
+    continued at the working precision where the peak is narrower than the golden bracket. Returns (x,
+    L, samples)."""
     best = (None, -mpmath.inf)
     samples = []
     for a, b in intervals:
         pts = scan_points(a, b, kinks)
         vals = [L(t) for t in pts]
         if mpmath.isinf(a) or mpmath.isinf(b):
-            pts, vals = _extend_ray(L, pts, vals, a, b)
+            pts, vals = _extend_ray(L, pts, vals, a, b, magnitude)
         samples.append((pts, vals))
         for i, v in enumerate(vals):
             if v > best[1]:
@@ -245,7 +257,7 @@ def continuous_prepare(dens, intervals, kinks, q, a):
     Lchk = make_L(dens, q.check_form, a) if q.check_form is not q.scan_form else Lint
     Lw = make_L(dens, q.peak_form, a) if q.peak_form is not q.scan_form else Lint
     # points where P > 0 = Q make alpha >= 1 infinite
-    peak, Lmax, samples = find_peak(Lint, intervals, kinks)
+    peak, Lmax, samples = find_peak(Lint, intervals, kinks, magnitude=dens.magnitude)
     if Lmax == mpmath.inf and a is not None and a > 1:
         raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(peak, 10)}), alpha > 1")
     if not q.peak_is_integrand:
@@ -258,7 +270,7 @@ def continuous_prepare(dens, intervals, kinks, q, a):
         raise Failed("the integrand vanishes at every sample point (P = 0 or Q = 0 everywhere?)")
     scanned = list(samples)
     if Lw is not Lint:
-        peak, Lmax, samples_w = find_peak(Lw, intervals, kinks)
+        peak, Lmax, samples_w = find_peak(Lw, intervals, kinks, magnitude=dens.magnitude)
         scanned += samples_w
     lo_all = min(i[0] for i in intervals)
     hi_all = max(i[1] for i in intervals)
@@ -365,7 +377,8 @@ def continuous_once(dens, intervals, kinks, q, a, prep, scale_jitter, rule, info
 def sup_continuous(dens, intervals, kinks):
     """D_inf = sup_{P>0} log P/Q by scan, golden refinement and limits at the ends."""
     R = make_L(dens, Form.RATIO, None)
-    peak, Rmax, samples = find_peak(R, intervals, kinks, refine_iters=int(mpmath.mp.prec * 1.5))
+    peak, Rmax, samples = find_peak(R, intervals, kinks, refine_iters=int(mpmath.mp.prec * 1.5),
+                                    magnitude=dens.magnitude)
     if Rmax == mpmath.inf:
         raise Infinite(f"P > 0 where Q = 0 (at x = {mpmath.nstr(peak, 10)})")
     if Rmax == -mpmath.inf:

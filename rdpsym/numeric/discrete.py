@@ -24,6 +24,8 @@ P/Q`` over the points, the scanned progressions and their far values.
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import sympy as sp
 
@@ -33,7 +35,7 @@ from .densities import make_L
 from .quantities import Form
 from .ratios import bound_at
 from .scales import Unsettled, digits_needed, require_digits
-from .tails import Failed, Infinite, check_end, far, far_exponents
+from .tails import Failed, Infinite, check_end, far, far_exponents, ray_limit
 
 __all__ = ["MAX_TERMS", "discrete_once"]
 
@@ -45,16 +47,18 @@ MAX_TERMS_SLOW = 20000
 GRID_J = sorted(set([0, 1, 2, 3] + [int(2 ** (e / 2)) for e in range(4, 130)]))
 
 
-def _scan(L, s0: int, st: int):
+def _scan(L, s0: int, st: int, limit=None):
     """The summand's log on the grid :data:`GRID_J`, followed out while the grid's largest value is its
     last (offsets 2^128, 2^256, ...: the exponent doubling, values settled at the precision they
-    need), until it falls. Returns (offsets, values, rising): ``rising`` when it had not fallen by
-    the last offset it could reach."""
+    need), until it falls, up to ``2^(2^14)`` or to ``10^limit`` (a decimal exponent) when given.
+    Returns (offsets, values, rising): ``rising`` when it had not fallen by the last offset it could
+    reach."""
     grid = list(GRID_J)
     vals = [L(mpmath.mpf(s0 + st * j)) for j in grid]
     e = 128
+    top = 2 ** 14 if limit is None else min(2 ** 14, int(math.ceil(limit * math.log2(10))))
     while vals[-1] >= max(vals) and -mpmath.inf < vals[-1] < mpmath.inf:
-        if e > 2 ** 14:
+        if e > top:
             return grid, vals, True
         j = 2 ** e
         try:
@@ -198,7 +202,10 @@ def discrete_once(dens, support: Support, q, a):
         if check_parts:
             for j in GRID_J:
                 term_parts(s0 + st * j)
-        grid, vals, rising = _scan(L, s0, st)
+        # the log-ratio's features are algebraic in the problem's numbers: none lies beyond the far
+        # values D_inf reads (ray_limit), while the summand's mode at a finite order moves with the order
+        # (exponentially: Poisson's at alpha = 1000 sits at k ~ 2.8e41) and is followed on
+        grid, vals, rising = _scan(L, s0, st, ray_limit(mpmath.mpf(s0), mag) if q.supremum else None)
         prog_samples.append((grid, vals, rising))
         Lmax = max([Lmax] + vals)
     if q.supremum:

@@ -117,7 +117,7 @@ def _modes(dens, intervals, kinks) -> list:
         def log_density(t, which=which):
             v = dens.logpq(t)[which]
             return v if not mpmath.isnan(v) else -mpmath.inf
-        t, v, _ = find_peak(log_density, intervals, kinks)
+        t, v, _ = find_peak(log_density, intervals, kinks, magnitude=dens.magnitude)
         # a mode at (or next to) a kink, e.g. a density's jump, is that kink: it is already a breakpoint
         if (t is not None and mpmath.isfinite(t) and mpmath.isfinite(v)
                 and all(abs(t - k) > mpmath.mpf(10) ** -6 * max(1, abs(k)) for k in kinks)):

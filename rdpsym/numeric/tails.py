@@ -17,7 +17,7 @@ import mpmath
 
 from .scales import Unsettled, settled
 
-__all__ = ["Failed", "Infinite", "TailCheck", "check_end", "far", "far_exponents", "power_slope"]
+__all__ = ["Failed", "Infinite", "TailCheck", "check_end", "far", "far_exponents", "power_slope", "ray_limit"]
 
 
 class Infinite(Exception):
@@ -77,6 +77,16 @@ def far_exponents(scale, base, magnitude: int, outward: bool) -> tuple[int, int,
         # the problem's numbers push it further (a feature 1e-50 wide), up to 10^-72 of it
         e1 = 8 + min(magnitude, 64)
     return e1, 2 * e1, 4 * e1
+
+
+def ray_limit(base, magnitude) -> int | None:
+    """The decimal exponent beyond which a ray from ``base`` is not followed: ``8 e1``, the farthest
+    distance a tail test or a far value of D_inf reads (``e1`` of :func:`far_exponents`), past
+    every feature of a problem of that ``magnitude`` (:func:`~.scales.magnitude`). None (no magnitude
+    known): followed until its values no longer settle."""
+    if magnitude is None:
+        return None
+    return 8 * far_exponents(1, base, magnitude, True)[0]
 
 
 def power_slope(L, base, sgn, scale, outward: bool, magnitude: int = 0):
