@@ -40,12 +40,14 @@ __all__ = ["SERIES_TERMS", "SERIES_TOLERANCE", "Series", "series_expansions", "f
 SERIES_TOLERANCE = 1e-15
 #: Number of Taylor terms kept (orders 0 .. SERIES_TERMS-1).
 SERIES_TERMS = 12
-#: Time limit of one symbolic series (sympy). A series not built in time fails closed (the float code
-#: refuses the points of its band where the closed form loses digits), so the limit trades time for
-#: coverage, never for correctness.
-SERIES_SECONDS = 120.0
-#: Time limit of the Taylor-mode attempt of one series (sympy's series gets the rest of SERIES_SECONDS)
-TAYLOR_MODE_SECONDS = 30.0
+#: A guard against a hang, for each of the two attempts at one series (Taylor-mode arithmetic, then
+#: sympy's ``series`` where Taylor mode has no rule). Far above the time a series takes (the slowest
+#: built-in, Laplace at alpha = 1/2: 16 s idle, about 30 s with both cores busy), so which series is
+#: built depends on the expression, never on the machine's speed: with a 30 s limit Taylor mode gave
+#: up under load and sympy's series was used instead, and the series, made while a limit expired,
+#: was never cached (every process spent 45 s on it again). When the guard fires the series is not
+#: built, not cached, and the float code refuses the points of its band (it fails closed).
+SERIES_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -138,24 +140,22 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
     Taylor-mode arithmetic on the expression tree first (:func:`_taylor_mode`: seconds where sympy's
     ``series`` takes minutes on a sum of powers with symbolic exponents, such as randomized response on
     three values as p -> 1/3); sympy's ``series`` only where that does not apply (a node that is zero at
-    the centre, a pole such as (alpha - 1/2)**-1, a node it has no rule for), in the time left.
+    the centre, a pole such as (alpha - 1/2)**-1, a node it has no rule for). Each attempt runs under
+    the hang guard ``seconds``; when it fires there is no series (no fallback: which method is used
+    never depends on the clock).
     """
-    import time
-
     from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
 
     def attempt():
         coeffs = _taylor_mode(expr, var, n)
         return coeffs if _agrees(expr, var, coeffs, point) else None  # checked at ``point``, within the limit
 
-    start = time.monotonic()
     try:
-        # at most half the time: where Taylor-mode is slow (large coefficients), sympy may still be quick
-        coeffs = run_with_time_limit(attempt, seconds=min(seconds / 2, TAYLOR_MODE_SECONDS))
+        coeffs = run_with_time_limit(attempt, seconds=seconds)
     except StepTimeout:
         if deadline_passed():
-            raise  # an enclosing limit: not this attempt's to turn into a fallback
-        coeffs = None
+            raise  # an enclosing limit: not this attempt's to handle
+        return None  # the hang guard fired (recorded: the series are not cached)
     except (_NotTaylorMode, *SYMBOLIC_ERRORS):  # no Taylor-mode rule, or sympy's many types on odd nodes: sympy's series then tries
         coeffs = None
     if coeffs is not None:
@@ -174,11 +174,8 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
             return None
         return coeffs
 
-    left = seconds - (time.monotonic() - start)
-    if left <= 0.5:
-        return None
     try:
-        return run_with_time_limit(work, seconds=left)
+        return run_with_time_limit(work, seconds=seconds)
     except (StepTimeout, RuntimeError, NotImplementedError, ValueError, TypeError, ZeroDivisionError):
         return None
     except SYMBOLIC_ERRORS:  # sympy's series raises many types; a failed series is just not used
