@@ -152,3 +152,13 @@ def test_reference_narrow_peak_far_out_is_covered_by_its_error():
     r = reference_divergence(_gauss(0, s), _gauss(1, s), x, sp.S.Reals, 1000, {}, dps=30)
     with mpmath.workdps(120):
         assert _judge(r, 1000 / (2 * _mp(s) ** 2)) in ("ok", "refused")
+
+
+def test_reference_follows_a_peak_beyond_its_grid():
+    # N(0, 1) against N(1, 1) at alpha = 1e20: the integrand peaks at x = -(alpha - 1), far beyond the
+    # grid's last probe (-3e8); placed there, both precisions missed the mass alike and agreed on
+    # 4.998e19, "converged". Truth alpha/2 = 5e19 (Mironov 2017, Prop. 7).
+    a = sp.Integer(10) ** 20
+    r = reference_divergence(_gauss(0, 1), _gauss(1, 1), x, sp.S.Reals, a, {}, dps=30)
+    with mpmath.workdps(60):
+        assert r.converged and _judge(r, _mp(a) / 2) == "ok", r

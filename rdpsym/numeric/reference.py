@@ -104,6 +104,49 @@ def _grid(lo, hi):
     return [t for t in pts if lo < t < hi]
 
 
+#: the farthest decimal exponent a peak is followed out to along an infinite end (a count of steps:
+#: exponents 9, 18, 36, ... 4608), beyond any order's peak the plan's digits could resolve
+_FOLLOW_EXPONENT = 4608
+
+
+def _follow_out(logf, pts, vals, lo, hi):
+    """The probe points and values of :func:`_peak` (``vals`` are ``|f|``), with more points along an
+    infinite end whose outermost probe holds the largest value: ``c +- 10^e`` for ``e = 9, 18, 36, ...``
+    while the values still rise, then golden-section search on the exponent between the neighbours of
+    the largest. The Gaussian pair at order 1e20 peaks at x = -1e20: without this the peak was placed at
+    the grid's last point, -3e8, the quadrature never saw the integrand's mass, and both precisions
+    agreed on 4.998e19 (the value is 5e19). Raises ``ArithmeticError`` when the values still rise at
+    ``10^4608`` (:data:`_FOLLOW_EXPONENT`): no peak to integrate around."""
+    best = max(range(len(vals)), key=lambda j: vals[j])
+    for sgn, end, i_out in ((1, hi, len(pts) - 1), (-1, lo, 0)):
+        if not mpmath.isinf(end) or best != i_out or not vals[i_out] > 0:
+            continue
+        c = lo if not mpmath.isinf(lo) else hi if not mpmath.isinf(hi) else mpmath.mpf(0)
+
+        def along(u, c=c, sgn=sgn):
+            return logf(c + sgn * mpmath.mpf(10) ** u)
+
+        us, ws = [mpmath.log10(abs(pts[i_out] - c))], [logf(pts[i_out])]
+        e = 9
+        while ws[-1] > -mpmath.inf and (len(ws) == 1 or ws[-1] > ws[-2]):
+            if e > _FOLLOW_EXPONENT:
+                raise ArithmeticError(f"the integrand still grows at |x| = 1e{_FOLLOW_EXPONENT}: no peak to "
+                                      "integrate around")
+            us.append(mpmath.mpf(e))
+            ws.append(along(e))
+            e *= 2
+        j = max(range(len(ws)), key=lambda k: ws[k])
+        if j == 0:
+            continue
+        u, _ = golden_max(along, us[j - 1], us[j + 1], 60)
+        extra = [us[j - 1], u - mpmath.mpf(1) / 64, u, u + mpmath.mpf(1) / 64, us[j + 1]]
+        pts = pts + [c + sgn * mpmath.mpf(10) ** w for w in extra]
+        vals = vals + [mpmath.exp(along(w)) if along(w) > -mpmath.inf else mpmath.mpf(0) for w in extra]
+        order = sorted(range(len(pts)), key=lambda k: pts[k])
+        pts, vals = [pts[k] for k in order], [vals[k] for k in order]
+    return pts, vals
+
+
 def _peak(f, lo, hi):
     """Where |f| is largest on [lo, hi]: the best point of the fixed grid, refined by golden-section
     search between its neighbours (a peak that moved far out, e.g. to x = -38 for the generalized
@@ -119,12 +162,13 @@ def _peak(f, lo, hi):
         return None
     ordered = sorted(range(len(grid)), key=lambda i: grid[i])
     pts, vals = [grid[i] for i in ordered], [values[i] for i in ordered]
+    logf = _log_abs(f)
+    pts, vals = _follow_out(logf, pts, vals, lo, hi)
     i = max(range(len(pts)), key=lambda j: vals[j])
     a, b = (pts[i - 1] if i > 0 else pts[i]), (pts[i + 1] if i + 1 < len(pts) else pts[i])
     if a == b:
         return pts[i]
 
-    logf = _log_abs(f)
     lo, hi = a, b
     t, v = golden_max(logf, lo, hi, 60)
     # a peak narrower than the bracket the search leaves (a Gaussian of scale 1e-30 at x = -999: after 60
