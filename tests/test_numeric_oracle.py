@@ -162,3 +162,13 @@ def test_reference_follows_a_peak_beyond_its_grid():
     r = reference_divergence(_gauss(0, 1), _gauss(1, 1), x, sp.S.Reals, a, {}, dps=30)
     with mpmath.workdps(60):
         assert r.converged and _judge(r, _mp(a) / 2) == "ok", r
+
+
+def test_reference_refuses_a_scale_beyond_its_digit_budget():
+    # alpha = 1e300: the peak at x = -1e300 needs hundreds of digits more than asked for; tanh-sinh at
+    # that precision did not finish in 30 minutes. A counted budget refuses it (never converged, never
+    # a number), whatever the machine's speed
+    from rdpsym.numeric.reference import MAX_EXTRA_DIGITS
+
+    r = reference_divergence(_gauss(0, 1), _gauss(1, 1), x, sp.S.Reals, sp.Integer(10) ** 300, {}, dps=30)
+    assert not r.converged and "refused" in r.detail and str(MAX_EXTRA_DIGITS) in r.detail, r
