@@ -213,6 +213,15 @@ def test_interrupted_sweep_keeps_what_finished_and_resumes(tmp_path):
     assert rest.ok and rest.resumed == 3 and rest.results() == [i * i for i in range(10)]
 
 
+def _as_from_a_terminal():
+    """In the child before exec: Ctrl-C delivered and handled by default, as for a program a shell starts.
+    A test process may have inherited SIGINT ignored or blocked (both survive fork and exec; CI's xdist
+    worker had it ignored, so the sweep never saw the interrupt and ran its 60 s tasks), and then
+    Python installs no KeyboardInterrupt handler at all: that would test the test process, not rdpsym."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_on_a_parallel_sweep_reports_what_did_not_finish(tmp_path):
     script = tmp_path / "sweep.py"
     script.write_text(textwrap.dedent(f"""
@@ -228,7 +237,7 @@ def test_ctrl_c_on_a_parallel_sweep_reports_what_did_not_finish(tmp_path):
             sys.exit(130)
         """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal)
     # the imports take seconds on a loaded machine: interrupt the sweep, not the import
     assert proc.stdout.readline().strip() == "IMPORTED"
     time.sleep(3)
