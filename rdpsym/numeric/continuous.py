@@ -397,8 +397,7 @@ def sup_continuous(dens, intervals, kinks):
     doubts = []
     mag = getattr(dens, "magnitude", 0)
     near_exps = [(10 + mag) * m for m in (1, 2, 4)]  # 10^-10, 10^-20, 10^-40 for ordinary numbers
-    far_exps = list(far_exponents(1, 0, mag, True))
-    far_exps.append(2 * far_exps[-1])
+    far_exps = [*far_exponents(1, 0, mag, True), ray_limit(0, mag)]
     for a, b in intervals:
         bp = breakpoints(a, b, kinks, None)
         for i, c in enumerate(bp):

@@ -104,8 +104,7 @@ def _sup(L, progs, prog_samples, Lmax, mag, doubts):
     """D_inf over the progressions: the scan's best, refined near its largest value, and the far values
     (a limit approached at infinity)."""
     best = Lmax
-    exps = list(far_exponents(1, 0, mag, True))
-    exps.append(2 * exps[-1])
+    exps = [*far_exponents(1, 0, mag, True), ray_limit(0, mag)]
     for (s0, st), (grid, vals, _) in zip(progs, prog_samples):
         i = max(range(len(vals)), key=lambda i: vals[i])
         lo = grid[i - 1] if i > 0 else 0

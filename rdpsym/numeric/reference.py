@@ -122,6 +122,7 @@ def _follow_out(logf, pts, vals, lo, hi):
     the grid's last point, -3e8, the quadrature never saw the integrand's mass, and both precisions
     agreed on 4.998e19 (the value is 5e19). Raises ``ArithmeticError`` when the values still rise at
     ``10^4608`` (:data:`_FOLLOW_EXPONENT`): no peak to integrate around."""
+    pts, vals = list(pts), list(vals)
     best = max(range(len(vals)), key=lambda j: vals[j])
     for sgn, end, i_out in ((1, hi, len(pts) - 1), (-1, lo, 0)):
         if not mpmath.isinf(end) or best != i_out or not vals[i_out] > 0:
@@ -131,7 +132,7 @@ def _follow_out(logf, pts, vals, lo, hi):
         def along(u, c=c, sgn=sgn):
             return logf(c + sgn * mpmath.mpf(10) ** u)
 
-        us, ws = [mpmath.log10(abs(pts[i_out] - c))], [logf(pts[i_out])]
+        us, ws = [mpmath.log10(abs(pts[i_out] - c))], [mpmath.log(vals[i_out])]
         e = 9
         while ws[-1] > -mpmath.inf and (len(ws) == 1 or ws[-1] > ws[-2]):
             if e > _FOLLOW_EXPONENT:
@@ -144,9 +145,11 @@ def _follow_out(logf, pts, vals, lo, hi):
         if j == 0:
             continue
         u, _ = golden_max(along, us[j - 1], us[j + 1], 60)
-        extra = [us[j - 1], u - mpmath.mpf(1) / 64, u, u + mpmath.mpf(1) / 64, us[j + 1]]
-        pts = pts + [c + sgn * mpmath.mpf(10) ** w for w in extra]
-        vals = vals + [mpmath.exp(along(w)) if along(w) > -mpmath.inf else mpmath.mpf(0) for w in extra]
+        # the bracket's ends were sampled on the way out; the peak and its two neighbours are new
+        new = [(w, along(w)) for w in (u - mpmath.mpf(1) / 64, u, u + mpmath.mpf(1) / 64)]
+        for w, lv in [(us[j - 1], ws[j - 1]), *new, (us[j + 1], ws[j + 1])]:
+            pts.append(c + sgn * mpmath.mpf(10) ** w)
+            vals.append(mpmath.exp(lv))
         order = sorted(range(len(pts)), key=lambda k: pts[k])
         pts, vals = [pts[k] for k in order], [vals[k] for k in order]
     return pts, vals

@@ -80,10 +80,10 @@ def far_exponents(scale, base, magnitude: int, outward: bool) -> tuple[int, int,
 
 
 def ray_limit(base, magnitude) -> int | None:
-    """The decimal exponent beyond which a ray from ``base`` is not followed: ``8 e1``, the farthest
-    distance a tail test or a far value of D_inf reads (``e1`` of :func:`far_exponents`), past
-    every feature of a problem of that ``magnitude`` (:func:`~.scales.magnitude`). None (no magnitude
-    known): followed until its values no longer settle."""
+    """The decimal exponent beyond which a ray from ``base`` is not followed: ``8 e1`` (``e1`` of
+    :func:`far_exponents`), past every feature of a problem of that ``magnitude``
+    (:func:`~.scales.magnitude`), and the farthest far value D_inf reads (continuous and discrete). None
+    (no magnitude known): followed until its values no longer settle."""
     if magnitude is None:
         return None
     return 8 * far_exponents(1, base, magnitude, True)[0]
