@@ -238,8 +238,10 @@ def _norm(e: sp.Expr) -> sp.Expr:
     e = sp.expand(split_into_primes(e))
     if any(not p.exp.is_number for p in e.atoms(sp.Pow)) or e.has(sp.exp):
         e = sp.powsimp(e)
-    # cancel only sums with symbolic denominators (it is slow on powers such as 2**alpha)
-    return sp.cancel(e) if e.is_Add and any(_fraction(t) for t in e.args) else e
+    # cancel only sums with symbolic denominators (it is slow on powers such as 2**alpha); over one
+    # denominator first: cancel's own as_numer_denom multiplies out every term's denominator and
+    # re-expands the products (Laplace at alpha = 1/2, 12 terms: 15 s, against 2.7 s)
+    return sp.cancel(sp.together(e)) if e.is_Add and any(_fraction(t) for t in e.args) else e
 
 
 def _fraction(term: sp.Expr) -> bool:
