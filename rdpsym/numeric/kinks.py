@@ -166,9 +166,12 @@ def breakpoints(a, b, kinks, peak, w=None):
             finite = [t for t in pts + [b] if not mpmath.isinf(t)]
             reach = max([abs(t - peak) for t in finite] + [w])
             top = min(200, max(3, int(mpmath.ceil(mpmath.log(reach / w) / mpmath.log(8)))))
+            # the graded points are at least 2 w apart from each other (> tol): each is checked only
+            # against the ends, kinks and peak (not against the up to 400 others, at working precision)
+            fixed = pts + [b]
             for k in range(top + 1):
                 for t in (peak - w * 8**k, peak + w * 8**k):
-                    if a < t < b and all(abs(t - u) > tol for u in pts + [b]):
+                    if a < t < b and all(abs(t - u) > tol for u in fixed):
                         pts.append(t)
     pts.append(b)
     return sorted(set(pts), key=lambda t: t)
