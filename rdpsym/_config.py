@@ -3,7 +3,9 @@
 ============================  ==========================================================  ===========
 variable                      meaning                                                      default
 ============================  ==========================================================  ===========
-``RDPSYM_STEP_SECONDS``       time limit of one symbolic step of a derivation              20
+``RDPSYM_STEP_SECONDS``       work budget of one symbolic step of a derivation, in         20
+                              seconds of work (x 30,000 sympy nodes built; a wall-clock
+                              hang guard at 10x)
 ``RDPSYM_EVAL_SECONDS``       time limit of one exact evaluation of a result               60
 ``RDPSYM_CACHE_DIR``          the on-disk cache (derivations, generated code)              see below
 ``RDPSYM_NO_CACHE``           ``1``/``true``/``yes`` turns the on-disk cache off           off

@@ -2,7 +2,22 @@
 
 sympy and mpmath are pure Python, so a computation can be interrupted between bytecodes.
 
-``with time_limit(seconds):`` / ``run_with_time_limit(fn, *args, seconds=...)`` bound a block or a call:
+``with time_limit(seconds):`` / ``run_with_time_limit(fn, *args, seconds=...)`` bound a block or a call.
+
+**What a limit counts.** A limit that decides an outcome (a derivation step that gives up and falls
+back, a proof attempt, a simplification) must not depend on how fast or how busy the machine is. So
+by default (``clock="work"``) a limit counts **work**: the sympy expression nodes the thread builds
+(every ``Basic`` constructed, counted per thread, :func:`work_done`), ``seconds`` standing for
+``seconds * NODES_PER_SECOND`` nodes (:data:`NODES_PER_SECOND`, the median rate of the built-ins'
+derivation steps on the reference machine; so the numbers users set, ``RDPSYM_STEP_SECONDS`` = 20,
+keep their size). The same step gives up at the same node on an idle and on a loaded machine. A work
+limit also carries a wall-clock **hang guard** of :data:`GUARD_FACTOR` times ``seconds``, for work that
+builds no nodes (polynomial arithmetic in C, a sleep, a wait); when the guard fires, the
+:class:`StepTimeout` says so (``exc.guard``). ``clock="wall"`` counts wall-clock seconds: for what is
+by nature a wait or a guard (a worker, a child process, a user's code, numeric evaluation whose own
+budgets count terms and digits).
+
+How a limit is enforced:
 
 * **Main thread** (POSIX): a ``SIGALRM`` timer raises :class:`StepTimeout` at the deadline. The
   exception derives from ``BaseException``, so ``except Exception`` does not swallow it; and after the
@@ -58,18 +73,29 @@ import threading
 import time
 from typing import Any, Callable
 
+from sympy.core.basic import Basic
+
 from . import _config
 from ._config import check_seconds
 
 __all__ = ["StepTimeout", "StepExhausted", "time_limit", "run_with_time_limit", "run_in_child", "check_seconds",
            "default_step_seconds", "timeout_count", "deadline_passed", "limit_process_memory", "die_with_parent",
-           "REFIRE_SECONDS"]
+           "work_done", "work_clock", "REFIRE_SECONDS", "NODES_PER_SECOND", "GUARD_FACTOR", "CLOCKS"]
 
 #: after a deadline, the alarm fires again at this interval until the guarded block has exited
 REFIRE_SECONDS = 0.05
 #: a handler that has the expired limit's own StepTimeout in hand is left to finish (cleanup, re-raise)
 #: for up to this long before it is interrupted too
 HANDLING_GRACE_SECONDS = 0.25
+#: the work one second of a ``clock="work"`` limit stands for: sympy expression nodes built. The rate
+#: of the built-ins' derivation steps on the reference machine (2 cores, Python 3.11) lies between
+#: 20,000 and 45,000 nodes per second of CPU time; a fixed number, never measured at run time
+NODES_PER_SECOND = 30_000
+#: a work limit's wall-clock hang guard is this many times its seconds (guards sit at least 10x above
+#: the typical time of the work they guard)
+GUARD_FACTOR = 10.0
+#: what a limit can count (module docstring)
+CLOCKS = ("work", "wall")
 
 
 class StepTimeout(BaseException):
@@ -80,6 +106,9 @@ class StepTimeout(BaseException):
     """
 
     limit_id: int | None = None
+    #: True when a work limit's wall-clock hang guard fired (the step built few nodes for a long time, or
+    #: waited): said in the message too
+    guard: bool = False
 
 
 class StepExhausted(StepTimeout):
@@ -127,6 +156,61 @@ def _reset_after_fork() -> None:
     # interval timers are not inherited by a child.
     _local.stack = []
     _local.timeouts = 0
+    _local.trip = math.inf
+
+
+# --------------------------------------------------------------------------------------------------
+# work: the sympy nodes a thread builds
+# --------------------------------------------------------------------------------------------------
+_basic_new = Basic.__new__
+
+
+def _counted_new(cls, *args):
+    """``Basic.__new__``, counting the node for this thread; past the innermost work limit's node, the
+    limit expires here (as the alarm expires a wall-clock one)."""
+    local = _local
+    try:
+        local.nodes += 1
+        if local.nodes >= local.trip:
+            _on_work_spent(sys._getframe(1))
+    except AttributeError:  # the thread's first node
+        local.nodes, local.trip = 1, math.inf
+    return _basic_new(cls, *args)
+
+
+Basic.__new__ = staticmethod(_counted_new)
+
+
+def work_done() -> int:
+    """The sympy expression nodes this thread has built so far (the work a ``clock="work"`` limit counts)."""
+    return getattr(_local, "nodes", 0)
+
+
+def work_clock() -> float:
+    """:func:`work_done` in seconds of work (``nodes / NODES_PER_SECOND``): the clock of a work budget
+    that is shared out between steps (a derivation's stages), as ``time.monotonic`` is for wall time."""
+    return work_done() / NODES_PER_SECOND
+
+
+def _set_trip(stack) -> None:
+    """The node at which the innermost work limit of ``stack`` expires (inner deadlines are the earliest)."""
+    _local.trip = stack[-1].work_deadline if stack else math.inf
+    if not hasattr(_local, "nodes"):
+        _local.nodes = 0
+
+
+def _on_work_spent(frame) -> None:
+    """A node past the innermost work deadline was built: expire the limit as the alarm would."""
+    stack = _stack()
+    now = _now()
+    expired = _first_expired(stack, now)
+    if expired is None or (frame is not None and frame.f_code in _PROTECTED):
+        return
+    if _signals_usable():
+        _arm(stack, now)  # the alarm re-fires from now on, until the block exits
+    _trace_until_exit(frame)
+    if not _being_handled(expired, now):
+        raise _timeout_for(expired)
 
 
 if hasattr(os, "register_at_fork"):
@@ -139,10 +223,15 @@ def timeout_count() -> int:
     return _local.timeouts
 
 
+def _now() -> tuple[float, int]:
+    """(wall, work): the monotonic clock and :func:`work_done`."""
+    return time.monotonic(), work_done()
+
+
 def deadline_passed() -> bool:
-    """True when a time limit active in this thread has passed its deadline."""
-    now = time.monotonic()
-    return any(entry.deadline <= now for entry in _stack())
+    """True when a time limit active in this thread has passed its deadline (or spent its work)."""
+    now = _now()
+    return any(entry.passed(now) for entry in _stack())
 
 
 def _signals_usable() -> bool:
@@ -157,35 +246,46 @@ def _count(entry) -> None:
 
 
 def _first_expired(stack, now):
-    """The outermost limit past its deadline (deadlines only shrink inwards), or None."""
+    """The outermost limit past its deadline (deadlines only shrink inwards), or None. ``now`` is
+    :func:`_now`'s (wall, work)."""
     for entry in stack:
-        if entry.deadline <= now:
+        if entry.passed(now):
             return entry
     return None
 
 
 def _timeout_for(entry) -> StepTimeout:
     _count(entry)
-    exc = StepTimeout(f"step exceeded {entry.seconds:g} s")
+    if entry.clock == "wall":
+        exc = StepTimeout(f"step exceeded {entry.seconds:g} s")
+    elif entry.work_deadline <= work_done():
+        exc = StepTimeout(f"step exceeded its work budget of {entry.seconds:g} s "
+                          f"({entry.seconds * NODES_PER_SECOND:,.0f} sympy nodes built)")
+    else:
+        exc = StepTimeout(f"step exceeded its hang guard of {entry.guard_seconds:g} s of wall-clock time "
+                          f"({GUARD_FACTOR:g}x its work budget of {entry.seconds:g} s, which it had not spent)")
+        exc.guard = True
     exc.limit_id = entry.id
     return exc
 
 
 def _arm(stack, now) -> None:
-    """Set the timer for the earliest deadline of the stack (soon, if one has passed)."""
+    """Set the timer for the earliest wall-clock deadline of the stack (soon, if a limit has expired);
+    work deadlines are checked where the nodes are built."""
     expired = _first_expired(stack, now)
-    delay = REFIRE_SECONDS if expired is not None else min(e.deadline for e in stack) - now
+    delay = REFIRE_SECONDS if expired is not None else min(e.deadline for e in stack) - now[0]
     signal.setitimer(signal.ITIMER_REAL, max(delay, 1e-4))
 
 
 def _being_handled(entry, now) -> bool:
     """True while an ``except``/``finally`` block is handling ``entry``'s own StepTimeout (for at most
-    :data:`HANDLING_GRACE_SECONDS`): it is left to finish its cleanup or re-raise."""
+    :data:`HANDLING_GRACE_SECONDS` of wall-clock time): it is left to finish its cleanup or re-raise."""
     exc = sys.exc_info()[1]
+    wall = now[0]
     if isinstance(exc, StepTimeout) and exc.limit_id == entry.id:
         if entry.handling_since is None:
-            entry.handling_since = now
-        return now - entry.handling_since < HANDLING_GRACE_SECONDS
+            entry.handling_since = wall
+        return wall - entry.handling_since < HANDLING_GRACE_SECONDS
     entry.handling_since = None
     return False
 
@@ -203,8 +303,7 @@ def _tracer(frame, event, arg):
     it, and it is raised again at the very next instruction (as if it had escaped the handler)."""
     if event != "opcode":
         return _tracer
-    now = time.monotonic()
-    expired = _first_expired(_stack(), now)
+    expired = _first_expired(_stack(), _now())
     if expired is None:
         _local.swallowed_in = None
         return None  # the limit has been left: stop tracing this frame
@@ -259,7 +358,7 @@ def _on_alarm(signum, frame):
     stack = _stack()
     if not stack:
         return  # a stray alarm after the last limit was left
-    now = time.monotonic()
+    now = _now()
     expired = _first_expired(stack, now)
     _arm(stack, now)  # re-fire until the block exits, or wait for the next deadline
     if expired is None:
@@ -269,47 +368,78 @@ def _on_alarm(signum, frame):
         raise _timeout_for(expired)
 
 
+def _check_clock(clock: str) -> str:
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {CLOCKS}; got {clock!r}")
+    return clock
+
+
 class time_limit:
-    """``with time_limit(seconds):`` raises :class:`StepTimeout` if the block runs past ``seconds``.
+    """``with time_limit(seconds):`` raises :class:`StepTimeout` when the block has done ``seconds`` of
+    work (``clock="work"``, the default: ``seconds * NODES_PER_SECOND`` sympy nodes built in this
+    thread, or the wall-clock hang guard of ``GUARD_FACTOR * seconds``, whichever comes first), or when
+    it runs past ``seconds`` of wall-clock time (``clock="wall"``).
 
     See the module docstring for how it is enforced in the main thread, other threads and daemonic
     processes. ``expired`` says afterwards whether the deadline had passed.
     """
 
-    __slots__ = ("seconds", "deadline", "id", "counted", "handling_since", "_signals", "_previous")
+    __slots__ = ("seconds", "clock", "guard_seconds", "deadline", "work_deadline", "id", "counted",
+                 "handling_since", "_signals", "_previous")
 
-    def __init__(self, seconds: float | None = None):
+    def __init__(self, seconds: float | None = None, *, clock: str = "work", guard: float | None = None):
         self.seconds = default_step_seconds() if seconds is None else check_seconds(seconds)
-        self.deadline = math.inf
+        self.clock = _check_clock(clock)
+        #: the wall-clock seconds after which the limit expires whatever the work (``guard``: given
+        #: explicitly, for a forked child that continues its parent's limit)
+        self.guard_seconds = (self.seconds if clock == "wall" else
+                              GUARD_FACTOR * self.seconds if guard is None else check_seconds(guard, "guard"))
+        self.deadline = math.inf  # wall-clock: the limit itself, or a work limit's hang guard
+        self.work_deadline = math.inf  # the node (work_done()) at which the limit expires
         self.id = next(_ids)
         self.counted = False
         self.handling_since = None
         self._signals = False
         self._previous = None
 
+    def passed(self, now) -> bool:
+        """Past the wall-clock deadline or the work deadline at ``now`` = (wall, work)."""
+        return self.deadline <= now[0] or self.work_deadline <= now[1]
+
     @property
     def expired(self) -> bool:
-        return time.monotonic() >= self.deadline
+        return self.passed(_now())
 
     @property
     def remaining(self) -> float:
+        """Wall-clock seconds to the deadline (for a work limit: to its hang guard)."""
         return max(0.0, self.deadline - time.monotonic())
+
+    @property
+    def remaining_work(self) -> float:
+        """Seconds of work left (``inf`` for a wall-clock limit not nested in a work limit)."""
+        return max(0.0, (self.work_deadline - work_done()) / NODES_PER_SECOND)
 
     def __enter__(self):
         stack = _stack()
-        now = time.monotonic()
+        now = _now()
         expired = _first_expired(stack, now)
         if expired is not None:
             # An enclosing limit has expired (and its exception was swallowed): start nothing new.
             raise _timeout_for(expired)
-        self.deadline = now + self.seconds
+        wall, work = now
+        self.deadline = wall + self.guard_seconds
+        if self.clock == "work":
+            self.work_deadline = work + math.ceil(self.seconds * NODES_PER_SECOND)
         if stack:
             self.deadline = min(self.deadline, stack[-1].deadline)
+            self.work_deadline = min(self.work_deadline, stack[-1].work_deadline)
         self._signals = _signals_usable()
         if self._signals and not any(e._signals for e in stack):
             # The outermost alarm of this thread: remember what was installed before.
-            self._previous = (signal.signal(signal.SIGALRM, _on_alarm), signal.getitimer(signal.ITIMER_REAL), now)
+            self._previous = (signal.signal(signal.SIGALRM, _on_alarm), signal.getitimer(signal.ITIMER_REAL), wall)
         stack.append(self)
+        _set_trip(stack)
         if self._signals:
             _arm(stack, now)
         return self
@@ -318,7 +448,8 @@ class time_limit:
         stack = _stack()
         if self in stack:
             del stack[stack.index(self):]
-        now = time.monotonic()
+        _set_trip(stack)
+        now = _now()
         if self._signals:
             if any(e._signals for e in stack):
                 _arm(stack, now)
@@ -329,17 +460,17 @@ class time_limit:
                     signal.signal(signal.SIGALRM, handler)
                     if old_delay:
                         # Re-arm a foreign timer with what is left of it.
-                        signal.setitimer(signal.ITIMER_REAL, max(1e-3, old_delay - (now - started)), old_interval)
+                        signal.setitimer(signal.ITIMER_REAL, max(1e-3, old_delay - (now[0] - started)), old_interval)
         if self._signals and _first_expired(stack, now) is None:
             _stop_tracing()
-        expired = _first_expired(stack, now) or (self if self.deadline <= now else None)
+        expired = _first_expired(stack, now) or (self if self.passed(now) else None)
         if expired is None:
             if isinstance(exc, (MemoryError, RecursionError)):
                 # the step cannot finish for lack of memory or stack: abandoned like a step out of time
                 _count(self)
                 raise exhausted_error(exc) from exc
             return False
-        if self.deadline <= now:
+        if self.passed(now):
             _count(self)
         if isinstance(exc, StepTimeout) or (exc is not None and not isinstance(exc, Exception)):
             return False  # a timeout already, or KeyboardInterrupt / SystemExit: keep it
@@ -348,7 +479,9 @@ class time_limit:
         raise _timeout_for(expired) from exc
 
 
-_PROTECTED = frozenset(f.__code__ for f in (time_limit.__enter__, time_limit.__exit__, _arm, _first_expired,
+_PROTECTED = frozenset(f.__code__ for f in (time_limit.__enter__, time_limit.__exit__, time_limit.passed, _now,
+                                            _arm, _first_expired, _set_trip, _on_work_spent, _counted_new,
+                                            work_clock, work_done,
                                             _stack, _count, _timeout_for, _on_alarm, _signals_usable, _tracer,
                                             _being_handled, _trace_until_exit, _stop_tracing,
                                             _no_new_frames))
@@ -406,10 +539,10 @@ def die_with_parent() -> None:
 # --------------------------------------------------------------------------------------------------
 # a call with a time limit, in this process or in a forked child
 # --------------------------------------------------------------------------------------------------
-def _child_body(fn, args, seconds) -> tuple:
+def _child_body(fn, args, seconds, clock="wall", guard=None) -> tuple:
     """In a forked child: run the step under its time limit; (kind, payload) for the parent."""
     try:
-        with time_limit(seconds):
+        with time_limit(seconds, clock=clock, guard=guard):
             return "ok", fn(*args)
     except StepExhausted as exc:
         return "exhausted:" + exc.resource, str(exc)
@@ -419,7 +552,7 @@ def _child_body(fn, args, seconds) -> tuple:
         return "error", repr(exc)[:2000]
 
 
-def _in_child(write_fd: int, parent: int, fn, args, seconds) -> None:
+def _in_child(write_fd: int, parent: int, fn, args, seconds, clock="wall", guard=None) -> None:
     """The forked child: never returns (``os._exit``: no atexit handler or finaliser of the parent's
     state runs here, and no buffered output of the parent is flushed twice)."""
     try:
@@ -429,7 +562,7 @@ def _in_child(write_fd: int, parent: int, fn, args, seconds) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: the parent kills it
         limit_process_memory()
-        kind, payload = _child_body(fn, args, seconds)
+        kind, payload = _child_body(fn, args, seconds, clock, guard)
         try:
             data = pickle.dumps((kind, payload, timeout_count()))
         except BaseException as exc:  # noqa: BLE001 - e.g. an unpicklable value
@@ -463,7 +596,10 @@ def _run_forked(fn, args, limit: "time_limit") -> Any:
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _in_child(write_fd, parent, fn, args, max(limit.remaining, 1e-3))
+        wall = max(limit.remaining, 1e-3)
+        if limit.work_deadline < math.inf:  # the child continues the work budget, under what is left of the guard
+            _in_child(write_fd, parent, fn, args, max(limit.remaining_work, 1e-3), "work", wall)
+        _in_child(write_fd, parent, fn, args, wall)
     os.close(write_fd)
     chunks: list[bytes] = []
     status = None
@@ -471,7 +607,7 @@ def _run_forked(fn, args, limit: "time_limit") -> Any:
         while True:
             remaining = limit.remaining
             if remaining <= 0:
-                raise _timeout_for(_first_expired(_stack(), time.monotonic()) or limit)
+                raise _timeout_for(_first_expired(_stack(), _now()) or limit)
             ready, _, _ = select.select([read_fd], [], [], remaining)
             if not ready:
                 continue
@@ -516,21 +652,22 @@ def _can_fork() -> bool:
     return threading.current_thread() is threading.main_thread() or not multiprocessing.current_process().daemon
 
 
-def run_with_time_limit(fn: Callable[..., Any], *args, seconds: float | None = None) -> Any:
-    """Run ``fn(*args)``; raise :class:`StepTimeout` if it takes longer than ``seconds`` (and
-    :class:`StepExhausted` if it runs out of memory or stack)."""
+def run_with_time_limit(fn: Callable[..., Any], *args, seconds: float | None = None, clock: str = "work") -> Any:
+    """Run ``fn(*args)``; raise :class:`StepTimeout` if it does more than ``seconds`` of work, or runs past
+    its hang guard (``clock="work"``), or takes longer than ``seconds`` (``clock="wall"``); and
+    :class:`StepExhausted` if it runs out of memory or stack."""
     seconds = default_step_seconds() if seconds is None else check_seconds(seconds)
     if _signals_usable() or not _can_fork():
         # Main thread: the alarm. A thread of a daemonic worker process (a Dask worker's task thread)
         # may not start child processes and cannot be interrupted: there only the deadline checks of
         # time_limit hold, and the execution layer's per-task time limit bounds a step that never ends.
-        with time_limit(seconds):
+        with time_limit(seconds, clock=clock):
             return fn(*args)
-    with time_limit(seconds) as limit:
+    with time_limit(seconds, clock=clock) as limit:
         return _run_forked(fn, args, limit)
 
 
-def run_in_child(fn: Callable[..., Any], *args, seconds: float | None = None) -> Any:
+def run_in_child(fn: Callable[..., Any], *args, seconds: float | None = None, clock: str = "wall") -> Any:
     """Run ``fn(*args)`` in a forked child process, killed at the deadline whatever it is doing, under
     the data limit ``RDPSYM_MEMORY_MB``; the value comes back pickled. :class:`StepTimeout` past
     ``seconds``, :class:`StepExhausted` when the step ran out of memory or stack (or its process was
@@ -539,6 +676,6 @@ def run_in_child(fn: Callable[..., Any], *args, seconds: float | None = None) ->
     Where no child can be forked (a Dask task thread, not POSIX) it is :func:`run_with_time_limit`."""
     seconds = default_step_seconds() if seconds is None else check_seconds(seconds)
     if not _can_fork():
-        return run_with_time_limit(fn, *args, seconds=seconds)
-    with time_limit(seconds) as limit:
+        return run_with_time_limit(fn, *args, seconds=seconds, clock=clock)
+    with time_limit(seconds, clock=clock) as limit:
         return _run_forked(fn, args, limit)

@@ -22,7 +22,7 @@ def _answer(x):
 def test_main_thread_step_is_interrupted():
     start = time.monotonic()
     with pytest.raises(StepTimeout):
-        run_with_time_limit(_slow, seconds=0.2)
+        run_with_time_limit(_slow, seconds=0.2, clock="wall")
     assert time.monotonic() - start < 3
 
 
@@ -31,7 +31,7 @@ def test_other_thread_step_is_interrupted_in_a_child_process():
 
     def body():
         try:
-            run_with_time_limit(_slow, seconds=0.2)
+            run_with_time_limit(_slow, seconds=0.2, clock="wall")
         except StepTimeout as exc:
             out["error"] = exc
         out["value"] = run_with_time_limit(_answer, 21, seconds=5)
@@ -163,7 +163,7 @@ def test_a_step_that_swallows_the_timeout_still_stops(step):
     """Review finding: a test sat 25 minutes in a 3 s step; the alarm was lost in an `except`."""
     start = time.monotonic()
     with pytest.raises(StepTimeout):
-        run_with_time_limit(step, seconds=0.5)
+        run_with_time_limit(step, seconds=0.5, clock="wall")
     assert time.monotonic() - start < 1.0  # ~2x the limit
 
 
@@ -172,7 +172,7 @@ def test_the_context_manager_stops_a_swallowing_block():
 
     start = time.monotonic()
     with pytest.raises(StepTimeout):
-        with time_limit(0.3):
+        with time_limit(0.3, clock="wall"):
             _swallows_in_a_loop()
     assert time.monotonic() - start < 0.6
 
@@ -180,11 +180,11 @@ def test_the_context_manager_stops_a_swallowing_block():
 def test_a_step_that_returns_after_its_deadline_raises():
     start = time.monotonic()
     with pytest.raises(StepTimeout):
-        run_with_time_limit(_returns_late, seconds=0.3)
+        run_with_time_limit(_returns_late, seconds=0.3, clock="wall")
     assert time.monotonic() - start < 1.0
     # even without any alarm (as in a Dask task thread): the deadline is re-checked on return
     with pytest.raises(StepTimeout):
-        run_with_time_limit(_no_alarm(_returns_late), seconds=0.3)
+        run_with_time_limit(_no_alarm(_returns_late), seconds=0.3, clock="wall")
 
 
 def test_nested_limits_the_inner_cannot_extend_the_outer():
@@ -193,9 +193,9 @@ def test_nested_limits_the_inner_cannot_extend_the_outer():
     start = time.monotonic()
     caught_inner = []
     with pytest.raises(StepTimeout):
-        with time_limit(0.4):
+        with time_limit(0.4, clock="wall"):
             try:
-                run_with_time_limit(time.sleep, 5, seconds=30)  # the inner limit is capped at the outer
+                run_with_time_limit(time.sleep, 5, seconds=30, clock="wall")  # the inner limit is capped at the outer
             except StepTimeout:  # a fallback that swallows the outer limit's timeout ...
                 caught_inner.append(time.monotonic() - start)
             for _ in range(200):  # ... and a loop that keeps swallowing it
@@ -204,13 +204,13 @@ def test_nested_limits_the_inner_cannot_extend_the_outer():
                 except StepTimeout:
                     pass
             # ... and a new step after the outer deadline does not even start
-            run_with_time_limit(time.sleep, 5, seconds=30)
+            run_with_time_limit(time.sleep, 5, seconds=30, clock="wall")
     took = time.monotonic() - start
     assert caught_inner and caught_inner[0] < 0.6 and took < 0.8
     # an inner limit shorter than the outer expires on its own, and the outer goes on
-    with time_limit(5):
+    with time_limit(5, clock="wall"):
         with pytest.raises(StepTimeout):
-            run_with_time_limit(time.sleep, 5, seconds=0.2)
+            run_with_time_limit(time.sleep, 5, seconds=0.2, clock="wall")
         assert run_with_time_limit(_answer, 21, seconds=1) == 42
 
 
@@ -221,7 +221,7 @@ def test_after_a_limit_the_alarm_and_tracing_are_restored():
     handler = signal.getsignal(signal.SIGALRM)
     trace = sys.gettrace()
     with pytest.raises(StepTimeout):
-        run_with_time_limit(_swallows_in_a_loop, seconds=0.2)
+        run_with_time_limit(_swallows_in_a_loop, seconds=0.2, clock="wall")
     assert signal.getsignal(signal.SIGALRM) == handler and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert sys.gettrace() is trace
     time.sleep(0.2)  # no stray alarm fires later
@@ -236,8 +236,8 @@ def test_a_thread_step_is_stopped_and_nested_limits_hold_in_threads():
     def body():
         start = time.monotonic()
         try:
-            with time_limit(0.3):  # the enclosing limit caps the step's 30 s (in a forked child)
-                run_with_time_limit(_swallows_in_a_loop, seconds=30)
+            with time_limit(0.3, clock="wall"):  # the enclosing limit caps the step's 30 s (in a forked child)
+                run_with_time_limit(_swallows_in_a_loop, seconds=30, clock="wall")
         except StepTimeout as exc:
             out["error"] = exc
         out["took"] = time.monotonic() - start
@@ -256,12 +256,12 @@ def _daemon_late(conn):
 
     def body():
         try:
-            run_with_time_limit(time.sleep, 0.5, seconds=0.2)
+            run_with_time_limit(time.sleep, 0.5, seconds=0.2, clock="wall")
             result["late"] = "returned"
         except StepTimeout:
             result["late"] = "StepTimeout"
         try:  # a nested step after the enclosing deadline does not start
-            with time_limit(0.2):
+            with time_limit(0.2, clock="wall"):
                 time.sleep(0.3)
                 run_with_time_limit(_answer, 21, seconds=5)
             result["nested"] = "ran"
@@ -285,7 +285,7 @@ def test_serial_sweep_timeout_is_robust_and_a_step_timeout_is_a_failure():
         if kind == "swallow":
             return _swallows_in_a_loop()
         if kind == "step":
-            return run_with_time_limit(time.sleep, 5, seconds=0.1)  # not caught: the task fails
+            return run_with_time_limit(time.sleep, 5, seconds=0.1, clock="wall")  # not caught: the task fails
         return kind
 
     start = time.monotonic()
@@ -320,7 +320,7 @@ def test_a_timed_out_derivation_is_not_cached(tmp_path, monkeypatch):
     def fake_derive(*args):
         calls.append(args)
         with pytest.raises(StepTimeout):
-            run_with_time_limit(time.sleep, 1, seconds=0.01)
+            run_with_time_limit(time.sleep, 1, seconds=0.01, clock="wall")
         return r.__class__(expr=None, status=r.status, reason="", provenance=r.provenance.__class__())
 
     monkeypatch.setattr("rdpsym.derive.engine.derive_uncached", fake_derive)
@@ -338,7 +338,7 @@ def test_in_process_memos_keep_no_timed_out_result():
     def derive(slow):
         calls.append(slow)
         try:
-            run_with_time_limit(time.sleep, 1 if slow else 0, seconds=0.05)
+            run_with_time_limit(time.sleep, 1 if slow else 0, seconds=0.05, clock="wall")
         except StepTimeout:
             pass  # a fallback: the value is what a timed-out step gives
         return "value"
@@ -365,8 +365,9 @@ def test_a_reflection_search_past_its_time_limit_shows_no_symmetry_and_is_not_ca
     before = rdpsym.rdp(rr)
     assert cacheable(before) and composable_exactly(before)
 
-    def late_zero(expr):  # "equal", but only after the limit
-        time.sleep(1.0)
+    def late_zero(expr):  # "equal", but only after the limit: it builds more nodes than its budget
+        for i in range(20_000):
+            sp.Symbol(f"_late_zero_{i}")
         return sp.S.Zero
 
     monkeypatch.setattr(pairs, "REFLECTION_SECONDS", 0.1)
@@ -379,3 +380,125 @@ def test_a_reflection_search_past_its_time_limit_shows_no_symmetry_and_is_not_ca
     assert not cacheable(result) and not composable_exactly(result)
     assert result.status == before.status  # the same curve, derived the longer way
     assert sp.simplify(result.expr - before.expr) == 0
+
+
+# --------------------------------------------------------------------------------------------------
+# limits that count work: the same outcome on a fast, a slow and a busy machine
+# --------------------------------------------------------------------------------------------------
+def _build_nodes(count, pause_every=0, pause=0.0):
+    """Build ``count`` new sympy nodes (fresh symbols), sleeping ``pause`` s every ``pause_every`` of
+    them: the same work done by a slower (or busier) machine."""
+    import sympy as sp
+
+    for i in range(count):
+        sp.Dummy(f"n{i}")
+        if pause_every and i % pause_every == 0:
+            time.sleep(pause)
+
+
+def _nodes_when_stopped(seconds, **slowdown):
+    from rdpsym._timeout import time_limit, work_done
+
+    start = work_done()
+    with pytest.raises(StepTimeout, match="work budget"):
+        with time_limit(seconds):
+            _build_nodes(10**7, **slowdown)
+    return work_done() - start
+
+
+def test_a_work_limit_stops_at_the_same_node_on_a_fast_and_a_slow_machine():
+    """The default limit counts sympy nodes built in the thread (NODES_PER_SECOND per second of the
+    limit), so a step three times slower gives up at the same point of its work; a wall-clock limit
+    would have stopped it three times earlier."""
+    from rdpsym._timeout import NODES_PER_SECOND
+
+    fast = _nodes_when_stopped(0.2)
+    start = time.monotonic()
+    slow = _nodes_when_stopped(0.2, pause_every=50, pause=0.002)
+    assert fast == slow == int(0.2 * NODES_PER_SECOND)
+    assert time.monotonic() - start > 0.2  # it did run past 0.2 s of wall-clock time, and went on
+
+
+def test_a_work_limit_that_does_no_work_stops_at_its_hang_guard_and_says_so():
+    from rdpsym._timeout import GUARD_FACTOR, time_limit
+
+    start = time.monotonic()
+    with pytest.raises(StepTimeout, match="hang guard") as info:
+        with time_limit(0.05):
+            time.sleep(5)
+    took = time.monotonic() - start
+    assert info.value.guard and GUARD_FACTOR * 0.05 <= took < GUARD_FACTOR * 0.05 + 1
+
+
+def test_an_inner_work_limit_cannot_extend_the_outer_one():
+    from rdpsym._timeout import NODES_PER_SECOND, time_limit, work_done
+
+    start = work_done()
+    with pytest.raises(StepTimeout) as info:
+        with time_limit(0.1) as outer:
+            with time_limit(30):
+                _build_nodes(10**6)
+    assert info.value.limit_id == outer.id and work_done() - start == int(0.1 * NODES_PER_SECOND)
+
+
+def test_a_step_forked_from_a_thread_keeps_the_work_budget():
+    """Off the main thread a step runs in a forked child: it continues the budget in work, not seconds."""
+    out = {}
+
+    def body():
+        try:
+            run_with_time_limit(_build_nodes, 10**6, seconds=0.1)
+        except StepTimeout as exc:
+            out["error"] = str(exc)
+        out["value"] = run_with_time_limit(_answer, 21, seconds=5)
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(30)
+    assert "work budget" in out.get("error", "") and out["value"] == 42
+
+
+_DERIVE_WITH_A_SMALL_BUDGET = """
+import json, sys, threading, time
+import sympy as sp
+from rdpsym import renyi_divergence
+x = sp.Symbol("x", real=True)
+b = sp.Symbol("b", positive=True)
+stop = threading.Event()
+def hog():  # a busy neighbour: a CPU-bound thread competing for the interpreter
+    while not stop.is_set():
+        sum(range(1000))
+if sys.argv[1] == "busy":
+    threading.Thread(target=hog, daemon=True).start()
+r = renyi_divergence(sp.exp(-sp.Abs(x) / b) / (2 * b), sp.exp(-sp.Abs(x - 1) / b) / (2 * b), x, sp.S.Reals,
+                     step_seconds=1, cache=False)
+stop.set()
+print(json.dumps([str(r.status), sp.srepr(r.expr), list(r.provenance.expired), r.reason]))
+"""
+
+
+def test_a_derivation_cut_short_by_its_budget_is_the_same_on_an_idle_and_a_busy_machine(tmp_path):
+    """Laplace with a 1 s step (30,000 nodes) runs out of budget in some stage; with a CPU-bound thread
+    competing for the interpreter it runs twice as long in wall-clock time, and gives the same result,
+    the same expired stages and the same reasons (each in a fresh process with the same hash seed: the
+    node count of a derivation depends on what sympy has cached, never on the clock)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONHASHSEED": "1", "RDPSYM_NO_CACHE": "1"}
+    got = {}
+    for load in ("idle", "busy"):
+        run = subprocess.run([sys.executable, "-c", _DERIVE_WITH_A_SMALL_BUDGET, load], capture_output=True,
+                             text=True, env=env, timeout=600, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr[-2000:]
+        got[load] = json.loads(run.stdout.strip().splitlines()[-1])
+    # the numbers in the reasons (what was left of the budget when a step began) vary by a few nodes in
+    # 60,000 from one process to the next, idle or busy alike (the order of objects hashed by address)
+    import re
+
+    for load in got:
+        got[load][3] = re.sub(r"[0-9][0-9.,]*", "#", got[load][3])
+    assert got["idle"] == got["busy"]
+    assert got["idle"][2], got["idle"]  # the budget did cut the derivation short somewhere

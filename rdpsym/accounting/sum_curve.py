@@ -304,7 +304,7 @@ def sum_curve(mechanism: Mechanism, group: int):
     symbols = tuple(p.symbol for p in mechanism.parameters)
     shifts = tuple(getattr(item, "shift", None) for item in mechanism.pairs)
     extra = tuple(s for s in shifts if isinstance(s, sp.Symbol))
-    limit = time_limit(default_step_seconds())
+    limit = time_limit(default_step_seconds(), clock="wall")
     try:
         # sympy on the user's pmfs: under the step time limit (a timeout: the other routes)
         with limit:
@@ -329,7 +329,7 @@ def sum_curve(mechanism: Mechanism, group: int):
         key = tuple(sorted(one.items()))
         with _LOCK:
             if key not in pairs_memo:
-                limit = time_limit(default_step_seconds())
+                limit = time_limit(default_step_seconds(), clock="wall")
                 try:
                     with limit:
                         found = worst_directions(mechanism, values={n: exact_number(v, f"parameter {n!r}")
@@ -356,7 +356,7 @@ def sum_curve(mechanism: Mechanism, group: int):
         key = (total, tuple(sorted(one.items())))
         if key not in norm_memo:
             if total not in norm_forms:
-                limit = time_limit(default_step_seconds())
+                limit = time_limit(default_step_seconds(), clock="wall")
                 try:
                     with limit:  # sympy on the user's pmf
                         norm_forms[total] = normaliser_summand(total, ALPHA, symbols)

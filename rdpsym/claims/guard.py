@@ -49,7 +49,7 @@ class HangGuards:
 
         A time limit of an enclosing computation that expires is not this guard's: it propagates."""
         try:
-            return run_with_time_limit(fn, *args, seconds=seconds)
+            return run_with_time_limit(fn, *args, seconds=seconds, clock="wall")
         except StepTimeout:
             if deadline_passed():
                 raise  # an enclosing limit expired: not ours to handle

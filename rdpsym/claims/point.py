@@ -193,7 +193,7 @@ class Evaluator:
         a = env[ALPHA]
         af = math.inf if mpmath.isinf(a) else float(a)
         args = [float(f(env)) for f in self._arg_fast]
-        limit = time_limit(CALL_SECONDS)
+        limit = time_limit(CALL_SECONDS, clock="wall")
         try:
             with limit:
                 if c.call == "keywords":

@@ -151,7 +151,7 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
         return coeffs if _agrees(expr, var, coeffs, point) else None  # checked at ``point``, within the limit
 
     try:
-        coeffs = run_with_time_limit(attempt, seconds=seconds)
+        coeffs = run_with_time_limit(attempt, seconds=seconds, clock="wall")
     except StepTimeout:
         if deadline_passed():
             raise  # an enclosing limit: not this attempt's to handle
@@ -175,7 +175,7 @@ def _taylor(expr: sp.Expr, var: sp.Symbol, n: int, seconds: float, point: dict) 
         return coeffs
 
     try:
-        return run_with_time_limit(work, seconds=seconds)
+        return run_with_time_limit(work, seconds=seconds, clock="wall")
     except (StepTimeout, RuntimeError, NotImplementedError, ValueError, TypeError, ZeroDivisionError):
         return None
     except SYMBOLIC_ERRORS:  # sympy's series raises many types; a failed series is just not used

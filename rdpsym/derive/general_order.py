@@ -7,6 +7,7 @@ import time
 
 import sympy as sp
 
+from .._timeout import work_clock
 from ..symbols import alpha as ALPHA
 from .crosscheck import equivalent, is_zero, sample_values
 from .forms import compact, condition_in_alpha, definition_shape, in_alpha
@@ -80,17 +81,17 @@ def _record(piece: Piece, value: sp.Expr, regime: Regime) -> sp.Tuple:
 def cosmetic_seconds(seconds: float, deadline: float | None) -> float:
     """The time limit of a step that only rewrites a result already found (simplifying it, or giving it
     the definition's shape): at most an eighth of what is left before ``deadline`` (a
-    ``time.monotonic()`` value), so that a derivation near the end of its time budget keeps its result
+    :func:`~rdpsym._timeout.work_clock` value: work, never wall-clock time), so that a derivation near the end of its time budget keeps its result
     in a longer form rather than losing it. Such a step falls back to the form it was given."""
     if deadline is None:
         return seconds
-    return min(seconds, max(0.25, (deadline - time.monotonic()) / 8))
+    return min(seconds, max(0.25, (deadline - work_clock()) / 8))
 
 
 def general_order(pieces, x, symbols, params, seconds, log, deadline=None):
     """(expr, conditions) for alpha in (0,1) u (1,oo); raises DerivationError if not derivable.
 
-    ``deadline`` (a ``time.monotonic()`` value) bounds the simplification steps, see
+    ``deadline`` (a :func:`~rdpsym._timeout.work_clock` value) bounds the simplification steps, see
     :func:`cosmetic_seconds`; the integrals keep ``seconds``."""
     points = sample_values(symbols, params, 3)
     forms = {}

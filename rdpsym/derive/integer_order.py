@@ -33,7 +33,7 @@ from .result import (DivergenceResult, IntegerOrderSource, Provenance, Status, S
 from .._version import library_versions
 from .rational import rational_line_integral
 from .template import TemplateResult, decompose, integrate_template, log_expand
-from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit
+from .._timeout import StepTimeout, default_step_seconds, run_with_time_limit, work_clock
 
 __all__ = ["renyi_divergence_at_integer_order", "recorded_integer_orders", "integer_order_value",
            "integer_order_parts", "INTEGER_ORDERS_RECORDED"]
@@ -254,9 +254,9 @@ def recorded_integer_orders(P, Q, x, support, params, seconds: float) -> tuple[t
     """``(k, D_k(P||Q))`` for k in :data:`INTEGER_ORDERS_RECORDED`, as many as are derived within
     ``seconds`` in all (the engine records them when the general order was not derived)."""
     out = []
-    deadline = time.monotonic() + seconds
+    deadline = work_clock() + seconds  # work, as the steps' own limits count it
     for k in INTEGER_ORDERS_RECORDED:
-        left = deadline - time.monotonic()
+        left = deadline - work_clock()
         if left <= 0.5:
             break
         value = _INTEGER_ORDERS.get_or_compute(

@@ -362,9 +362,9 @@ class DivergenceResult:
         special = a in (sp.Integer(1), sp.oo) or self._exceptional_point(a, subs) is not None
         try:
             if special:
-                number = run_with_time_limit(self._evaluate_special, a, values, dps, seconds=limit)
+                number = run_with_time_limit(self._evaluate_special, a, values, dps, seconds=limit, clock="wall")
             else:
-                number = run_with_time_limit(self._evaluate_general, a, values, dps, seconds=limit)
+                number = run_with_time_limit(self._evaluate_general, a, values, dps, seconds=limit, clock="wall")
         except StepTimeout:
             raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
         if isinstance(number, sp.Piecewise):
@@ -431,7 +431,7 @@ class DivergenceResult:
             return numeric_value(self, a, named, dps)
 
         try:
-            return run_with_time_limit(compute, seconds=settings().eval_seconds)
+            return run_with_time_limit(compute, seconds=settings().eval_seconds, clock="wall")
         except StepTimeout:
             raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
 

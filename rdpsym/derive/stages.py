@@ -20,7 +20,6 @@ always runs.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -38,7 +37,7 @@ from .removable import exceptional_points
 from .result import OPTIONAL_STAGES, Status
 from .special_orders import kl_divergence, kl_from_below, max_divergence
 from .steplog import StepLog
-from .._timeout import StepTimeout, time_limit, timeout_count
+from .._timeout import StepTimeout, time_limit, timeout_count, work_clock
 
 __all__ = ["Derivation", "STAGES", "run_stages", "BUDGET_STEPS"]
 
@@ -73,7 +72,7 @@ class Derivation:
     reasons: list = field(default_factory=list)
     status: Status | None = None
     integer_orders: tuple = ()
-    #: when the running stage's share of the time budget ends (``time.monotonic()``), None: no budget
+    #: when the running stage's share of the budget ends (a :func:`~rdpsym._timeout.work_clock` value), None: no budget
     deadline: float | None = None
     #: set by a stage after which nothing more can be derived
     done: bool = False
@@ -334,18 +333,18 @@ def run_stages(d: Derivation, stages=STAGES) -> Derivation:
     """
     step = d.seconds
     budget = BUDGET_STEPS * step
-    deadline = time.monotonic() + budget
+    deadline = work_clock() + budget  # work: the stages' limits count nodes built, not seconds
     try:
         for stage in stages:
             before = timeout_count()
             if stage is status or _nothing_to_compute(d, stage):
                 stage(d)
                 continue
-            left = deadline - time.monotonic() - _RESERVE.get(stage, 0) * step
+            left = deadline - work_clock() - _RESERVE.get(stage, 0) * step
             if left < MIN_STAGE_SECONDS:
                 _cut_short(d, stage, budget)
             else:
-                d.seconds, d.deadline = min(step, left), time.monotonic() + left
+                d.seconds, d.deadline = min(step, left), work_clock() + left
                 try:
                     with time_limit(left):
                         stage(d)

@@ -88,7 +88,7 @@ def serial_backend(fn: Callable[[Any], Any], items: Sequence[tuple[int, str, Any
             continue
         start = time.perf_counter()
         # the package's one time limit (rdpsym._timeout): SIGALRM, re-fired until the task has exited
-        limit = time_limit(timeout) if timeout else None
+        limit = time_limit(timeout, clock="wall") if timeout else None
         try:
             with limit or nullcontext():
                 value = fn(task)

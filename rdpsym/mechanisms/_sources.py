@@ -81,7 +81,7 @@ def _loading(what: str):
     def loading_step():
         seconds = LOAD_STEPS * default_step_seconds()
         try:
-            with time_limit(seconds):
+            with time_limit(seconds, clock="wall"):
                 yield
         except StepTimeout as exc:
             out = type(exc)(f"{what}: {exc}")

@@ -291,7 +291,7 @@ def evaluate_normaliser(atom: sp.Expr, dps: int) -> tuple[mpmath.mpf, mpmath.mpf
 
     def compute():
         try:
-            return run_with_time_limit(_evaluate, atom, dps, seconds=seconds)
+            return run_with_time_limit(_evaluate, atom, dps, seconds=seconds, clock="wall")
         except StepTimeout as exc:  # out of time, or of memory or stack (StepExhausted): said which
             raise NormaliserError(f"evaluating the normaliser {_short(atom)} was abandoned: {exc}") from None
 

@@ -88,7 +88,7 @@ def mechanism_pld(mechanism: Mechanism, values: dict, h: float) -> MechanismPLD:
     from ..._timeout import StepTimeout, time_limit
 
     try:
-        with time_limit(PLD_SECONDS):
+        with time_limit(PLD_SECONDS, clock="wall"):
             result = _mechanism_pld(mechanism, values, h)
     except StepTimeout:
         raise PLDTimeout(f"{mechanism.name}: building its privacy loss distribution did not finish within "

@@ -218,7 +218,7 @@ def run_case(case: AuditCase, *, digits: int = 3, search: int = 20, seconds: flo
         try:
             # numpy's warnings (overflow, invalid value) are the library's business: check_claim sees the
             # values they come with (inf, NaN) and counts them against the function
-            with warnings.catch_warnings(), time_limit(seconds):
+            with warnings.catch_warnings(), time_limit(seconds, clock="wall"):
                 warnings.simplefilter("ignore")
                 verdict = check_claim(mech, case.fn, case.relation, case.order, case.symbols, fixed=case.fixed,
                                       alpha_range=case.alpha_range, call=case.call, arguments=case.arguments,
