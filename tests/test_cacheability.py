@@ -111,3 +111,64 @@ def test_memos_keep_values_computed_across_an_excused_expiry_only(expire_a_time_
     memo.get_or_compute("required", lambda: compute(False))
     memo.get_or_compute("optional", lambda: compute(True))
     assert "required" not in memo and "optional" in memo
+
+
+# -- exact integer orders: derived once, shared between processes through the disk ------------------------
+def _integer_order(k, seconds=20.0):
+    from rdpsym.derive import integer_order
+
+    return integer_order._direction_integer_order(P, Q, x, sp.FiniteSet(0, 1), k, (), seconds)
+
+
+def _use_a_fresh_disk_cache(tmp_path, monkeypatch):
+    from rdpsym.derive import integer_order
+
+    monkeypatch.setenv("RDPSYM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("RDPSYM_NO_CACHE", raising=False)
+    monkeypatch.setattr(integer_order, "_INTEGER_ORDERS", _cache.Memo())  # no in-process copy hides the disk
+
+
+def test_an_exact_integer_order_is_derived_once_and_read_back(tmp_path, monkeypatch):
+    """D_3 of the pair is derived, stored, and read back by a process that cannot derive it."""
+    from rdpsym.derive import integer_order
+
+    _use_a_fresh_disk_cache(tmp_path, monkeypatch)
+    value = _integer_order(3)
+    assert value is not None and list(tmp_path.glob("integerorder-*.rdpsym"))
+
+    def never(*args):
+        raise AssertionError("derived again")
+
+    monkeypatch.setattr(integer_order, "_derive_direction_integer_order", never)
+    assert _integer_order(3) == value
+
+
+def test_a_stored_integer_order_that_disagrees_with_the_direct_sum_is_discarded(tmp_path, monkeypatch):
+    """A signed entry whose value is wrong (an engine bug, an entry from other code) is doubted on a finite
+    support: the direct sum at a sample point disagrees, the entry is discarded and the value derived."""
+    from rdpsym.derive import integer_order
+
+    _use_a_fresh_disk_cache(tmp_path, monkeypatch)
+    right = _integer_order(3)
+    derived = []
+    real = integer_order._derive_direction_integer_order
+    monkeypatch.setattr(integer_order, "_derive_direction_integer_order",
+                        lambda *args: derived.append(args) or real(*args))
+    (entry,) = tmp_path.glob("integerorder-*.rdpsym")
+    key = entry.name.removeprefix("integerorder-").removesuffix(".rdpsym")
+    assert derive_cache._INTEGER_ORDERS.store(key, {"value": right + 1})  # signed, and wrong
+    assert _integer_order(3) == right and len(derived) == 1
+
+
+def test_an_integer_order_computed_while_a_limit_expired_is_not_stored(tmp_path, monkeypatch, expire_a_time_limit):
+    from rdpsym.derive import integer_order
+
+    _use_a_fresh_disk_cache(tmp_path, monkeypatch)
+
+    def gives_up(*args):
+        expire_a_time_limit()
+        return None
+
+    monkeypatch.setattr(integer_order, "_derive_direction_integer_order", gives_up)
+    assert _integer_order(4) is None
+    assert not list(tmp_path.glob("integerorder-*.rdpsym"))

@@ -53,6 +53,7 @@ __all__ = [
     "cache_enabled",
     "cacheable",
     "cached_derivation",
+    "cached_integer_order",
     "clear_cache",
     "engine_fingerprint",
     "memoize_derivation",
@@ -207,9 +208,61 @@ _CODEC = DataCodec(RESULT_TYPES)
 _DERIVATIONS = _cache.DiskCache("derivation", encode=_CODEC.encode, decode=_CODEC.decode, accept=cacheable)
 
 
+#: exact integer orders of one direction (:mod:`rdpsym.derive.integer_order`), ``integerorder-<key>.rdpsym``:
+#: ``{"value": D_k}``, or ``{"value": None}`` where the multinomial expansion does not give it. Nothing
+#: computed while a time limit expired is stored, so a None kept is the expansion's answer, not the clock's
+_INTEGER_ORDERS = _cache.DiskCache("integerorder", encode=_CODEC.encode, decode=_CODEC.decode)
+
+
 def clear_cache() -> int:
-    """Delete every cached derivation; returns how many were removed."""
-    return _DERIVATIONS.clear()
+    """Delete every cached derivation (exact integer orders included); returns how many were removed."""
+    return _DERIVATIONS.clear() + _INTEGER_ORDERS.clear()
+
+
+def cached_integer_order(P, Q, x, support, k: int, params, seconds, derive):
+    """D_k(P||Q) at the integer order ``k`` from the disk, or ``derive()`` (an expression, or None where it
+    is not derived) stored when no time limit expired meanwhile. Exact values of heavy-tailed pairs at
+    high orders take seconds each (residues of poles of order k: Cauchy at k = 32, 10 s); every process
+    that evaluates a curve at integer orders would otherwise derive them again. On a finite support a
+    stored value is checked against the direct sum at a sample point before it is used
+    (:func:`spot_check`)."""
+    if not cache_enabled():
+        return derive()
+    param_key = tuple((p.name, p.typical, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params or ())
+    key = _key("integer order", P, Q, x, support, int(k), param_key, seconds)
+
+    def doubt(entry) -> str | None:
+        if not (isinstance(entry, dict) and set(entry) == {"value"}
+                and (entry["value"] is None or isinstance(entry["value"], sp.Basic))):
+            return "not an integer-order entry"
+        return None if entry["value"] is None else _integer_order_doubt(entry["value"], P, Q, x, support, int(k), params)
+
+    return _INTEGER_ORDERS.get_or_compute(key, lambda: {"value": derive()}, check=doubt)["value"]
+
+
+def _integer_order_doubt(value, P, Q, x, support, k, params) -> str | None:
+    """As :func:`spot_check` for an exact D_k: on a finite support of at most :data:`SPOT_CHECK_TERMS`
+    points, the stored value at the first sample point must equal the direct sum to 20 digits."""
+    atoms = finite_points(support) if isinstance(support, (sp.FiniteSet, sp.Range)) else None
+    if not atoms or len(atoms) > SPOT_CHECK_TERMS or not all(a.is_number for a in atoms):
+        return None
+    symbols = tuple(sorted(value.free_symbols | ((P.free_symbols | Q.free_symbols) - {x}), key=str))
+    point = sample_values(symbols, params, 1)[0]
+    direct = _direct_sum(P, Q, x, atoms, sp.Integer(k), point)
+    if direct is None:
+        return None
+    try:
+        with mpmath.workdps(_SPOT_DPS):
+            cached = mpmath.mpf(sp.N(value.xreplace(point), _SPOT_DPS)) if value.xreplace(point).is_real else None
+            if cached is None:
+                return "it does not evaluate to a real number at a sample point"
+            if mpmath.isinf(cached) or mpmath.isinf(direct):
+                return None if cached == direct else "it is infinite where the direct sum is not (or the reverse)"
+            if abs(cached - direct) <= mpmath.mpf(10) ** -20 * max(1, abs(direct)):
+                return None
+            return f"its value is {mpmath.nstr(cached, 15)}; the direct sum gives {mpmath.nstr(direct, 15)}"
+    except (TypeError, ValueError, ArithmeticError):
+        return None
 
 
 def cached_derivation(derive, P, Q, x, support, params, seconds, check_density, label):

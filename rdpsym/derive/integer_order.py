@@ -25,6 +25,7 @@ from .._cache import Memo
 from .._config import settings
 from .. import printing
 from ..symbols import alpha as ALPHA
+from .cache import cached_integer_order
 from .crosscheck import is_zero, numeric_equal, sample_values
 from .inputs import check_inputs
 from .pieces import DerivationError, split_support
@@ -239,6 +240,13 @@ _INTEGER_ORDERS = Memo(maxsize=512)
 
 
 def _direction_integer_order(P, Q, x, support, k, params, seconds):
+    """D_k(P||Q) as an expression in the parameters, or None; shared between processes through the disk
+    cache (:func:`~rdpsym.derive.cache.cached_integer_order`)."""
+    return cached_integer_order(P, Q, x, support, k, params, seconds,
+                                lambda: _derive_direction_integer_order(P, Q, x, support, k, params, seconds))
+
+
+def _derive_direction_integer_order(P, Q, x, support, k, params, seconds):
     r = renyi_divergence_at_integer_order(P, Q, x, support, k, params=params, step_seconds=seconds)
     if r.status is not Status.CLOSED_FORM or r.expr is None:
         return None
