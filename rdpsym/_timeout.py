@@ -109,6 +109,9 @@ class StepTimeout(BaseException):
     #: True when a work limit's wall-clock hang guard fired (the step built few nodes for a long time, or
     #: waited): said in the message too
     guard: bool = False
+    #: True when a work limit expired because its work was spent: the same step with the same budget
+    #: (from the same sympy state) is cut short at the same node, whatever the machine
+    work_spent: bool = False
 
 
 class StepExhausted(StepTimeout):
@@ -261,6 +264,7 @@ def _timeout_for(entry) -> StepTimeout:
     elif entry.work_deadline <= work_done():
         exc = StepTimeout(f"step exceeded its work budget of {entry.seconds:g} s "
                           f"({entry.seconds * NODES_PER_SECOND:,.0f} sympy nodes built)")
+        exc.work_spent = True
     else:
         exc = StepTimeout(f"step exceeded its hang guard of {entry.guard_seconds:g} s of wall-clock time "
                           f"({GUARD_FACTOR:g}x its work budget of {entry.seconds:g} s, which it had not spent)")

@@ -8,6 +8,8 @@ is None and not memoised; an enclosing limit that expires is raised.
 
 from __future__ import annotations
 
+import time
+
 
 import pytest
 import sympy as sp
@@ -99,8 +101,8 @@ def test_relations():
 def _slow_then_factor(e):
     """The factored form, after 20,000 sympy nodes of work: more than a 0.2 s budget (6,000), less
     than a 5 s one."""
-    for i in range(20_000):
-        sp.Symbol(f"_slow_then_factor_{i}")
+    for _ in range(20_000):
+        sp.Dummy()  # a new node each time (a Symbol of a name seen before comes from sympy's cache)
     return sp.factor(e)
 
 
@@ -109,6 +111,37 @@ def test_a_decision_cut_short_is_none_and_not_memoised(monkeypatch):
     e = r**2 + 4 * r + 4  # (r + 2)^2: needs the factored form
     assert decide(e, "nonnegative", seconds=0.2) is None
     assert decide(e, "nonnegative", seconds=5) is True  # asked again: decided, not the memoised None
+
+
+def test_a_decision_whose_work_ran_out_is_not_worked_out_again_with_the_same_budget(monkeypatch):
+    """The budget counts nodes: the same question with the same budget is cut short at the same point,
+    so it is answered "not shown" at once when asked again; a bigger budget is another question."""
+    calls = []
+
+    def counted(e):
+        calls.append(e)
+        return _slow_then_factor(e)
+
+    monkeypatch.setattr(oracle, "_REWRITINGS", (counted,))
+    e = r**2 + 8 * r + 16
+    assert decide(e, "nonnegative", seconds=0.2) is None and len(calls) == 1
+    assert decide(e, "nonnegative", seconds=0.2) is None and len(calls) == 1
+    assert decide(e, "nonnegative", seconds=5) is True and len(calls) == 2
+
+
+def test_a_decision_stopped_by_its_hang_guard_is_not_remembered(monkeypatch):
+    """A hang guard (wall-clock) says nothing about the work: asked again, the decision is tried again."""
+    calls = []
+
+    def sleeps(e):
+        calls.append(e)
+        time.sleep(0.5)
+        return e
+
+    monkeypatch.setattr(oracle, "_REWRITINGS", (sleeps,))
+    e = r**2 + 10 * r + 25
+    assert decide(e, "nonnegative", seconds=0.02) is None
+    assert decide(e, "nonnegative", seconds=0.02) is None and len(calls) == 2
 
 
 def test_an_enclosing_limit_is_raised(monkeypatch):

@@ -179,6 +179,11 @@ def _keep(possible) -> bool:
 
 
 _MEMO = _cache.Memo(accept=_keep, maxsize=8192)
+#: (question, budget) of decisions cut short by their own work budget, never by a hang guard or an
+#: enclosing limit: work counts nodes, so the same question with the same budget is cut short again, and
+#: asked again it is "not shown" at once (one curve's convexity checked at many parameter values). A
+#: bigger budget is another question.
+_SPENT = _cache.Memo(maxsize=8192)
 
 
 def _domains_key(params) -> tuple:
@@ -209,16 +214,20 @@ def _possible(expr, params, regime, seconds, claim, effort) -> frozenset:
     params = tuple(params or ())
     key = (expr, _domains_key(params), claim, effort)
     limit = SECONDS if seconds is None else seconds
-    return _MEMO.get_or_compute(key, lambda: _limited(expr, params, limit, claim, EFFORTS[effort]))
+    if (key, limit) in _SPENT:
+        return _ANY
+    return _MEMO.get_or_compute(key, lambda: _limited(expr, params, limit, claim, EFFORTS[effort], key))
 
 
-def _limited(expr, params, seconds, claim, effort) -> frozenset:
+def _limited(expr, params, seconds, claim, effort, key=None) -> frozenset:
     try:
         return run_with_time_limit(_narrow, expr, params, claim, effort, seconds=seconds)
-    except StepTimeout:
+    except StepTimeout as exc:
         if deadline_passed():
             raise  # an enclosing limit expired: it is the enclosing step that stops
-        return _ANY  # this decision's own limit: not shown (the memo keeps nothing timed out)
+        if exc.work_spent and key is not None:
+            _SPENT.get_or_compute((key, seconds), lambda: True)
+        return _ANY  # this decision's own limit: not shown (the memo of decisions keeps nothing cut short)
     except RuntimeError:
         return _ANY  # the decision failed in a worker process (a thread's decision runs in a fork)
 
