@@ -81,7 +81,9 @@ def renyi_divergence(
         open (d in (0, 1) is below 1; the domain ``Interval.open(m1, oo)`` of m2 declares m1 < m2).
         Where neither decides, the result is Piecewise over the cases (or one form symmetric in them),
         with the case split in the provenance.
-    step_seconds: time limit per symbolic step (default ``RDPSYM_STEP_SECONDS`` or 20 s).
+    step_seconds: budget per symbolic step, in seconds of work (default ``RDPSYM_STEP_SECONDS`` or 20 s): it
+        counts sympy nodes built (:data:`rdpsym._timeout.NODES_PER_SECOND` per second), so the same
+        derivation gives up at the same point on any machine; a wall-clock hang guard sits at 10x.
     check_density: check that P and Q are non-negative and integrate (sum) to 1.
     cache: reuse a cached derivation of the same inputs (see :mod:`rdpsym.derive.cache`).
 
