@@ -172,12 +172,10 @@ def _counted_new(cls, *args):
     """``Basic.__new__``, counting the node for this thread; past the innermost work limit's node, the
     limit expires here (as the alarm expires a wall-clock one)."""
     local = _local
-    try:
-        local.nodes += 1
-        if local.nodes >= local.trip:
-            _on_work_spent(sys._getframe(1))
-    except AttributeError:  # the thread's first node
-        local.nodes, local.trip = 1, math.inf
+    nodes = getattr(local, "nodes", 0) + 1  # (a thread's first node: no counter yet)
+    local.nodes = nodes
+    if nodes >= getattr(local, "trip", math.inf):
+        _on_work_spent(sys._getframe(1))
     return _basic_new(cls, *args)
 
 
