@@ -88,8 +88,9 @@ REFIRE_SECONDS = 0.05
 #: for up to this long before it is interrupted too
 HANDLING_GRACE_SECONDS = 0.25
 #: the work one second of a ``clock="work"`` limit stands for: sympy expression nodes built. The rate
-#: of the built-ins' derivation steps on the reference machine (2 cores, Python 3.11) lies between
-#: 20,000 and 45,000 nodes per second of CPU time; a fixed number, never measured at run time
+#: of the built-ins' derivations on the reference machine (2 cores, Python 3.11) lies between 16,500 and
+#: 50,000 nodes per second of CPU time, median 33,700 (``benchmarks/work_rate.py``); a fixed number,
+#: never measured at run time
 NODES_PER_SECOND = 30_000
 #: a work limit's wall-clock hang guard is this many times its seconds (guards sit at least 10x above
 #: the typical time of the work they guard)
@@ -196,8 +197,6 @@ def work_clock() -> float:
 def _set_trip(stack) -> None:
     """The node at which the innermost work limit of ``stack`` expires (inner deadlines are the earliest)."""
     _local.trip = stack[-1].work_deadline if stack else math.inf
-    if not hasattr(_local, "nodes"):
-        _local.nodes = 0
 
 
 def _on_work_spent(frame) -> None:

@@ -197,6 +197,12 @@ def engine_fingerprint() -> str:
     return source_fingerprint(*map(str, Path(__file__).parent.glob("*.py")))
 
 
+def _params_key(params) -> tuple:
+    """The parameters as part of a key: their domains decide kinks the assumptions leave open (and narrow
+    a case split)."""
+    return tuple((p.name, p.typical, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params or ())
+
+
 def _key(*parts) -> str:
     text = "\n".join([str(_FORMAT), *(sp.srepr(p) if isinstance(p, sp.Basic) else repr(p) for p in parts)])
     text += "\n" + repr(sorted(library_versions().items())) + "\n" + engine_fingerprint()
@@ -228,8 +234,7 @@ def cached_integer_order(P, Q, x, support, k: int, params, seconds, derive):
     (:func:`spot_check`)."""
     if not cache_enabled():
         return derive()
-    param_key = tuple((p.name, p.typical, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params or ())
-    key = _key("integer order", P, Q, x, support, int(k), param_key, seconds)
+    key = _key("integer order", P, Q, x, support, int(k), _params_key(params), seconds)
 
     def doubt(entry) -> str | None:
         if not (isinstance(entry, dict) and set(entry) == {"value"}
@@ -270,9 +275,7 @@ def cached_derivation(derive, P, Q, x, support, params, seconds, check_density, 
     check_density, label)`` (the engine's uncached derivation) stored when :func:`cacheable`."""
     if not cache_enabled():
         return _derive_recorded(derive, P, Q, x, support, params, seconds, check_density, label)
-    # the domains decide kinks the assumptions leave open (and narrow a case split): part of the key
-    param_key = tuple((p.name, p.typical, sp.srepr(p.symbol), sp.srepr(p.domain)) for p in params or ())
-    key = _key(P, Q, x, support, param_key, seconds, check_density, label)
+    key = _key(P, Q, x, support, _params_key(params), seconds, check_density, label)
     # a timeout or failure is returned and derived again next time
     return _DERIVATIONS.get_or_compute(
         key, lambda: _derive_recorded(derive, P, Q, x, support, params, seconds, check_density, label),
