@@ -51,6 +51,27 @@ def test_generalized_gaussian_matches_mpmath(gg, alpha):
         assert abs(got - ref) <= TOL * max(1, abs(ref)), (alpha, got, ref)
 
 
+def test_integer_order_of_powers_with_two_centres_is_declined_and_an_integer_power_is_derived():
+    """exp(-(3|x|^p - 2|x - Delta|^p)/sigma^p), the generalized Gaussian at order 3, has no closed-form
+    antiderivative for p not known to be an integer: declined at once with the reason, not after sympy's
+    attempts; at p = 2 (Gaussian noise) the same expansion gives the closed form 3 Delta^2/sigma^2."""
+    from rdpsym.derive.integer_order import renyi_divergence_at_integer_order
+
+    x = sp.Symbol("x", real=True)
+    sigma, delta = sp.symbols("sigma Delta", positive=True)
+    p = sp.Symbol("p", positive=True)
+
+    def gg_density(centre, shape):
+        return shape * sp.exp(-(sp.Abs(x - centre) / sigma) ** shape) / (2 * sigma * sp.gamma(1 / shape))
+
+    declined = renyi_divergence_at_integer_order(gg_density(0, p), gg_density(delta, p), x, sp.S.Reals, 3)
+    assert declined.status is Status.NUMERIC_ONLY and declined.expr is None
+    assert "no closed-form antiderivative" in declined.reason and "different roots" in declined.reason
+    gaussian = renyi_divergence_at_integer_order(gg_density(0, sp.Integer(2)), gg_density(delta, sp.Integer(2)), x, sp.S.Reals, 3)
+    assert gaussian.status is Status.CLOSED_FORM
+    assert sp.simplify(gaussian.expr.args[0][0] - 3 * delta**2 / sigma**2) == 0
+
+
 def test_generalized_gaussian_d_inf_is_never_a_finite_number(gg):
     # for p > 1 the log ratio (|x - 1|^p - |x|^p)/sigma^p is unbounded: D_inf = +oo, which the engine does
     # not derive (no symbolic critical points) and the numeric path may not certify: +oo or an error

@@ -103,7 +103,10 @@ def test_rr_upper_at_least_lower_and_monotone_in_steps(p, k, eps):
 def test_bracket_width_shrinks_with_finer_grids(p, k):
     acct = Accountant().add("randomized_response", count=k, p=p)
     coarse, fine = acct.tight_epsilon(1e-4, step=1e-2), acct.tight_epsilon(1e-4, step=1e-3)
-    assert fine.upper - fine.lower <= coarse.upper - coarse.lower + 1e-12
+    # the certified ends carry an outward padding of 1e-12 (1 + |L|) on each loss and pmf value
+    # (pld/discretisation.py), which rounds differently on the two grids: for randomized response both
+    # grids hold the atoms exactly and the two brackets agree up to that padding (1.3e-12 seen at eps 3.35)
+    assert fine.upper - fine.lower <= coarse.upper - coarse.lower + 1e-11 * max(1.0, abs(coarse.upper))
     assert max(coarse.lower, fine.lower) <= min(coarse.upper, fine.upper)
 
 
