@@ -150,3 +150,28 @@ def test_an_enclosing_limit_is_raised(monkeypatch):
     with pytest.raises(StepTimeout):
         with time_limit(0.2):
             decide(e, "nonnegative", seconds=5)
+
+
+def test_factor_is_not_tried_on_an_expression_larger_than_its_cap(monkeypatch):
+    """factor's polynomial arithmetic builds no nodes the work budget counts; the oracle gives it only
+    expressions of at most FACTOR_MAX_OPS operations (the second derivative of a two-outcome curve, 1,304
+    operations, took 11 s in factor alone)."""
+    q = sp.Symbol("q", positive=True)
+    # an expression of undecided sign in symbolic powers, larger than the cap
+    big = sum((q**alpha * (1 - q) ** (1 - alpha) - (k + 1) * q ** (alpha / (k + 2))) ** 2 * sp.log(q + k)
+              for k in range(80)) - sp.Rational(1, 3)
+    assert sp.count_ops(big) > oracle.FACTOR_MAX_OPS
+    small = (q - 1) ** 2 * q**alpha - q
+    assert sp.count_ops(small) <= oracle.FACTOR_MAX_OPS
+    given = []
+    real_factor = sp.factor
+
+    def factor(e, *args, **kwargs):
+        given.append(sp.count_ops(e))
+        return real_factor(e, *args, **kwargs)
+
+    monkeypatch.setattr(sp, "factor", factor)
+    assert decide(big, "nonnegative", seconds=2, effort="rewritings") is None
+    assert all(n <= oracle.FACTOR_MAX_OPS for n in given), given
+    decide(small, "nonnegative", seconds=2, effort="rewritings")
+    assert given  # below the cap, factor is tried

@@ -79,7 +79,19 @@ ZERO_TEST_SECONDS = 5.0
 _DPS = 30
 
 
-_REWRITINGS = (sp.together, sp.factor, sp.powsimp, sp.simplify)
+#: the largest expression (``count_ops``) ``factor`` is tried on: its polynomial arithmetic builds no sympy
+#: nodes, so a work budget cannot stop it, and on a large expression in symbolic powers it grinds until the
+#: hang guard (a user's two-outcome mechanism: the second derivative of its curve, 1,304 operations,
+#: factors for 11 s into 83,000); the input's size is the work measure instead
+FACTOR_MAX_OPS = 1000
+
+
+def _factor(e: sp.Expr) -> sp.Expr:
+    """``factor(e)``, or ``e`` itself (no rewriting) when ``e`` is larger than :data:`FACTOR_MAX_OPS`."""
+    return e if sp.count_ops(e) > FACTOR_MAX_OPS else sp.factor(e)
+
+
+_REWRITINGS = (sp.together, _factor, sp.powsimp, sp.simplify)
 #: how far down the order a decision goes: the number of rewritings tried (``"simplify"``, the default,
 #: also tries ``solveset``). A caller that asks in a loop over many points or factors, where a sign not
 #: shown only costs a fallback, stops before ``simplify``, which alone can take seconds on a small
