@@ -235,7 +235,9 @@ def _by_likelihood_ratio(P, Q, u, x, support, params, seconds) -> str | None:
 
 
 def _keep(analysis: FamilyAnalysis) -> bool:
-    return all(cacheable(r) for r in analysis.results) and "timed out" not in analysis.reason
+    # a reason that quotes a step that timed out or a derivation its budget cut short (derive/stages.py)
+    return all(cacheable(r) for r in analysis.results) and not any(
+        words in analysis.reason for words in ("timed out", "cut short"))
 
 
 _MEMO = _cache.Memo(accept=_keep, maxsize=256)

@@ -12,7 +12,8 @@ The applicability stage (:mod:`.applicability`) reads the structure of the integ
 puts them outside every form the template and sympy can integrate, the general order (or the KL) is
 reported as "no closed form" with the reason at once, instead of after its time limits.
 
-The whole derivation has a time budget of :data:`BUDGET_STEPS` step limits (60 s at the default 20 s):
+The whole derivation has a budget of :data:`BUDGET_STEPS` step limits (60 s at the default 20 s, counted
+as work: sympy nodes built, :mod:`rdpsym._timeout`):
 every stage runs within what is left of it (the general order and the KL leaving a reserve for the
 stages after them), and a stage the budget cuts short finds nothing, with the reason. The status stage
 always runs.
@@ -37,11 +38,11 @@ from .removable import exceptional_points
 from .result import OPTIONAL_STAGES, Status
 from .special_orders import kl_divergence, kl_from_below, max_divergence
 from .steplog import StepLog
-from .._timeout import StepTimeout, time_limit, timeout_count, work_clock
+from .._timeout import NODES_PER_SECOND, StepTimeout, time_limit, timeout_count, work_clock
 
 __all__ = ["Derivation", "STAGES", "run_stages", "BUDGET_STEPS"]
 
-#: the derivation's total time budget, in step limits
+#: the derivation's total budget, in step limits (work, as the steps' own limits count it)
 BUDGET_STEPS = 3
 #: a stage is not started with less than this many seconds of the budget left
 MIN_STAGE_SECONDS = 0.5
@@ -293,7 +294,9 @@ def _unexpected(d: Derivation, stage: str, exc: BaseException) -> None:
 def _cut_short(d: Derivation, stage, budget: float) -> None:
     what, drop = _CUT.get(stage, (f"stage {stage.__name__} not completed", ()))
     d.expire(stage.__name__)  # never cached unless the stage is optional (Provenance.expired)
-    why = f"timed out: the derivation's time budget of {budget:g} s ran out"
+    # the budget counts work (sympy nodes built, rdpsym._timeout), not the clock: say what it counted
+    why = (f"cut short: the derivation's work budget of {budget:g} s ({int(budget * NODES_PER_SECOND):,} sympy "
+           f"nodes at {NODES_PER_SECOND:,} a second) ran out")
     for name in drop:
         setattr(d, name, None)
     if stage is split:
