@@ -298,3 +298,20 @@ def test_ties_and_boundaries_of_hand_written_branches(monkeypatch):
         R(sp.Piecewise((1, refl > 0), (2, True))).evaluate(2, s=third, t=third)
     # ... while a continuous node (Max) at the same undecidable tie still has its value
     assert R(sp.Max(refl, -refl) + 1).evaluate(2, s=third, t=third) == 1
+
+
+@pytest.mark.unit
+def test_an_evaluation_stopped_by_its_hang_guard_says_it_was_a_hang_guard(monkeypatch):
+    """RDPSYM_EVAL_SECONDS is a wall-clock guard against a hang, not a budget: when it fires the error says
+    which guard, how long, and that no value was taken from it."""
+    import time
+
+    class HangingCurve:
+        def value(self, result, alpha, values, dps):
+            time.sleep(5)
+            raise AssertionError("the guard did not fire")
+
+    monkeypatch.setenv("RDPSYM_EVAL_SECONDS", "0.3")
+    r = rdpsym.DivergenceResult(expr=None, status=rdpsym.Status.NUMERIC_ONLY, curve=HangingCurve(), label="hangs")
+    with pytest.raises(ArithmeticError, match=r"stopped by its hang guard of 0\.3 s of wall clock \(RDPSYM_EVAL_SECONDS"):
+        r.evaluate(sp.Rational(5, 2))

@@ -156,6 +156,13 @@ class ExceptionalPoint:
     condition: sp.Basic = sp.true
 
 
+def _guard_fired(label: str, alpha, values, seconds: float) -> str:
+    """What an evaluation stopped by its hang guard says: which guard, of how long, and that it is one (the
+    numeric path's decisions count terms, digits and boxes; this limit only stops a hang)."""
+    return (f"{label}: evaluation at alpha={alpha}, {values} stopped by its hang guard of {seconds:g} s of wall "
+            "clock (RDPSYM_EVAL_SECONDS; a guard against a hang, not a budget: no value is taken from it)")
+
+
 @dataclass(frozen=True)
 class DivergenceResult:
     """D_alpha(P||Q) (or a mechanism's RDP curve) with its conditions, special orders and provenance.
@@ -366,7 +373,7 @@ class DivergenceResult:
             else:
                 number = run_with_time_limit(self._evaluate_general, a, values, dps, seconds=limit, clock="wall")
         except StepTimeout:
-            raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
+            raise ArithmeticError(_guard_fired(self.label, alpha, values, limit)) from None
         if isinstance(number, sp.Piecewise):
             raise ArithmeticError(f"{self.label}: cannot decide the conditions at alpha={alpha}, {values}")
         if number == sp.oo:
@@ -430,10 +437,11 @@ class DivergenceResult:
                 return self.curve.value(self, a, named, dps)
             return numeric_value(self, a, named, dps)
 
+        limit = settings().eval_seconds
         try:
-            return run_with_time_limit(compute, seconds=settings().eval_seconds, clock="wall")
+            return run_with_time_limit(compute, seconds=limit, clock="wall")
         except StepTimeout:
-            raise ArithmeticError(f"{self.label}: evaluation at alpha={alpha}, {values} exceeded its time limit") from None
+            raise ArithmeticError(_guard_fired(self.label, alpha, values, limit)) from None
 
     def _partly_exact(self, a, subs, named, dps):
         """D_k at an integer order k where the expansion gives some directions exactly and not others
