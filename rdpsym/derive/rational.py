@@ -57,8 +57,9 @@ def _parts(coeffs: dict, x: sp.Symbol):
 
 
 def _taylor_head(num, x: sp.Symbol, r, u: sp.Dummy, n: int):
-    """The polynomial ring holding N(r + u), and the part of N(r + u) of degree < n in u, as one of its
-    elements (with u among its generators).
+    """``(ring, u, c, head, const)``: a polynomial ring over the Gaussian integers whose generators are u and
+    the parameters; u and c = r - conj r as its elements; ``head``, the part of degree < n in u of N(r + u)
+    without its x-free factors; and ``const``, the product of those factors (an expression).
 
     N is a product of integer powers of polynomials in x. Each factor is shifted on its own (a handful
     of terms) and the powers and products are truncated at u^n as they are formed
