@@ -57,7 +57,7 @@ def _parts(coeffs: dict, x: sp.Symbol):
 
 
 def _taylor_head(num, x: sp.Symbol, r, u: sp.Dummy, n: int):
-    """``(ring, u, c, head, const)``: a polynomial ring over the Gaussian integers whose generators are u and
+    """``(ring, u, c, head, const)``: a polynomial ring (its domain as ``sring`` picks it) whose generators are u and
     the parameters; u and c = r - conj r as its elements; ``head``, the part of degree < n in u of N(r + u)
     without its x-free factors; and ``const``, the product of those factors (an expression).
 
