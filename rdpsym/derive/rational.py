@@ -56,6 +56,20 @@ def _parts(coeffs: dict, x: sp.Symbol):
     return (const * num, base, power) if base is not None else None
 
 
+def _powers(num, x: sp.Symbol):
+    """``(const, [(base, power), ...])``: N as its x-free factors times positive integer powers of the
+    factors in x (a factor that is no such power counts with power 1)."""
+    const, powers = sp.Integer(1), []
+    for factor in sp.Mul.make_args(num):
+        if not factor.has(x):
+            const *= factor
+        elif factor.is_Pow and factor.exp.is_Integer and factor.exp > 0:
+            powers.append((factor.base, int(factor.exp)))
+        else:
+            powers.append((factor, 1))
+    return const, powers
+
+
 def _taylor_head(num, x: sp.Symbol, r, u: sp.Dummy, n: int):
     """``(ring, u, c, head, const)``: a polynomial ring (its domain as ``sring`` picks it) whose generators are u and
     the parameters; u and c = r - conj r as its elements; ``head``, the part of degree < n in u of N(r + u)
@@ -66,20 +80,12 @@ def _taylor_head(num, x: sp.Symbol, r, u: sp.Dummy, n: int):
     (``sympy.polys.ring_series``): expanding N(r + u) as an expression and reading its coefficients
     costs 10 s at order 32 for Cauchy noise, the truncated products 0.5 s.
     """
-    const, factors = sp.Integer(1), []
-    for factor in sp.Mul.make_args(num):
-        if not factor.has(x):
-            const *= factor
-            continue
-        if factor.is_Pow and factor.exp.is_Integer and factor.exp > 0:
-            base, power = factor.base, int(factor.exp)
-        else:
-            base, power = factor, 1
-        factors.append((sp.expand(base.subs(x, r + u)), power))
-    ring, elements = sp.sring([shifted for shifted, _ in factors] + [u, r - sp.conjugate(r)])
+    const, powers = _powers(num, x)
+    shifted = [sp.expand(base.subs(x, r + u)) for base, _ in powers]
+    ring, elements = sp.sring(shifted + [u, r - sp.conjugate(r)])
     u_gen = elements[-2]
     head = ring.one
-    for element, (_, power) in zip(elements, factors):
+    for element, (_, power) in zip(elements, powers):
         head = rs_mul(head, rs_pow(element, power, u_gen, n), u_gen, n)
     return ring, u_gen, elements[-1], head, const
 
@@ -87,14 +93,7 @@ def _taylor_head(num, x: sp.Symbol, r, u: sp.Dummy, n: int):
 def _degree(num, x: sp.Symbol) -> int:
     """The degree in x of a product of integer powers of polynomials, read factor by factor (expanding a
     power of order 32 to read its degree costs seconds)."""
-    total = 0
-    for factor in sp.Mul.make_args(num):
-        base, power = factor.as_base_exp()
-        if power.is_Integer and power > 0:
-            total += int(power) * sp.Poly(base, x).degree()
-        else:
-            total += sp.Poly(factor, x).degree()
-    return total
+    return sum(power * sp.Poly(base, x).degree() for base, power in _powers(num, x)[1])
 
 
 def _value(num, base, m, x):
