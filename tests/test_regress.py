@@ -75,7 +75,7 @@ def test_broken_entry_is_a_regression_and_cli_exits_nonzero(tmp_path):
 
 @pytest.mark.parametrize("text, rule", [
     ("[[entry]]\nname='a'\nformula='1'\nsource='s'\n", "exactly one of"),
-    ("[[entry]]\nname='a'\nmechanism='gaussian'\nformula='1'\nsource='s'\norder='2'\n", "order"),
+    ("[[entry]]\nname='a'\nmechanism='gaussian'\nformula='1'\nsource='s'\norder='2.5'\n", "order"),
     ("[[entry]]\nname='a'\nmechanism='gaussian'\nformula='1'\nsource='s'\ncolor='red'\n", "unknown keys"),
     ("name = 1\n", "no \\[\\[entry\\]\\]"),
 ])

@@ -18,6 +18,7 @@ import mpmath
 import sympy as sp
 
 from .certificate import Certificate
+from .orders import order_key, point_alpha
 from .partition import ball_text
 from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
 from .verdict import Verdict
@@ -71,7 +72,8 @@ def _binding_point(run, order, alpha, values) -> dict | None:
         return None
     enc = Enclosures(expr, expr, tgt.result.conditions, order, tgt.parameters, ev.fixed,
                      tuple((p.alpha, p.value) for p in tgt.result.exceptional_points), run.dps)
-    ball = enc.at(alpha if order is None else sp.Integer(1), values, "divergence")
+    point = point_alpha(order, alpha)
+    ball = enc.at(point, values, "divergence")
     if ball is None or ball.is_nan():
         return None
     got = _independent(ev, tgt, order, alpha, allv)
@@ -82,13 +84,12 @@ def _binding_point(run, order, alpha, values) -> dict | None:
         numeric = {"value": mpmath.nstr(mpmath.mpf(value), 35) if not mpmath.isinf(value) else
                    ("inf" if value > 0 else "-inf"), "error": mpmath.nstr(mpmath.mpf(error), 5)}
     directions = tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv))
-    point_alpha = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
     claim = None
     if order == run.order:
         # the claim's enclosure here binds the claim too: another claim differs at some binding point
         claim = ball_text(Enclosures(ev.c.expr, None, sp.true, order, tgt.parameters, ev.fixed, (), run.dps)
-                          .at(point_alpha, values, "claim"))
-    return {"order": {None: "alpha", 1: "1"}.get(order, "oo"), "alpha": point_alpha, "values": dict(values),
+                          .at(point, values, "claim"))
+    return {"order": order_key(order), "alpha": point, "values": dict(values),
             "directions": directions, "divergence": ball_text(ball), "claim": claim, "numeric": numeric}
 
 
@@ -110,7 +111,7 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
             alphas = [(sp.S(run.lo) + sp.S(run.hi)) / 2]
         candidates = [(a, usable[i % min(2, len(usable))]) for i, a in enumerate(alphas)][:BINDING_ATTEMPTS]
     else:
-        candidates = [(None, usable[0])]  # numerics that fail at a special order fail at the others too
+        candidates = [(None, usable[0])]  # one order: numerics that fail at one parameter point fail at the others too
     # the orders in turn, the parameter combinations alternating; the first that converge are kept
     out = []
     for a, values in candidates:
@@ -159,7 +160,7 @@ def attest(run, fields: dict) -> Certificate | None:
     binding = _binding(run)
     cert = run.certification
     if cert is not None and cert.certified:
-        runs = [{"box": o.describe_box() or "the special order", "status": o.status, "partition": o.partition}
+        runs = [{"box": o.describe_box() or "the claim's order", "status": o.status, "partition": o.partition}
                 for o in cert.outcomes]
         return Certificate(**common, binding=binding, method="boxes",
                            data={"difference": run.difference, "runs": tuple(runs)})
@@ -194,7 +195,7 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
             continue
         with mpmath.workdps(40):
             numeric = {"value": mpmath.nstr(mpmath.mpf(got[0]), 35), "error": mpmath.nstr(mpmath.mpf(got[1]), 5)}
-        binding.append({"order": {None: "alpha", 1: "1"}.get(ev.order, "oo"), "alpha": ev.point_alpha(a),
+        binding.append({"order": order_key(ev.order), "alpha": ev.point_alpha(a),
                         "values": dict(values), "directions": tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv)),
                         "divergence": ball_text(_numeric_ball(t, e, dps)),
                         "claim": ball_text(enclosures.at(ev.point_alpha(a), values, "claim")), "numeric": numeric})

@@ -15,7 +15,8 @@ balls written exactly as ``{"mid": "m*2^e", "rad": "m*2^e"}``, :func:`~rdpsym.cl
 ``claim``, ``divergence``
     The claim and the derived divergence for the order (``null`` for a curve without a closed form).
 ``order``, ``alpha_range``, ``conditions``, ``max_divergence``, ``exceptional``
-    ``"alpha"``, ``"1"`` or ``"oo"``; the open range of orders; the finiteness conditions (the divergence
+    ``"alpha"`` (the curve), ``"1"``, ``"oo"`` or another positive rational order ``"p"`` or ``"p/q"``
+    (:mod:`rdpsym.claims.orders`); the open range of orders; the finiteness conditions (the divergence
     is +oo outside them); D_oo; the removable orders ``[alpha, value]`` of the closed form.
 ``parameters``, ``fixed``
     ``[{name, symbol, domain, typical, log_scale}]`` (symbol and domain as srepr) and the values held fixed.
@@ -51,6 +52,7 @@ import sympy as sp
 
 from ..specify.params import Parameter
 from ..specify.text.srepr import SreprError, read_srepr
+from .orders import order_from_key, order_key, order_name
 from .partition import BallTextError, Partition, ball_from_text
 from .rewrite import RULES, Step
 
@@ -63,7 +65,6 @@ METHODS = {"rewrite": "proof", "boxes": "boxes", "counterexample": "counterexamp
 #: the longest certificate text read, in characters
 MAX_TEXT = 50_000_000
 _VERDICTS = ("proved", "confirmed", "refuted")
-_ORDERS = {"alpha": None, "1": 1, "oo": sp.oo}
 _COMMON = ("schema", "verdict", "relation", "claim", "divergence", "order", "alpha_range", "conditions",
            "max_divergence", "exceptional", "parameters", "fixed", "mechanism", "binding", "tolerance", "method",
            "target", "evidence")
@@ -113,7 +114,7 @@ class Certificate:
     # -- writing ------------------------------------------------------------------------------------
     def to_data(self) -> dict:
         """The certificate as JSON-ready data (module docstring)."""
-        order = {None: "alpha", 1: "1"}.get(self.order, "oo")
+        order = order_key(self.order)
         out = {
             "schema": SCHEMA, "verdict": self.verdict, "relation": self.relation, "claim": sp.srepr(self.claim),
             "divergence": _srepr_or_none(self.divergence), "order": order,
@@ -172,7 +173,7 @@ class Certificate:
                                                f"{', '.join(sorted(allowed))})")
         verdict = _choice(data, "verdict", _VERDICTS)
         relation = _choice(data, "relation", ("==", "<=", ">="))
-        order = _ORDERS[_choice(data, "order", tuple(_ORDERS))]
+        order = _order(data.get("order"), "order")
         parameters = _parameters(data)
         tolerance = _field(data, "tolerance", dict)
         digits, dps = (_int_in(tolerance.get(k), f"tolerance.{k}", 1, 10_000) for k in ("digits", "dps"))
@@ -212,8 +213,7 @@ class Certificate:
         return tuple(p for p in self.parameters if p.name not in self.fixed)
 
     def describe(self) -> str:
-        what = "D_alpha" if self.order is None else ("D_1 (KL)" if self.order == 1 else "D_oo")
-        return (f"{self.verdict} by {self.method}: {what} of {self.target or 'the target'} {self.relation} "
+        return (f"{self.verdict} by {self.method}: {order_name(self.order)} of {self.target or 'the target'} {self.relation} "
                 f"{sp.sstr(self.claim)}")
 
 
@@ -264,6 +264,14 @@ def _field(data: dict, key: str, kind: type):
 
 
 _KINDS = {dict: "object", list: "array", str: "string"}
+
+
+def _order(value, where: str):
+    """The order a certificate (or one of its binding points) is about, read strictly (never evaluated)."""
+    try:
+        return order_from_key(value, where)
+    except ValueError as exc:
+        raise CertificateError(where, str(exc).split(": ", 1)[1]) from None
 
 
 def _choice(data: dict, key: str, choices: tuple) -> str:
@@ -380,7 +388,8 @@ def _binding(b, where: str) -> dict:
         _decimal(numeric[k], f"{where}.numeric.{k}")
     _ball(b["divergence"], f"{where}.divergence")
     _ball(b["claim"], f"{where}.claim")
-    return {"order": _choice(b, "order", tuple(_ORDERS)) if isinstance(b, dict) else None,
+    _order(b["order"], f"{where}.order")
+    return {"order": b["order"],
             "alpha": _tree(b["alpha"], f"{where}.alpha", sp.Expr), "values": _values(b["values"], f"{where}.values"),
             "directions": tuple((_tree(P, f"{where}.directions[{i}][0]", sp.Expr),
                                  _tree(Q, f"{where}.directions[{i}][1]", sp.Expr)) for i, (P, Q) in enumerate(directions)),

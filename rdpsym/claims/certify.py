@@ -86,7 +86,7 @@ class Certification:
             return [f"no certified pass: {self.reason}"] if self.reason else []
         lines = []
         for o, note in itertools.zip_longest(self.outcomes, self.fixed_note, fillvalue=""):
-            where = o.describe_box() or "the special order"
+            where = o.describe_box() or "the claim's order"
             where += f" ({note})" if note else ""
             if o.status == "proved":
                 lines.append(f"interval arithmetic on [{where}]: the relation holds on the whole box ({o.boxes} boxes)")

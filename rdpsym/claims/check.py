@@ -2,8 +2,8 @@ r"""``check_claim``: is a formula from a paper or a library right about a mechan
 
 A *claim* states ``D REL claim`` where ``D`` is the target's divergence curve D_alpha (Mironov 2017,
 arXiv:1702.07476 v3, Def. 3; for a mechanism the RDP curve of Def. 4, the maximum over adjacent pairs
-and both directions), or one special order of it (``order=1``: the KL divergence; ``order=oo``: the max
-divergence), and ``REL`` is ``==``, ``<=`` (the claim is an upper bound: D <= claim) or ``>=`` (a lower bound).
+and both directions), or its value at one order (``order=1``: the KL divergence; ``order=oo``: the max
+divergence; ``order=2``, ``order=sympy.Rational(5, 2)``: D_2, D_5/2, :mod:`rdpsym.claims.orders`), and ``REL`` is ``==``, ``<=`` (the claim is an upper bound: D <= claim) or ``>=`` (a lower bound).
 
 The verdict, always with evidence (the alpha range, the compared points per regime, the parameter box,
 and every point dropped or excluded with the reason):
@@ -53,8 +53,8 @@ default (``call="keywords"``), where the keyword names are the function's own ar
 mapped to the target's parameters like any other claim name (``symbols=``, or inferred). For other
 signatures: ``call="positional"`` calls ``fn(alpha, v1, v2, ...)`` in the order of ``arguments``;
 ``call="params_dict"`` calls ``fn({name: value, ...}, alpha)``, autodp's convention
-(``autodp.rdp_bank.RDP_gaussian({'sigma': s}, alpha)``). For ``order=1``/``order=oo`` the callable
-gets ``alpha = 1.0`` / ``math.inf``. A callable that raises is outside its domain there (counted, not a
+(``autodp.rdp_bank.RDP_gaussian({'sigma': s}, alpha)``). For one order the callable gets that order as
+a float: ``alpha = 1.0`` for ``order=1``, ``math.inf`` for ``order=oo``, ``2.5`` for ``order=5/2``. A callable that raises is outside its domain there (counted, not a
 refutation, but a point it cannot answer counts against the claim: inconclusive); NaN or a complex result
 where the divergence is finite makes the verdict inconclusive; a result that is not a number (a string) is
 a ``TypeError`` naming the callable. Each call has a time limit (:data:`~rdpsym.claims.point.CALL_SECONDS`).
@@ -67,7 +67,6 @@ The code: this module reads the arguments and the claim (:func:`check_claim`); t
 from __future__ import annotations
 
 import inspect
-import math
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
@@ -81,6 +80,7 @@ from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
 from .attest import attest
 from .certify import CERTIFY_BOXES, CERTIFY_GUARD_SECONDS
+from .orders import order_value
 from .point import Claim, Evaluator
 from .prove import PROVE_ATTEMPT_SECONDS
 from .mapping import SymbolMap, build_symbol_map, default_fixed
@@ -97,16 +97,6 @@ __all__ = ["Verdict", "Counterexample", "ClaimVerdict", "check_claim", "RELATION
 RELATIONS = ("==", "<=", ">=")
 #: how the evidence begins when a certificate given as ``replay=`` was replayed, or was not used (and why)
 REPLAYED_NOTE, UNUSED_NOTE = "replayed a certificate", "searched: the given certificate was not used"
-
-
-def _order_value(order):
-    if order is None:
-        return None
-    if order == 1:
-        return 1
-    if order in (sp.oo, math.inf, "oo", "inf"):
-        return sp.oo
-    raise ValueError(f"order must be None, 1 or sympy.oo; got {order!r}")
 
 
 def _parse_claim(claim, smap: SymbolMap, syntax: str) -> tuple[sp.Expr, tuple[str, ...]]:
@@ -184,7 +174,12 @@ def check_claim(
     claim: a sympy expression, a formula string (Python-like, or LaTeX; parsed by the safe parsers of
         :mod:`rdpsym.specify.text`, never evaluated), or a Python callable (checked numerically).
     relation: ``"=="``, ``"<="`` (the claim is an upper bound) or ``">="``.
-    order: None (the whole curve, a function of alpha), ``1`` (KL) or ``sympy.oo`` (max divergence).
+    order: None (the whole curve, a function of alpha), or one order: ``1`` (KL), ``sympy.oo`` (max
+        divergence), or any other positive rational (``2``, ``sympy.Rational(5, 2)``, ``"5/2"``; a float at
+        its exact binary value), where the truth is the curve's value there: its limit at a removable order,
+        +oo where the finiteness conditions fail, and for a target without a general form its exact integer
+        order or else its certified numeric value (:func:`~rdpsym.claims.target.truth_at`). A claim about one
+        order must not depend on alpha; ``alpha_range`` is then not used.
     symbols: explicit mapping of the claim's names: ``{"lambda": "b"}``, ``{"eps": "1/b"}``.
     fixed: parameter values to hold fixed (``{"sensitivity": 1}``). Default: an unmentioned
         ``sensitivity`` is fixed at 1 (reported); ``fixed={}`` checks all sensitivities.
@@ -361,7 +356,7 @@ def _checked_options(relation, order, call, alpha_range, digits, dps):
     """The options checked (``ValueError`` naming each), as ``(order, lo, hi)``."""
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}; got {relation!r}")
-    order = _order_value(order)
+    order = order_value(order)
     if call not in ("keywords", "positional", "params_dict"):
         raise ValueError(f"call must be 'keywords', 'positional' or 'params_dict'; got {call!r}")
     try:

@@ -172,7 +172,7 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
             continue
         compared += 1
         compared_values.append((a, values, t, e))
-        regime = regime_of(a) if order is None else "the special order"
+        regime = regime_of(a) if order is None else "the claim's order"
         by_regime[regime] = by_regime.get(regime, 0) + 1
 
     reasons = []

@@ -28,6 +28,7 @@ from .._timeout import StepTimeout, time_limit
 from ..symbols import alpha as ALPHA
 from .fasteval import compile_mp, compile_real, real_value
 from .guard import HangGuardFired, HangGuards
+from .orders import point_alpha
 
 __all__ = ["Claim", "Values", "Evaluator", "violation", "exact_divergence", "CALL_SECONDS", "EXACT_GUARD_SECONDS"]
 
@@ -96,9 +97,8 @@ def violation(relation, t, c, dps):
 
 def exact_divergence(result, order, alpha, values, dps: int):
     """The divergence at the point by ``DivergenceResult.evaluate`` (exact substitution + evalf);
-    ``alpha`` is ignored for a special order."""
-    a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
-    return result.evaluate(a, dps=dps, **dict(values))
+    ``alpha`` is ignored for a claim about one order."""
+    return result.evaluate(point_alpha(order, alpha), dps=dps, **dict(values))
 
 
 def _state(t) -> str:
@@ -108,7 +108,7 @@ def _state(t) -> str:
 class Evaluator:
     """The values of the divergence and of the claim at a point, and the violation of ``relation`` there.
 
-    A point is ``(alpha, values)``: alpha an exact number (ignored for a special order) and ``values``
+    A point is ``(alpha, values)``: alpha an exact number (ignored for a claim about one order) and ``values``
     the free parameters' exact values by name; the parameters held fixed are added here.
     """
 
@@ -137,10 +137,8 @@ class Evaluator:
 
     # -- the point ----------------------------------------------------------------------------------
     def point_alpha(self, a):
-        """The order of the point: ``a``, or 1 / oo for a claim about a special order."""
-        if self.order is None:
-            return a
-        return sp.Integer(1) if self.order == 1 else sp.oo
+        """The order of the point: ``a``, or the claim's one order."""
+        return point_alpha(self.order, a)
 
     def all_values(self, values):
         """The free parameters' values with the fixed ones added."""

@@ -35,6 +35,7 @@ import sympy as sp
 
 from ..symbols import alpha as ALPHA
 from .guard import HangGuards
+from .orders import conditions_at
 from .rewrite import Chain, ReplayMismatch, Step
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
@@ -46,7 +47,7 @@ PROVE_ATTEMPT_SECONDS = 60.0
 @dataclass(frozen=True)
 class ProofContext:
     """The claim and the divergence over the domains' variables (module docstring), with what the routes
-    need: ``c``, ``t`` with the order substituted (``alpha_expr``; None for a special order), ``c_free``,
+    need: ``c``, ``t`` with the order substituted (``alpha_expr``; None for a claim about one order), ``c_free``,
     ``t_free`` with only the parameters substituted, and the texts the proof states."""
 
     relation: str
@@ -115,7 +116,11 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
         if conditions is not sp.true:
             where = f" where the divergence is finite ({sp.sstr(conditions)})"
     else:
-        regime, alpha_expr = f"order {order}", None
+        # one order: alpha is that number (None for the KL and D_oo, where it is a limit, not a value)
+        regime, alpha_expr = f"order {order}", (None if order in (1, sp.oo) else sp.S(order))
+        conditions = conditions_at(conditions, order)
+        if conditions is not sp.true:
+            where = f" where the divergence is finite ({sp.sstr(conditions)})"
     if notes:
         regime += "; " + ", ".join(notes) + " with positive *_s"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
@@ -169,23 +174,27 @@ def _log_expansion(ch: Chain, x: ProofContext):
     """claim = divergence where the divergence is finite, by expanding logarithms of positive arguments.
 
     log(a b) = log a + log b and log(a^p) = p log a hold when a, b > 0 (p real). Each order regime the
-    range reaches, alpha in (0, 1) as 1/(1 + v) and alpha > 1 as 1 + t (v, t > 0), is taken on its own:
+    range reaches, alpha in (0, 1) as 1/(1 + v) and alpha > 1 as 1 + t (v, t > 0), is taken on its own
+    (for a claim about one order a != 1, oo: alpha = a alone):
     there every argument of a log, and every base of a power with a non-integer exponent, in the claim and
     in the divergence must be positive, by the symbols' assumptions or as a positive multiple of an
     expression the divergence's finiteness conditions make positive (alpha sigma2^2 + (1 - alpha) sigma1^2
     for two Gaussian variances). Then ``expand_log(force=True)`` is exact, and the difference must simplify
     to 0 in every regime.
     """
-    if x.order is not None or sp.oo in (x.c, x.t):
+    if (x.order is not None and x.alpha_expr is None) or sp.oo in (x.c, x.t):
         return None
     lo, hi = x.alpha_range
     regimes = []
-    if (lo < 1) is sp.true:
-        v = sp.Symbol("v", positive=True)
-        regimes.append(("alpha = 1/(1 + v), v > 0", 1 / (1 + v)))
-    if (hi > 1) is sp.true:
-        t = sp.Symbol("t", positive=True)
-        regimes.append(("alpha = 1 + t, t > 0", 1 + t))
+    if x.order is not None:
+        regimes.append((f"alpha = {sp.sstr(x.alpha_expr)}", x.alpha_expr))  # one order: that order alone
+    else:
+        if (lo < 1) is sp.true:
+            v = sp.Symbol("v", positive=True)
+            regimes.append(("alpha = 1/(1 + v), v > 0", 1 / (1 + v)))
+        if (hi > 1) is sp.true:
+            t = sp.Symbol("t", positive=True)
+            regimes.append(("alpha = 1 + t, t > 0", 1 + t))
     if not regimes:
         return None
     for _, alpha_expr in regimes:
@@ -259,8 +268,8 @@ def _pure_dp_zcdp(ch: Chain, x: ProofContext):
         if (sp.S(x.alpha_range[0]) >= 1) is not sp.true or x.alpha_expr is None:
             return None
         alpha_value = x.alpha_expr
-    elif x.order == 1:
-        alpha_value = sp.Integer(1)
+    elif x.order != sp.oo and (x.order >= 1) is sp.true:
+        alpha_value = sp.S(x.order)  # KL <= eps^2/2 at order 1, the zCDP bound at the one order above
     else:
         return None
     gap = ch.run("simplify_difference", x.c, alpha_value * eps**2 / 2)

@@ -36,6 +36,7 @@ from ..derive.result import DivergenceResult, Status
 from ..symbols import alpha as ALPHA
 from ..numeric.balls import Unsupported, arb_rational, compile_arb, flint_module
 from .guard import HangGuardFired, HangGuards
+from .orders import conditions_at, order_from_key
 from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
 from .target import Target
@@ -84,9 +85,9 @@ class Enclosures:
         self.by_name = {p.name: p.symbol for p in parameters}
         self.fixed, self.dps, self.order, self.prec = dict(fixed), dps, order, precision_bits(dps)
         self.exceptional = {a: v for a, v in exceptional} if order is None else {}
-        full = divergence
-        if divergence is not None and order is None and conditions is not sp.true:
-            full = sp.Piecewise((divergence, conditions), (sp.oo, True))
+        full, finite = divergence, conditions_at(conditions, order)
+        if divergence is not None and finite is not sp.true:
+            full = sp.Piecewise((divergence, finite), (sp.oo, True))
         self.exprs = {"claim": claim, "divergence": full}
         self.compiled = {}
         for key, expr in self.exprs.items():
@@ -118,7 +119,7 @@ class Enclosures:
         try:
             env = {s: (flint.arb.pos_inf() if v == sp.oo else arb_rational(sp.Rational(v))) for s, v in exact.items()}
             if self.order is not None:
-                env[ALPHA] = flint.arb.pos_inf() if self.order == sp.oo else flint.arb(1)
+                env[ALPHA] = flint.arb.pos_inf() if self.order == sp.oo else arb_rational(sp.Rational(self.order))
             return f(env)
         finally:
             flint.ctx.prec = old
@@ -183,9 +184,12 @@ def numeric_target(cert, directions) -> Target:
     """A :class:`Target` over the certificate's divergence and the given directions, for its independent
     numerics (a curve without a closed form is recomputed by the reference method)."""
     order = cert.order
+    one_order = order not in (None, 1, sp.oo)
+    # a claim about one other order a: its divergence is the curve at a, a formula without alpha, which as a
+    # curve has that value at a (the independent numerics are taken at a; nothing else is evaluated)
     result = DivergenceResult(
-        expr=cert.divergence if order is None else None, status=Status.CLOSED_FORM if cert.divergence is not None
-        else Status.NUMERIC_ONLY, conditions=cert.conditions,
+        expr=cert.divergence if order is None or one_order else None,
+        status=Status.CLOSED_FORM if cert.divergence is not None else Status.NUMERIC_ONLY, conditions=cert.conditions,
         kl=cert.divergence if order == 1 else None,
         max_divergence=cert.divergence if order == sp.oo else cert.max_divergence,
         symbols=tuple(p.symbol for p in cert.parameters))
@@ -270,7 +274,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         raise _Failed("no binding point holds the claim's enclosure")
     lines = []
     for i, b in enumerate(cert.binding):
-        order = {"alpha": None, "1": 1, "oo": sp.oo}[b["order"]]
+        order = order_from_key(b["order"], f"binding[{i}].order")
         if order != cert.order and order != sp.oo:
             raise _Failed(f"binding point {i + 1}: order {b['order']} is neither the certificate's nor oo")
         expr = cert.divergence if order == cert.order else cert.max_divergence

@@ -48,7 +48,7 @@ _OVERFLOW_REASON = "the claim's value is beyond the working range (an exponent a
 
 def regime_of(a) -> str:
     if a is None:
-        return "the special order"
+        return "the claim's order"
     if a < 1:
         return REGIMES[0]
     if a <= sp.Rational(101, 100):

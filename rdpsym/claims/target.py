@@ -25,8 +25,9 @@ from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from .fasteval import compile_mp, real_value
 from .guard import DISTRIBUTION_SECONDS, HangGuardFired, HangGuards
+from .orders import conditions_at, point_alpha
 
-__all__ = ["Target", "make_target", "parameters_from_symbols"]
+__all__ = ["Target", "make_target", "parameters_from_symbols", "truth_at", "usable"]
 
 #: a density counts as negative below this (rounding of an exact zero at 30 digits stays above it)
 _NEGATIVE = mpmath.mpf(10) ** -25
@@ -114,16 +115,17 @@ class Target:
         return tuple(p.symbol for p in self.parameters)
 
     def truth_expr(self, order) -> sp.Expr | None:
-        r = self.result
-        if order is None:
-            return r.expr
-        return r.kl if order == 1 else r.max_divergence
+        """The divergence the claim is compared with: the curve (``order`` None) or its value at the one
+        order (:func:`truth_at`); None where the result has none."""
+        return truth_at(self.result, order)
 
     def full_truth(self, order) -> sp.Expr | None:
-        """The truth for ``order`` with +oo outside the finiteness conditions (those hold for the curve)."""
+        """The truth for ``order`` with +oo outside its finiteness conditions
+        (:func:`~rdpsym.claims.orders.conditions_at`)."""
         expr = self.truth_expr(order)
-        if expr is not None and order is None and self.result.conditions is not sp.true:
-            expr = sp.Piecewise((expr, self.result.conditions), (sp.oo, True))
+        conditions = conditions_at(self.result.conditions, order)
+        if expr is not None and conditions is not sp.true:
+            expr = sp.Piecewise((expr, conditions), (sp.oo, True))
         return expr
 
     def independent(self, order, alpha, values: Mapping[str, sp.Expr], dps: int = 30):
@@ -138,7 +140,7 @@ class Target:
             return None
         from ..numeric.maximum import Direction, numeric_maximum
 
-        a = alpha if order is None else (sp.Integer(1) if order == 1 else sp.oo)
+        a = point_alpha(order, alpha)
         # a numeric curve's value at an order without an exact piece IS the numeric path's: the
         # independent check is then the reference method, which shares no quadrature code with it
         numeric_curve = self.result.expr is None and a != sp.oo and self.result.exact_piece(sp.S(a)) is None
@@ -275,13 +277,43 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
     raise TypeError(f"target: expected a Mechanism or a DivergenceResult, got {type(target).__name__}")
 
 
+def truth_at(result: DivergenceResult, order) -> sp.Expr | None:
+    """The divergence a claim about ``order`` is compared with, or None where the result has none.
+
+    ``order`` None: the curve ``result.expr``. 1: the KL, ``result.kl``; oo: ``result.max_divergence``.
+    Another order a: the curve at a, a formula in the parameters: the removable order's limit where a is
+    one (an :class:`~rdpsym.derive.result.ExceptionalPoint` at a fixed order), else ``expr`` at alpha = a;
+    like the curve's formula it holds where the finiteness conditions at a hold
+    (:func:`~rdpsym.claims.orders.conditions_at`; :meth:`Target.full_truth` adds +oo where they fail). For
+    a result without a general form: its exact piece at a (:meth:`DivergenceResult.exact_piece`: an integer
+    order derived by the multinomial expansion), else None (the numeric curve's value there is then the truth).
+    """
+    if order is None:
+        return result.expr
+    if order == 1:
+        return result.kl
+    if order == sp.oo:
+        return result.max_divergence
+    a = sp.S(order)
+    if result.expr is None:
+        return result.exact_piece(a) if result.status is not Status.FAILED else None
+    if conditions_at(result.conditions, a) is sp.false:
+        return sp.oo
+    removable = [p for p in result.exceptional_points if not p.alpha.free_symbols and p.alpha == a]
+    if removable and removable[0].condition is sp.true:
+        value = removable[0].value.subs(result.alpha, a)
+    else:
+        value = result.expr.subs(result.alpha, a)
+    return None if value.has(sp.nan, sp.zoo) else value  # singular at a, not a known removable order: no formula
+
+
 def usable(result: DivergenceResult, order) -> tuple[bool, str]:
     """Whether the result has the closed form needed for ``order``, and why not."""
     if result.status is Status.FAILED or (result.status in (Status.NUMERIC_ONLY, Status.LOWER_BOUND)
                                           and order is None and result.expr is None):
         return False, f"the target has no closed form (status {result.status}: {result.reason})"
-    expr = result.expr if order is None else (result.kl if order == 1 else result.max_divergence)
-    if expr is None:
-        what = "curve" if order is None else ("KL (alpha = 1)" if order == 1 else "max divergence (alpha = oo)")
-        return False, f"the {what} was not derived ({result.reason})"
+    if truth_at(result, order) is None:
+        what = {None: "curve", 1: "KL (alpha = 1)"}.get(order, "max divergence (alpha = oo)" if order == sp.oo
+                                                        else f"divergence at alpha = {sp.sstr(order)}")
+        return False, f"the {what} was not derived ({result.reason or 'no formula at that order'})"
     return True, ""

@@ -15,6 +15,7 @@ import sympy as sp
 
 from .. import printing
 from ..outcomes import Outcome, Vocabulary
+from .orders import order_name
 
 __all__ = ["Verdict", "Counterexample", "ClaimVerdict"]
 
@@ -113,7 +114,7 @@ class ClaimVerdict:
         return self.verdict.outcome
 
     def __str__(self) -> str:
-        what = "D_alpha" if self.order is None else ("D_1 (KL)" if self.order == 1 else "D_oo")
+        what = order_name(self.order)
         claim = self.claim if isinstance(self.claim, str) else (
             printing.sstr(self.claim) if isinstance(self.claim, sp.Basic) else getattr(self.claim, "__name__", repr(self.claim)))
         lines = [f"{self.verdict.value.upper()}: {what} of {self.target} {self.relation} claim",

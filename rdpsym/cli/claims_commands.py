@@ -17,14 +17,25 @@ from ._params import name_values
 from .options import execution_options
 
 
+def _order_option(value):
+    """--order read as an order (:func:`rdpsym.claims.orders.order_value`), or a usage error naming it."""
+    from ..claims.orders import order_value
+
+    try:
+        return order_value(value, "--order")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--order") from None
+
+
 @main.command()
 @click.argument("name")
 @click.option("--claim", "claim", required=True, help="The formula (Python-like or LaTeX; never executed).")
 @click.option("--relation", type=click.Choice(["==", "<=", ">="]), default="==", show_default=True,
               help="'<=': the claim is an upper bound on the divergence; '>=': a lower bound.")
 @click.option("--latex", is_flag=True, help="Parse the claim as LaTeX (default: auto-detect).")
-@click.option("--order", type=click.Choice(["1", "oo"]), default=None,
-              help="A claim about one order: 1 (KL) or oo (max divergence), instead of the curve.")
+@click.option("--order", default=None, metavar="ORDER", callback=lambda ctx, param, value: _order_option(value),
+              help="A claim about one order instead of the curve: 1 (KL), oo (max divergence), or any positive "
+                   "rational order (2, 5/2, 0.5).")
 @click.option("--symbol", "symbol_items", multiple=True, metavar="NAME=EXPR",
               help="Map a name of the claim to the mechanism's parameters, e.g. lambda=b or eps=1/b.")
 @click.option("--fixed", "fixed_items", multiple=True, metavar="PARAM=VALUE",
@@ -67,7 +78,7 @@ def check(name, claim, relation, latex, order, symbol_items, fixed_items, all_se
             raise click.BadParameter(str(exc), param_hint="--fixed") from None
     try:
         with progress(f"checking the claim on {mech.name}", enabled=not as_json):
-            verdict = check_claim(mech, claim, relation, {"1": 1, "oo": sp.oo, None: None}[order],
+            verdict = check_claim(mech, claim, relation, order,
                                   name_values(symbol_items, "--symbol") or None, fixed=fixed_values, latex=latex,
                                   alpha_range=(0 if below_one else 1, sp.oo), executor=executor)
     except (ValueError, TypeError) as exc:

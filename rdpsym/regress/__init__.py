@@ -11,7 +11,8 @@ A registry is a TOML file of ``[[entry]]`` tables (the shipped one is ``rdpsym/r
                  ``Naturals0``, ``[a, b]``/``(a, oo)`` intervals, ``{0, 1}`` finite sets), with
 ``parameters``   ``{name = {domain = "(0, oo)", typical = [lo, hi], log_scale = true, integer = false}}``.
 ``formula``      the closed form (Python-like or LaTeX, safe-parsed; never evaluated as code).
-``order``        ``"alpha"`` (the curve; default), ``"1"`` (KL) or ``"oo"`` (max divergence).
+``order``        ``"alpha"`` (the curve; default), ``"1"`` (KL), ``"oo"`` (max divergence) or another
+                 positive rational order (``"2"``, ``"5/2"``).
 ``relation``     ``"=="`` (default), ``"<="`` or ``">="``.
 ``alpha_range``  ``[low, high]`` orders the formula is stated for; default ``[1, "oo"]``.
 ``symbols``      the formula's names -> parameters (``{lambda = "b"}``); ``fixed``: parameter values
@@ -62,6 +63,7 @@ import sympy as sp
 from .._numbers import ArgumentError
 from ..numeric.inputs import one_distribution
 from ..specify.text.numbers import exact_number
+from ..claims.orders import order_from_key
 from ..outcomes import Outcome
 
 __all__ = ["Entry", "RegressionRow", "default_registry", "load_registry", "run_entry", "run_registry",
@@ -140,8 +142,11 @@ def load_registry(path) -> list[Entry]:
                 raise RegistryError(f"{where}: 'densities' needs exactly P, Q, variable and support")
             if not isinstance(e.get("parameters"), dict):
                 raise RegistryError(f"{where}: density entries need a 'parameters' table")
-        if e.get("order", "alpha") not in ("alpha", "1", "oo"):
-            raise RegistryError(f"{where}: 'order' must be \"alpha\", \"1\" or \"oo\"")
+        try:
+            order_from_key(e.get("order", "alpha"))
+        except ValueError:
+            raise RegistryError(f"{where}: 'order' must be \"alpha\", \"1\", \"oo\" or a positive rational order "
+                                f"such as \"2\" or \"5/2\"; got {e.get('order')!r:.40}") from None
         if e.get("relation", "==") not in ("==", "<=", ">="):
             raise RegistryError(f"{where}: 'relation' must be \"==\", \"<=\" or \">=\"")
         for key, kind in (("parameters", dict), ("symbols", dict), ("domains", dict), ("alpha_range", list),
@@ -330,7 +335,7 @@ def run_entry(entry: Entry, *, search: int = 60, certificates: bool = True,
     cert, note = _read_certificate(entry) if certificates and not write_certificate else (None, "")
     try:
         target = make_target(build_target(entry))
-        order = {"alpha": None, "1": 1, "oo": sp.oo}[entry.order]
+        order = order_from_key(entry.order)
         verdict = check_claim(target, entry.formula, entry.relation, order, entry.symbols or None,
                               fixed=entry.fixed, alpha_range=_alpha_range(entry), search=search, replay=cert)
     except Exception as exc:  # noqa: BLE001 - any failure of an entry is a regression, reported

@@ -17,6 +17,8 @@ from typing import Sequence
 
 import sympy as sp
 
+from ..claims.orders import order_from_key
+from ..claims.target import truth_at
 from . import build_target, default_registry, load_registry
 
 __all__ = ["SizeRow", "TARGET", "entry_forms", "registry_sizes"]
@@ -61,7 +63,7 @@ def entry_forms(entry) -> tuple[sp.Expr, sp.Expr | None, str]:
     values = {p.symbol: smap.fixed[p.name] for p in params if p.name in smap.fixed}
     published = published.subs(values)
     result = target.result
-    derived = {"alpha": result.expr, "1": result.kl, "oo": result.max_divergence}[entry.order]
+    derived = truth_at(result, order_from_key(entry.order))
     if derived is None:
         return published, None, f"no closed form ({result.status})"
     return published, derived.subs(values), ""
