@@ -482,3 +482,25 @@ def test_sampled_component_keeps_nothing_computed_while_a_time_limit_expired(mon
         assert subsampled.sampled_component() is first
     finally:
         subsampled.sampled_component.cache_clear()
+
+
+@pytest.mark.parametrize("alpha", [1000, 10**6])
+def test_large_integer_orders_are_computed_and_right(alpha):
+    """Above BINOMIAL_MAX_ORDER an integer order goes to the certified quadrature, not a sum of alpha + 1
+    exact terms (at alpha = 10^6 that sum never finished within the 60 s hang guard). The value is checked
+    against quadrature of E_P[(1 - q + q Q/P)^alpha] around its peak, which sits near x = alpha (sigma = 10)."""
+    from rdpsym.derive.subsampled import BINOMIAL_MAX_ORDER
+
+    assert alpha > BINOMIAL_MAX_ORDER
+    r = rdpsym.rdp(mechanisms.get("subsampled_gaussian"))
+    q, sigma = sp.Rational(1, 2), 10
+    got = r.evaluate_with_error(alpha, dps=25, q=q, sigma=sigma)
+    with mpmath.workdps(40):
+        a, qm, s = mpmath.mpf(alpha), mpmath.mpf(1) / 2, mpmath.mpf(sigma)
+
+        def integrand(x):  # P = N(0, s^2), the mixture's ratio to it: 1 - q + q exp((2x - 1)/(2 s^2))
+            return mpmath.npdf(x, 0, s) * (1 - qm + qm * mpmath.exp((2 * x - 1) / (2 * s**2))) ** a
+        peak = a  # the log-integrand -x^2/(2 s^2) + a x/s^2 + ... is maximal near x = a
+        points = [-mpmath.inf, 0, 1, peak - 200 * s, peak - 20 * s, peak, peak + 20 * s, peak + 200 * s, mpmath.inf]
+        truth = mpmath.log(mpmath.quad(integrand, sorted(set(points)))) / (a - 1)
+        assert abs(got.value - truth) <= got.error + mpmath.mpf(10) ** -20 * truth

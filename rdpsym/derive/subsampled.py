@@ -5,7 +5,8 @@ are ``P`` and ``M_1 = (1 - q) P + q Q`` (and ``Q``, ``M_2 = (1 - q) Q + q P``: a
 the curve is the maximum of the four divergences over the base's adjacent pairs (Mironov 2017, Def. 4;
 Mironov, Talwar & Zhang 2019, arXiv:1908.10530, Sect. 3). How each order is obtained:
 
-* **Integer orders, mixture first** (``D_k(M_1 || P)``, k >= 2): exact, by the binomial expansion
+* **Integer orders, mixture first** (``D_k(M_1 || P)``, 2 <= k <= :data:`BINOMIAL_MAX_ORDER`): exact, by
+  the binomial expansion
   (Mironov, Talwar & Zhang 2019, Sect. 3.3; Zhu & Wang 2019, ICML, Sect. 3)
 
   .. math:: e^{(k-1) D_k(M_1\|P)} = E_P\Bigl[\bigl((1-q) + q\tfrac{Q}{P}\bigr)^k\Bigr]
@@ -14,7 +15,8 @@ Mironov, Talwar & Zhang 2019, arXiv:1908.10530, Sect. 3). How each order is obta
   with ``e^{(j-1) D_j} = 1`` for j = 0, 1 and ``D_j(Q||P)`` the engine's derivation of the base pair
   (and ``D_j(P||Q)`` for ``M_2``). Every term is non-decreasing in ``D_j``, so when the base family's
   analysis showed every ``D_j`` non-decreasing in ``|t|`` so is the sum.
-* **The other direction** (``D(P || M_1)``) **and every non-integer order**: no finite expansion; the
+* **The other direction** (``D(P || M_1)``), **every non-integer order and the integer orders above
+  :data:`BINOMIAL_MAX_ORDER`**: no finite expansion, or one of more terms than the numerics cost; the
   numeric maximum over the mixture pairs' directions (:func:`rdpsym.numeric.maximum.numeric_maximum`,
   certified 1-D quadrature, error shown), both directions and both mixtures.
 
@@ -70,7 +72,12 @@ from .result import DivergenceResult, Provenance, Status, Step
 from .sign import decide, sign
 from .._timeout import StepTimeout, run_with_time_limit
 
-__all__ = ["SubsampledCurve", "subsampled_rdp", "worst_mixture_pairs", "location_log_concave"]
+__all__ = ["SubsampledCurve", "subsampled_rdp", "worst_mixture_pairs", "location_log_concave", "BINOMIAL_MAX_ORDER"]
+
+#: the largest integer order computed exactly by the binomial expansion: it has k + 1 terms, each an exact
+#: evaluation of the base's D_j (a few milliseconds), so k = 1000 costs seconds and k = 10^6 hours, while
+#: the certified quadrature of the mixture takes about a second at any order. A count of terms, not seconds.
+BINOMIAL_MAX_ORDER = 128
 
 
 # --------------------------------------------------------------------------------------------------
@@ -230,7 +237,7 @@ class SubsampledCurve:
             for X, Y, r, name in ((P, Q, m.backward, "P"), (Q, P, m.forward, "Q")):
                 M = (1 - q) * X + q * Y
                 where = f"[{m.pair.label}]"
-                if a.is_Integer and a >= 2:
+                if a.is_Integer and 2 <= a <= BINOMIAL_MAX_ORDER:
                     v, e, ex = self._binomial(int(a), q, r, values, wp + 10)
                     parts.append((f"D(M||{name}) {where} by the binomial expansion", v, e, ex))
                     dirs.append(Direction(X, M, x, support, f"D({name}||M) {where}"))
@@ -361,7 +368,8 @@ def _find(mechanism: Mechanism, step_seconds, cache) -> tuple[list[_Member] | No
         results, notes = pair_results(pair.P, pair.Q, pair.label, x, support, base.parameters, step_seconds, cache)
         steps += notes
         members.append(_Member(pair, results[0], results[-1]))
-    steps.append(Step("integer orders", "D_k(mixture || X) for k >= 2 by the binomial expansion sum_j C(k, j) "
+    steps.append(Step("integer orders", f"D_k(mixture || X) for 2 <= k <= {BINOMIAL_MAX_ORDER} by the binomial "
+                      "expansion sum_j C(k, j) "
                       "(1-q)^(k-j) q^j exp((j-1) D_j) of the base pair's derived divergences (Mironov, Talwar & "
                       "Zhang 2019, Sect. 3.3); each term is non-decreasing in D_j, hence in |t| where the base D_j is"))
     return members, steps, ""
@@ -399,7 +407,7 @@ def subsampled_rdp(mechanism: Mechanism, rdp: Callable[..., DivergenceResult], *
         steps.append(Step("other orders", "D(X || mixture) at every order and D(mixture || X) at non-integer "
                           "orders by the numeric path on the mixture pairs (certified quadrature, error shown); "
                           "the maximum over both mixtures and both directions; D_oo = log(1 - q + q exp(eps(oo)))"))
-        status, reason = Status.NUMERIC_ONLY, "subsampled: exact at integer orders (mixture first), numeric elsewhere"
+        status, reason = Status.NUMERIC_ONLY, f"subsampled: exact at integer orders up to {BINOMIAL_MAX_ORDER} (mixture first), numeric elsewhere"
     else:
         how = ("Zhu & Wang 2019 (ICML), Thm. 6" if spec.scheme == "poisson"
                else "Wang, Balle & Kasiviswanathan 2019 (AISTATS), Thm. 9")
