@@ -30,7 +30,9 @@ balls written exactly as ``{"mid": "m*2^e", "rad": "m*2^e"}``, :func:`~rdpsym.cl
 ``tolerance``
     ``{digits, dps}``: a violation counts beyond ``10^-digits`` (relative); values at ``dps`` digits.
 ``method`` and its data
-    ``"rewrite"`` with ``proof``: ``{route, steps: [{rule, inputs, output}]}`` (:mod:`rdpsym.claims.prove`);
+    ``"rewrite"`` with ``proof``: ``{route, steps: [{rule, inputs, output}]}`` (:mod:`rdpsym.claims.prove`),
+    and for the route ``subsampling`` also ``base``: ``{route, label, divergence, max_divergence, rate,
+    directions, points: [{alpha, values, enclosure, numeric}]}`` (:mod:`rdpsym.claims.subsampling`);
     ``"boxes"`` with ``boxes``: ``{difference, runs: [{box, status, partition}]}`` (the certified pass's
     partition of each box, :mod:`rdpsym.claims.partition`, and the rewrite that simplified claim - D);
     ``"counterexample"`` with ``counterexample``: ``{alpha, values, claim, divergence}`` (enclosures there);
@@ -237,7 +239,10 @@ def _point_data(pt: dict) -> dict:
 
 def _method_data(method: str, data) -> Any:
     if method == "rewrite":
-        return {"route": data["route"], "steps": [s.to_data() for s in data["steps"]]}
+        out = {"route": data["route"], "steps": [s.to_data() for s in data["steps"]]}
+        if "base" in data:
+            out["base"] = _base_data(data["base"])
+        return out
     if method == "boxes":
         return {"difference": None if data["difference"] is None else data["difference"].to_data(),
                 "runs": [{"box": r["box"], "status": r["status"], "partition": r["partition"].to_data()}
@@ -329,10 +334,11 @@ def _tree(text, where: str, kind: type = sp.Basic):
     return tree
 
 
-def _tree_or_none(data: dict, key: str):
+def _tree_or_none(data: dict, key: str, within: str = ""):
+    where = f"{within}.{key}" if within else key
     if key not in data:
-        raise CertificateError(key, "missing (null when there is none)")
-    return None if data[key] is None else _tree(data[key], key, sp.Expr)
+        raise CertificateError(where, "missing (null when there is none)")
+    return None if data[key] is None else _tree(data[key], where, sp.Expr)
 
 
 def _pair(value, where: str) -> tuple:
@@ -413,6 +419,49 @@ def _point(value, where: str) -> dict:
             "claim": value["claim"], "divergence": value["divergence"]}
 
 
+_BASE_KEYS = {"route", "label", "divergence", "max_divergence", "rate", "directions", "points"}
+
+
+def _base(value, where: str) -> dict:
+    """The base of a proof through subsampling (:mod:`rdpsym.claims.subsampling`)."""
+    if not isinstance(value, dict) or set(value) != _BASE_KEYS:
+        raise CertificateError(where, "expected {" + ", ".join(sorted(_BASE_KEYS)) + "}")
+    directions = value["directions"]
+    if not (isinstance(directions, list) and directions and all(isinstance(d, list) and len(d) == 2 for d in directions)):
+        raise CertificateError(f"{where}.directions", "expected [[P, Q], ...] (at least one)")
+    points = value["points"]
+    if not (isinstance(points, list) and points):
+        raise CertificateError(f"{where}.points", "expected [{alpha, values, enclosure, numeric}, ...] (at least one)")
+    return {"route": _text(value["route"], f"{where}.route"), "label": _text(value["label"], f"{where}.label"),
+            "divergence": _tree(value["divergence"], f"{where}.divergence", sp.Expr),
+            "max_divergence": _tree_or_none(value, "max_divergence", where),
+            "rate": _tree(value["rate"], f"{where}.rate", sp.Expr),
+            "directions": tuple((_tree(P, f"{where}.directions[{i}][0]", sp.Expr),
+                                 _tree(Q, f"{where}.directions[{i}][1]", sp.Expr)) for i, (P, Q) in enumerate(directions)),
+            "points": tuple(_base_point(p, f"{where}.points[{i}]") for i, p in enumerate(points))}
+
+
+def _base_point(value, where: str) -> dict:
+    if not isinstance(value, dict) or set(value) != {"alpha", "values", "enclosure", "numeric"}:
+        raise CertificateError(where, "expected {alpha, values, enclosure, numeric}")
+    numeric = value["numeric"]
+    if not (isinstance(numeric, dict) and set(numeric) == {"value", "error"}):
+        raise CertificateError(f"{where}.numeric", "expected {value, error}")
+    for k in ("value", "error"):
+        _decimal(numeric[k], f"{where}.numeric.{k}")
+    _ball(value["enclosure"], f"{where}.enclosure")
+    return {"alpha": _tree(value["alpha"], f"{where}.alpha", sp.Expr), "values": _values(value["values"], f"{where}.values"),
+            "enclosure": value["enclosure"], "numeric": dict(numeric)}
+
+
+def _base_data(base: dict) -> dict:
+    return {"route": base["route"], "label": base["label"], "divergence": sp.srepr(base["divergence"]),
+            "max_divergence": _srepr_or_none(base["max_divergence"]), "rate": sp.srepr(sp.S(base["rate"])),
+            "directions": [[sp.srepr(P), sp.srepr(Q)] for P, Q in base["directions"]],
+            "points": [{"alpha": sp.srepr(p["alpha"]), "values": {k: sp.srepr(v) for k, v in p["values"].items()},
+                        "enclosure": p["enclosure"], "numeric": p["numeric"]} for p in base["points"]]}
+
+
 def _step(value, where: str) -> Step:
     if not isinstance(value, dict) or set(value) != {"rule", "inputs", "output"}:
         raise CertificateError(where, "expected {rule, inputs, output}")
@@ -427,10 +476,16 @@ def _step(value, where: str) -> Step:
 
 def _method(method: str, value, key: str):
     if method == "rewrite":
-        if not isinstance(value, dict) or set(value) != {"route", "steps"} or not isinstance(value["steps"], list):
-            raise CertificateError(key, "expected {route, steps: [...]}")
-        return {"route": _text(value["route"], f"{key}.route"),
-                "steps": tuple(_step(s, f"{key}.steps[{i}]") for i, s in enumerate(value["steps"]))}
+        through_base = isinstance(value, dict) and value.get("route") == "subsampling"
+        keys = {"route", "steps", "base"} if through_base else {"route", "steps"}
+        if not isinstance(value, dict) or set(value) != keys or not isinstance(value["steps"], list):
+            raise CertificateError(key, "expected {" + ", ".join(sorted(keys)) + "}" + (
+                " (a proof through subsampling carries its base)" if through_base else ""))
+        out = {"route": _text(value["route"], f"{key}.route"),
+               "steps": tuple(_step(s, f"{key}.steps[{i}]") for i, s in enumerate(value["steps"]))}
+        if through_base:
+            out["base"] = _base(value["base"], f"{key}.base")
+        return out
     if method == "boxes":
         if not isinstance(value, dict) or set(value) != {"difference", "runs"} or not isinstance(value["runs"], list):
             raise CertificateError(key, "expected {difference, runs: [...]}")

@@ -21,7 +21,10 @@ and every point dropped or excluded with the reason):
     to 0, or ``exp((alpha-1) claim) - exp((alpha-1) D)`` does, which implies equality of real values
     for alpha != 1; resp. it is non-negative (``<=``) or non-positive (``>=``) by the symbols'
     assumptions, with alpha = 1 + t, t > 0 in the RDP regime). Only a proof for every order and every
-    parameter value counts: a box certified by interval arithmetic is evidence for ``confirmed``.
+    parameter value counts: a box certified by interval arithmetic is evidence for ``confirmed``. For a
+    subsampled mechanism (no general closed form) an upper bound is proved when it is proved above the
+    base mechanism's curve: subsampling never increases a Rényi divergence (joint quasi-convexity, van Erven
+    and Harremoës 2014, Thm. 13; :mod:`rdpsym.claims.subsampling`).
 ``confirmed``
     No counterexample and no proof: the relation holds to ``digits`` digits at every compared point
     and, for a formula claim, everywhere on the certified pass's box (named in the evidence; a box the
@@ -260,10 +263,18 @@ def check_claim(
             return _on_lower_bound(tgt.result, replayed)
         stale = replayed
     if numeric:
-        # a numeric curve: certified values on a grid, refuted only when the reference method agrees
+        # a numeric curve: a proof through a theorem about how the curve was made (subsampling), else
+        # certified values on a grid, refuted only when the reference method agrees
         from .numeric_run import check_numeric_claim
+        from .subsampling import prove_through_subsampling
 
+        found = prove_through_subsampling(tgt, c, relation, order, smap.fixed, (lo, hi), digits, dps,
+                                          prove_seconds) if prove else ""
+        if isinstance(found, dict):
+            return _on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **found}), stale))
         fields = check_numeric_claim(tgt, c, relation, order, smap.fixed, free, (lo, hi), digits, dps, independent)
+        if found:
+            fields = {**fields, "evidence": tuple(fields.get("evidence", ())) + (found,)}
         return _on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **fields}), stale))
     if not ok:
         return ClaimVerdict(evidence=(why,), **base)

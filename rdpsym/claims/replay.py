@@ -26,7 +26,7 @@ Nothing here searches or spends a budget; the few sympy and mpmath steps run und
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mpmath
 import sympy as sp
@@ -41,7 +41,8 @@ from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
 from .target import Target
 
-__all__ = ["Replay", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide", "precision_bits", "numeric_target"]
+__all__ = ["Replay", "ReplayFailed", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide",
+           "agree", "floor_value", "precision_bits", "numeric_target"]
 
 #: hang guard of the sympy steps of a replay (each typically well under a second), of the independent
 #: numerics at a binding point (typically under a second; up to 15 s on an infinite lattice), and of the
@@ -206,7 +207,16 @@ def numeric_target(cert, directions) -> Target:
 # ---------------------------------------------------------------------------------------------------
 # the replay
 # ---------------------------------------------------------------------------------------------------
-class _Failed(Exception):
+#: base routes that use the base's D_oo: its value is then bound to the densities at order oo too
+THROUGH_D_OO = ("max_divergence", "pure_dp_zcdp")
+#: the theorem of a proof through subsampling, as the proof and its replay state it
+SUBSAMPLING_THEOREM = (
+    "each pair of the subsampled mechanism is a mixture ((1 - q) X + q Y, X) or (X, (1 - q) X + q Y) of a base pair "
+    "(X, Y) with (X, X), so by joint quasi-convexity (van Erven and Harremoës 2014, Thm. 13) its divergence is at "
+    "most the base's at every order")
+
+
+class ReplayFailed(Exception):
     """The certificate does not hold: the message says where."""
 
 
@@ -233,7 +243,7 @@ def replay(cert) -> Replay:
             if exc.limit_id != limit.id:
                 raise  # an enclosing limit: not the replay's to handle
             raise HangGuardFired(REPLAY_SECONDS, "the replay of the certificate") from None
-    except (_Failed, ReplayMismatch, HangGuardFired) as exc:
+    except (ReplayFailed, ReplayMismatch, HangGuardFired) as exc:
         return Replay(False, f"does not hold: {exc}", tuple(checked + guards.evidence()),
                       time.perf_counter() - started)
     return Replay(True, reason, tuple(checked + guards.evidence()), time.perf_counter() - started)
@@ -242,25 +252,26 @@ def replay(cert) -> Replay:
 def _check_consistency(cert) -> None:
     want = {"proved": ("rewrite",), "confirmed": ("boxes", "points"), "refuted": ("counterexample",)}[cert.verdict]
     if cert.method not in want:
-        raise _Failed(f"a {cert.verdict} verdict is not shown by the method {cert.method!r}")
-    if cert.divergence is None and cert.method not in ("points", "counterexample"):
-        raise _Failed("a curve without a closed form has no proof or certified boxes")
+        raise ReplayFailed(f"a {cert.verdict} verdict is not shown by the method {cert.method!r}")
+    through_base = cert.method == "rewrite" and cert.data.get("route") == "subsampling"
+    if cert.divergence is None and cert.method not in ("points", "counterexample") and not through_base:
+        raise ReplayFailed("a curve without a closed form has no proof or certified boxes")
     names = {p.name for p in cert.parameters}
     stray = set(cert.fixed) - names
     if stray:
-        raise _Failed(f"fixed names {sorted(stray)}, which are not parameters")
+        raise ReplayFailed(f"fixed names {sorted(stray)}, which are not parameters")
     symbols = {p.symbol for p in cert.parameters} | {ALPHA}
     for what, expr in (("claim", cert.claim), ("divergence", cert.divergence)):
         if expr is not None and not expr.free_symbols <= symbols:
-            raise _Failed(f"the {what} has symbols {sorted(map(str, expr.free_symbols - symbols))} that are not "
+            raise ReplayFailed(f"the {what} has symbols {sorted(map(str, expr.free_symbols - symbols))} that are not "
                           "parameters or alpha")
     for name, value in cert.fixed.items():
         p = next(p for p in cert.parameters if p.name == name)
         if p.domain.contains(value) is not sp.true:
-            raise _Failed(f"the fixed value {name} = {sp.sstr(value)} is not in {sp.sstr(p.domain)}")
+            raise ReplayFailed(f"the fixed value {name} = {sp.sstr(value)} is not in {sp.sstr(p.domain)}")
     lo, hi = cert.alpha_range
     if not (bool(lo >= 0) and bool(lo < hi)):
-        raise _Failed(f"the alpha range ({sp.sstr(lo)}, {sp.sstr(hi)}) is not an interval of orders")
+        raise ReplayFailed(f"the alpha range ({sp.sstr(lo)}, {sp.sstr(hi)}) is not an interval of orders")
 
 
 def _check_binding(cert, guards: HangGuards) -> list[str]:
@@ -269,18 +280,18 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         return ["not bound to densities: the target had none (the certificate is about the formula given as "
                 "the divergence)"]
     if not cert.binding:
-        raise _Failed("no binding point: the divergence was not checked against the mechanism's densities")
+        raise ReplayFailed("no binding point: the divergence was not checked against the mechanism's densities")
     if not any(b["claim"] is not None for b in cert.binding):
-        raise _Failed("no binding point holds the claim's enclosure")
+        raise ReplayFailed("no binding point holds the claim's enclosure")
     lines = []
     for i, b in enumerate(cert.binding):
         order = order_from_key(b["order"], f"binding[{i}].order")
         if order != cert.order and order != sp.oo:
-            raise _Failed(f"binding point {i + 1}: order {b['order']} is neither the certificate's nor oo")
+            raise ReplayFailed(f"binding point {i + 1}: order {b['order']} is neither the certificate's nor oo")
         expr = cert.divergence if order == cert.order else cert.max_divergence
         stored = ball_from_text(b["divergence"], f"binding[{i}].divergence")
         if expr is None and (order != cert.order or cert.divergence is not None):
-            raise _Failed(f"binding point {i + 1}: the certificate has no expression for order {b['order']}")
+            raise ReplayFailed(f"binding point {i + 1}: the certificate has no expression for order {b['order']}")
         if expr is None:
             got = stored  # a numeric curve: its certified value there, compared with the reference method
         else:
@@ -288,17 +299,17 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
                              cert.dps)
             got = enc.at(b["alpha"], b["values"], "divergence")
         if not meets(got, stored):
-            raise _Failed(f"binding point {i + 1}: the divergence's enclosure does not meet the stored one "
+            raise ReplayFailed(f"binding point {i + 1}: the divergence's enclosure does not meet the stored one "
                           "(another divergence)")
         if b["claim"] is not None:
             claim = Enclosures(cert.claim, None, sp.true, order, cert.parameters, cert.fixed, (), cert.dps)
             if not meets(claim.at(b["alpha"], b["values"], "claim"), ball_from_text(b["claim"], f"binding[{i}].claim")):
-                raise _Failed(f"binding point {i + 1}: the claim's enclosure does not meet the stored one (another claim)")
+                raise ReplayFailed(f"binding point {i + 1}: the claim's enclosure does not meet the stored one (another claim)")
         _check_point_in_domains(cert, b["values"], f"binding point {i + 1}")
         tgt = numeric_target(cert, b["directions"])
         allv = {**b["values"], **cert.fixed}
         if tgt.one_distribution_at(allv):
-            raise _Failed(f"binding point {i + 1}: P and Q are one distribution there, where every divergence "
+            raise ReplayFailed(f"binding point {i + 1}: P and Q are one distribution there, where every divergence "
                           "is 0: it binds nothing")
         try:
             value, error, converged, detail = guards.run(
@@ -307,10 +318,10 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         except HangGuardFired:
             raise
         except Exception as exc:  # noqa: BLE001 - numerics that fail bind nothing: the certificate fails closed
-            raise _Failed(f"binding point {i + 1}: the independent numerics failed: {exc}") from None
+            raise ReplayFailed(f"binding point {i + 1}: the independent numerics failed: {exc}") from None
         if value is None or not converged:
-            raise _Failed(f"binding point {i + 1}: the independent numerics did not converge ({detail})")
-        _agree(got, value, error, i)
+            raise ReplayFailed(f"binding point {i + 1}: the independent numerics did not converge ({detail})")
+        agree(got, value, error, f"binding point {i + 1}")
         where = ", ".join([f"alpha = {sp.sstr(b['alpha'])}" if order is None else f"order {b['order']}"]
                           + [f"{k} = {sp.sstr(v)}" for k, v in b["values"].items()])
         lines.append(f"binding point {i + 1} ({where}): the divergence agrees with the independent "
@@ -318,43 +329,47 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
     return lines
 
 
-def _agree(ball, value, error, i) -> None:
+def agree(ball, value, error, where: str) -> None:
+    """``ReplayFailed`` unless the enclosure ``ball`` holds the numeric ``value +- error`` (within 1e-12)."""
     flint = flint_module()
     if ball.is_nan():
-        raise _Failed(f"binding point {i + 1}: the divergence has no value there")
+        raise ReplayFailed(f"{where}: the divergence has no value there")
     if mpmath.isinf(value) or not ball.is_finite():
         if not (mpmath.isinf(value) and not ball.is_finite() and (value > 0) == bool(ball > 0)):
-            raise _Failed(f"binding point {i + 1}: the divergence is {ball} but the numerics give {value}")
+            raise ReplayFailed(f"{where}: the divergence is {ball} but the numerics give {value}")
         return
     with mpmath.workdps(40):
         v = flint.arb(mpmath.nstr(mpmath.mpf(value), 35))
         scale = max(abs(mpmath.mpf(value)), mpmath.mpf(10) ** -12)
         allowed = flint.arb(mpmath.nstr(max(mpmath.mpf(10) ** -12 * scale, 4 * mpmath.mpf(error)), 10))
     if not bool(abs(ball - v) <= allowed + ball.rad() + v.rad()) and not meets(ball, v):
-        raise _Failed(f"binding point {i + 1}: the divergence ({ball.mid().str(15, radius=False)}) is not the "
-                      f"densities' ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
+        raise ReplayFailed(f"{where}: the divergence ({ball.mid().str(15, radius=False)}) is not the "
+                           f"densities' ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
 
 
 def _check_point_in_domains(cert, values, where: str) -> None:
     by_name = {p.name: p for p in cert.parameters}
     free = {p.name for p in cert.free}
     if set(values) != free:
-        raise _Failed(f"{where}: values for {sorted(values)}, but the free parameters are {sorted(free)}")
+        raise ReplayFailed(f"{where}: values for {sorted(values)}, but the free parameters are {sorted(free)}")
     for name, v in values.items():
         if by_name[name].domain.contains(v) is not sp.true:
-            raise _Failed(f"{where}: {name} = {sp.sstr(v)} is not in {sp.sstr(by_name[name].domain)}")
+            raise ReplayFailed(f"{where}: {name} = {sp.sstr(v)} is not in {sp.sstr(by_name[name].domain)}")
 
 
 def _check_alpha(cert, alpha, where: str) -> None:
     if cert.order is None:
         lo, hi = cert.alpha_range
         if not ((alpha > lo) is sp.true and (alpha < hi) is sp.true) and alpha != hi:
-            raise _Failed(f"{where}: alpha = {sp.sstr(alpha)} is outside ({sp.sstr(lo)}, {sp.sstr(hi)})")
+            raise ReplayFailed(f"{where}: alpha = {sp.sstr(alpha)} is outside ({sp.sstr(lo)}, {sp.sstr(hi)})")
 
 
 # -- the methods ------------------------------------------------------------------------------------
 def _rewrite(cert, enclosures, guards, checked) -> str:
     from .prove import proof_context, replay as replay_route
+
+    if cert.data["route"] == "subsampling":
+        return replay_subsampling(cert, guards, checked, REPLAY_STEP_SECONDS)
 
     context = proof_context(cert.claim, cert.divergence, cert.relation, cert.order, cert.fixed, cert.parameters,
                             cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence,
@@ -362,7 +377,7 @@ def _rewrite(cert, enclosures, guards, checked) -> str:
     route, steps = cert.data["route"], cert.data["steps"]
     if (route in ("max_divergence", "pure_dp_zcdp") and cert.mechanism is not None
             and not any(b["order"] == "oo" for b in cert.binding)):
-        raise _Failed("a proof through D_oo needs D_oo bound to the densities (a binding point at order oo)")
+        raise ReplayFailed("a proof through D_oo needs D_oo bound to the densities (a binding point at order oo)")
     text = replay_route(route, steps, context, seconds=REPLAY_STEP_SECONDS, guards=guards)
     checked.append(f"the {len(steps)} rewrite step(s) of the route {route} re-run and equal to the stored ones")
     return text
@@ -375,7 +390,7 @@ def _boxes(cert, enclosures, guards, checked) -> str:
     data = cert.data
     runs = plan(cert.free, cert.order, cert.alpha_range)
     if len(runs) != len(data["runs"]):
-        raise _Failed(f"the certified pass covers {len(runs)} box(es) here; the certificate has {len(data['runs'])}")
+        raise ReplayFailed(f"the certified pass covers {len(runs)} box(es) here; the certificate has {len(data['runs'])}")
     truth_expr = cert.divergence
     held_fixed = {p.symbol: sp.S(cert.fixed[p.name]) for p in cert.parameters if p.name in cert.fixed}
     difference = None
@@ -383,15 +398,15 @@ def _boxes(cert, enclosures, guards, checked) -> str:
     if step is not None:
         gap = (cert.claim - truth_expr).xreplace(held_fixed)
         if step.rule not in ("cancel_expand", "simplify") or step.inputs != (gap,):
-            raise _Failed("the difference's rewrite is not of claim - divergence")
+            raise ReplayFailed("the difference's rewrite is not of claim - divergence")
         try:
             out = guards.run(f"the difference's rewrite ({step.rule})", REPLAY_STEP_SECONDS, RULES[step.rule], gap)
         except HangGuardFired:
             raise
         except Exception as exc:  # noqa: BLE001 - a rewrite that fails now shows nothing
-            raise _Failed(f"the difference's rewrite ({step.rule}) failed: {exc}") from None
+            raise ReplayFailed(f"the difference's rewrite ({step.rule}) failed: {exc}") from None
         if out != step.output:
-            raise _Failed(f"the difference's rewrite ({step.rule}) gives another expression than the stored one")
+            raise ReplayFailed(f"the difference's rewrite ({step.rule}) gives another expression than the stored one")
         difference = step.output
     symbols = enclosures.symbols
     try:
@@ -399,20 +414,20 @@ def _boxes(cert, enclosures, guards, checked) -> str:
         f_truth = compile_arb(enclosures.exprs["divergence"], symbols)
         f_diff = compile_arb(difference, symbols) if difference is not None else None
     except Unsupported as exc:
-        raise _Failed(f"ball arithmetic has no method for a node: {exc}") from None
+        raise ReplayFailed(f"ball arithmetic has no method for a node: {exc}") from None
     tol, floor, prec = 10.0 ** (-cert.digits), floor_value(cert.dps), precision_bits(cert.dps)
     total = 0
     for i, (run, stored) in enumerate(zip(runs, data["runs"])):
         partition = stored["partition"]
         if partition.root != tuple(a.u_range for a in run.axes):
-            raise _Failed(f"box {i + 1}: the partition is not of the box the certified pass covers "
+            raise ReplayFailed(f"box {i + 1}: the partition is not of the box the certified pass covers "
                           f"({', '.join(a.describe() for a in run.axes)})")
         held = {s: arb_rational(sp.Rational(v)) for s, v in {**held_fixed, **run.held}.items()}
         ok, why = replay_partition(partition, f_claim, f_truth, cert.relation, run.axes,
                                    alpha=ALPHA if run.alpha else None, fixed=held, tol=tol, floor=floor,
                                    difference=f_diff, prec=prec, exact_only=stored["status"] == "proved")
         if not ok:
-            raise _Failed(f"box {i + 1} ({', '.join(a.describe() for a in run.axes)}): {why}")
+            raise ReplayFailed(f"box {i + 1} ({', '.join(a.describe() for a in run.axes)}): {why}")
         total += len(partition.leaves)
     where = "; ".join(", ".join(a.describe() for a in run.axes) + (f" ({run.note})" if run.note else "") for run in runs)
     checked.append(f"{total} box(es) of {len(runs)} partition(s) settled again by ball arithmetic")
@@ -432,19 +447,19 @@ def _counterexample(cert, enclosures, guards, checked) -> str:
         d = ball_from_text(pt["divergence"], "counterexample.divergence")
     for what, got, key in (("claim", c, "claim"), ("divergence", d, "divergence")):
         if not meets(got, ball_from_text(pt[key], f"counterexample.{key}")):
-            raise _Failed(f"the {what}'s enclosure at the counterexample does not meet the stored one (another {what})")
+            raise ReplayFailed(f"the {what}'s enclosure at the counterexample does not meet the stored one (another {what})")
     state = decide(cert.relation, d, c, 10.0 ** (-cert.digits), floor_value(cert.dps))
     if state != "fails":
-        raise _Failed(f"the enclosures at the counterexample do not show the relation failing ({state})")
+        raise ReplayFailed(f"the enclosures at the counterexample do not show the relation failing ({state})")
     if cert.mechanism is not None:
         at = [b for b in cert.binding if b["values"] == values and (cert.order is not None or b["alpha"] == alpha)]
         if not at:
-            raise _Failed("the divergence is not bound to the densities at the counterexample")
+            raise ReplayFailed("the divergence is not bound to the densities at the counterexample")
         tgt = numeric_target(cert, at[0]["directions"])
         ok = guards.run("the check that P and Q are distributions", BINDING_SECONDS, tgt.distributions_ok,
                         {**values, **cert.fixed})
         if ok is not True:
-            raise _Failed("P and Q could not be shown to be probability distributions at the counterexample")
+            raise ReplayFailed("P and Q could not be shown to be probability distributions at the counterexample")
         checked.append("P and Q are probability distributions at the counterexample")
     where = ", ".join([f"alpha = {sp.sstr(alpha)}"] * (cert.order is None) + [f"{k} = {sp.sstr(v)}" for k, v in values.items()])
     checked.append(f"at {where}: claim in {c.str(12)}, divergence in {d.str(12)}")
@@ -459,14 +474,14 @@ def _points(cert, enclosures, guards, checked) -> str:
         _check_alpha(cert, alpha, f"point {i + 1}")
         c = enclosures.at(alpha, values, "claim")
         if not meets(c, ball_from_text(pt["claim"], f"points[{i}].claim")):
-            raise _Failed(f"point {i + 1}: the claim's enclosure does not meet the stored one (another claim)")
+            raise ReplayFailed(f"point {i + 1}: the claim's enclosure does not meet the stored one (another claim)")
         stored_d = ball_from_text(pt["divergence"], f"points[{i}].divergence")
         d = enclosures.at(alpha, values, "divergence") if cert.divergence is not None else stored_d
         if not meets(d, stored_d):
-            raise _Failed(f"point {i + 1}: the divergence's enclosure does not meet the stored one (another divergence)")
+            raise ReplayFailed(f"point {i + 1}: the divergence's enclosure does not meet the stored one (another divergence)")
         state = decide(cert.relation, d, c, tol, floor)
         if state != "holds":
-            raise _Failed(f"point {i + 1}: the enclosures do not show the relation holding ({state})")
+            raise ReplayFailed(f"point {i + 1}: the enclosures do not show the relation holding ({state})")
     checked.append(f"{len(cert.data)} point(s) re-evaluated: the relation holds within 1e-{cert.digits} at each")
     how = ("the divergence's certified numeric values, bound to the densities at the binding points"
            if cert.divergence is None else "ball arithmetic")
@@ -508,3 +523,102 @@ def mismatch(cert, tgt, claim, relation, order, alpha_range, fixed, digits, dps)
             if set(b["directions"]) != now:
                 return f"its densities at binding point {i + 1} are not the mechanism's"
     return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# the route through subsampling (:mod:`rdpsym.claims.subsampling`)
+# ---------------------------------------------------------------------------------------------------
+def replay_subsampling(cert, guards: HangGuards, checked: list, step_seconds: float) -> str:
+    """Replay a proof through subsampling (:mod:`rdpsym.claims.subsampling`): re-run the base's proof, bind the
+    base's curve to its densities, check every direction is a mixture of a base direction with a common
+    component, and the claim above the subsampled curve at the binding points; :class:`ReplayFailed` when not."""
+    base = cert.data["base"]
+    if cert.relation != "<=":
+        raise ReplayFailed("a proof through subsampling shows upper bounds only")
+    if cert.mechanism is None:
+        raise ReplayFailed("a proof through subsampling needs the mechanism's densities")
+    from .prove import proof_context, replay as replay_route
+
+    context = proof_context(cert.claim, base["divergence"], "<=", cert.order, cert.fixed, cert.parameters, sp.true,
+                            cert.alpha_range, max_divergence=base["max_divergence"], of_distributions=True)
+    text = replay_route(base["route"], cert.data["steps"], context, seconds=step_seconds, guards=guards)
+    checked.append(f"the {len(cert.data['steps'])} rewrite step(s) of the base's route {base['route']} re-run and equal "
+                   "to the stored ones")
+    checked.extend(_replay_base_binding(cert, base, guards))
+    checked.append(_check_mixtures(cert, base))
+    tol = 10.0 ** (-cert.digits)
+    for i, b in enumerate(cert.binding):
+        d, c = ball_from_text(b["divergence"]), ball_from_text(b["claim"])
+        if c is None or decide("<=", d, c, tol, floor_value(cert.dps)) != "holds":
+            raise ReplayFailed(f"binding point {i + 1}: the claim is not above the subsampled curve's certified value")
+    checked.append(f"the claim is above the subsampled curve at the {len(cert.binding)} binding point(s)")
+    return f"{text.removesuffix('.')}, for the base mechanism's curve; and {SUBSAMPLING_THEOREM}"
+
+
+def _replay_base_binding(cert, base, guards) -> list[str]:
+    """Each base binding point: the base's curve (its D_oo at a point of order oo) against the independent
+    numerics of the base's directions."""
+    points = base["points"]
+    if not points or (points[0]["alpha"] == sp.oo and cert.order != sp.oo):
+        raise ReplayFailed("the base's curve has no binding point at the certificate's order")
+    if base["route"] in THROUGH_D_OO and not any(p["alpha"] == sp.oo for p in points):
+        raise ReplayFailed("a base proof through D_oo needs the base's D_oo bound to its densities (a point at order oo)")
+    lines = []
+    free = {p.name for p in cert.free}
+    for i, point in enumerate(points):
+        where = f"the base's binding point {i + 1}"
+        values = point["values"]
+        if set(values) != free:
+            raise ReplayFailed(f"{where} has values for {sorted(values)}, but the free parameters are {sorted(free)}")
+        for name, v in values.items():
+            domain = next(p.domain for p in cert.parameters if p.name == name)
+            if domain.contains(v) is not sp.true:
+                raise ReplayFailed(f"{where}: {name} = {sp.sstr(v)} is not in {sp.sstr(domain)}")
+        order = sp.oo if point["alpha"] == sp.oo else cert.order
+        if order is not None and point["alpha"] != order:
+            raise ReplayFailed(f"{where}: alpha = {sp.sstr(point['alpha'])} is not the certificate's order")
+        expr = base["max_divergence"] if order == sp.oo else base["divergence"]
+        if expr is None:
+            raise ReplayFailed(f"{where}: the base has no D_oo")
+        ball = Enclosures(expr, expr, sp.true, order, cert.parameters, cert.fixed, (), cert.dps).at(
+            point["alpha"], values, "divergence")
+        if not meets(ball, ball_from_text(point["enclosure"], f"proof.base.points[{i}].enclosure")):
+            raise ReplayFailed(f"{where}: the base's curve does not meet its stored enclosure (another curve)")
+        tgt = numeric_target(replace(cert, divergence=expr, order=None), base["directions"])
+        try:
+            value, error, converged, detail = guards.run(
+                "the base's independent numerics", BINDING_SECONDS, tgt.independent, order, point["alpha"],
+                {**values, **cert.fixed}, BINDING_DPS)
+        except HangGuardFired:
+            raise
+        except Exception as exc:  # noqa: BLE001 - numerics that fail bind nothing: the certificate fails closed
+            raise ReplayFailed(f"{where}: the base's independent numerics failed: {exc}") from None
+        if value is None or not converged:
+            raise ReplayFailed(f"{where}: the base's independent numerics did not converge ({detail})")
+        agree(ball, value, error, where)
+        lines.append(f"the base's {'D_oo' if order == sp.oo else 'curve'} agrees with the independent numerics of its "
+                     f"densities at alpha = {sp.sstr(point['alpha'])}, {values} ({mpmath.nstr(value, 15)} +- "
+                     f"{mpmath.nstr(error, 2)})")
+    return lines
+
+
+def _check_mixtures(cert, base) -> str:
+    """Every direction at every binding point is ((1-q) V + q U, V) or (U, (1-q) U + q V) for a listed base
+    direction (U, V): an identity shown by ``expand``."""
+    q = base["rate"]
+    pairs = base["directions"]
+    if not pairs:
+        raise ReplayFailed("no base direction listed")
+
+    def same(a, b) -> bool:
+        return sp.expand(a - b) == 0
+
+    n = 0
+    for i, b in enumerate(cert.binding):
+        for P, Q in b["directions"]:
+            if not any((same(P, (1 - q) * V + q * U) and same(Q, V)) or (same(P, U) and same(Q, (1 - q) * U + q * V))
+                       for U, V in pairs):
+                raise ReplayFailed(f"binding point {i + 1}: a direction is not a mixture of a base direction with a "
+                                   f"common component: {sp.sstr(P)} || {sp.sstr(Q)}")
+            n += 1
+    return f"each of the {n} directions at the binding points is a mixture of a base direction with a common component"
