@@ -42,7 +42,8 @@ from .rewrite import RULES, ReplayMismatch
 from .target import Target
 
 __all__ = ["Replay", "ReplayFailed", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide",
-           "agree", "floor_value", "precision_bits", "numeric_target"]
+           "agree", "floor_value", "precision_bits", "numeric_target", "not_a_base_mixture", "replay_subsampling",
+           "SUBSAMPLING_THEOREM", "THROUGH_D_OO"]
 
 #: hang guard of the sympy steps of a replay (each typically well under a second), of the independent
 #: numerics at a binding point (typically under a second; up to 15 s on an infinite lattice), and of the
@@ -602,23 +603,28 @@ def _replay_base_binding(cert, base, guards) -> list[str]:
     return lines
 
 
-def _check_mixtures(cert, base) -> str:
-    """Every direction at every binding point is ((1-q) V + q U, V) or (U, (1-q) U + q V) for a listed base
-    direction (U, V): an identity shown by ``expand``."""
-    q = base["rate"]
-    pairs = base["directions"]
-    if not pairs:
-        raise ReplayFailed("no base direction listed")
-
+def not_a_base_mixture(directions, base_directions, rate) -> tuple | None:
+    """The first direction ``(P, Q)`` that is neither ((1-q) V + q U, V) nor (U, (1-q) U + q V) for a base
+    direction (U, V) in ``base_directions`` (q = ``rate``), each identity shown by ``expand``; None when all are."""
     def same(a, b) -> bool:
         return sp.expand(a - b) == 0
 
-    n = 0
+    q = rate
+    for P, Q in directions:
+        if not any((same(P, (1 - q) * V + q * U) and same(Q, V)) or (same(P, U) and same(Q, (1 - q) * U + q * V))
+                   for U, V in base_directions):
+            return P, Q
+    return None
+
+
+def _check_mixtures(cert, base) -> str:
+    """Every direction at every binding point is a mixture of a listed base direction with a common component."""
+    if not base["directions"]:
+        raise ReplayFailed("no base direction listed")
     for i, b in enumerate(cert.binding):
-        for P, Q in b["directions"]:
-            if not any((same(P, (1 - q) * V + q * U) and same(Q, V)) or (same(P, U) and same(Q, (1 - q) * U + q * V))
-                       for U, V in pairs):
-                raise ReplayFailed(f"binding point {i + 1}: a direction is not a mixture of a base direction with a "
-                                   f"common component: {sp.sstr(P)} || {sp.sstr(Q)}")
-            n += 1
+        bad = not_a_base_mixture(b["directions"], base["directions"], base["rate"])
+        if bad is not None:
+            raise ReplayFailed(f"binding point {i + 1}: a direction is not a mixture of a base direction with a "
+                               f"common component: {sp.sstr(bad[0])} || {sp.sstr(bad[1])}")
+    n = sum(len(b["directions"]) for b in cert.binding)
     return f"each of the {n} directions at the binding points is a mixture of a base direction with a common component"

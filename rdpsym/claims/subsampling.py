@@ -41,7 +41,7 @@ from .orders import conditions_at, point_alpha
 from .partition import ball_text
 from .point import Evaluator
 from .prove import proof_context, prove
-from .replay import BINDING_DPS, BINDING_SECONDS, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures
+from .replay import BINDING_DPS, BINDING_SECONDS, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures, not_a_base_mixture
 from .target import Target, make_target
 from .verdict import Verdict
 
@@ -83,6 +83,9 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
     if found is None:
         return ""
     base, curve = found
+    base_directions = tuple((P, Q) for P, Q, _, _ in base.directions)
+    if not_a_base_mixture(tuple((P, Q) for P, Q, _, _ in tgt.directions), base_directions, _rate(curve)) is not None:
+        return "no proof through subsampling: a pair of the mechanism is not a mixture of a base pair with a common component"
     truth = base.truth_expr(order)
     if truth is None or conditions_at(base.result.conditions, order) is not sp.true or truth.has(sp.oo):
         return f"no proof through subsampling: the base's curve is not a closed form finite everywhere ({base.label})"
@@ -114,7 +117,7 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
     data = {"route": ROUTE, "steps": proof.steps,
             "base": {"route": proof.route, "label": base.label, "divergence": truth,
                      "max_divergence": base.result.max_divergence, "rate": _rate(curve),
-                     "directions": tuple((P, Q) for P, Q, _, _ in base.directions), "points": tuple(points)}}
+                     "directions": base_directions, "points": tuple(points)}}
     cert = replace(cert, verdict=Verdict.PROVED.value, method="rewrite", data=data, evidence=evidence)
     return {**fields, "certificate": cert}
 
