@@ -167,7 +167,7 @@ def test_a_certificate_at_one_order_replays_and_binds_its_order():
     for b in data["binding"]:
         b["order"] = "3"
     out = Certificate.from_json(json.dumps(data)).check()
-    assert not out.holds and "binding point 1" in out.reason
+    assert not out.holds and "not the curve's value at the order 3" in out.reason
     data["order"] = "5/2.0"
     with pytest.raises(CertificateError, match="order"):
         Certificate.from_json(json.dumps(data))
@@ -196,3 +196,46 @@ def test_registry_entries_take_one_order(tmp_path):
     path.write_text(entry.format("two"))
     with pytest.raises(RegistryError, match="'order' must be"):
         load_registry(path)
+
+
+def _relabelled(cert, order: str) -> Certificate:
+    data = json.loads(cert.to_json())
+    data["order"] = order
+    for b in data["binding"]:
+        b["order"] = order
+    return Certificate.from_json(json.dumps(data))
+
+
+def test_an_order_changed_by_a_hair_does_not_replay():
+    """D_2 and D_(2 + 1e-12) differ by 5e-13 (relative), below the binding's numeric tolerance: the order is
+    tied to the divergence exactly (the curve it carries), or by the rule that exact pieces sit at integers."""
+    nudged = "2000000000001/1000000000000"
+    g = mechanisms.get("gaussian")
+    proof = check_claim(g, "Delta**2/sigma**2", order=2, search=5).certificate
+    assert proof.curve is not None
+    refutation = check_claim(g, "2000000000001*Delta**2/(2000000000000*sigma**2)", order=2, search=5)
+    assert refutation.verdict is Verdict.REFUTED
+    for cert in (proof, refutation.certificate):
+        out = _relabelled(cert, nudged).check()
+        assert not out.holds and "curve's value" in out.reason, out.reason
+    # Cauchy's D_2 is an exact piece of a curve without a general form: no curve to carry
+    cauchy = check_claim(mechanisms.get("cauchy"), "log(1 + Delta**2/(2*gamma**2))", order=2, search=5).certificate
+    assert cauchy.curve is None and cauchy.check().holds
+    out = _relabelled(cauchy, nudged).check()
+    assert not out.holds and "exact pieces" in out.reason
+
+
+def test_a_one_order_proof_does_not_pass_for_the_curve():
+    """A curve certificate is bound at two orders, so D_2's formula relabelled as the whole curve fails."""
+    cert = check_claim(mechanisms.get("gaussian"), "Delta**2/sigma**2", order=2, search=5).certificate
+    out = _relabelled(cert, "alpha").check()
+    assert not out.holds and "fewer than two orders" in out.reason
+    curve = check_claim(mechanisms.get("gaussian"), "alpha*Delta**2/(2*sigma**2)", search=5).certificate
+    assert len({b["alpha"] for b in curve.binding}) == 2 and curve.check().holds
+
+
+def test_a_callable_is_not_asked_about_an_order_beyond_floats():
+    """float(10**400) is inf: the callable would answer about alpha = oo. The point has no value instead."""
+    v = check_claim(mechanisms.get("gaussian"), lambda alpha, sigma: alpha / (2 * sigma**2), ">=", order=10**400,
+                    search=5)
+    assert v.verdict is Verdict.INCONCLUSIVE

@@ -48,3 +48,32 @@ def test_logs_of_arguments_of_unknown_sign_are_not_expanded():
     x = xp.symbol
     truth = sp.log(x**2) / 2 + A * 0
     assert _prove(sp.log(x) + A * 0, truth, "==", None, {}, (xp,), sp.true, (0, sp.oo), seconds=30) is None
+
+
+def test_the_zcdp_route_needs_both_directions():
+    """eps-DP bounds D_oo both ways. For P = N(0, 1) against Q = N(0, r^2), r > 1, only D_oo(P||Q) = log r is
+    finite, and D_2(P||Q) > log(r)^2 (at r = 3/2: 0.18455 against 0.16440 by quadrature): no proof."""
+    import dataclasses
+
+    import mpmath
+
+    from rdpsym.derive.engine import renyi_divergence
+
+    r_param = parameter("r", domain=sp.Interval.open(1, sp.oo), typical=(1.5, 5))
+    r = r_param.symbol
+    x = sp.Symbol("x", real=True)
+    P = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+    Q = sp.exp(-x**2 / (2 * r**2)) / sp.sqrt(2 * sp.pi * r**2)
+    res = renyi_divergence(P, Q, x, sp.S.Reals, params=[r_param])
+    d2 = res.expr.subs(A, 2)
+    context = proof_context(sp.log(r) ** 2, d2, "<=", sp.Integer(2), {}, [r_param], sp.true, (1, sp.oo),
+                            max_divergence=res.max_divergence, of_distributions=True)
+    proof, _ = prove(context)
+    assert proof is None
+    # the same context stated for a mechanism (D_oo bounding both directions) is what the route proves
+    both, _ = prove(dataclasses.replace(context, both_directions=True))
+    assert both is not None and both.route == "pure_dp_zcdp"
+    with mpmath.workdps(30):
+        rr = mpmath.mpf(3) / 2
+        truth = mpmath.log(mpmath.quad(lambda t: mpmath.npdf(t, 0, 1) ** 2 / mpmath.npdf(t, 0, rr), [-mpmath.inf, mpmath.inf]))
+        assert truth > mpmath.log(rr) ** 2

@@ -25,10 +25,11 @@ from .verdict import Verdict
 
 __all__ = ["attest", "attest_numeric", "BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
 
-#: binding points of a certificate on a closed form: the method ties the claim to the divergence (the
-#: proof's steps, the boxes' or the points' enclosures), so one point ties the divergence to the densities;
-#: a refutation's binding point is its counterexample
-BINDING_POINTS = 1
+#: binding points of a certificate on a closed-form curve, at distinct orders: the method ties the claim to
+#: the divergence (the proof's steps, the boxes' or the points' enclosures), and two orders tie the curve to
+#: the densities (one would let the value at one order pass for the curve); a refutation's binding point is
+#: its counterexample, a claim about one order has one
+BINDING_POINTS = 2
 #: binding points of a certificate on a numeric curve, whose values elsewhere are the certificate's own
 NUMERIC_BINDING_POINTS = 2
 #: points tried for a curve's binding point (the numerics may not converge at one order)
@@ -48,7 +49,8 @@ def _common(run, verdict: Verdict, evidence) -> dict:
                 order=run.order, alpha_range=(sp.S(run.lo), sp.S(run.hi)), conditions=r.conditions,
                 max_divergence=r.max_divergence, exceptional=tuple((p.alpha, p.value) for p in r.exceptional_points),
                 parameters=tuple(tgt.parameters), fixed=dict(ev.fixed), mechanism=mechanism, digits=int(run.digits),
-                dps=run.dps, target=tgt.label, evidence=tuple(evidence))
+                dps=run.dps, target=tgt.label, evidence=tuple(evidence),
+                curve=r.expr if run.order not in (None, 1, sp.oo) and r.expr is not None else None)
 
 
 def _independent(ev, tgt, order, alpha, allv) -> tuple | None:
@@ -107,8 +109,10 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
     if run.order is None:
         alphas = [a for a in _BINDING_ALPHAS if (a > run.lo) is sp.true and (a < run.hi) is sp.true
                   and a not in run.tgt.exceptional]
-        if not alphas and run.hi != sp.oo:
-            alphas = [(sp.S(run.lo) + sp.S(run.hi)) / 2]
+        if len(alphas) < BINDING_POINTS:  # a narrow range: orders inside it, a third of the way apart
+            lo, hi = sp.S(run.lo), sp.S(run.hi)
+            inside = [lo + (hi - lo) * k / 3 for k in (1, 2)] if hi != sp.oo else [lo + 1, lo + 2]
+            alphas += [a for a in inside if a not in alphas and a not in run.tgt.exceptional and a != 1]
         candidates = [(a, usable[i % min(2, len(usable))]) for i, a in enumerate(alphas)][:BINDING_ATTEMPTS]
     else:
         candidates = [(None, usable[0])]  # one order: numerics that fail at one parameter point fail at the others too

@@ -40,6 +40,8 @@ balls written exactly as ``{"mid": "m*2^e", "rad": "m*2^e"}``, :func:`~rdpsym.cl
     only, with each point's enclosures or, for a numeric curve, its certified value ``{mid, rad}``).
 ``target``, ``evidence``
     The target's label and the verdict's evidence (text, not checked).
+``curve`` (only for a claim about one order other than 1 and oo, on a closed-form curve)
+    The curve in alpha whose value at the order the divergence is; replay checks that it is.
 
 A malformed certificate raises :class:`CertificateError` naming the field; another schema is refused by name.
 """
@@ -69,7 +71,7 @@ MAX_TEXT = 50_000_000
 _VERDICTS = ("proved", "confirmed", "refuted")
 _COMMON = ("schema", "verdict", "relation", "claim", "divergence", "order", "alpha_range", "conditions",
            "max_divergence", "exceptional", "parameters", "fixed", "mechanism", "binding", "tolerance", "method",
-           "target", "evidence")
+           "target", "evidence", "curve")
 
 
 class CertificateError(ValueError):
@@ -104,6 +106,9 @@ class Certificate:
     data: Any
     target: str = ""
     evidence: tuple[str, ...] = field(default=(), compare=False)
+    #: for a claim about one order a != 1, oo of a closed-form curve: the curve (in alpha) whose value at a
+    #: the divergence is; replay checks that it is, so the order cannot be changed alone
+    curve: sp.Expr | None = None
 
     # -- replay -------------------------------------------------------------------------------------
     def check(self):
@@ -137,6 +142,8 @@ class Certificate:
             "target": self.target,
             "evidence": list(self.evidence),
         }
+        if self.curve is not None:
+            out["curve"] = sp.srepr(self.curve)
         return out
 
     def to_json(self, indent: int | None = None) -> str:
@@ -206,7 +213,8 @@ class Certificate:
             binding=tuple(_binding(b, f"binding[{i}]") for i, b in enumerate(_field(data, "binding", list))),
             digits=digits, dps=dps, method=method, data=_method(method, data.get(METHODS[method]), METHODS[method]),
             target=_text(data.get("target", ""), "target"),
-            evidence=tuple(_text(e, f"evidence[{i}]") for i, e in enumerate(evidence)))
+            evidence=tuple(_text(e, f"evidence[{i}]") for i, e in enumerate(evidence)),
+            curve=_tree(data["curve"], "curve", sp.Expr) if data.get("curve") is not None else None)
 
     # -- what it is about ---------------------------------------------------------------------------
     @property

@@ -21,12 +21,14 @@ import sympy as sp
 from ..specify.text import as_number
 from ..symbols import alpha as ALPHA
 
-__all__ = ["order_value", "point_alpha", "conditions_at", "order_key", "order_from_key", "order_name",
+__all__ = ["order_value", "point_alpha", "conditions_at", "curve_at", "order_key", "order_from_key", "order_name",
            "ORDER_KEY_CURVE"]
 
 #: the certificate key of a claim about the whole curve
 ORDER_KEY_CURVE = "alpha"
-_KEY = re.compile(r"[1-9][0-9]{0,99}(/[1-9][0-9]{0,99})?")
+#: at most this many digits in an order's numerator and denominator (order_value refuses more)
+MAX_ORDER_DIGITS = 1000
+_KEY = re.compile(r"[1-9][0-9]{0,%d}(/[1-9][0-9]{0,%d})?" % (MAX_ORDER_DIGITS - 1, MAX_ORDER_DIGITS - 1))
 
 
 def order_value(order, name: str = "order"):
@@ -52,6 +54,8 @@ def order_value(order, name: str = "order"):
                          "exactly: give a rational close to it)")
     if a <= 0:
         raise ValueError(f"{rule}; got {order!r}: Rényi divergences are of orders alpha > 0")
+    if max(len(str(a.p)), len(str(a.q))) > MAX_ORDER_DIGITS:
+        raise ValueError(f"{rule}; got an order of more than {MAX_ORDER_DIGITS} digits (oo is the limit beyond)")
     return a
 
 
@@ -69,6 +73,18 @@ def conditions_at(conditions, order):
     if order == 1 or order == sp.oo:
         return sp.true
     return conditions.subs(ALPHA, order)
+
+
+def curve_at(curve: sp.Expr, order, removable=(), conditions=sp.true) -> sp.Expr | None:
+    """A closed-form curve's value at one order a != 1, oo: +oo where its finiteness conditions fail at a,
+    the limit at a removable order (``removable``: ``(alpha, value)`` pairs that apply), else the curve at
+    alpha = a; None where that is singular (0/0 at an order not known to be removable)."""
+    a = sp.S(order)
+    if conditions_at(conditions, a) is sp.false:
+        return sp.oo
+    limits = [value for at, value in removable if not sp.S(at).free_symbols and sp.S(at) == a]
+    value = (limits[0] if limits else curve).subs(ALPHA, a)
+    return None if value.has(sp.nan, sp.zoo) else value
 
 
 def order_key(order) -> str:

@@ -190,6 +190,8 @@ class Evaluator:
         c = self.c
         a = env[ALPHA]
         af = math.inf if mpmath.isinf(a) else float(a)
+        if math.isinf(af) and not mpmath.isinf(a):
+            return None, OVERFLOW  # an order beyond the float range: a float callable cannot be asked about it
         args = [float(f(env)) for f in self._arg_fast]
         limit = time_limit(CALL_SECONDS, clock="wall")
         try:

@@ -67,6 +67,9 @@ class ProofContext:
     #: the divergence is of probability distributions (the target has densities, or the certificate a
     #: mechanism bound to it): the routes through theorems about Rényi divergences may be taken
     of_distributions: bool = False
+    #: D_oo bounds both directions (the directions are closed under swapping P and Q, as a mechanism's are):
+    #: eps-DP in the sense of Bun and Steinke, which the route through zCDP needs
+    both_directions: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ class Proof:
 
 
 def proof_context(claim, truth, relation, order, fixed, params, conditions, alpha_range,
-                  max_divergence=None, of_distributions: bool = False) -> ProofContext:
+                  max_divergence=None, of_distributions: bool = False, both_directions: bool = False) -> ProofContext:
     """The claim and the divergence over the domains' variables (module docstring)."""
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
     notes = []
@@ -124,7 +127,7 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
     if notes:
         regime += "; " + ", ".join(notes) + " with positive *_s"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
-                        tuple(alpha_range), max_divergence, subs, of_distributions)
+                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -259,7 +262,9 @@ def _pure_dp_zcdp(ch: Chain, x: ProofContext):
     (eps^2/2)-zCDP, D_alpha <= alpha eps^2/2 for every alpha > 1 (Bun and Steinke 2016, TCC, Prop. 3.3),
     and KL <= eps^2/2 at alpha -> 1. Only for orders alpha >= 1, where zCDP speaks."""
     dinf = x.max_divergence
-    if x.relation != "<=" or not x.of_distributions or dinf is None or sp.oo in (x.c, x.t):
+    # eps-DP bounds D_oo in both directions; D_oo(P||Q) alone does not give the zCDP bound (N(0, 1) against
+    # N(0, r^2): D_oo(P||Q) = log r is finite, D_oo(Q||P) is not, and D_2(P||Q) exceeds log(r)^2)
+    if x.relation != "<=" or not (x.of_distributions and x.both_directions) or dinf is None or sp.oo in (x.c, x.t):
         return None
     eps = dinf.subs(x.subs)  # over the domains' variables: finite where the symbols alone cannot say
     if eps.is_finite is not True:
@@ -319,6 +324,12 @@ def replay(route: str, steps: tuple[Step, ...], context: ProofContext, *, second
 def _ordered(expressions) -> list:
     """Distinct expressions in a fixed order (a set's iteration order is not, between processes)."""
     return sorted(set(expressions), key=sp.srepr)
+
+
+def both_directions(directions) -> bool:
+    """Whether the directions ``(P, Q)`` are closed under swapping P and Q (a mechanism's are, Def. 4)."""
+    pairs = {(P, Q) for P, Q in directions}
+    return bool(pairs) and all((Q, P) in pairs for P, Q in pairs)
 
 
 def _positive_expressions(condition) -> list | None:

@@ -36,7 +36,7 @@ from ..derive.result import DivergenceResult, Status
 from ..symbols import alpha as ALPHA
 from ..numeric.balls import Unsupported, arb_rational, compile_arb, flint_module
 from .guard import HangGuardFired, HangGuards
-from .orders import conditions_at, order_from_key
+from .orders import ORDER_KEY_CURVE, conditions_at, curve_at, order_from_key
 from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
 from .target import Target
@@ -273,6 +273,24 @@ def _check_consistency(cert) -> None:
     lo, hi = cert.alpha_range
     if not (bool(lo >= 0) and bool(lo < hi)):
         raise ReplayFailed(f"the alpha range ({sp.sstr(lo)}, {sp.sstr(hi)}) is not an interval of orders")
+    _check_one_order(cert)
+
+
+def _check_one_order(cert) -> None:
+    """A claim about one order a != 1, oo: its divergence is the value at a of the curve it carries, or, without
+    a curve, an exact piece, which only integer orders >= 2 and removable orders have. Without this the
+    order could be changed alone: the divergence (a formula without alpha) would not notice."""
+    order = cert.order
+    if order in (None, 1, sp.oo) or cert.divergence is None:
+        return
+    if cert.curve is not None:
+        if ALPHA not in cert.curve.free_symbols and not cert.exceptional:
+            raise ReplayFailed("the curve does not depend on alpha: it ties the divergence to no order")
+        if curve_at(cert.curve, order, cert.exceptional, cert.conditions) != cert.divergence:
+            raise ReplayFailed(f"the divergence is not the curve's value at the order {sp.sstr(order)}")
+    elif not ((order.is_Integer and order >= 2) or any(a == order for a, _ in cert.exceptional)):
+        raise ReplayFailed(f"a divergence at the order {sp.sstr(order)} without its curve: only integer orders >= 2 "
+                           "and removable orders have exact pieces")
 
 
 def _check_binding(cert, guards: HangGuards) -> list[str]:
@@ -284,6 +302,10 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         raise ReplayFailed("no binding point: the divergence was not checked against the mechanism's densities")
     if not any(b["claim"] is not None for b in cert.binding):
         raise ReplayFailed("no binding point holds the claim's enclosure")
+    curve_orders = {b["alpha"] for b in cert.binding if b["order"] == ORDER_KEY_CURVE}
+    if cert.order is None and cert.divergence is not None and cert.method != "counterexample" and len(curve_orders) < 2:
+        raise ReplayFailed("the curve is bound to the densities at fewer than two orders: the value at one order "
+                           "could pass for the curve")
     lines = []
     for i, b in enumerate(cert.binding):
         order = order_from_key(b["order"], f"binding[{i}].order")
@@ -322,7 +344,10 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
             raise ReplayFailed(f"binding point {i + 1}: the independent numerics failed: {exc}") from None
         if value is None or not converged:
             raise ReplayFailed(f"binding point {i + 1}: the independent numerics did not converge ({detail})")
-        agree(got, value, error, f"binding point {i + 1}")
+        # a numeric curve's stored value is certified to the check's digits: it must agree to them, so that a
+        # value at another order (or another parameter point) cannot pass for it
+        agree(got, value, error, f"binding point {i + 1}",
+              relative=min(1e-12, 10.0 ** (-cert.digits)) if expr is None else 1e-12)
         where = ", ".join([f"alpha = {sp.sstr(b['alpha'])}" if order is None else f"order {b['order']}"]
                           + [f"{k} = {sp.sstr(v)}" for k, v in b["values"].items()])
         lines.append(f"binding point {i + 1} ({where}): the divergence agrees with the independent "
@@ -330,8 +355,8 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
     return lines
 
 
-def agree(ball, value, error, where: str) -> None:
-    """``ReplayFailed`` unless the enclosure ``ball`` holds the numeric ``value +- error`` (within 1e-12)."""
+def agree(ball, value, error, where: str, relative: float = 1e-12) -> None:
+    """``ReplayFailed`` unless the enclosure ``ball`` holds the numeric ``value +- error`` (within ``relative``)."""
     flint = flint_module()
     if ball.is_nan():
         raise ReplayFailed(f"{where}: the divergence has no value there")
@@ -342,7 +367,7 @@ def agree(ball, value, error, where: str) -> None:
     with mpmath.workdps(40):
         v = flint.arb(mpmath.nstr(mpmath.mpf(value), 35))
         scale = max(abs(mpmath.mpf(value)), mpmath.mpf(10) ** -12)
-        allowed = flint.arb(mpmath.nstr(max(mpmath.mpf(10) ** -12 * scale, 4 * mpmath.mpf(error)), 10))
+        allowed = flint.arb(mpmath.nstr(max(mpmath.mpf(relative) * scale, 4 * mpmath.mpf(error)), 10))
     if not bool(abs(ball - v) <= allowed + ball.rad() + v.rad()) and not meets(ball, v):
         raise ReplayFailed(f"{where}: the divergence ({ball.mid().str(15, radius=False)}) is not the "
                            f"densities' ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
@@ -367,14 +392,16 @@ def _check_alpha(cert, alpha, where: str) -> None:
 
 # -- the methods ------------------------------------------------------------------------------------
 def _rewrite(cert, enclosures, guards, checked) -> str:
-    from .prove import proof_context, replay as replay_route
+    from .prove import both_directions, proof_context, replay as replay_route
 
     if cert.data["route"] == "subsampling":
         return replay_subsampling(cert, guards, checked, REPLAY_STEP_SECONDS)
 
     context = proof_context(cert.claim, cert.divergence, cert.relation, cert.order, cert.fixed, cert.parameters,
                             cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence,
-                            of_distributions=cert.mechanism is not None)
+                            of_distributions=cert.mechanism is not None,
+                            both_directions=any(b["order"] == "oo" and both_directions(b["directions"])
+                                                for b in cert.binding))
     route, steps = cert.data["route"], cert.data["steps"]
     if (route in ("max_divergence", "pure_dp_zcdp") and cert.mechanism is not None
             and not any(b["order"] == "oo" for b in cert.binding)):
@@ -538,10 +565,11 @@ def replay_subsampling(cert, guards: HangGuards, checked: list, step_seconds: fl
         raise ReplayFailed("a proof through subsampling shows upper bounds only")
     if cert.mechanism is None:
         raise ReplayFailed("a proof through subsampling needs the mechanism's densities")
-    from .prove import proof_context, replay as replay_route
+    from .prove import both_directions, proof_context, replay as replay_route
 
     context = proof_context(cert.claim, base["divergence"], "<=", cert.order, cert.fixed, cert.parameters, sp.true,
-                            cert.alpha_range, max_divergence=base["max_divergence"], of_distributions=True)
+                            cert.alpha_range, max_divergence=base["max_divergence"], of_distributions=True,
+                            both_directions=both_directions(base["directions"]))
     text = replay_route(base["route"], cert.data["steps"], context, seconds=step_seconds, guards=guards)
     checked.append(f"the {len(cert.data['steps'])} rewrite step(s) of the base's route {base['route']} re-run and equal "
                    "to the stored ones")

@@ -16,7 +16,7 @@ from .guard import HangGuardFired
 from ..symbols import alpha as ALPHA
 from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
 from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
-from .prove import proof_context, prove
+from .prove import both_directions, proof_context, prove
 from .rewrite import RULES, Step
 from .search import alpha_grid, guided_search, parameter_grid, shrink
 from .verdict import Counterexample, Verdict, format_number, format_values
@@ -382,7 +382,8 @@ class ClaimRun:
         context = proof_context(ev.c.expr, self.tgt.truth_expr(self.order), self.relation, self.order, ev.fixed,
                                 self.tgt.parameters, self.tgt.result.conditions, (self.lo, self.hi),
                                 max_divergence=self.tgt.result.max_divergence,
-                                of_distributions=bool(self.tgt.directions))
+                                of_distributions=bool(self.tgt.directions),
+                                both_directions=both_directions((P, Q) for P, Q, _, _ in self.tgt.directions))
         proof, attempts = prove(context, seconds=seconds, guards=ev.guards)
         if not proof:
             self.evidence_head.append(f"no symbolic proof found ({attempts} rewrite attempts)")

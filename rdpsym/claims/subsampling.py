@@ -40,7 +40,7 @@ from .guard import HangGuardFired, HangGuards
 from .orders import conditions_at, point_alpha
 from .partition import ball_text
 from .point import Evaluator
-from .prove import proof_context, prove
+from .prove import both_directions, proof_context, prove
 from .replay import BINDING_DPS, BINDING_SECONDS, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures, not_a_base_mixture
 from .target import Target, make_target
 from .verdict import Verdict
@@ -91,7 +91,8 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
         return f"no proof through subsampling: the base's curve is not a closed form finite everywhere ({base.label})"
     # the base's curve is finite everywhere (checked above): the proof needs no finiteness conditions
     context = proof_context(c.expr, truth, "<=", order, fixed, tgt.parameters, sp.true, alpha_range,
-                            max_divergence=base.result.max_divergence, of_distributions=True)
+                            max_divergence=base.result.max_divergence, of_distributions=True,
+                            both_directions=both_directions(base_directions))
     proof, attempts = prove(context, seconds=seconds, guards=guards)
     if proof is None:
         return (f"no proof through subsampling: the claim was not shown to be above the base's curve "

@@ -25,7 +25,7 @@ from ..specify.mechanism import Mechanism
 from ..specify.params import Parameter
 from .fasteval import compile_mp, real_value
 from .guard import DISTRIBUTION_SECONDS, HangGuardFired, HangGuards
-from .orders import conditions_at, point_alpha
+from .orders import conditions_at, curve_at, point_alpha
 
 __all__ = ["Target", "make_target", "parameters_from_symbols", "truth_at", "usable"]
 
@@ -297,14 +297,13 @@ def truth_at(result: DivergenceResult, order) -> sp.Expr | None:
     a = sp.S(order)
     if result.expr is None:
         return result.exact_piece(a) if result.status is not Status.FAILED else None
-    if conditions_at(result.conditions, a) is sp.false:
-        return sp.oo
-    removable = [p for p in result.exceptional_points if not p.alpha.free_symbols and p.alpha == a]
-    if removable and removable[0].condition is sp.true:
-        value = removable[0].value.subs(result.alpha, a)
-    else:
-        value = result.expr.subs(result.alpha, a)
-    return None if value.has(sp.nan, sp.zoo) else value  # singular at a, not a known removable order: no formula
+    return curve_at(result.expr, a, removable_orders(result), result.conditions)
+
+
+def removable_orders(result: DivergenceResult) -> tuple:
+    """``(alpha, value)`` of the result's removable orders that hold for every parameter value (a certificate
+    keeps these as ``exceptional``)."""
+    return tuple((p.alpha, p.value) for p in result.exceptional_points if p.condition is sp.true)
 
 
 def usable(result: DivergenceResult, order) -> tuple[bool, str]:
