@@ -59,6 +59,14 @@ CLAIMS = [
      "joint quasi-convexity: a mixture with N(0, sigma^2) is no farther than N(1, sigma^2)"),
     ("subsampled_gaussian", "q**2*alpha/(8*sigma**2)", "<=", None, FALSE,
      "at q = 1 the curve is the Gaussian's alpha/(2 sigma^2), four times the claim"),
+    # one order other than 1 and oo
+    ("gaussian", "sensitivity**2/sigma**2", "==", 2, TRUE, "Table II at alpha = 2"),
+    ("gaussian", "sensitivity**2/sigma**2", "<=", sp.Rational(5, 2), FALSE, "D_5/2 = 5 Delta^2/(4 sigma^2)"),
+    ("cauchy", "log(1 + sensitivity**2/(2*gamma**2))", "==", 2, TRUE,
+     "D_2 = log(1 + chi^2), the chi-square of Cauchy laws (Nielsen and Okamura 2023)"),
+    ("cauchy", "log(1 + sensitivity**2/(2*gamma**2))", "==", 3, FALSE, "D_3 is not D_2"),
+    ("subsampled_laplace", "alpha/(2*b**2)", "<=", None, TRUE,
+     "the base Laplace is (1/b)-DP, so (1/(2 b^2))-zCDP, and subsampling does not increase it"),
 ]
 
 

@@ -33,7 +33,7 @@ def test_shipped_registry_covers_table_ii_and_builtins():
     assert {e.mechanism for e in entries if e.mechanism} >= set(mechanisms.names()) - without_closed_form - no_entry
     assert sum(1 for e in entries if e.densities) >= 4
     assert all(any(s in e.source for s in ("Mironov", "Gil", "exponential-family", "KL", "Canonne", "Bun and Steinke",
-                                          "Agarwal")) for e in entries)
+                                          "Agarwal", "Nielsen")) for e in entries)
 
 
 def test_the_whole_shipped_registry_passes():

@@ -23,13 +23,14 @@ from .partition import ball_text
 from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
 from .verdict import Verdict
 
-__all__ = ["attest", "attest_numeric", "BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
+__all__ = ["attest", "attest_numeric", "BINDING_POINTS", "PROOF_BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
 
-#: binding points of a certificate on a closed-form curve, at distinct orders: the method ties the claim to
-#: the divergence (the proof's steps, the boxes' or the points' enclosures), and two orders tie the curve to
-#: the densities (one would let the value at one order pass for the curve); a refutation's binding point is
-#: its counterexample, a claim about one order has one
-BINDING_POINTS = 2
+#: binding points of a certificate on a closed form: the method ties the claim to the divergence (the
+#: proof's steps, the boxes' or the points' enclosures), so one point ties the divergence to the densities;
+#: a proof about the curve has two, at distinct orders (at one, the value there, a formula without alpha,
+#: could pass for the curve); a refutation's binding point is its counterexample
+BINDING_POINTS = 1
+PROOF_BINDING_POINTS = 2
 #: binding points of a certificate on a numeric curve, whose values elsewhere are the certificate's own
 NUMERIC_BINDING_POINTS = 2
 #: points tried for a curve's binding point (the numerics may not converge at one order)
@@ -95,8 +96,8 @@ def _binding_point(run, order, alpha, values) -> dict | None:
             "directions": directions, "divergence": ball_text(ball), "claim": claim, "numeric": numeric}
 
 
-def _binding(run, extra_orders=()) -> tuple[dict, ...]:
-    """Up to :data:`BINDING_POINTS` points at typical parameter values (and one at each order of
+def _binding(run, extra_orders=(), points: int = BINDING_POINTS) -> tuple[dict, ...]:
+    """Up to ``points`` points at typical parameter values, at distinct orders (and one at each order of
     ``extra_orders``, e.g. oo for a proof through D_oo)."""
     if not run.tgt.directions:
         return ()
@@ -109,7 +110,7 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
     if run.order is None:
         alphas = [a for a in _BINDING_ALPHAS if (a > run.lo) is sp.true and (a < run.hi) is sp.true
                   and a not in run.tgt.exceptional]
-        if len(alphas) < BINDING_POINTS:  # a narrow range: orders inside it, a third of the way apart
+        if len(alphas) < points:  # a narrow range: orders inside it, a third of the way apart
             lo, hi = sp.S(run.lo), sp.S(run.hi)
             inside = [lo + (hi - lo) * k / 3 for k in (1, 2)] if hi != sp.oo else [lo + 1, lo + 2]
             alphas += [a for a in inside if a not in alphas and a not in run.tgt.exceptional and a != 1]
@@ -119,7 +120,7 @@ def _binding(run, extra_orders=()) -> tuple[dict, ...]:
     # the orders in turn, the parameter combinations alternating; the first that converge are kept
     out = []
     for a, values in candidates:
-        if len(out) >= BINDING_POINTS:
+        if len(out) >= points:
             break
         b = _binding_point(run, run.order, a, values)
         if b is not None:
@@ -150,7 +151,8 @@ def attest(run, fields: dict) -> Certificate | None:
         proof = run.proof
         if proof is None:
             return None
-        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in ("max_divergence", "pure_dp_zcdp") else ())
+        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in ("max_divergence", "pure_dp_zcdp") else (),
+                           points=PROOF_BINDING_POINTS)
         return Certificate(**common, binding=binding, method="rewrite",
                            data={"route": proof.route, "steps": proof.steps})
     if verdict is Verdict.REFUTED:
