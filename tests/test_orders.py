@@ -128,19 +128,26 @@ def test_one_order_keeps_the_finiteness_conditions(variances):
 
 
 def test_a_numeric_curve_at_one_order():
-    """The subsampled Gaussian has no general form: at order 5/2 its certified numeric value is the truth."""
-    v = check_claim(mechanisms.get("subsampled_gaussian"), "5*q/(4*sigma**2)", "<=", order="5/2")
+    """Subsampled randomized response has no general form: at order 5/2 its certified numeric value is the
+    truth. q log(p/(1-p)) is below it somewhere (log is concave); the refutation is checked by exact sums."""
+    from rdpsym import subsample
+    from rdpsym.specify.params import parameter
+
+    mech = subsample("randomized_response", parameter("q", domain=sp.Interval(0, 1), typical=(0.01, 0.5)))
+    v = check_claim(mech, "q*log(p/(1-p))", "<=", order="5/2")
     assert v.verdict is Verdict.REFUTED
     cex = v.counterexample
-    q, sigma = (mpmath.mpf(sp.Rational(cex.values[k])) for k in ("q", "sigma"))
+    assert cex.alpha == sp.Rational(5, 2)
     with mpmath.workdps(30):
         a = mpmath.mpf(5) / 2
+        q, p = (mpmath.mpf(sp.Rational(cex.values[k])) for k in ("q", "p"))
+        P, Q = (p, 1 - p), (1 - p, p)
+        M = tuple((1 - q) * u + q * w for u, w in zip(P, Q))  # the mixture with the other input's output
 
-        def integrand(x):  # D_a((1-q) N(0) + q N(1) || N(0)), the Poisson-subsampled Gaussian
-            p0, p1 = mpmath.npdf(x, 0, sigma), mpmath.npdf(x, 1, sigma)
-            return ((1 - q) * p0 + q * p1) ** a * p0 ** (1 - a)
-        truth = mpmath.log(mpmath.quad(integrand, [-mpmath.inf, 0, 1, mpmath.inf])) / (a - 1)
-        assert 5 * q / (4 * sigma**2) < truth
+        def divergence(X, Y):
+            return mpmath.log(mpmath.fsum(x**a * y ** (1 - a) for x, y in zip(X, Y))) / (a - 1)
+        truth = max(divergence(M, P), divergence(P, M))
+        assert q * mpmath.log(p / (1 - p)) < truth
         assert mpmath.almosteq(cex.divergence, truth, rel_eps=mpmath.mpf(10) ** -15)
     assert v.certificate.check().holds
 

@@ -484,7 +484,7 @@ def test_sampled_component_keeps_nothing_computed_while_a_time_limit_expired(mon
         subsampled.sampled_component.cache_clear()
 
 
-@pytest.mark.parametrize("alpha", [1000, 10**6])
+@pytest.mark.parametrize("alpha", [10**6])
 def test_large_integer_orders_are_computed_and_right(alpha):
     """Above BINOMIAL_MAX_ORDER an integer order goes to the certified quadrature, not a sum of alpha + 1
     exact terms (at alpha = 10^6 that sum never finished within the 60 s hang guard). The value is checked

@@ -39,6 +39,31 @@ def proved():
     return check_claim(mechanisms.get("subsampled_gaussian"), "alpha/(2*sigma**2)", "<=")
 
 
+@pytest.fixture(scope="module")
+def subsampled_rr():
+    """Randomized response run on a Poisson subsample at a rate q in [0, 1]: finite sums, fast to replay."""
+    from rdpsym import subsample
+    from rdpsym.specify.params import parameter
+
+    return subsample("randomized_response", parameter("q", domain=sp.Interval(0, 1), typical=(0.01, 0.5)))
+
+
+@pytest.fixture(scope="module")
+def proved_rr(subsampled_rr):
+    """log(p/(1-p)), the base's D_oo: proved through the base's D_oo (Mironov 2017, Prop. 9)."""
+    return check_claim(subsampled_rr, "log(p/(1-p))", "<=")
+
+
+def _rr_divergence(a, q, p):
+    """The subsampled randomized response's curve at order a by exact sums over its two outcomes."""
+    P, Q = (p, 1 - p), (1 - p, p)
+    M = tuple((1 - q) * u + q * v for u, v in zip(P, Q))
+
+    def divergence(X, Y):
+        return mpmath.log(mpmath.fsum(x**a * y ** (1 - a) for x, y in zip(X, Y))) / (a - 1)
+    return max(divergence(M, P), divergence(P, M))
+
+
 def test_the_base_bound_is_proved_for_the_subsampled_gaussian(proved):
     assert proved.verdict is Verdict.PROVED
     assert "quasi-convexity" in proved.evidence[0] and "Thm. 13" in proved.evidence[0]
@@ -64,57 +89,72 @@ def _tampered(cert, edit) -> bool:
     return Certificate.from_json(json.dumps(data)).check().holds
 
 
-def test_tampering_with_a_proof_through_subsampling_is_detected(proved):
-    cert = proved.certificate
-    sigma = next(p.symbol for p in cert.parameters if p.name == "sigma")
-    bigger = sp.srepr(ALPHA / sigma**2)
+def test_a_proof_through_the_base_d_oo_is_true_and_replays(proved_rr):
+    assert proved_rr.verdict is Verdict.PROVED and proved_rr.certificate.data["base"]["route"] == "max_divergence"
+    out = proved_rr.certificate.check()
+    assert out.holds and any("the base's D_oo agrees" in line for line in out.checked), out.checked
+    with mpmath.workdps(30):
+        for a, q, p in [(2, "0.3", "0.9"), (mpmath.mpf(17) / 4, "0.99", "0.6"), (500, "0.5", "0.75")]:
+            q, p = mpmath.mpf(q), mpmath.mpf(p)
+            assert _rr_divergence(a, q, p) <= mpmath.log(p / (1 - p))
 
-    def base_curve(d):  # another base curve: the proof's steps are no longer about it
-        d["proof"]["base"]["divergence"] = bigger
+
+def test_tampering_with_a_proof_through_subsampling_is_detected(proved_rr):
+    cert = proved_rr.certificate
+    p = next(x.symbol for x in cert.parameters if x.name == "p")
+    q = next(x.symbol for x in cert.parameters if x.name == "q")
+
+    def base_curve(d):  # another base curve: its binding to the base's densities fails
+        d["proof"]["base"]["divergence"] = sp.srepr(2 * sp.log(p / (1 - p)))
+
+    def base_d_oo(d):  # another base D_oo: the proof's steps are no longer about it
+        d["proof"]["base"]["max_divergence"] = sp.srepr(2 * sp.log(p / (1 - p)))
 
     def rate(d):  # the mixtures are no longer of the stated rate
-        q = next(p.symbol for p in cert.parameters if p.name == "q")
         d["proof"]["base"]["rate"] = sp.srepr(q / 2)
 
     def relation(d):
         d["relation"] = ">="
 
-    def directions(d):  # a base direction that is not the base's: its pair no longer decomposes
-        d["proof"]["base"]["directions"] = d["proof"]["base"]["directions"][:0] + [d["binding"][0]["directions"][0]]
+    def directions(d):  # a direction that is not the base's: the base binding and the mixtures fail
+        d["proof"]["base"]["directions"] = [d["binding"][0]["directions"][0]]
+
+    def no_d_oo_point(d):  # the base's D_oo is used, so it must be bound
+        d["proof"]["base"]["points"] = d["proof"]["base"]["points"][:1]
 
     # (a changed claim fails every certificate's binding: tests/test_certificates.py)
-    for edit in (base_curve, rate, relation, directions):
+    for edit in (base_curve, base_d_oo, rate, relation, directions, no_d_oo_point):
         assert not _tampered(cert, edit), edit.__name__
 
 
-def test_a_proof_through_subsampling_must_carry_its_base(proved):
-    data = json.loads(proved.certificate.to_json())
+def test_a_proof_through_subsampling_must_carry_its_base(proved_rr):
+    data = json.loads(proved_rr.certificate.to_json())
     del data["proof"]["base"]
     with pytest.raises(CertificateError, match="proof"):
         Certificate.from_json(json.dumps(data))
 
 
-def test_a_bound_below_the_base_is_not_proved_by_the_rule():
-    """q*alpha/(2 sigma^2) is below the base's curve, so the rule cannot apply; the claim is false (at large
-    alpha the subsampled curve approaches alpha/(2 sigma^2) + log(q)) and the grid refutes it."""
-    v = check_claim(mechanisms.get("subsampled_gaussian"), "q*alpha/(2*sigma**2)", "<=")
+def test_a_bound_below_the_base_is_not_proved_by_the_rule(subsampled_rr):
+    """q log(p/(1-p)) is below the base's curve, so the rule cannot apply; the claim is false (log is
+    concave: D_oo = log(1 - q + q p/(1-p)) >= q log(p/(1-p))) and the grid refutes it."""
+    v = check_claim(subsampled_rr, "q*log(p/(1-p))", "<=")
     assert v.verdict is Verdict.REFUTED
     assert any(line.startswith("no proof through subsampling") for line in v.evidence)
     cex = v.counterexample
     with mpmath.workdps(30):
-        a, q, sigma = (mpmath.mpf(sp.Rational(x)) for x in (cex.alpha, cex.values["q"], cex.values["sigma"]))
-        assert q * a / (2 * sigma**2) < _subsampled_gaussian_divergence(a, q, sigma)
+        a, q, p = (mpmath.mpf(sp.Rational(x)) for x in (cex.alpha, cex.values["q"], cex.values["p"]))
+        assert q * mpmath.log(p / (1 - p)) < _rr_divergence(a, q, p)
 
 
-def test_the_rule_speaks_only_of_upper_bounds():
+def test_the_rule_speaks_only_of_upper_bounds(subsampled_rr):
     """A lower bound (or an equality) is never proved through subsampling: the rule is not even tried."""
     from rdpsym.claims.point import Claim
     from rdpsym.claims.subsampling import prove_through_subsampling
     from rdpsym.claims.target import make_target
 
-    tgt = make_target(mechanisms.get("subsampled_gaussian"))
-    sigma = next(p.symbol for p in tgt.parameters if p.name == "sigma")
-    claim = Claim("expr", expr=ALPHA / (2 * sigma**2), used=("sigma",))
+    tgt = make_target(subsampled_rr)
+    p = next(x.symbol for x in tgt.parameters if x.name == "p")
+    claim = Claim("expr", expr=sp.log(p / (1 - p)), used=("p",))
     for relation in (">=", "=="):
         assert prove_through_subsampling(tgt, claim, relation, None, {}, (1, sp.oo), 30, 50, 60.0) == ""
     assert isinstance(prove_through_subsampling(tgt, claim, "<=", None, {}, (1, sp.oo), 30, 50, 60.0), dict)
