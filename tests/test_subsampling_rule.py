@@ -15,7 +15,6 @@ import sympy as sp
 
 from rdpsym import mechanisms
 from rdpsym.claims import Certificate, CertificateError, Verdict, check_claim
-from rdpsym.symbols import alpha as ALPHA
 
 REPLAY_SECONDS = 10.0
 
