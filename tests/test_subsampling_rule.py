@@ -7,6 +7,7 @@ use; every tampered certificate must fail to replay.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import mpmath
@@ -157,3 +158,40 @@ def test_the_rule_speaks_only_of_upper_bounds(subsampled_rr):
     for relation in (">=", "=="):
         assert prove_through_subsampling(tgt, claim, relation, None, {}, (1, sp.oo), 30, 50, 60.0) == ""
     assert isinstance(prove_through_subsampling(tgt, claim, "<=", None, {}, (1, sp.oo), 30, 50, 60.0), dict)
+
+
+def test_a_claim_that_jumps_at_a_closed_end_is_not_proved(subsampled_rr):
+    """sign(1 - q) is 1 for q < 1 and 0 at q = 1, where the subsampled curve is the base's (D_2 = 0.847 at
+    p = 3/4): the claim is false there, and the proof's substitution q = 1/(1 + q_s) never reaches q = 1."""
+    from rdpsym.claims.point import Claim
+    from rdpsym.claims.subsampling import prove_through_subsampling
+    from rdpsym.claims.target import make_target
+
+    tgt = make_target(subsampled_rr)
+    p, q = (next(x.symbol for x in tgt.parameters if x.name == n) for n in ("p", "q"))
+    jumps = Claim("expr", expr=sp.log(p / (1 - p)) * sp.sign(1 - q), used=("p", "q"))
+    found = prove_through_subsampling(tgt, jumps, "<=", None, {}, (1, sp.oo), 30, 50, 60.0)
+    assert isinstance(found, str) and found.startswith("no proof through subsampling")
+    with mpmath.workdps(30):
+        assert _rr_divergence(2, mpmath.mpf(1), mpmath.mpf(3) / 4) > 0  # the claim's value at q = 1
+
+
+def test_the_rate_and_the_base_are_checked_on_replay(proved_rr, subsampled_rr):
+    cert = proved_rr.certificate
+    assert len({p["alpha"] for p in cert.data["base"]["points"] if p["alpha"] != sp.oo}) == 2
+
+    def wider_rate(d):  # a "mixture" weight above 1 is no mixture: quasi-convexity says nothing
+        for p in d["parameters"]:
+            if p["name"] == "q":
+                p["domain"] = sp.srepr(sp.Interval(0, 2))
+
+    def one_base_order(d):  # at one order, the base's value there could pass for its curve
+        d["proof"]["base"]["points"] = [p for p in d["proof"]["base"]["points"] if "Infinity" in p["alpha"]] + \
+            [p for p in d["proof"]["base"]["points"] if "Infinity" not in p["alpha"]][:1]
+
+    for edit in (wider_rate, one_base_order):
+        assert not _tampered(cert, edit), edit.__name__
+    # a certificate about another base is not replayed for this mechanism
+    other = dataclasses.replace(cert, data={**cert.data, "base": {**cert.data["base"], "max_divergence": sp.Integer(7)}})
+    v = check_claim(subsampled_rr, "log(p/(1-p))", "<=", replay=other)
+    assert any("base D_oo differs" in line for line in v.evidence)

@@ -307,7 +307,10 @@ def _replayed(cert, tgt, c, relation, order, alpha_range, fixed, digits, dps, ba
         raise TypeError(f"replay: expected an rdpsym.Certificate, got {type(cert).__name__}")
     if c.kind != "expr":
         return "the claim is a callable"
-    differs = mismatch(cert, tgt, c.expr, relation, order, alpha_range, fixed, digits, dps)
+    from .subsampling import base_mismatch
+
+    differs = (mismatch(cert, tgt, c.expr, relation, order, alpha_range, fixed, digits, dps)
+               or base_mismatch(cert, tgt, order))
     if differs:
         return f"it is about another check: {differs}"
     outcome = cert.check()

@@ -42,6 +42,9 @@ __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES"
 
 #: hang guard of one rewrite (check_claim's default ``prove_seconds``); sympy typically needs well under 1 s
 PROVE_ATTEMPT_SECONDS = 60.0
+#: functions that may jump: a claim built with one is not known to be continuous
+_JUMPS = (sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.Piecewise, sp.DiracDelta,
+          sp.KroneckerDelta, sp.arg)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,9 @@ class ProofContext:
     #: D_oo bounds both directions (the directions are closed under swapping P and Q, as a mechanism's are):
     #: eps-DP in the sense of Bun and Steinke, which the route through zCDP needs
     both_directions: bool = False
+    #: for a claim not known to be continuous, the parameters whose domain holds a finite end that the
+    #: substitution leaves out (q = 1/(1 + q_s) covers (0, 1), not q = 0 or 1): no proof reaches those ends
+    closed_ends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,10 +96,13 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
     """The claim and the divergence over the domains' variables (module docstring)."""
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
     notes = []
+    closed = []
     for p in params:
         if p.name in fixed or not isinstance(p.domain, sp.Interval):
             continue
         a, b = p.domain.inf, p.domain.sup
+        if claim.has(*_JUMPS) and any(e.is_finite and p.domain.contains(e) is sp.true for e in (a, b)):
+            closed.append(p.name)
         s = sp.Symbol(f"{p.name}_s", positive=True)
         if a.is_finite and b.is_finite:
             subs[p.symbol] = a + (b - a) / (1 + s)
@@ -127,7 +136,7 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
     if notes:
         regime += "; " + ", ".join(notes) + " with positive *_s"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
-                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions)
+                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions, tuple(closed))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -298,6 +307,8 @@ def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guar
     """The first route that proves the relation, and the number of rewrite attempts made (module docstring)."""
     guards = guards if guards is not None else HangGuards()
     attempts = 0
+    if _open_at_an_end(context):
+        return None, attempts
     for name in _ORDER[context.relation]:
         chain = Chain(guards, seconds)
         text = ROUTES[name](chain, context)
@@ -313,12 +324,23 @@ def replay(route: str, steps: tuple[Step, ...], context: ProofContext, *, second
     :class:`~rdpsym.claims.rewrite.ReplayMismatch` (also when the route does not prove the relation)."""
     if route not in ROUTES or route not in _ORDER[context.relation]:
         raise ReplayMismatch(f"{route!r} is not a route for the relation {context.relation}")
+    if _open_at_an_end(context):
+        raise ReplayMismatch(f"the claim is not continuous, and the proof does not reach the closed ends of "
+                             f"{', '.join(context.closed_ends)}")
     chain = Chain(guards if guards is not None else HangGuards(), seconds, replay=tuple(steps))
     text = ROUTES[route](chain, context)
     chain.finish()
     if not text:
         raise ReplayMismatch(f"the route {route} does not prove the relation")
     return text
+
+
+def _open_at_an_end(context: ProofContext) -> bool:
+    """The proof would not reach a closed end of a parameter's domain: the substitution covers the open
+    interior only, and the claim is not known to be continuous there (sign(1 - q) is 0 at q = 1 alone), so
+    what holds inside need not hold at the end. Such a claim is not proved (the grid and the certified pass
+    still check it)."""
+    return bool(context.closed_ends)
 
 
 def _ordered(expressions) -> list:

@@ -42,7 +42,8 @@ from .rewrite import RULES, ReplayMismatch
 from .target import Target
 
 __all__ = ["Replay", "ReplayFailed", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide",
-           "agree", "floor_value", "precision_bits", "numeric_target", "not_a_base_mixture", "replay_subsampling",
+           "agree", "floor_value", "precision_bits", "numeric_target", "not_a_base_mixture", "rate_outside_unit_interval",
+           "replay_subsampling",
            "SUBSAMPLING_THEOREM", "THROUGH_D_OO"]
 
 #: hang guard of the sympy steps of a replay (each typically well under a second), of the independent
@@ -575,6 +576,9 @@ def replay_subsampling(cert, guards: HangGuards, checked: list, step_seconds: fl
     text = replay_route(base["route"], cert.data["steps"], context, seconds=step_seconds, guards=guards)
     checked.append(f"the {len(cert.data['steps'])} rewrite step(s) of the base's route {base['route']} re-run and equal "
                    "to the stored ones")
+    if rate_outside_unit_interval(base["rate"], cert.parameters):
+        raise ReplayFailed(f"the sampling rate {sp.sstr(base['rate'])} is not a number in [0, 1] or a parameter with a "
+                           "domain inside [0, 1]")
     checked.extend(_replay_base_binding(cert, base, guards))
     checked.append(_check_mixtures(cert, base))
     tol = 10.0 ** (-cert.digits)
@@ -592,6 +596,10 @@ def _replay_base_binding(cert, base, guards) -> list[str]:
     points = base["points"]
     if not points or (points[0]["alpha"] == sp.oo and cert.order != sp.oo):
         raise ReplayFailed("the base's curve has no binding point at the certificate's order")
+    finite_orders = {p["alpha"] for p in points if p["alpha"] != sp.oo}
+    if cert.order is None and len(finite_orders) < 2:
+        raise ReplayFailed("the base's curve is bound to its densities at fewer than two orders: its value at one "
+                           "order could pass for the curve")
     if base["route"] in THROUGH_D_OO and not any(p["alpha"] == sp.oo for p in points):
         raise ReplayFailed("a base proof through D_oo needs the base's D_oo bound to its densities (a point at order oo)")
     lines = []
@@ -631,6 +639,16 @@ def _replay_base_binding(cert, base, guards) -> list[str]:
                      f"densities at alpha = {sp.sstr(point['alpha'])}, {values} ({mpmath.nstr(value, 15)} +- "
                      f"{mpmath.nstr(error, 2)})")
     return lines
+
+
+def rate_outside_unit_interval(rate, parameters) -> bool:
+    """Whether a sampling rate is not known to lie in [0, 1]: a number outside it, or a symbol that is no
+    parameter's or whose parameter's domain is not inside [0, 1] (a mixture weight must be a probability)."""
+    rate = sp.S(rate)
+    if rate.is_number:
+        return not (rate.is_real and bool(rate >= 0) and bool(rate <= 1))
+    found = [p for p in parameters if p.symbol == rate]
+    return not found or found[0].domain.is_subset(sp.Interval(0, 1)) is not True
 
 
 def not_a_base_mixture(directions, base_directions, rate) -> tuple | None:

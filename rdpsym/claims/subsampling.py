@@ -41,11 +41,12 @@ from .orders import conditions_at, point_alpha
 from .partition import ball_text
 from .point import Evaluator
 from .prove import both_directions, proof_context, prove
-from .replay import BINDING_DPS, BINDING_SECONDS, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures, not_a_base_mixture
+from .replay import (BINDING_DPS, BINDING_SECONDS, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures, not_a_base_mixture,
+                     rate_outside_unit_interval)
 from .target import Target, make_target
 from .verdict import Verdict
 
-__all__ = ["ROUTE", "base_target", "prove_through_subsampling"]
+__all__ = ["ROUTE", "base_target", "prove_through_subsampling", "base_mismatch"]
 
 #: the route's name in a certificate
 ROUTE = "subsampling"
@@ -83,6 +84,8 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
     if found is None:
         return ""
     base, curve = found
+    if rate_outside_unit_interval(_rate(curve), tgt.parameters):
+        return "no proof through subsampling: the sampling rate is not known to lie in [0, 1]"
     base_directions = tuple((P, Q) for P, Q, _, _ in base.directions)
     if not_a_base_mixture(tuple((P, Q) for P, Q, _, _ in tgt.directions), base_directions, _rate(curve)) is not None:
         return "no proof through subsampling: a pair of the mechanism is not a mixture of a base pair with a common component"
@@ -101,8 +104,9 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
     compared, why = _binding_values(tgt, ev, order, alpha_range, digits)
     if why:
         return f"no proof through subsampling: {why}"
-    # the base's curve at the first binding point, and its D_oo when the base proof went through it
-    points = [_base_binding(base, ev, order, compared[0][0], compared[0][1])]
+    # the base's curve at every binding point (two orders for a proof about the curve: at one, the base's value
+    # there could pass for its curve), and its D_oo when the base proof went through it
+    points = [_base_binding(base, ev, order, a, values) for a, values, _, _ in compared]
     if proof.route in THROUGH_D_OO:
         points.append(_base_binding(base, ev, sp.oo, None, compared[0][1]))
     if any(p is None for p in points):
@@ -167,3 +171,23 @@ def _base_binding(base: Target, ev, order, a, values) -> dict | None:
     with mpmath.workdps(40):
         numeric = {"value": mpmath.nstr(mpmath.mpf(got[0]), 35), "error": mpmath.nstr(mpmath.mpf(got[1]), 5)}
     return {"alpha": alpha, "values": dict(values), "enclosure": ball_text(ball), "numeric": numeric}
+
+
+def base_mismatch(cert, tgt: Target, order) -> str | None:
+    """How a certificate's proof through subsampling is not about ``tgt``'s base (its curve, D_oo, rate,
+    directions or route), or None; for a certificate of another method, None."""
+    if cert.method != "rewrite" or cert.data.get("route") != ROUTE:
+        return None
+    found = base_target(tgt)
+    if found is None:
+        return "the target is not a subsampled mechanism with a closed-form base"
+    base, curve = found
+    stored = cert.data["base"]
+    mine = [("base curve", stored["divergence"], base.truth_expr(order)),
+            ("base D_oo", stored["max_divergence"], base.result.max_divergence),
+            ("sampling rate", sp.S(stored["rate"]), sp.S(_rate(curve))),
+            ("base directions", set(stored["directions"]), {(P, Q) for P, Q, _, _ in base.directions})]
+    for what, theirs, ours in mine:
+        if theirs != ours:
+            return f"its {what} differs"
+    return None
