@@ -395,11 +395,7 @@ def _binding(b, where: str) -> dict:
     directions = b["directions"]
     if not (isinstance(directions, list) and directions and all(isinstance(d, list) and len(d) == 2 for d in directions)):
         raise CertificateError(f"{where}.directions", "expected [[P, Q], ...] (at least one)")
-    numeric = b["numeric"]
-    if not (isinstance(numeric, dict) and set(numeric) == {"value", "error"}):
-        raise CertificateError(f"{where}.numeric", "expected {value, error}")
-    for k in ("value", "error"):
-        _decimal(numeric[k], f"{where}.numeric.{k}")
+    numeric = _numeric(b["numeric"], f"{where}.numeric")
     _ball(b["divergence"], f"{where}.divergence")
     _ball(b["claim"], f"{where}.claim")
     _order(b["order"], f"{where}.order")
@@ -449,14 +445,19 @@ def _base(value, where: str) -> dict:
             "points": tuple(_base_point(p, f"{where}.points[{i}]") for i, p in enumerate(points))}
 
 
+def _numeric(numeric, where: str) -> dict:
+    """Independent numerics ``{value, error}``, each a decimal number as text."""
+    if not (isinstance(numeric, dict) and set(numeric) == {"value", "error"}):
+        raise CertificateError(where, "expected {value, error}")
+    for k in ("value", "error"):
+        _decimal(numeric[k], f"{where}.{k}")
+    return numeric
+
+
 def _base_point(value, where: str) -> dict:
     if not isinstance(value, dict) or set(value) != {"alpha", "values", "enclosure", "numeric"}:
         raise CertificateError(where, "expected {alpha, values, enclosure, numeric}")
-    numeric = value["numeric"]
-    if not (isinstance(numeric, dict) and set(numeric) == {"value", "error"}):
-        raise CertificateError(f"{where}.numeric", "expected {value, error}")
-    for k in ("value", "error"):
-        _decimal(numeric[k], f"{where}.numeric.{k}")
+    numeric = _numeric(value["numeric"], f"{where}.numeric")
     _ball(value["enclosure"], f"{where}.enclosure")
     return {"alpha": _tree(value["alpha"], f"{where}.alpha", sp.Expr), "values": _values(value["values"], f"{where}.values"),
             "enclosure": value["enclosure"], "numeric": dict(numeric)}

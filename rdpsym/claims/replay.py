@@ -337,16 +337,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         if tgt.one_distribution_at(allv):
             raise ReplayFailed(f"binding point {i + 1}: P and Q are one distribution there, where every divergence "
                           "is 0: it binds nothing")
-        try:
-            value, error, converged, detail = guards.run(
-                "the independent numerics at a binding point", BINDING_SECONDS,
-                tgt.independent, order, b["alpha"], allv, BINDING_DPS)
-        except HangGuardFired:
-            raise
-        except Exception as exc:  # noqa: BLE001 - numerics that fail bind nothing: the certificate fails closed
-            raise ReplayFailed(f"binding point {i + 1}: the independent numerics failed: {exc}") from None
-        if value is None or not converged:
-            raise ReplayFailed(f"binding point {i + 1}: the independent numerics did not converge ({detail})")
+        value, error = _independent_numerics(tgt, order, b["alpha"], allv, guards, f"binding point {i + 1}")
         # a numeric curve's stored value is certified to the check's digits: it must agree to them, so that a
         # value at another order (or another parameter point) cannot pass for it
         agree(got, value, error, f"binding point {i + 1}",
@@ -356,6 +347,21 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         lines.append(f"binding point {i + 1} ({where}): the divergence agrees with the independent "
                      f"numerics of the densities ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
     return lines
+
+
+def _independent_numerics(tgt, order, alpha, values, guards, where: str):
+    """``(value, error)`` of the independent numerics of ``tgt``'s densities at the point, under the binding's
+    hang guard; ``ReplayFailed`` when they fail or do not converge (numerics that fail bind nothing)."""
+    try:
+        value, error, converged, detail = guards.run(f"the independent numerics at {where}", BINDING_SECONDS,
+                                                     tgt.independent, order, alpha, values, BINDING_DPS)
+    except HangGuardFired:
+        raise
+    except Exception as exc:  # noqa: BLE001 - numerics that fail bind nothing: the certificate fails closed
+        raise ReplayFailed(f"{where}: the independent numerics failed: {exc}") from None
+    if value is None or not converged:
+        raise ReplayFailed(f"{where}: the independent numerics did not converge ({detail})")
+    return value, error
 
 
 def agree(ball, value, error, where: str, relative: float = 1e-12) -> None:
@@ -624,16 +630,7 @@ def _replay_base_binding(cert, base, guards) -> list[str]:
         if not meets(ball, ball_from_text(point["enclosure"], f"proof.base.points[{i}].enclosure")):
             raise ReplayFailed(f"{where}: the base's curve does not meet its stored enclosure (another curve)")
         tgt = numeric_target(replace(cert, divergence=expr, order=None), base["directions"])
-        try:
-            value, error, converged, detail = guards.run(
-                "the base's independent numerics", BINDING_SECONDS, tgt.independent, order, point["alpha"],
-                {**values, **cert.fixed}, BINDING_DPS)
-        except HangGuardFired:
-            raise
-        except Exception as exc:  # noqa: BLE001 - numerics that fail bind nothing: the certificate fails closed
-            raise ReplayFailed(f"{where}: the base's independent numerics failed: {exc}") from None
-        if value is None or not converged:
-            raise ReplayFailed(f"{where}: the base's independent numerics did not converge ({detail})")
+        value, error = _independent_numerics(tgt, order, point["alpha"], {**values, **cert.fixed}, guards, where)
         agree(ball, value, error, where)
         lines.append(f"the base's {'D_oo' if order == sp.oo else 'curve'} agrees with the independent numerics of its "
                      f"densities at alpha = {sp.sstr(point['alpha'])}, {values} ({mpmath.nstr(value, 15)} +- "
