@@ -20,10 +20,11 @@ import sympy as sp
 from .certificate import Certificate
 from .orders import order_key, point_alpha
 from .partition import ball_text
-from .replay import BINDING_DPS, BINDING_SECONDS, Enclosures
+from .replay import BINDING_DPS, BINDING_SECONDS, THROUGH_D_OO, Enclosures
 from .verdict import Verdict
 
-__all__ = ["attest", "attest_numeric", "BINDING_POINTS", "PROOF_BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
+__all__ = ["attest", "attest_numeric", "independent_at", "numeric_text", "BINDING_POINTS", "PROOF_BINDING_POINTS",
+           "NUMERIC_BINDING_POINTS"]
 
 #: binding points of a certificate on a closed form: the method ties the claim to the divergence (the
 #: proof's steps, the boxes' or the points' enclosures), so one point ties the divergence to the densities;
@@ -54,7 +55,14 @@ def _common(run, verdict: Verdict, evidence) -> dict:
                 curve=r.expr if run.order not in (None, 1, sp.oo) and r.expr is not None else None)
 
 
-def _independent(ev, tgt, order, alpha, allv) -> tuple | None:
+def numeric_text(value, error) -> dict:
+    """Independent numerics as a certificate keeps them: ``{value, error}`` as decimal text (+-inf spelled out)."""
+    with mpmath.workdps(40):
+        return {"value": mpmath.nstr(mpmath.mpf(value), 35) if not mpmath.isinf(value) else
+                ("inf" if value > 0 else "-inf"), "error": mpmath.nstr(mpmath.mpf(error), 5)}
+
+
+def independent_at(ev, tgt, order, alpha, allv) -> tuple | None:
     """The independent numerics ``(value, error, converged, detail)`` at a binding point, or None when they
     failed, did not converge or a hang guard fired."""
     try:
@@ -79,13 +87,10 @@ def _binding_point(run, order, alpha, values) -> dict | None:
     ball = enc.at(point, values, "divergence")
     if ball is None or ball.is_nan():
         return None
-    got = _independent(ev, tgt, order, alpha, allv)
+    got = independent_at(ev, tgt, order, alpha, allv)
     if got is None:
         return None
-    value, error = got[0], got[1]
-    with mpmath.workdps(40):
-        numeric = {"value": mpmath.nstr(mpmath.mpf(value), 35) if not mpmath.isinf(value) else
-                   ("inf" if value > 0 else "-inf"), "error": mpmath.nstr(mpmath.mpf(error), 5)}
+    numeric = numeric_text(got[0], got[1])
     directions = tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv))
     claim = None
     if order == run.order:
@@ -151,7 +156,7 @@ def attest(run, fields: dict) -> Certificate | None:
         proof = run.proof
         if proof is None:
             return None
-        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in ("max_divergence", "pure_dp_zcdp") else (),
+        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in THROUGH_D_OO else (),
                            points=PROOF_BINDING_POINTS)
         return Certificate(**common, binding=binding, method="rewrite",
                            data={"route": proof.route, "steps": proof.steps})
@@ -196,11 +201,10 @@ def attest_numeric(tgt, ev, fields: dict, compared: list, alpha_range, digits, d
     binding = []
     for a, values, t, e in _moderate(compared, NUMERIC_BINDING_POINTS if verdict is Verdict.CONFIRMED else 1):
         allv = ev.all_values(values)
-        got = _independent(ev, tgt, ev.order, ev.point_alpha(a), allv)
+        got = independent_at(ev, tgt, ev.order, ev.point_alpha(a), allv)
         if got is None:
             continue
-        with mpmath.workdps(40):
-            numeric = {"value": mpmath.nstr(mpmath.mpf(got[0]), 35), "error": mpmath.nstr(mpmath.mpf(got[1]), 5)}
+        numeric = numeric_text(got[0], got[1])
         binding.append({"order": order_key(ev.order), "alpha": ev.point_alpha(a),
                         "values": dict(values), "directions": tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv)),
                         "divergence": ball_text(_numeric_ball(t, e, dps)),

@@ -13,7 +13,6 @@ because every evaluator a check uses (mpmath, Arb balls, exact substitution) tak
 
 from __future__ import annotations
 
-import math
 import re
 
 import sympy as sp
@@ -39,10 +38,6 @@ def order_value(order, name: str = "order"):
     rule = f"{name} must be oo or a positive rational order such as 1, 2 or 5/2 (None: the whole curve)"
     if isinstance(order, bool):
         raise ValueError(f"{rule}; got {order!r}")
-    if isinstance(order, str) and order.strip() in ("oo", "inf", "+oo", "+inf", "infinity"):
-        return sp.oo
-    if isinstance(order, float) and order == math.inf:
-        return sp.oo
     try:
         a = as_number(order, name)
     except (TypeError, ValueError) as exc:

@@ -44,7 +44,7 @@ from .target import Target
 __all__ = ["Replay", "ReplayFailed", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide",
            "agree", "floor_value", "precision_bits", "numeric_target", "not_a_base_mixture", "rate_outside_unit_interval",
            "replay_subsampling",
-           "SUBSAMPLING_THEOREM", "THROUGH_D_OO"]
+           "SUBSAMPLING_ROUTE", "SUBSAMPLING_THEOREM", "THROUGH_D_OO"]
 
 #: hang guard of the sympy steps of a replay (each typically well under a second), of the independent
 #: numerics at a binding point (typically under a second; up to 15 s on an infinite lattice), and of the
@@ -209,8 +209,10 @@ def numeric_target(cert, directions) -> Target:
 # ---------------------------------------------------------------------------------------------------
 # the replay
 # ---------------------------------------------------------------------------------------------------
-#: base routes that use the base's D_oo: its value is then bound to the densities at order oo too
+#: proof routes that use D_oo: its value is then bound to the densities at order oo too
 THROUGH_D_OO = ("max_divergence", "pure_dp_zcdp")
+#: the certificate route of a proof through subsampling (:mod:`rdpsym.claims.subsampling`)
+SUBSAMPLING_ROUTE = "subsampling"
 #: the theorem of a proof through subsampling, as the proof and its replay state it
 SUBSAMPLING_THEOREM = (
     "each pair of the subsampled mechanism is a mixture ((1 - q) X + q Y, X) or (X, (1 - q) X + q Y) of a base pair "
@@ -255,7 +257,7 @@ def _check_consistency(cert) -> None:
     want = {"proved": ("rewrite",), "confirmed": ("boxes", "points"), "refuted": ("counterexample",)}[cert.verdict]
     if cert.method not in want:
         raise ReplayFailed(f"a {cert.verdict} verdict is not shown by the method {cert.method!r}")
-    through_base = cert.method == "rewrite" and cert.data.get("route") == "subsampling"
+    through_base = cert.method == "rewrite" and cert.data.get("route") == SUBSAMPLING_ROUTE
     if cert.divergence is None and cert.method not in ("points", "counterexample") and not through_base:
         raise ReplayFailed("a curve without a closed form has no proof or certified boxes")
     names = {p.name for p in cert.parameters}
@@ -403,7 +405,7 @@ def _check_alpha(cert, alpha, where: str) -> None:
 def _rewrite(cert, enclosures, guards, checked) -> str:
     from .prove import both_directions, proof_context, replay as replay_route
 
-    if cert.data["route"] == "subsampling":
+    if cert.data["route"] == SUBSAMPLING_ROUTE:
         return replay_subsampling(cert, guards, checked, REPLAY_STEP_SECONDS)
 
     context = proof_context(cert.claim, cert.divergence, cert.relation, cert.order, cert.fixed, cert.parameters,
@@ -412,7 +414,7 @@ def _rewrite(cert, enclosures, guards, checked) -> str:
                             both_directions=any(b["order"] == "oo" and both_directions(b["directions"])
                                                 for b in cert.binding))
     route, steps = cert.data["route"], cert.data["steps"]
-    if (route in ("max_divergence", "pure_dp_zcdp") and cert.mechanism is not None
+    if (route in THROUGH_D_OO and cert.mechanism is not None
             and not any(b["order"] == "oo" for b in cert.binding)):
         raise ReplayFailed("a proof through D_oo needs D_oo bound to the densities (a binding point at order oo)")
     text = replay_route(route, steps, context, seconds=REPLAY_STEP_SECONDS, guards=guards)

@@ -19,7 +19,7 @@ curve a :class:`~rdpsym.derive.subsampled.SubsampledCurve`), never by its name.
 
 The certificate (method ``rewrite``, route ``subsampling``, ``divergence`` null: the curve has no closed
 form) holds the base proof's rewrite steps and ``base``: the base's curve, its directions, the sampling
-rate and one binding point of the base's curve to its densities. Its ordinary binding points tie the
+rate and binding points of the base's curve (two orders for a proof about the curve) to its densities. Its ordinary binding points tie the
 subsampled curve's certified values (and the claim) to the subsampled densities. Replay
 (:func:`rdpsym.claims.replay.replay_subsampling`) re-runs the base proof, recomputes the base binding by independent numerics,
 checks that every direction at every binding point is such a mixture of a listed base direction (an
@@ -35,21 +35,21 @@ import sympy as sp
 
 from ..derive.result import Status
 from ..derive.subsampled import SubsampledCurve
-from .attest import attest_numeric
+from .attest import attest_numeric, independent_at, numeric_text
 from .guard import HangGuardFired, HangGuards
 from .orders import conditions_at, point_alpha
 from .partition import ball_text
 from .point import Evaluator
 from .prove import both_directions, proof_context, prove
-from .replay import (BINDING_DPS, BINDING_SECONDS, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures, not_a_base_mixture,
-                     rate_outside_unit_interval)
+from .replay import (BINDING_SECONDS, SUBSAMPLING_ROUTE, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures,
+                     not_a_base_mixture, rate_outside_unit_interval)
 from .target import Target, make_target
 from .verdict import Verdict
 
 __all__ = ["ROUTE", "base_target", "prove_through_subsampling", "base_mismatch"]
 
 #: the route's name in a certificate
-ROUTE = "subsampling"
+ROUTE = SUBSAMPLING_ROUTE
 #: orders of the binding points of the subsampled curve (the reference method is at its best near 2)
 _BINDING_ALPHAS = (sp.Integer(2), sp.Integer(5), sp.Rational(3, 2), sp.Integer(10))
 
@@ -84,10 +84,11 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
     if found is None:
         return ""
     base, curve = found
-    if rate_outside_unit_interval(_rate(curve), tgt.parameters):
+    rate = _rate(curve)
+    if rate_outside_unit_interval(rate, tgt.parameters):
         return "no proof through subsampling: the sampling rate is not known to lie in [0, 1]"
     base_directions = tuple((P, Q) for P, Q, _, _ in base.directions)
-    if not_a_base_mixture(tuple((P, Q) for P, Q, _, _ in tgt.directions), base_directions, _rate(curve)) is not None:
+    if not_a_base_mixture(tuple((P, Q) for P, Q, _, _ in tgt.directions), base_directions, rate) is not None:
         return "no proof through subsampling: a pair of the mechanism is not a mixture of a base pair with a common component"
     truth = base.truth_expr(order)
     if truth is None or conditions_at(base.result.conditions, order) is not sp.true or truth.has(sp.oo):
@@ -121,7 +122,7 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
         return "no proof through subsampling: the subsampled curve could not be bound to its densities"
     data = {"route": ROUTE, "steps": proof.steps,
             "base": {"route": proof.route, "label": base.label, "divergence": truth,
-                     "max_divergence": base.result.max_divergence, "rate": _rate(curve),
+                     "max_divergence": base.result.max_divergence, "rate": rate,
                      "directions": base_directions, "points": tuple(points)}}
     cert = replace(cert, verdict=Verdict.PROVED.value, method="rewrite", data=data, evidence=evidence)
     return {**fields, "certificate": cert}
@@ -161,16 +162,10 @@ def _base_binding(base: Target, ev, order, a, values) -> dict | None:
         return None
     enc = Enclosures(truth, truth, base.result.conditions, order, ev.tgt.parameters, ev.fixed, (), ev.dps)
     ball = enc.at(alpha, values, "divergence")
-    try:
-        got = ev.guards.run("the base's independent numerics at a binding point", BINDING_SECONDS,
-                            base.independent, order, alpha, allv, BINDING_DPS)
-    except Exception:  # noqa: BLE001 - numerics that fail (a fired hang guard too) bind nothing
+    got = independent_at(ev, base, order, alpha, allv)
+    if ball is None or ball.is_nan() or got is None:
         return None
-    if ball is None or ball.is_nan() or got is None or got[0] is None or not got[2]:
-        return None
-    with mpmath.workdps(40):
-        numeric = {"value": mpmath.nstr(mpmath.mpf(got[0]), 35), "error": mpmath.nstr(mpmath.mpf(got[1]), 5)}
-    return {"alpha": alpha, "values": dict(values), "enclosure": ball_text(ball), "numeric": numeric}
+    return {"alpha": alpha, "values": dict(values), "enclosure": ball_text(ball), "numeric": numeric_text(got[0], got[1])}
 
 
 def base_mismatch(cert, tgt: Target, order) -> str | None:
