@@ -62,11 +62,12 @@ def _alphas(lo, hi):
     return inside
 
 
-def _grid(alphas, free):
+def _grid(alphas, free, ends=False):
     """The grid points, typical parameter values (two each) at every order first, then the edge values
-    (tiny and huge scales): a refutation at typical values needs no time spent at the edges."""
+    (tiny and huge scales; with ``ends``, the closed ends of the domains): a refutation at typical values
+    needs no time spent at the edges."""
     typical = [list(p.typical_values(2)) for p in free]
-    everything = [list(dict.fromkeys(t + parameter_grid(p))) for t, p in zip(typical, free)]
+    everything = [list(dict.fromkeys(t + parameter_grid(p, ends=ends))) for t, p in zip(typical, free)]
     first = point_product(alphas, free, typical, limit=MAX_POINTS)
     seen = {(a, tuple(sorted(v.items()))) for a, v in first}
     rest = [pt for pt in point_product(alphas, free, everything, limit=10 * MAX_POINTS)
@@ -106,7 +107,7 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
     tol = mpmath.mpf(10) ** (-digits)
     truth_dps = max(20, int(digits) + 5)
     alphas = [None] if order is not None else _alphas(lo, hi)
-    points = _grid(alphas, free)
+    points = _grid(alphas, free, ends=c.may_jump)
     deadline = time.monotonic() + GRID_GUARD_SECONDS
     compared, by_regime, dropped, excluded = 0, {}, [], 0
     compared_values = []  # (alpha, values, divergence, its error) of each compared point, for the certificate

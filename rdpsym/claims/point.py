@@ -29,6 +29,7 @@ from ..symbols import alpha as ALPHA
 from .fasteval import compile_mp, compile_real, real_value
 from .guard import HangGuardFired, HangGuards
 from .orders import point_alpha
+from .search import may_jump
 
 __all__ = ["Claim", "Values", "Evaluator", "violation", "exact_divergence", "CALL_SECONDS", "EXACT_GUARD_SECONDS"]
 
@@ -56,6 +57,11 @@ class Claim:
     arg_names: tuple[str, ...] = ()
     arg_exprs: tuple[sp.Expr, ...] = ()
     used: tuple[str, ...] = ()
+
+    @property
+    def may_jump(self) -> bool:
+        """Not known to be continuous: a formula built with a function that may jump, or any callable."""
+        return self.kind != "expr" or may_jump(self.expr)
 
 
 @dataclass(frozen=True)

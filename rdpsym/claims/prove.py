@@ -37,14 +37,12 @@ from ..symbols import alpha as ALPHA
 from .guard import HangGuards
 from .orders import conditions_at
 from .rewrite import Chain, ReplayMismatch, Step
+from .search import closed_ends, may_jump
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
 
 #: hang guard of one rewrite (check_claim's default ``prove_seconds``); sympy typically needs well under 1 s
 PROVE_ATTEMPT_SECONDS = 60.0
-#: functions that may jump: a claim built with one is not known to be continuous
-_JUMPS = (sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.Piecewise, sp.DiracDelta,
-          sp.KroneckerDelta, sp.arg)
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,7 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
         if p.name in fixed or not isinstance(p.domain, sp.Interval):
             continue
         a, b = p.domain.inf, p.domain.sup
-        if claim.has(*_JUMPS) and any(e.is_finite and p.domain.contains(e) is sp.true for e in (a, b)):
+        if may_jump(claim) and closed_ends(p):
             closed.append(p.name)
         s = sp.Symbol(f"{p.name}_s", positive=True)
         if a.is_finite and b.is_finite:

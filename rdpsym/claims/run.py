@@ -163,7 +163,7 @@ class ClaimRun:
 
     def _grid(self, executor, retry):
         alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
-        grids = [parameter_grid(p) for p in self.free]
+        grids = [parameter_grid(p, ends=self.ev.c.may_jump) for p in self.free]
         points = point_product(alphas, self.free, grids, limit=3000)
         for (block_start, block), entry in _grid_sweep(self.ev, points, executor):
             if not entry.ok:

@@ -23,7 +23,13 @@ import sympy as sp
 
 from ..specify.params import Parameter
 
-__all__ = ["alpha_grid", "parameter_grid", "guided_search", "shrink", "simple_candidates"]
+__all__ = ["alpha_grid", "parameter_grid", "closed_ends", "may_jump", "JUMPS", "guided_search", "shrink",
+           "simple_candidates"]
+
+#: functions that may jump: a claim built with one is not known to be continuous, so what holds next to a
+#: closed end of a parameter's domain need not hold at the end
+JUMPS = (sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.Piecewise, sp.DiracDelta,
+         sp.KroneckerDelta, sp.arg)
 
 _ABOVE = ["1.000000001", "1.0000001", "1.000001", "1.001", "1.01", "1.1", "3/2", "2", "3", "5", "10", "32",
           "100", "1000", "10000", "1000000"]
@@ -68,8 +74,23 @@ def edge_values(param: Parameter) -> list[sp.Rational]:
     return [v for v in out if _inside(param, v)]
 
 
-def parameter_grid(param: Parameter, n_typical: int = 3) -> list[sp.Rational]:
-    vals = list(param.typical_values(n_typical)) + edge_values(param)
+def may_jump(expr) -> bool:
+    """``expr`` is built with a function that may jump (:data:`JUMPS`), so it is not known to be continuous."""
+    return isinstance(expr, sp.Basic) and expr.has(*JUMPS)
+
+
+def closed_ends(param: Parameter) -> list[sp.Rational]:
+    """The finite ends of an interval domain that belong to it (q = 0 and q = 1 for q in [0, 1])."""
+    dom = param.domain
+    if not isinstance(dom, sp.Interval):
+        return []
+    return [e for e in (dom.inf, dom.sup) if e.is_finite and dom.contains(e) is sp.true]
+
+
+def parameter_grid(param: Parameter, n_typical: int = 3, ends: bool = False) -> list[sp.Rational]:
+    """Typical values and :func:`edge_values`; with ``ends``, the closed ends of the domain too (for a claim
+    that may jump there, where values next to the end say nothing about the end itself)."""
+    vals = list(param.typical_values(n_typical)) + edge_values(param) + (closed_ends(param) if ends else [])
     seen, out = set(), []
     for v in vals:
         if v not in seen and _inside(param, v):
