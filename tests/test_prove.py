@@ -77,3 +77,41 @@ def test_the_zcdp_route_needs_both_directions():
         rr = mpmath.mpf(3) / 2
         truth = mpmath.log(mpmath.quad(lambda t: mpmath.npdf(t, 0, 1) ** 2 / mpmath.npdf(t, 0, rr), [-mpmath.inf, mpmath.inf]))
         assert truth > mpmath.log(rr) ** 2
+
+
+Q_RATE = parameter("q", domain=sp.Interval(0, 1), typical=(0.01, 0.5))
+SCALE = parameter("b", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+# D_oo of the Poisson-subsampled Laplace, as the engine derives it: log of a convex combination of e^(1/b) and 1
+SUBSAMPLED_D_OO = sp.log(Q_RATE.symbol * sp.exp(1 / SCALE.symbol) - Q_RATE.symbol + 1)
+
+
+def _prove_at_oo(claim, relation, truth=SUBSAMPLED_D_OO):
+    return _prove(claim, truth, relation, sp.oo, {}, (Q_RATE, SCALE), sp.true, (0, sp.oo), seconds=30)
+
+
+def test_a_log_of_a_convex_combination_is_bounded_through_exp():
+    """log(q e^(1/b) + 1 - q) <= 1/b: exp of the gap is (1 - q)(e^(1/b) - 1) >= 0."""
+    proof = _prove_at_oo(1 / SCALE.symbol, "<=")
+    assert proof and "exp is increasing" in proof, proof
+    # and from below: log(q e^(1/b) + 1 - q) >= 0, by the same route or by non-negativity's sign
+    assert _prove_at_oo(sp.Integer(0) * SCALE.symbol, ">=")
+
+
+def test_exp_of_two_unrelated_orders_is_not_proved():
+    """1/(2b) is below D_oo at q = 1 (it is 1/(2b) against 1/b): e^(1/(2b)) and e^(1/b) become two
+    independent positive symbols, and nothing is proved."""
+    assert _prove_at_oo(1 / (2 * SCALE.symbol), "<=") is None
+    assert _prove_at_oo(1 / SCALE.symbol, ">=") is None  # false for q < 1
+
+
+def test_exp_of_a_complex_argument_is_no_positive_symbol():
+    from rdpsym.claims.rewrite import exp_as_positive_symbols
+
+    b = SCALE.symbol
+    out = exp_as_positive_symbols(sp.exp(sp.I * b) + sp.exp(b) + sp.exp(-b) + sp.exp(sp.Symbol("x", real=True)))
+    assert out.has(sp.exp(sp.I * b)) and not out.has(sp.exp(b)) and not out.has(sp.exp(-b))
+    names = {str(s) for s in out.free_symbols}
+    assert {"w_exp1", "w_exp2", "w_exp3"} <= names
+    # a new symbol never takes the name of one already in the expression
+    taken = sp.Symbol("w_exp1", positive=True)
+    assert exp_as_positive_symbols(sp.exp(b) + taken).free_symbols == {taken, sp.Symbol("w_exp2", positive=True)}

@@ -207,3 +207,21 @@ def test_the_rate_and_the_base_are_checked_on_replay(proved_rr, subsampled_rr):
     other = dataclasses.replace(cert, data={**cert.data, "base": {**cert.data["base"], "max_divergence": sp.Integer(7)}})
     v = check_claim(subsampled_rr, "log(p/(1-p))", "<=", replay=other)
     assert any("base D_oo differs" in line for line in v.evidence)
+
+
+def test_the_subsampled_laplace_d_oo_is_proved_below_the_base_through_exp():
+    """D_oo of the subsampled Laplace is log(q e^(1/b) + 1 - q) <= 1/b (the route through exp); the
+    certificate replays, and a forged rewrite step does not. The truth by the densities' ratio: the sup of
+    log((1 - q) + q e^(-|x - 1|/b + |x|/b)) is at x >= 1, where the exponent is 1/b."""
+    v = check_claim(mechanisms.subsampled_laplace(), "1/b", "<=", order=sp.oo)
+    assert v.verdict is Verdict.PROVED and v.certificate.data["route"] == "exp_sign"
+    assert v.certificate.check().holds
+
+    def forged_gap(d):
+        d["proof"]["steps"][1]["output"] = sp.srepr(sp.Integer(1))
+
+    assert not _tampered(v.certificate, forged_gap)
+    with mpmath.workdps(30):
+        q, b = mpmath.mpf("0.3"), mpmath.mpf("0.7")
+        sup = max(mpmath.log((1 - q) + q * mpmath.exp((-abs(x - 1) + abs(x)) / b)) for x in mpmath.linspace(-3, 3, 61))
+        assert sup <= 1 / b and mpmath.almosteq(sup, mpmath.log((1 - q) + q * mpmath.exp(1 / b)), 1e-25)

@@ -292,12 +292,35 @@ def _pure_dp_zcdp(ch: Chain, x: ProofContext):
     return None
 
 
+def _exp_sign(ch: Chain, x: ProofContext):
+    """claim >= divergence (or <=) through exp, which is increasing on the reals: exp(claim) - exp(divergence)
+    has the sign of claim - divergence when both are real. A log of a convex combination, log(q e^(1/b) +
+    1 - q) below 1/b, becomes (1 - q)(e^(1/b) - 1) >= 0; the sign is read by the symbols' assumptions after
+    each exp(u) is replaced by a new positive symbol (1 + w where u > 0), and so is that both sides are real."""
+    if sp.oo in (x.c, x.t) or -sp.oo in (x.c, x.t) or not (x.c.has(sp.log) or x.t.has(sp.log)):
+        return None  # exp removes logs; without one it only makes the sides harder to compare
+    if ch.run("both_real_with_exp_as_positive", x.c, x.t) is not sp.true:
+        return None
+    gap = ch.run("exp_gap", x.c, x.t)
+    if gap is None or not gap.has(sp.exp):
+        return None
+    general = ch.run("exp_as_positive_symbols", gap)
+    test = "is_nonnegative" if x.relation == "<=" else "is_nonpositive"
+    if general is not None and ch.run(test, general) is sp.true:
+        word = "non-negative" if x.relation == "<=" else "non-positive"
+        return (f"proved: exp(claim) - exp(divergence) = {sp.sstr(gap)} is {word} for every positive value of "
+                f"each exp in it ({x.regime}), both sides are real by the symbols' assumptions, and exp is "
+                f"increasing{x.where}")
+    return None
+
+
 #: the routes by name, and the order in which they are tried for each relation
 ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponential, "expand_log": _expand_log,
           "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence,
-          "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp}
+          "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp, "exp_sign": _exp_sign}
 _ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion"),
-          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp"), ">=": ("infinite", "sign", "nonnegative")}
+          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp", "exp_sign"),
+          ">=": ("infinite", "sign", "nonnegative", "exp_sign")}
 
 
 def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guards: HangGuards | None = None

@@ -61,6 +61,31 @@ def _sign_where(base, positive) -> int | None:
     return None
 
 
+def exp_as_positive_symbols(expr) -> sp.Expr:
+    """``expr`` with each exp(u), u real, replaced by a new positive symbol w (named so it clashes with none
+    in ``expr``): 1 + w where u > 0, 1/(1 + w) where u < 0, w otherwise, by the symbols' assumptions; factored.
+
+    The new symbols range over a superset of the values exp(u) takes (they are free of the other symbols),
+    so a sign shown for every value of them holds for the original expression."""
+    taken = {str(s) for s in expr.free_symbols}
+    names = (f"w_exp{k}" for k in range(1, 10**6) if f"w_exp{k}" not in taken)
+    swaps = {}
+    for e in sorted(expr.atoms(sp.exp), key=sp.default_sort_key):
+        u = e.args[0]
+        if u.is_real is not True:  # exp of a complex number is no positive number: left as it is
+            continue
+        w = sp.Symbol(next(names), positive=True)
+        swaps[e] = 1 + w if u.is_positive else (1 / (1 + w) if u.is_negative else w)
+    return sp.factor(expr.xreplace(swaps)) if isinstance(expr, sp.Expr) else expr.xreplace(swaps)
+
+
+def _real_with_logs_factored(expr) -> bool:
+    """``expr`` is real by the symbols' assumptions, each log's argument factored first (so sympy sees
+    1 + (w + 1)/(s + 1) - 1/(s + 1) as the positive (s + w + 1)/(s + 1))."""
+    logs = {a: sp.log(sp.factor(a.args[0])) for a in expr.atoms(sp.log)}
+    return expr.xreplace(logs).is_extended_real is True
+
+
 #: the rewrites a proof may use, by name: each a deterministic function of sympy inputs to a sympy output
 RULES: dict[str, Callable[..., sp.Basic]] = {
     # claim - divergence simplified
@@ -69,6 +94,13 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "both_real": lambda c, t: _truth(c.is_extended_real is True and t.is_extended_real is True),
     # exp((alpha-1) claim) - exp((alpha-1) divergence), each expanded, simplified
     "exp_difference": lambda c, t, a: sp.simplify(sp.expand(sp.exp((a - 1) * c)) - sp.expand(sp.exp((a - 1) * t))),
+    # exp(claim) - exp(divergence), simplified (same sign as claim - divergence for real sides)
+    "exp_gap": lambda c, t: sp.simplify(sp.exp(c) - sp.exp(t)),
+    # each exp(u) as a new positive symbol, with what the sign of u says (exp_as_positive_symbols)
+    "exp_as_positive_symbols": exp_as_positive_symbols,
+    # both sides real for every value of the symbols and of positive symbols standing for their exps
+    "both_real_with_exp_as_positive": lambda c, t: _truth(all(
+        _real_with_logs_factored(e) for e in exp_as_positive_symbols(sp.Tuple(c, t)))),
     # claim - divergence expanded, its logs expanded where sympy's assumptions allow, simplified
     "expand_log_difference": lambda c, t: sp.simplify(sp.expand_log(sp.expand(c - t))),
     # the same with every log expanded (exact where every log argument is positive: checked apart)
