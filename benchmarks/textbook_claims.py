@@ -67,6 +67,9 @@ CLAIMS = [
     ("cauchy", "log(1 + sensitivity**2/(2*gamma**2))", "==", 3, FALSE, "D_3 is not D_2"),
     ("subsampled_laplace", "alpha/(2*b**2)", "<=", None, TRUE,
      "the base Laplace is (1/b)-DP, so (1/(2 b^2))-zCDP, and subsampling does not increase it"),
+    ("subsampled_laplace", "1/b", "<=", OO, TRUE,
+     "D_oo = log(q e^(1/b) + 1 - q), a log of a convex combination of e^(1/b) and 1"),
+    ("subsampled_laplace", "q/b", "<=", OO, FALSE, "log(q e^(1/b) + 1 - q) > q/b for 0 < q < 1 by the strict concavity of log (Jensen)"),
 ]
 
 
