@@ -322,3 +322,19 @@ def test_a_claim_complex_on_a_sliver_is_not_proved_by_the_exponential_route():
     g = "(999999/1000000 - p)"
     v = check_claim(mechanisms.get("randomized_response"), f"2*log(sqrt({S})*{g}/Abs({g}))/(alpha-1)", search=20)
     assert v.verdict is not Verdict.PROVED, str(v)
+
+
+def test_a_verdict_on_a_divergence_the_densities_contradict_is_withdrawn():
+    """P = (1 - p, p) against Q = (1 - p^2, p^2), p in [0, 1/2]: at p = 0 both are (1, 0) and D_2 = 0, but
+    the derived closed form holds p^a p^(2 - 2a) = p^(2 - a) and gives log 2 there. A verdict resting on
+    that value is withdrawn (inconclusive), never proved or refuted."""
+    x = sp.Symbol("x", integer=True, nonnegative=True)
+    p = parameter("p", sp.Interval(0, sp.Rational(1, 2)), typical=(0.05, 0.4))
+    s = p.symbol
+    m = Mechanism(name="vanishing_mass", title="mass that vanishes at p = 0", variable=x, support=sp.FiniteSet(0, 1),
+                  pairs=(AdjacentPair(s**x * (1 - s) ** (1 - x), s ** (2 * x) * (1 - s**2) ** (1 - x), "P vs Q"),),
+                  parameters=(p,))
+    for claim, relation in (("log(2)", ">="), ("log(2)/2", "<=")):
+        v = check_claim(m, claim, relation, order=2, fixed={"p": 0})
+        assert v.verdict is Verdict.INCONCLUSIVE and v.certificate is None, str(v)
+        assert "disagrees with the mechanism's densities" in v.evidence[0], v.evidence

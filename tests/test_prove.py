@@ -115,3 +115,28 @@ def test_exp_of_a_complex_argument_is_no_positive_symbol():
     # a new symbol never takes the name of one already in the expression
     taken = sp.Symbol("w_exp1", positive=True)
     assert exp_as_positive_symbols(sp.exp(b) + taken).free_symbols == {taken, sp.Symbol("w_exp2", positive=True)}
+
+
+def test_a_substitution_variable_never_shares_a_parameter_name():
+    """alpha = 1 + t over a parameter called t would make the proof cover the diagonal alpha = 1 + t only;
+    the claim below equals the divergence there and nowhere else (at t = 37/10, alpha = 2 the bump makes it
+    negative), so it must not be proved."""
+    tp = parameter("t", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+    t = tp.symbol
+    truth = A / (2 * t**2)
+    bump = (A - 1 - t) ** 2 / (1 + A**2) * sp.exp(-10**8 * (t - sp.Rational(37, 10)) ** 2)
+    assert _prove(truth - bump, truth, "<=", None, {}, (tp,), sp.true, (1, sp.oo), seconds=30) is None
+    assert _prove(truth + bump, truth, "<=", None, {}, (tp,), sp.true, (1, sp.oo), seconds=30)  # true: proved
+
+
+def test_a_proof_covers_the_closed_ends_of_a_domain():
+    """0**q is 1 at q = 0 and 0 for q > 0: 1/b - 5*0**q lies below D_oo = 0 at q = 0, so no proof; over an
+    open substitution q = 1/(1 + s), s > 0, it would read 1/b and be proved."""
+    assert _prove_at_oo(1 / SCALE.symbol - 5 * sp.Integer(0) ** Q_RATE.symbol, "<=") is None
+    # the closed-interval variable reaches both ends: q = 4s/(1 + s)^2 is 0 at s = 0 and 1 at s = 1
+    from rdpsym.claims.prove import proof_context
+
+    x = proof_context(1 / SCALE.symbol, SUBSAMPLED_D_OO, "<=", sp.oo, {}, (Q_RATE, SCALE), sp.true, (0, sp.oo))
+    q = x.subs[Q_RATE.symbol]
+    (s,) = q.free_symbols
+    assert s.is_nonnegative and q.subs(s, 0) == 0 and q.subs(s, 1) == 1

@@ -17,14 +17,15 @@ import math
 import mpmath
 import sympy as sp
 
+from ..numeric.balls import flint_module
 from .certificate import Certificate
 from .orders import order_key, point_alpha
-from .partition import ball_text
-from .replay import BINDING_DPS, BINDING_SECONDS, THROUGH_D_OO, Enclosures
-from .verdict import Verdict
+from .partition import ball_text, meets
+from .replay import BINDING_DPS, BINDING_SECONDS, THROUGH_D_OO, Enclosures, ReplayFailed, agree
+from .verdict import Verdict, format_number
 
-__all__ = ["attest", "attest_numeric", "independent_at", "numeric_text", "BINDING_POINTS", "PROOF_BINDING_POINTS",
-           "NUMERIC_BINDING_POINTS"]
+__all__ = ["attest", "attest_numeric", "independent_at", "numeric_text", "DivergenceDisagrees", "BINDING_POINTS",
+           "PROOF_BINDING_POINTS", "NUMERIC_BINDING_POINTS"]
 
 #: binding points of a certificate on a closed form: the method ties the claim to the divergence (the
 #: proof's steps, the boxes' or the points' enclosures), so one point ties the divergence to the densities;
@@ -73,23 +74,40 @@ def independent_at(ev, tgt, order, alpha, allv) -> tuple | None:
     return None if got is None or got[0] is None or not got[2] else got
 
 
+class DivergenceDisagrees(Exception):
+    """At a binding point the derived divergence is not what the densities give (a closed form simplified
+    with p^a p^(2 - 2a) = p^(2 - a), wrong at p = 0): a verdict that rests on it is withdrawn."""
+
+
 def _binding_point(run, order, alpha, values) -> dict | None:
     """A binding point: the divergence's enclosure and the independent numerics there (None when the
-    numerics did not converge or a hang guard fired)."""
+    numerics did not converge or a hang guard fired). :class:`DivergenceDisagrees` when the two differ, or
+    when P and Q are one distribution there (every divergence is 0) and the divergence is not 0."""
     ev, tgt = run.ev, run.tgt
     allv = ev.all_values(values)
     expr = tgt.truth_expr(order)
-    if expr is None or tgt.one_distribution_at(allv):
+    if expr is None or not tgt.directions:  # no densities: nothing to bind the divergence to
         return None
     enc = Enclosures(expr, expr, tgt.result.conditions, order, tgt.parameters, ev.fixed,
                      tuple((p.alpha, p.value) for p in tgt.result.exceptional_points), run.dps)
     point = point_alpha(order, alpha)
     ball = enc.at(point, values, "divergence")
+    where = ", ".join([f"order {format_number(order)}" if alpha is None else f"alpha = {format_number(point)}"]
+                      + [f"{k} = {format_number(v)}" for k, v in allv.items()])
+    if tgt.one_distribution_at(allv):
+        if ball is not None and not meets(ball, flint_module().arb(0)):
+            raise DivergenceDisagrees(f"at {where}: P and Q are one distribution, so every divergence is 0, but the "
+                                      f"derived divergence is {ball.mid().str(15, radius=False)}")
+        return None
     if ball is None or ball.is_nan():
         return None
     got = independent_at(ev, tgt, order, alpha, allv)
     if got is None:
         return None
+    try:
+        agree(ball, got[0], got[1], f"at {where}")
+    except ReplayFailed as exc:
+        raise DivergenceDisagrees(str(exc)) from None
     numeric = numeric_text(got[0], got[1])
     directions = tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv))
     claim = None

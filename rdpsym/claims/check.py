@@ -81,7 +81,7 @@ from ..derive.result import Status
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
-from .attest import attest
+from .attest import DivergenceDisagrees, attest
 from .certify import CERTIFY_BOXES, CERTIFY_GUARD_SECONDS
 from .orders import order_value
 from .point import Claim, Evaluator
@@ -286,9 +286,23 @@ def check_claim(
     for verdict in run.stages(executor, search, prove, prove_seconds, certify_boxes if certify else 0,
                               certify_seconds):
         if verdict is not None:
-            found = ClaimVerdict(**{**base, **verdict}, certificate=attest(run, verdict))
+            try:
+                certificate = attest(run, verdict)
+            except DivergenceDisagrees as exc:
+                verdict, certificate = _withdrawn(verdict, exc), None
+            found = ClaimVerdict(**{**base, **verdict}, certificate=certificate)
             return _on_lower_bound(tgt.result, _noting(found, stale))
     raise AssertionError("unreachable: the last stage always decides")  # pragma: no cover
+
+
+def _withdrawn(fields: dict, exc: Exception) -> dict:
+    """The verdict ``fields`` withdrawn: the derived divergence it rests on is not the densities' at a
+    binding point (:class:`~rdpsym.claims.attest.DivergenceDisagrees`), so it is ``inconclusive``."""
+    was = fields["verdict"].value
+    why = (f"not {was}: the derived divergence disagrees with the mechanism's densities {exc}; a verdict "
+           "that rests on it is withdrawn")
+    return {**fields, "verdict": Verdict.INCONCLUSIVE, "counterexample": None,
+            "evidence": (why,) + tuple(fields.get("evidence", ()))}
 
 
 def _noting(verdict: ClaimVerdict, stale: str | None) -> ClaimVerdict:

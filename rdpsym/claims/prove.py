@@ -1,10 +1,11 @@
 """A symbolic proof of a claim's relation to the divergence: a chain of named sympy rewrites.
 
-The claim and the divergence are first written over variables that range exactly over the domains: a
-parameter p in (a, b) becomes a + (b - a)/(1 + s) with s > 0, p in (a, oo) becomes a + s (bijections, so
-an identity in s is one in p), the parameters held fixed take their values, and the order becomes
-alpha = 1 + t (t > 0) for a claim about alpha > 1, alpha = 1/(1 + v) (v > 0) about alpha < 1
-(:func:`proof_context`). Then the *routes* are tried in a fixed order (:data:`ROUTES`); each is a short
+The claim and the divergence are first written over variables that range exactly over the domains, closed
+ends included: a parameter p in (a, b) becomes a + (b - a)/(1 + s) with s > 0, p in [a, b] becomes
+a + (b - a) 4s/(1 + s)^2 with s >= 0, p in (a, oo) becomes a + s (:func:`_domain_variable`; onto maps, so
+what holds for every s holds for every p), the parameters held fixed take their values, and the order
+becomes alpha = 1 + t (t > 0) for a claim about alpha > 1, alpha = 1/(1 + v) (v > 0) about alpha < 1
+(:func:`proof_context`). The new variables never share a name with a symbol of the claim or the divergence. Then the *routes* are tried in a fixed order (:data:`ROUTES`); each is a short
 chain of rewrites (:mod:`rdpsym.claims.rewrite`) ending in a fact that implies the relation:
 
 ``==``
@@ -37,7 +38,6 @@ from ..symbols import alpha as ALPHA
 from .guard import HangGuards
 from .orders import conditions_at
 from .rewrite import Chain, ReplayMismatch, Step
-from .search import closed_ends, may_jump
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
 
@@ -71,9 +71,6 @@ class ProofContext:
     #: D_oo bounds both directions (the directions are closed under swapping P and Q, as a mechanism's are):
     #: eps-DP in the sense of Bun and Steinke, which the route through zCDP needs
     both_directions: bool = False
-    #: for a claim not known to be continuous, the parameters whose domain holds a finite end that the
-    #: substitution leaves out (q = 1/(1 + q_s) covers (0, 1), not q = 0 or 1): no proof reaches those ends
-    closed_ends: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,38 +86,68 @@ class Proof:
         return self.text
 
 
+def _fresh(name: str, taken: set, **assumptions) -> sp.Symbol:
+    """A new symbol called ``name`` (or ``name_1``, ``name_2``, ...): never one of the names in ``taken``, so
+    a substitution variable is never the same sympy symbol as a parameter (a parameter called ``t`` would
+    otherwise tie alpha = 1 + t to itself, and the proof cover only that diagonal)."""
+    candidates = [name] + [f"{name}_{k}" for k in range(1, len(taken) + 2)]
+    chosen = next(n for n in candidates if n not in taken)
+    taken.add(chosen)
+    return sp.Symbol(chosen, **assumptions)
+
+
+def _names(*exprs) -> set:
+    return {str(s) for e in exprs if isinstance(e, sp.Basic) for s in e.free_symbols}
+
+
+def _domain_variable(p, taken: set):
+    """p over a variable s that ranges over p's interval domain *with its closed ends*, or None when p's own
+    assumptions do (an interval from 0 to oo): (a, b) -> a + (b - a)/(1 + s), s > 0; (a, b] -> the same
+    with s >= 0; [a, b) -> a + (b - a) s/(1 + s), s >= 0; [a, b] -> a + (b - a) 4s/(1 + s)^2, s >= 0
+    (s = 0 gives a, s = 1 gives b); (a, oo) -> a + s, s > 0; [a, oo) -> a + s, s >= 0.
+    A proof over s covers the closed ends, so no continuity of the claim there is assumed (0**q jumps at
+    q = 0, and so does sign(1 - q) at q = 1)."""
+    dom = p.domain
+    a, b = dom.inf, dom.sup
+    a_in, b_in = (e.is_finite and dom.contains(e) is sp.true for e in (a, b))
+    if not a.is_finite or (not b.is_finite and a == 0):
+        return None
+    s = _fresh(f"{p.name}_s", taken, **({"nonnegative": True} if a_in or b_in else {"positive": True}))
+    if not b.is_finite:
+        return a + s
+    if a_in and b_in:
+        return a + (b - a) * 4 * s / (1 + s) ** 2
+    if a_in:
+        return a + (b - a) * s / (1 + s)
+    return a + (b - a) / (1 + s)
+
+
 def proof_context(claim, truth, relation, order, fixed, params, conditions, alpha_range,
                   max_divergence=None, of_distributions: bool = False, both_directions: bool = False) -> ProofContext:
     """The claim and the divergence over the domains' variables (module docstring)."""
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
+    taken = _names(claim, truth, conditions, max_divergence) | {p.name for p in params}
     notes = []
-    closed = []
     for p in params:
         if p.name in fixed or not isinstance(p.domain, sp.Interval):
             continue
-        a, b = p.domain.inf, p.domain.sup
-        if may_jump(claim) and closed_ends(p):
-            closed.append(p.name)
-        s = sp.Symbol(f"{p.name}_s", positive=True)
-        if a.is_finite and b.is_finite:
-            subs[p.symbol] = a + (b - a) / (1 + s)
-            notes.append(f"{p.name} = {sp.sstr(subs[p.symbol])}")
-        elif a.is_finite and a != 0:
-            subs[p.symbol] = a + s
-            notes.append(f"{p.name} = {sp.sstr(subs[p.symbol])}")
+        variable = _domain_variable(p, taken)
+        if variable is not None:
+            subs[p.symbol] = variable
+            notes.append(f"{p.name} = {sp.sstr(variable)}")
     c_free, t_free = claim.subs(subs), truth.subs(subs)
     c, t = c_free, t_free
     lo, hi = alpha_range
     where = ""
     if order is None:
         if lo >= 1:
-            tt = sp.Symbol("t", positive=True)
+            tt = _fresh("t", taken, positive=True)
             c, t = c.subs(ALPHA, 1 + tt), t.subs(ALPHA, 1 + tt)
-            regime, alpha_expr = "alpha = 1 + t, t > 0", 1 + tt
+            regime, alpha_expr = f"alpha = 1 + {tt}, {tt} > 0", 1 + tt
         elif hi <= 1:
-            vv = sp.Symbol("v", positive=True)
+            vv = _fresh("v", taken, positive=True)
             c, t = c.subs(ALPHA, 1 / (1 + vv)), t.subs(ALPHA, 1 / (1 + vv))
-            regime, alpha_expr = "alpha = 1/(1 + v), v > 0", 1 / (1 + vv)
+            regime, alpha_expr = f"alpha = 1/(1 + {vv}), {vv} > 0", 1 / (1 + vv)
         else:
             regime, alpha_expr = "alpha > 0", ALPHA
         if conditions is not sp.true:
@@ -132,9 +159,9 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
         if conditions is not sp.true:
             where = f" where the divergence is finite ({sp.sstr(conditions)})"
     if notes:
-        regime += "; " + ", ".join(notes) + " with positive *_s"
+        regime += "; " + ", ".join(notes) + " with the *_s over their declared signs"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
-                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions, tuple(closed))
+                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -196,15 +223,16 @@ def _log_expansion(ch: Chain, x: ProofContext):
         return None
     lo, hi = x.alpha_range
     regimes = []
+    taken = _names(x.c_free, x.t_free, x.conditions)
     if x.order is not None:
         regimes.append((f"alpha = {sp.sstr(x.alpha_expr)}", x.alpha_expr))  # one order: that order alone
     else:
         if (lo < 1) is sp.true:
-            v = sp.Symbol("v", positive=True)
-            regimes.append(("alpha = 1/(1 + v), v > 0", 1 / (1 + v)))
+            v = _fresh("v", taken, positive=True)
+            regimes.append((f"alpha = 1/(1 + {v}), {v} > 0", 1 / (1 + v)))
         if (hi > 1) is sp.true:
-            t = sp.Symbol("t", positive=True)
-            regimes.append(("alpha = 1 + t, t > 0", 1 + t))
+            t = _fresh("t", taken, positive=True)
+            regimes.append((f"alpha = 1 + {t}, {t} > 0", 1 + t))
     if not regimes:
         return None
     for _, alpha_expr in regimes:
@@ -328,8 +356,6 @@ def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guar
     """The first route that proves the relation, and the number of rewrite attempts made (module docstring)."""
     guards = guards if guards is not None else HangGuards()
     attempts = 0
-    if _open_at_an_end(context):
-        return None, attempts
     for name in _ORDER[context.relation]:
         chain = Chain(guards, seconds)
         text = ROUTES[name](chain, context)
@@ -345,23 +371,12 @@ def replay(route: str, steps: tuple[Step, ...], context: ProofContext, *, second
     :class:`~rdpsym.claims.rewrite.ReplayMismatch` (also when the route does not prove the relation)."""
     if route not in ROUTES or route not in _ORDER[context.relation]:
         raise ReplayMismatch(f"{route!r} is not a route for the relation {context.relation}")
-    if _open_at_an_end(context):
-        raise ReplayMismatch(f"the claim is not continuous, and the proof does not reach the closed ends of "
-                             f"{', '.join(context.closed_ends)}")
     chain = Chain(guards if guards is not None else HangGuards(), seconds, replay=tuple(steps))
     text = ROUTES[route](chain, context)
     chain.finish()
     if not text:
         raise ReplayMismatch(f"the route {route} does not prove the relation")
     return text
-
-
-def _open_at_an_end(context: ProofContext) -> bool:
-    """The proof would not reach a closed end of a parameter's domain: the substitution covers the open
-    interior only, and the claim is not known to be continuous there (sign(1 - q) is 0 at q = 1 alone), so
-    what holds inside need not hold at the end. Such a claim is not proved (the grid and the certified pass
-    still check it)."""
-    return bool(context.closed_ends)
 
 
 def _ordered(expressions) -> list:

@@ -75,8 +75,12 @@ def edge_values(param: Parameter) -> list[sp.Rational]:
 
 
 def may_jump(expr) -> bool:
-    """``expr`` is built with a function that may jump (:data:`JUMPS`), so it is not known to be continuous."""
-    return isinstance(expr, sp.Basic) and expr.has(*JUMPS)
+    """``expr`` is not known to be continuous: it is built with a function that may jump (:data:`JUMPS`), or
+    with a power whose base may be 0 and whose exponent varies (0**q is 1 at q = 0 and 0 after)."""
+    if not isinstance(expr, sp.Basic):
+        return False
+    return expr.has(*JUMPS) or any(not pw.exp.is_number and pw.base.is_positive is not True
+                                   for pw in expr.atoms(sp.Pow))
 
 
 def closed_ends(param: Parameter) -> list[sp.Rational]:
