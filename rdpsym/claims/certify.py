@@ -124,6 +124,17 @@ def _alpha_axes(lo, hi) -> list[Axis]:
     return out
 
 
+def _rational_inside(end, inward: int):
+    """A finite irrational end (log 2) as a rational at most 1e-28 inside the domain; others as they are."""
+    if end.is_Rational or not end.is_finite:
+        return end
+    r = sp.Rational(str(sp.N(end, 32)))
+    step = sp.Rational(1, 10**28)
+    while (inward * (r - end) > 0) is not sp.true:
+        r += inward * step
+    return r
+
+
 def _parameter_axes(p) -> list[Axis] | None:
     """Segments for one parameter: its grid range widened PARAMETER_WIDENING times on a log scale towards
     the ends of its domain (a bounded domain in two halves, each in the distance to its end)."""
@@ -134,6 +145,9 @@ def _parameter_axes(p) -> list[Axis] | None:
     if not lo < hi:
         return None
     inf, sup = p.domain.inf, p.domain.sup
+    if any(not (e.is_number or e in (sp.oo, -sp.oo)) for e in (inf, sup)):
+        return None  # an end that depends on another parameter: held at its grid values (no axis)
+    inf, sup = _rational_inside(inf, +1), _rational_inside(sup, -1)
     if p.symbol.is_integer:
         # integers: the box holds the integers in it; the distance starts at 1 from the integer just
         # below the domain, so the first integer is in the box

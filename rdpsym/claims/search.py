@@ -61,17 +61,29 @@ def edge_values(param: Parameter) -> list[sp.Rational]:
     dom = param.domain
     out = []
     start, end = dom.inf, dom.sup
-    if start.is_finite:
+    # an end that depends on another parameter (a width above the sensitivity) has no value here: no edge
+    if start.is_number and start.is_finite:
         out.append(start + (lo - start) / 100)
     elif start == -sp.oo:
         out.append(lo - 100 * (hi - lo))
-    if end.is_finite:
+    if end.is_number and end.is_finite:
         out.append(end - (end - hi) / 100)
-    else:
+    elif end == sp.oo:
         out.append(hi * 100 if hi > 0 else hi + 100 * (hi - lo))
     if param.symbol.is_integer:
         out = [sp.Integer(math.floor(v)) for v in out]
+    # exact rationals (an end at log 2 gives an irrational edge: its 30-digit rational, 1% inside the end)
+    out = [v if v.is_Rational else sp.Rational(str(sp.N(v, 30))) for v in out]
     return [v for v in out if _inside(param, v)]
+
+
+def numeric_end(end) -> float:
+    """A domain's end as a float: +-inf for an infinite end, the end's value for a number (log 2), and NaN
+    for an end that depends on another parameter (a width above the sensitivity), where the typical range
+    bounds the draws instead."""
+    if end in (sp.oo, -sp.oo):
+        return float(end)
+    return float(end) if end.is_number and end.is_finite else math.nan
 
 
 def may_jump(expr) -> bool:
@@ -84,11 +96,11 @@ def may_jump(expr) -> bool:
 
 
 def closed_ends(param: Parameter) -> list[sp.Rational]:
-    """The finite ends of an interval domain that belong to it (q = 0 and q = 1 for q in [0, 1])."""
+    """The rational ends of an interval domain that belong to it (q = 0 and q = 1 for q in [0, 1])."""
     dom = param.domain
     if not isinstance(dom, sp.Interval):
         return []
-    return [e for e in (dom.inf, dom.sup) if e.is_finite and dom.contains(e) is sp.true]
+    return [e for e in (dom.inf, dom.sup) if e.is_Rational and dom.contains(e) is sp.true]
 
 
 def parameter_grid(param: Parameter, n_typical: int = 3, ends: bool = False) -> list[sp.Rational]:
@@ -110,7 +122,7 @@ def _param_strategy(param: Parameter):
     from hypothesis import strategies as st
 
     lo, hi = param.typical
-    dom_lo, dom_hi = float(param.domain.inf), float(param.domain.sup)
+    dom_lo, dom_hi = (numeric_end(e) for e in (param.domain.inf, param.domain.sup))
     parts = []
     if param.log_scale and lo > 0:
         a, b = math.log10(lo) - 2, math.log10(hi) + 2
@@ -124,13 +136,20 @@ def _param_strategy(param: Parameter):
         w = dom_hi - hi
         if w > 0:
             parts.append(st.floats(-4, 0).map(lambda u, s=dom_hi, w=w: s - w * 10.0**u))
-    elif not param.log_scale:
+    elif not param.log_scale and not math.isnan(dom_hi):
         parts.append(st.floats(math.log10(max(hi, 1e-3)), math.log10(max(hi, 1e-3)) + 2).map(lambda u: 10.0**u))
     strat = st.one_of(*parts)
     if param.symbol.is_integer:
         strat = strat.map(lambda v: float(math.floor(v)))
-    lo_ok = (lambda v: v >= dom_lo) if param.domain.contains(param.domain.inf) is sp.true else (lambda v: v > dom_lo)
-    hi_ok = (lambda v: v <= dom_hi) if param.domain.contains(param.domain.sup) is sp.true else (lambda v: v < dom_hi)
+    # an end that depends on another parameter is not known here: the typical range is the bound on that side
+    if math.isnan(dom_lo):
+        lo_ok = lambda v: v >= lo  # noqa: E731
+    else:
+        lo_ok = (lambda v: v >= dom_lo) if param.domain.contains(param.domain.inf) is sp.true else (lambda v: v > dom_lo)
+    if math.isnan(dom_hi):
+        hi_ok = lambda v: v <= hi  # noqa: E731
+    else:
+        hi_ok = (lambda v: v <= dom_hi) if param.domain.contains(param.domain.sup) is sp.true else (lambda v: v < dom_hi)
     return strat.filter(lambda v: math.isfinite(v) and lo_ok(v) and hi_ok(v))
 
 

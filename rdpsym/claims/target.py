@@ -13,6 +13,7 @@ arXiv:1702.07476 v3, Def. 4).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -53,36 +54,66 @@ def _sample_points(support: sp.Set, discrete: bool) -> list[sp.Expr]:
     return [lo + (hi - lo) * sp.Rational(k, 40) for k in range(1, 40)]
 
 
+def _mp(point):
+    return mpmath.mpf(int(point.p)) / int(point.q) if point.is_Rational else mpmath.mpf(point)
+
+
+def _support_points(support: sp.Set, variables: tuple) -> list[tuple]:
+    """Points of the support (one value per variable) at which a density is checked: for a vector
+    variable on a product of supports, the product of seven sample points of each factor."""
+    from ..specify.mechanism import is_discrete_support
+
+    if len(variables) == 1:
+        return [(p,) for p in _sample_points(support, is_discrete_support(support))]
+    if not isinstance(support, sp.ProductSet) or len(support.sets) != len(variables):
+        return []  # a support that is no product: only the mass check below
+    axes = []
+    for factor in support.sets:
+        pts = _sample_points(factor, is_discrete_support(factor))
+        axes.append([pts[int(i * (len(pts) - 1) / 6)] for i in range(7)] if len(pts) > 7 else pts)
+    return list(itertools.product(*axes))
+
+
 def _is_distribution(dens, x, support, values, params) -> bool | None:
     from ..numeric.maximum import Direction, numeric_maximum
-    from ..specify.mechanism import is_discrete_support
 
     by_name = {p.name: p.symbol for p in params}
     subs = {by_name[k]: v for k, v in values.items() if k in by_name}
     dens = dens.subs(subs)
     if dens == 0:
         return False  # no mass at all (a geometric pmf with ratio 1)
-    fn = compile_mp(dens, (x,))
+    support = support.subs(subs)  # U[0, theta]: sample inside [0, theta] at this theta
+    variables = tuple(x) if isinstance(x, (tuple, list, sp.Tuple)) else (x,)
+    # the sign test only: a normalising constant written as a Sum of positive terms (the discrete Gaussian's)
+    # is positive, so 1 in its place keeps the sign (the mass check below sums the density as it is)
+    positive_sums = {t: sp.Integer(1) for t in dens.atoms(sp.Sum)
+                     if not t.free_symbols and t.function.is_positive}
+    fn = compile_mp(dens.xreplace(positive_sums), variables)
     with mpmath.workdps(30):
-        for point in _sample_points(support, is_discrete_support(support)):
+        for point in _support_points(support, variables):
             try:
-                v = real_value(fn({x: mpmath.mpf(int(point.p)) / int(point.q) if point.is_Rational else mpmath.mpf(point)}))
+                v = real_value(fn({xi: _mp(pi) for xi, pi in zip(variables, point)}))
             except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
                 v = None
             if v is None:
                 return None  # undefined at a sample point: cannot tell (0/0 at a corner)
             if v < -_NEGATIVE:
                 return False  # certainly negative: not a distribution
+    if len(variables) > 1:
+        # a vector density's mass is a quadrature in several dimensions, seconds at each point the search
+        # visits: only its sign is checked (at the product of sample points above)
+        return True
     try:
-        # D_2(P||P) = log of P's total mass: 0 exactly for a distribution
-        nv = numeric_maximum((Direction(dens, dens, x, support),), 2, dict(values), 20)
+        # D_2(P||P/2) = log(2 * P's total mass): log 2 for a distribution. (Against P itself the numerics
+        # would see P = Q and answer 0 without summing anything.)
+        nv = numeric_maximum((Direction(dens, dens / 2, x, support),), 2, dict(values), 12)
     except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
         return None
     if not nv.converged:
         return None
     # a mass that is not 1 only makes the point undecided: excluding a point is failing open, so only a
     # density that is certainly negative (or identically 0) excludes it
-    return True if abs(nv.value) <= _MASS_TOLERANCE else None
+    return True if abs(nv.value - mpmath.log(2)) <= _MASS_TOLERANCE else None
 
 
 def parameters_from_symbols(symbols: Sequence[sp.Symbol]) -> tuple[Parameter, ...]:
@@ -232,8 +263,13 @@ def _mechanism_directions(mech: Mechanism, cache: bool, values: Mapping | None =
     try:
         found = worst_directions(mech, cache=cache, values=values)
     except ArgumentError:
-        if values is not None or not _integer_shifts(mech):
+        if values is not None:
             raise
+        if not _integer_shifts(mech):
+            # a family whose supremum over neighbours is not shown: no finite set of pairs stands for the
+            # mechanism, so there are no densities to compare with (a claim about it is inconclusive, with
+            # the curve's reason, instead of an error)
+            return ()
         found = worst_directions(mech, cache=cache, values=dict(mech.defaults))
     return tuple((d.P, d.Q, d.x, d.support) for d in found)
 
