@@ -40,10 +40,12 @@ def test_refutes_an_upper_bound_it_exceeds_never_confirms(some):
     exact = rdpsym.check_claim(some, RR, "<=", search=0, certify=False)
     assert exact.verdict is Verdict.INCONCLUSIVE, exact
     assert any("lower bound" in e for e in exact.evidence)
+    assert not any("holds for the mechanism" in e for e in exact.evidence), exact.evidence
     low = rdpsym.check_claim(some, RR + "/2", "<=", search=0, certify=False)  # half the true value: wrong
     assert low.verdict is Verdict.REFUTED and low.counterexample is not None
     equal = rdpsym.check_claim(some, RR + "*2", "==", search=0, certify=False)  # above the lower bound
     assert equal.verdict is Verdict.INCONCLUSIVE  # twice L may still be the RDP of the whole mechanism
+    assert not any("holds for the mechanism" in e for e in equal.evidence), equal.evidence
 
 
 def test_a_lower_bound_claim_below_it_holds(some):

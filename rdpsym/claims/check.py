@@ -369,6 +369,10 @@ def _on_lower_bound(result, verdict: ClaimVerdict) -> ClaimVerdict:
     else:
         above = cx is not None and cx.gap is not None and cx.divergence is not None and bool(cx.gap < 0)
         keep = v is Verdict.INCONCLUSIVE or (v is Verdict.REFUTED and above)
+    if keep and v is Verdict.INCONCLUSIVE:
+        what = ("they can refute an upper bound on the RDP, never prove or confirm it" if verdict.relation != ">="
+                else "the verdict on them is the verdict on the mechanism")
+        return replace(verdict, evidence=verdict.evidence + (f"{note}: {what}",))
     if keep:
         return replace(verdict, evidence=verdict.evidence + (f"{note}: the verdict holds for the mechanism",))
     why = ("agreement with an upper bound here shows nothing about the neighbouring inputs not covered"
