@@ -149,7 +149,7 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
         with mpmath.workdps(dps + 20):
             cl = ev.claim_at(a, values)[0] if t is not None else None
         if t is None or not isinstance(cl, mpmath.mpf):
-            if ev.distributions_ok(values) is False:
+            if ev.distributions_ok(values, mass=False) is False:
                 excluded += 1
                 continue
             dropped.append(((a, values), why if t is None else "the claim has no value here (undefined, raised, "

@@ -150,11 +150,11 @@ class Evaluator:
         """The free parameters' values with the fixed ones added."""
         return {**values, **self.fixed}
 
-    def distributions_ok(self, values) -> bool | None:
+    def distributions_ok(self, values, mass: bool = True) -> bool | None:
         """Whether P and Q are probability distributions at the free parameters' ``values``
         (:meth:`Target.distributions_ok <rdpsym.claims.target.Target.distributions_ok>`, under this check's
-        hang guard)."""
-        return self.tgt.distributions_ok(self.all_values(values), self.guards)
+        hang guard; ``mass=False``: the signs only)."""
+        return self.tgt.distributions_ok(self.all_values(values), self.guards, mass)
 
     def _env(self, a, values):
         # exact numbers other than rationals (sqrt(2), pi) are evaluated at the working precision

@@ -181,7 +181,7 @@ class ClaimRun:
         def fast_violation(a, values):
             vals = self.ev.fast(a, values)
             v = vals.violation
-            if v is not None and v > self.tol and self.ev.distributions_ok(values) is False:
+            if v is not None and v > self.tol and self.ev.distributions_ok(values, mass=False) is False:
                 self.not_distributions.append(values)
                 return None
             self._defer((a, values), self.record((a, values), vals), retry)
@@ -195,7 +195,7 @@ class ClaimRun:
         """A point without a value: excluded where P or Q is no distribution, else retried later."""
         if not why:
             return
-        if self.ev.distributions_ok(point[1]) is False:
+        if self.ev.distributions_ok(point[1], mass=False) is False:
             self.not_distributions.append(point[1])
             return
         retry.append((point, why))
@@ -311,7 +311,7 @@ class ClaimRun:
             if key in seen:
                 continue
             seen.add(key)
-            if self.ev.distributions_ok(point[1]) is False:
+            if self.ev.distributions_ok(point[1], mass=False) is False:
                 self.not_distributions.append(point[1])
                 continue
             if tried >= MAX_CANDIDATES:

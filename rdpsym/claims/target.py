@@ -74,7 +74,7 @@ def _support_points(support: sp.Set, variables: tuple) -> list[tuple]:
     return list(itertools.product(*axes))
 
 
-def _is_distribution(dens, x, support, values, params) -> bool | None:
+def _is_distribution(dens, x, support, values, params, mass: bool = True) -> bool | None:
     from ..numeric.maximum import Direction, numeric_maximum
 
     by_name = {p.name: p.symbol for p in params}
@@ -99,9 +99,9 @@ def _is_distribution(dens, x, support, values, params) -> bool | None:
                 return None  # undefined at a sample point: cannot tell (0/0 at a corner)
             if v < -_NEGATIVE:
                 return False  # certainly negative: not a distribution
-    if len(variables) > 1:
-        # a vector density's mass is a quadrature in several dimensions, seconds at each point the search
-        # visits: only its sign is checked (at the product of sample points above)
+    if not mass or len(variables) > 1:
+        # the signs only (asked for), or a vector density, whose mass is a quadrature in several dimensions,
+        # seconds at each point the search visits (its sign is checked at the product of sample points above)
         return True
     try:
         # D_2(P||P/2) = log(2 * P's total mass): log 2 for a distribution. (Against P itself the numerics
@@ -196,7 +196,8 @@ class Target:
             return self.directions
         return _mechanism_directions(self.mechanism, True, values)
 
-    def distributions_ok(self, values: Mapping[str, sp.Expr], guards: HangGuards | None = None) -> bool | None:
+    def distributions_ok(self, values: Mapping[str, sp.Expr], guards: HangGuards | None = None,
+                         mass: bool = True) -> bool | None:
         """Whether P and Q of every direction are probability distributions at these parameter values.
 
         True: non-negative at sample points of the support and of total mass 1 (to 1e-8, by the
@@ -206,23 +207,26 @@ class Target:
         Without densities there is nothing to check (True). Parameters inferred from bare symbols have
         domains wider than the distributions' (a geometric ratio g in (0, oo)): a counterexample must
         never come from such a point.
+
+        ``mass=False``: the signs only, for a caller that acts on False alone (excluding a point): a mass
+        check never answers False, and it sums the density at each point the search visits.
         """
         if not self.distributions:
             return True
-        key = tuple(sorted(values.items()))
+        key = (tuple(sorted(values.items())), mass)
         if key not in self._valid:
             try:
                 self._valid[key] = (guards or HangGuards()).run(
                     "the check that P and Q are distributions at a point", DISTRIBUTION_SECONDS,
-                    self._distributions_ok, dict(values))
+                    self._distributions_ok, dict(values), mass)
             except HangGuardFired:
                 return None  # not remembered: a step that did not finish is never stored
         return self._valid[key]
 
-    def _distributions_ok(self, values) -> bool | None:
+    def _distributions_ok(self, values, mass: bool = True) -> bool | None:
         verdict: bool | None = True
         for dens, x, support in self.distributions:
-            ok = _is_distribution(dens, x, support, values, self.parameters)
+            ok = _is_distribution(dens, x, support, values, self.parameters, mass)
             if ok is False:
                 return False
             if ok is None:
