@@ -52,7 +52,9 @@ def alpha_grid(lo, hi) -> list[sp.Rational]:
 
 
 def _inside(param: Parameter, v) -> bool:
-    return param.domain.contains(v) is sp.true
+    """``v`` lies in the domain, or may: an end that depends on another parameter (a width above the
+    sensitivity) is decided at each point, where P and Q are checked to be distributions."""
+    return param.domain.contains(v) is not sp.false
 
 
 def edge_values(param: Parameter) -> list[sp.Rational]:
