@@ -201,7 +201,7 @@ class Target:
         """Whether P and Q of every direction are probability distributions at these parameter values.
 
         True: non-negative at sample points of the support and of total mass 1 (to 1e-8, by the
-        numeric path); False: certainly not (negative at a sample point, or identically 0); None:
+        numeric path; a density of a vector variable: its signs only, at a product of sample points); False: certainly not (negative at a sample point, or identically 0); None:
         undecided (undefined somewhere, another mass, the mass did not converge, the check's hang guard
         fired: recorded in ``guards``). Excluding a point fails open, so only a certain False excludes it.
         Without densities there is nothing to check (True). Parameters inferred from bare symbols have
