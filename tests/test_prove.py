@@ -5,6 +5,7 @@ Each rule must prove what is true and nothing that is not: every test pairs a pr
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from rdpsym.claims.prove import proof_context, prove
@@ -140,3 +141,130 @@ def test_a_proof_covers_the_closed_ends_of_a_domain():
     q = x.subs[Q_RATE.symbol]
     (s,) = q.free_symbols
     assert s.is_nonnegative and q.subs(s, 0) == 0 and q.subs(s, 1) == 1
+
+
+# -- theorems and parts: the KL end, branches of a Min or a Max, cases on each side of a kink --------------
+EPS = parameter("epsilon", domain=sp.Interval.open(0, sp.oo), typical=(0.1, 5))
+E = EPS.symbol
+# randomized response with eps-DP (Mironov 2017, Table II), as the engine derives it; D_oo = eps both ways
+PURE_DP = sp.log((sp.exp(A * E) + sp.exp(-E * (A - 1))) / (sp.exp(E) + 1)) / (A - 1)
+
+
+def _theorem_proof(claim, truth, relation, alpha_range=(1, sp.oo), params=(EPS,), conditions=sp.true,
+                   of_distributions=True):
+    proof, _ = prove(proof_context(claim, truth, relation, None, {}, params, conditions, alpha_range,
+                                   max_divergence=E if truth is PURE_DP else None,
+                                   of_distributions=of_distributions, both_directions=of_distributions),
+                     seconds=30)
+    return proof
+
+
+def test_each_branch_of_a_min_is_proved_by_its_own_theorem():
+    """min(eps, alpha eps^2/2) bounds eps-DP: eps by D_oo (Prop. 9), alpha eps^2/2 by zCDP (Bun and Steinke
+    2016, Prop. 3.3). A branch below either bound, or divergences not of distributions, give no proof."""
+    proof = _theorem_proof(sp.Min(E, A * E**2 / 2), PURE_DP, "<=")
+    assert proof and proof.route == "branches" and "Prop. 9" in proof.text and "Prop. 3.3" in proof.text, proof
+    assert [s.inputs[1] for s in proof.steps if s.rule == "route_choice"] == [
+        sp.Symbol("max_divergence"), sp.Symbol("pure_dp_zcdp")]
+    assert _theorem_proof(sp.Min(E, A * E**2 / 3), PURE_DP, "<=") is None
+    assert _theorem_proof(sp.Min(E * 9 / 10, A * E**2 / 2), PURE_DP, "<=") is None
+    assert _theorem_proof(sp.Min(E, A * E**2 / 2), PURE_DP, "<=", of_distributions=False) is None
+
+
+def test_a_max_of_formulas_is_compared_branch_by_branch():
+    """Max(d1, d2) <= c needs c above both; c <= Max(d1, d2) needs c below one."""
+    x = EPS.symbol
+    truth = sp.Max(A * x, A * x / 2 + 1)
+    assert _theorem_proof(A * x + 1, truth, "<=", of_distributions=False)
+    assert _theorem_proof(A * x, truth, "<=", of_distributions=False) is None  # below the second branch at x -> 0
+    assert _theorem_proof(A * x / 2, truth, ">=", of_distributions=False)
+    assert _theorem_proof(2 * A * x, truth, ">=", of_distributions=False) is None
+
+
+LAPLACE_B = parameter("b", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+B = LAPLACE_B.symbol
+# Laplace with sensitivity 1 (Mironov 2017, Table II), and its KL
+LAPLACE = sp.log(A * sp.exp((A - 1) / B) / (2 * A - 1) + (A - 1) * sp.exp(-A / B) / (2 * A - 1)) / (A - 1)
+LAPLACE_KL = 1 / B + sp.exp(-1 / B) - 1
+
+
+def test_a_claim_at_most_the_kl_is_at_most_every_higher_order():
+    """D_alpha >= KL for alpha > 1 (Prop. 9 and the limit at alpha -> 1); a claim a hair above the KL is not."""
+    proof = _theorem_proof(LAPLACE_KL, LAPLACE, ">=", params=(LAPLACE_B,))
+    assert proof and proof.route == "order_end" and "KL" in proof.text, proof
+    assert _theorem_proof(LAPLACE_KL + sp.Rational(1, 10**9), LAPLACE, ">=", params=(LAPLACE_B,)) is None
+    assert _theorem_proof(LAPLACE_KL, LAPLACE, ">=", params=(LAPLACE_B,), of_distributions=False) is None
+
+
+def test_the_upper_end_of_the_orders_needs_a_divergence_finite_up_to_it():
+    """c >= lim(alpha -> 3-) D_alpha bounds D on (1, 3) when D is finite there; with a finiteness condition
+    (D may be +oo before 3, while the formula stays finite) there is no proof this way."""
+    x = EPS.symbol
+    assert _theorem_proof(3 * x, A * x, "<=", alpha_range=(1, 3))
+    assert _theorem_proof(3 * x, A * x, "<=", alpha_range=(1, 3), conditions=A < 2) is None
+    assert _theorem_proof(3 * x, A * x, "<=", alpha_range=(1, 4)) is None
+
+
+SIGMA = parameter("sigma", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+RHO = parameter("rho", domain=sp.Interval.open(-1, 1), typical=(-0.9, 0.9))
+R = RHO.symbol
+# N(0, Sigma) against N(v, Sigma), unit correlation rho, the worse of v = (1, 1) and (1, -1), as derived
+CORRELATED = -A * sp.Max(1 - R, 1 + R) / (2 * R**2 * SIGMA.symbol**2 - 2 * SIGMA.symbol**2)
+
+
+def test_a_kink_inside_a_domain_is_proved_case_by_case():
+    """alpha/(2 sigma^2 (1 - |rho|)) is the Max form on both sides of rho = 0; with 1 - rho it is right for
+    rho >= 0 only, and is not proved."""
+    claim = A / (2 * SIGMA.symbol**2 * (1 - sp.Abs(R)))
+    x = proof_context(claim, CORRELATED, "==", None, {}, (SIGMA, RHO), sp.true, (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and proof.route == "cases" and "(-1, 0]" in proof.text and "[0, 1)" in proof.text, proof
+    wrong = proof_context(A / (2 * SIGMA.symbol**2 * (1 - R)), CORRELATED, "==", None, {}, (SIGMA, RHO), sp.true,
+                          (1, sp.oo))
+    assert prove(wrong, seconds=30)[0] is None
+    # the replay follows the recorded pieces and routes; another route recorded for a piece is a mismatch
+    from rdpsym.claims.prove import replay
+    from rdpsym.claims.rewrite import ReplayMismatch, Step
+
+    assert "case by case" in replay(proof.route, proof.steps, x)
+    i = next(k for k, s in enumerate(proof.steps) if s.rule == "route_choice")
+    forged = list(proof.steps)
+    forged[i] = Step("route_choice", (forged[i].inputs[0], sp.Symbol("exponential")), sp.true)
+    with pytest.raises(ReplayMismatch):
+        replay(proof.route, tuple(forged), x)
+    with pytest.raises(ReplayMismatch):
+        replay(proof.route, proof.steps[:2], x)  # one piece only
+
+
+GAMMA = parameter("gamma", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+DELTA = parameter("sensitivity", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+G, D = GAMMA.symbol, DELTA.symbol
+_ROOT = sp.sqrt(4 * G**2 + D**2)
+# D_oo of Cauchy(0, gamma) against Cauchy(D, gamma) as derived: the log-ratio's maximum over its critical points
+CAUCHY_LOG_A = sp.log((2 * G**2 + D**2 / 2 + D * _ROOT / 2) / (G**2 + (D - _ROOT) ** 2 / 4))
+CAUCHY_LOG_B = sp.log((2 * G**2 + D**2 / 2 - D * _ROOT / 2) / (G**2 + (D + _ROOT) ** 2 / 4))
+CAUCHY_D_OO = sp.Max(0, CAUCHY_LOG_A, CAUCHY_LOG_B)
+
+
+def test_a_claim_equal_to_the_largest_branch_of_a_max():
+    """2 log((D + sqrt(D^2 + 4 gamma^2))/(2 gamma)) is log A (exp of both agree), and above 0 and log B; log B,
+    whose argument is positive only through its conjugate, is real. The smaller branch is not the Max."""
+    x = proof_context(2 * sp.log((D + _ROOT) / (2 * G)), CAUCHY_D_OO, "==", sp.oo, {}, (GAMMA, DELTA), sp.true,
+                      (0, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and proof.route == "branches" and "equals one branch" in proof.text, proof
+    relations = [str(s.inputs[0][1]) for s in proof.steps if s.rule == "route_choice"]
+    assert sorted(relations) == ["<=", "<=", "=="], relations
+    smaller = proof_context(CAUCHY_LOG_B, CAUCHY_D_OO, "==", sp.oo, {}, (GAMMA, DELTA), sp.true, (0, sp.oo))
+    assert prove(smaller, seconds=30)[0] is None
+    half = proof_context(sp.log((D + _ROOT) / (2 * G)), CAUCHY_D_OO, "==", sp.oo, {}, (GAMMA, DELTA), sp.true,
+                         (0, sp.oo))
+    assert prove(half, seconds=30)[0] is None
+
+
+def test_a_log_argument_positive_through_its_conjugate():
+    from rdpsym.claims.rewrite import RULES
+
+    assert RULES["both_real_with_exp_as_positive"](CAUCHY_LOG_B, sp.Integer(0)) is sp.true
+    # D - sqrt(4 gamma^2 + D^2) is negative (its conjugate is positive, their product -4 gamma^2): not real
+    assert RULES["both_real_with_exp_as_positive"](sp.log(D - _ROOT), sp.Integer(0)) is sp.false

@@ -21,7 +21,7 @@ from ..numeric.balls import flint_module
 from .certificate import Certificate
 from .orders import order_key, point_alpha
 from .partition import ball_text, meets
-from .replay import BINDING_DPS, BINDING_SECONDS, THROUGH_D_OO, Enclosures, ReplayFailed, agree
+from .replay import BINDING_DPS, BINDING_SECONDS, through_d_oo, Enclosures, ReplayFailed, agree
 from .verdict import Verdict, format_number
 
 __all__ = ["attest", "attest_numeric", "independent_at", "numeric_text", "DivergenceDisagrees", "BINDING_POINTS",
@@ -174,7 +174,7 @@ def attest(run, fields: dict) -> Certificate | None:
         proof = run.proof
         if proof is None:
             return None
-        binding = _binding(run, extra_orders=(sp.oo,) if proof.route in THROUGH_D_OO else (),
+        binding = _binding(run, extra_orders=(sp.oo,) if through_d_oo(proof.route, proof.steps) else (),
                            points=PROOF_BINDING_POINTS)
         return Certificate(**common, binding=binding, method="rewrite",
                            data={"route": proof.route, "steps": proof.steps})

@@ -133,7 +133,7 @@ class Certificate:
                            for p in self.parameters],
             "fixed": {k: sp.srepr(sp.S(v)) for k, v in self.fixed.items()},
             "mechanism": None if self.mechanism is None else {
-                "name": self.mechanism["name"], "variable": sp.srepr(self.mechanism["variable"]),
+                "name": self.mechanism["name"], "variable": _variable_text(self.mechanism["variable"]),
                 "support": sp.srepr(self.mechanism["support"])},
             "binding": [_binding_data(b) for b in self.binding],
             "tolerance": {"digits": self.digits, "dps": self.dps},
@@ -196,7 +196,7 @@ class Certificate:
             if not isinstance(mech, dict) or set(mech) != {"name", "variable", "support"}:
                 raise CertificateError("mechanism", "expected {name, variable, support}")
             mech = {"name": _text(mech["name"], "mechanism.name"),
-                    "variable": _tree(mech["variable"], "mechanism.variable", sp.Symbol),
+                    "variable": _variable(mech["variable"]),
                     "support": _tree(mech["support"], "mechanism.support", sp.Set)}
         exceptional = _field(data, "exceptional", list)
         evidence = _field(data, "evidence", list)
@@ -300,6 +300,22 @@ def _text(value, where: str) -> str:
     return value
 
 
+def _variable_text(variable) -> str:
+    """A mechanism's variable as srepr: a symbol, or a vector's symbols as a sympy Tuple (a Python tuple's
+    srepr is a tuple display, which the safe reader does not build)."""
+    return sp.srepr(sp.Tuple(*variable) if isinstance(variable, tuple) else variable)
+
+
+def _variable(text):
+    """A mechanism's variable read back: a symbol, or a vector's symbols as the tuple a mechanism holds."""
+    tree = _tree(text, "mechanism.variable", (sp.Symbol, sp.Tuple))
+    if isinstance(tree, sp.Tuple):
+        if not tree.args or not all(isinstance(x, sp.Symbol) for x in tree.args):
+            raise CertificateError("mechanism.variable", "expected a symbol or a Tuple of symbols")
+        return tuple(tree.args)
+    return tree
+
+
 def _int_in(value, where: str, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value <= hi:
         raise CertificateError(where, f"expected an integer in [{lo}, {hi}]")
@@ -327,7 +343,7 @@ def canonical(tree: sp.Basic) -> sp.Basic:
         return tree.func(*args)
 
 
-def _tree(text, where: str, kind: type = sp.Basic):
+def _tree(text, where: str, kind: type | tuple = sp.Basic):
     """A sympy tree from srepr text, by the safe reader, made canonical (:func:`canonical`)."""
     if not isinstance(text, str):
         raise CertificateError(where, "expected srepr text (a string)")
@@ -338,7 +354,8 @@ def _tree(text, where: str, kind: type = sp.Basic):
     except (TypeError, ValueError, ArithmeticError, RecursionError) as exc:
         raise CertificateError(where, f"cannot build: {type(exc).__name__}: {exc}") from None
     if not isinstance(tree, kind):
-        raise CertificateError(where, f"expected a {kind.__name__}, got {type(tree).__name__}")
+        wanted = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise CertificateError(where, f"expected a {wanted}, got {type(tree).__name__}")
     return tree
 
 

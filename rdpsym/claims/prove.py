@@ -18,9 +18,21 @@ chain of rewrites (:mod:`rdpsym.claims.rewrite`) ending in a fact that implies t
     least D_oo, and D_alpha <= D_oo at every order (Mironov 2017, arXiv:1702.07476 v3, Prop. 9); or (``<=``,
     alpha >= 1) the claim is at least alpha D_oo^2/2, and eps-DP implies (eps^2/2)-zCDP (Bun and Steinke
     2016, Prop. 3.3); or (``>=``) the claim is non-positive, and a Rényi divergence of probability
-    distributions is non-negative (van Erven and Harremoës 2014, Thm. 8). The routes through theorems
-    about Rényi divergences are taken only for the divergence of a target with densities, and a
-    certificate that uses one must bind its divergence (and D_oo) to the densities.
+    distributions is non-negative (van Erven and Harremoës 2014, Thm. 8); or the claim is at most the
+    divergence's limit at the lower end of the order range (``>=``; the KL at alpha -> 1) or at least its
+    limit at a finite upper end (``<=``), D_alpha being non-decreasing in alpha (Prop. 9). The routes
+    through theorems about Rényi divergences are taken only for the divergence of a target with densities,
+    and a certificate that uses one must bind its divergence (and D_oo) to the densities.
+``branches`` (``<=`` / ``>=``)
+    A Min or a Max in the claim or the divergence, branch by branch: D <= Min(c_i) when every c_i is
+    at least D, each by any route above (pure DP's min(eps, alpha eps^2/2): D_oo and zCDP), D <= Max(c_i)
+    when one is; likewise for a Max or a Min of the divergence, compared by rewrites alone.
+``cases`` (every relation)
+    Where a kink (Abs, Max, Min, sign, a Piecewise condition) cuts a parameter's domain at one point, linear
+    in that parameter alone (rho = 0 in Abs(rho) and Max(1 - rho, 1 + rho)), each side of the point is
+    proved apart, the parameter written from the point so that every kink's sign is plain.
+The routes that prove parts record which route proved each (a ``route_choice`` step), and the replay
+follows that record.
 
 What a proof may spend is counted: one attempt per rewrite, the routes in a fixed order. Each rewrite
 runs under a hang guard (``seconds``, far above sympy's typical time), which says so when it fires. The
@@ -30,7 +42,9 @@ route again and compares every step, which is how a certificate's proof is check
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
+from itertools import product
 
 import sympy as sp
 
@@ -71,6 +85,9 @@ class ProofContext:
     #: D_oo bounds both directions (the directions are closed under swapping P and Q, as a mechanism's are):
     #: eps-DP in the sense of Bun and Steinke, which the route through zCDP needs
     both_directions: bool = False
+    #: the arguments :func:`proof_context` was called with, by name: the route by cases rebuilds the context
+    #: over each piece of a parameter's domain from them
+    inputs: dict = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -122,13 +139,40 @@ def _domain_variable(p, taken: set):
     return a + (b - a) / (1 + s)
 
 
+def _piece_variable(p, piece: sp.Interval, anchor, taken: set):
+    """p over a variable s >= 0 that ranges over ``piece``, one side of a breakpoint ``anchor`` (an end of the
+    piece), written from the anchor so that the sign of p - anchor is plain to sympy: anchor + w g(s) on
+    the right, anchor - w g(s) on the left, with w the piece's width and g(s) = 4s/(1 + s)^2 (onto [0, 1])
+    when the far end is closed, s/(1 + s) (onto [0, 1)) when it is open, and w g(s) = s when it is oo."""
+    s = _fresh(f"{p.name}_s", taken, nonnegative=True)
+    right = piece.inf == anchor
+    far, far_open = (piece.sup, piece.right_open) if right else (piece.inf, piece.left_open)
+    if not far.is_finite:
+        step = s
+    else:
+        step = abs(far - anchor) * (s / (1 + s) if far_open else 4 * s / (1 + s) ** 2)
+    return anchor + step if right else anchor - step
+
+
 def proof_context(claim, truth, relation, order, fixed, params, conditions, alpha_range,
-                  max_divergence=None, of_distributions: bool = False, both_directions: bool = False) -> ProofContext:
-    """The claim and the divergence over the domains' variables (module docstring)."""
+                  max_divergence=None, of_distributions: bool = False, both_directions: bool = False,
+                  pieces: dict | None = None) -> ProofContext:
+    """The claim and the divergence over the domains' variables (module docstring); ``pieces`` maps a
+    parameter's name to ``(interval, anchor)``, a piece of its domain on one side of the breakpoint
+    ``anchor``, which its variable then ranges over instead (:func:`_piece_variable`)."""
+    inputs = dict(claim=claim, truth=truth, relation=relation, order=order, fixed=fixed, params=params,
+                  conditions=conditions, alpha_range=alpha_range, max_divergence=max_divergence,
+                  of_distributions=of_distributions, both_directions=both_directions, pieces=pieces)
+    pieces = pieces or {}
     subs = {p.symbol: v for p in params for k, v in fixed.items() if p.name == k}
     taken = _names(claim, truth, conditions, max_divergence) | {p.name for p in params}
     notes = []
     for p in params:
+        if p.name in pieces:
+            variable = _piece_variable(p, *pieces[p.name], taken)
+            subs[p.symbol] = variable
+            notes.append(f"{p.name} = {sp.sstr(variable)}")
+            continue
         if p.name in fixed or not isinstance(p.domain, sp.Interval):
             continue
         variable = _domain_variable(p, taken)
@@ -161,7 +205,7 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
     if notes:
         regime += "; " + ", ".join(notes) + " with the *_s over their declared signs"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
-                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions)
+                        tuple(alpha_range), max_divergence, subs, of_distributions, both_directions, inputs)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -194,7 +238,13 @@ def _exponential(ch: Chain, x: ProofContext):
     # exp((alpha-1) x) is injective on the reals only: the route needs both sides real for every value of the
     # symbols (by their assumptions), not only at the checked points (a claim can be complex on a sliver of
     # the domain no point reached)
-    if x.alpha_expr is None or sp.oo in (x.c, x.t) or ch.run("both_real", x.c, x.t) is not sp.true:
+    if sp.oo in (x.c, x.t) or -sp.oo in (x.c, x.t) or ch.run("both_real", x.c, x.t) is not sp.true:
+        return None
+    if x.alpha_expr is None:  # the KL or D_oo: exp itself is injective on the reals
+        d = ch.run("exp_gap", x.c, x.t)
+        if d is not None and d == 0:
+            return (f"proved: exp(claim) - exp(divergence) simplifies to 0 ({x.regime}), and both are real by "
+                    f"the symbols' assumptions, so claim = divergence{x.where}")
         return None
     d = ch.run("exp_difference", x.c, x.t, x.alpha_expr)
     if d is not None and d == 0:
@@ -330,7 +380,7 @@ def _exp_sign(ch: Chain, x: ProofContext):
     if ch.run("both_real_with_exp_as_positive", x.c, x.t) is not sp.true:
         return None
     gap = ch.run("exp_gap", x.c, x.t)
-    if gap is None or not gap.has(sp.exp):
+    if gap is None:
         return None
     general = ch.run("exp_as_positive_symbols", gap)
     test = "is_nonnegative" if x.relation == "<=" else "is_nonpositive"
@@ -342,13 +392,251 @@ def _exp_sign(ch: Chain, x: ProofContext):
     return None
 
 
+def _at_order(x: ProofContext, e):
+    """``e`` (over the domains' variables) at the context's order: alpha = 1 + t or 1/(1 + v) where the
+    context writes it so."""
+    return e.subs(ALPHA, x.alpha_expr) if x.order is None and x.alpha_expr is not None else e
+
+
+def _prove_part(ch: Chain, part: ProofContext, label, names) -> str | None:
+    """Prove ``part`` by the first route of ``names`` that does, recording ``route_choice(label, route)``
+    and then that route's steps. A replay follows the recorded route instead of searching (a route the
+    stored step names that is not among ``names`` is a mismatch)."""
+    if ch.replay is not None:
+        stored = ch.stored_next()
+        if stored is None or stored.rule != "route_choice" or len(stored.inputs) != 2:
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not say which route proves "
+                                 f"{sp.sstr(label)[:80]}")
+        name = str(stored.inputs[1])
+        if name not in names:
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: {name!r} is not a route for {sp.sstr(label)[:80]}")
+        ch.run("route_choice", label, sp.Symbol(name))
+        return ROUTES[name](ch, part)
+    for name in names:
+        sub = Chain(ch.guards, ch.seconds)
+        text = ROUTES[name](sub, part)
+        ch.attempts += sub.attempts
+        if text:
+            ch.run("route_choice", label, sp.Symbol(name))
+            ch.adopt(sub)
+            return text
+    return None
+
+
+def _branches(ch: Chain, x: ProofContext):
+    """A Min or a Max, branch by branch. ``D <= Min(c_i)`` holds when D <= c_i for every i, and
+    ``D <= Max(c_i)`` when it holds for one i; ``Max(d_i) <= c`` when d_i <= c for every i, and
+    ``Min(d_i) <= c`` for one i; the same for ``>=`` with the roles swapped. A branch of the claim keeps the
+    routes through theorems about D (D_oo, zCDP, non-negativity); a branch of the divergence is a formula,
+    not a divergence, and is compared by rewrites alone. Pure DP's min(eps, alpha eps^2/2): eps >= D_oo
+    (Mironov 2017, Prop. 9) and alpha eps^2/2 by zCDP (Bun and Steinke 2016, Prop. 3.3)."""
+    if any(e in (sp.oo, -sp.oo) for e in (x.c, x.t)):
+        return None
+    if x.relation == "==":
+        return _equal_to_an_extreme(ch, x) if isinstance(x.t_free, (sp.Min, sp.Max)) else None
+    upper = x.relation == "<="  # the claim bounds D from above
+    sides = []
+    if isinstance(x.c_free, (sp.Min, sp.Max)):
+        sides.append(("claim", x.c_free, isinstance(x.c_free, sp.Min) == upper))
+    if isinstance(x.t_free, (sp.Min, sp.Max)):
+        sides.append(("divergence", x.t_free, isinstance(x.t_free, sp.Max) == upper))
+    names = _part_routes(x.relation)
+    for side, expr, every in sides:
+        branches = list(expr.args)
+        if ch.replay is not None:  # the stored choice names the side and, for one branch, which
+            stored = ch.stored_next()
+            if stored is None or stored.rule != "route_choice" or stored.inputs[0] not in branches:
+                continue
+            if not every:
+                branches = [stored.inputs[0]]
+
+        def part(branch):
+            if side == "claim":
+                return dataclasses.replace(x, c=_at_order(x, branch), c_free=branch)
+            return dataclasses.replace(x, t=_at_order(x, branch), t_free=branch, of_distributions=False,
+                                       max_divergence=None)
+
+        # proving, each side's steps are kept only when the side proves the relation (a replay follows it)
+        side_ch = ch if ch.replay is not None else Chain(ch.guards, ch.seconds)
+        shown = []
+        for branch in branches:
+            text = _prove_part(side_ch, part(branch), branch, names)
+            if text:
+                shown.append(f"[{sp.sstr(branch)}] {text.removeprefix('proved: ')}")
+                if not every:
+                    break
+            elif every:
+                break
+        if side_ch is not ch:
+            ch.attempts += side_ch.attempts
+        if (every and len(shown) == len(branches)) or (not every and shown):
+            if side_ch is not ch:
+                ch.adopt(side_ch)
+            how = "every branch" if every else "one branch"
+            what = f"the {side} is {type(expr).__name__}({', '.join(sp.sstr(b) for b in expr.args)})"
+            return f"proved branch by branch: {what}, and {how} keeps the relation: " + "; ".join(shown)
+        if ch.replay is not None:
+            return None
+    return None
+
+
+def _part_routes(relation: str) -> tuple[str, ...]:
+    return tuple(n for n in _ORDER[relation] if n not in ("branches", "cases"))
+
+
+def _equal_to_an_extreme(ch: Chain, x: ProofContext):
+    """claim = Max(d_i) when the claim equals one branch and is at least every other (for a Min, at most):
+    D_oo of the Cauchy mechanism is Max(0, log A, log B), and 2 log((Delta + sqrt(Delta^2 + 4 gamma^2))/(2 gamma))
+    is log A and above 0 and log B. Each branch records the relation it was proved in."""
+    bound = "<=" if isinstance(x.t_free, sp.Max) else ">="
+    shown, equal = [], False
+    for branch in x.t_free.args:
+        part = dataclasses.replace(x, t=_at_order(x, branch), t_free=branch, of_distributions=False,
+                                   max_divergence=None)
+        if ch.replay is not None:
+            stored = ch.stored_next()
+            label = stored.inputs[0] if stored is not None and stored.rule == "route_choice" else None
+            if not (isinstance(label, sp.Tuple) and len(label) == 2 and str(label[1]) in ("==", bound)):
+                raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not say how the claim compares "
+                                     f"with the branch {sp.sstr(branch)[:80]}")
+            relations = (str(label[1]),)
+        else:
+            relations = (bound,) if equal else ("==", bound)
+        text = None
+        for rel in relations:
+            text = _prove_part(ch, dataclasses.replace(part, relation=rel), sp.Tuple(branch, sp.Symbol(rel)),
+                               _part_routes(rel))
+            if text:
+                equal = equal or rel == "=="
+                shown.append(f"[{sp.sstr(branch)}, {rel}] {text.removeprefix('proved: ')}")
+                break
+        if not text:
+            return None
+    if not equal:
+        return None
+    which = "Max" if bound == "<=" else "Min"
+    side = "at least" if bound == "<=" else "at most"
+    return (f"proved branch by branch: the divergence is {which}({', '.join(sp.sstr(b) for b in x.t_free.args)}), "
+            f"and the claim equals one branch and is {side} every branch: " + "; ".join(shown))
+
+
+def _kinks(expr) -> list:
+    """The expressions whose sign selects the form of ``expr``: arguments of Abs, sign and Heaviside,
+    differences of a Max's or a Min's arguments, sides of a Piecewise's conditions."""
+    found = [a.args[0] for a in expr.atoms(sp.Abs, sp.sign, sp.Heaviside)]
+    for m in expr.atoms(sp.Max, sp.Min):
+        found += [a - b for i, a in enumerate(m.args) for b in m.args[i + 1:]]
+    for pw in expr.atoms(sp.Piecewise):
+        for _, cond in pw.args:
+            found += [r.lhs - r.rhs for r in sp.sympify(cond).atoms(sp.core.relational.Relational)]
+    return found
+
+
+def _breakpoints(x: ProofContext) -> dict:
+    """Each parameter whose domain one kink (:func:`_kinks`), linear in that parameter alone, cuts at one
+    inner rational point: that point, by the parameter's name."""
+    inputs = x.inputs
+    params = {p.symbol: p for p in inputs["params"] if p.name not in inputs["fixed"]}
+    roots: dict = {}
+    for kink in _kinks(inputs["claim"]) + _kinks(inputs["truth"]):
+        free = kink.free_symbols
+        if len(free) != 1 or next(iter(free)) not in params:
+            continue
+        p = params[next(iter(free))]
+        if not isinstance(p.domain, sp.Interval):
+            continue
+        try:
+            poly = sp.Poly(kink, p.symbol)
+        except sp.PolynomialError:
+            continue
+        if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+            continue
+        root = sp.solve(poly.as_expr(), p.symbol)[0]
+        if (root > p.domain.inf) is sp.true and (root < p.domain.sup) is sp.true:
+            roots.setdefault(p.name, set()).add(root)
+    return {name: (next(p for p in params.values() if p.name == name), r.pop())
+            for name, r in sorted(roots.items()) if len(r) == 1}
+
+
+#: at most this many parameters are split at a breakpoint (2**3 pieces)
+MAX_CASE_PARAMETERS = 3
+
+
+def _cases(ch: Chain, x: ProofContext):
+    """Case by case, where the claim or the divergence changes form at a point of a parameter's domain
+    (rho = 0 in Abs(rho) and Max(1 - rho, 1 + rho)): each side of the point is a piece of the domain, the
+    parameter is written over it from the point (:func:`_piece_variable`), so the sign of each kink is
+    plain, and the other routes prove the relation on every piece; the pieces cover the domain."""
+    if not x.inputs or x.inputs.get("pieces") or any(e in (sp.oo, -sp.oo) for e in (x.c, x.t)):
+        return None
+    cuts = _breakpoints(x)
+    if not cuts or len(cuts) > MAX_CASE_PARAMETERS:
+        return None
+    names = tuple(n for n in _ORDER[x.relation] if n != "cases")
+    shown = []
+    for sides in product(("left", "right"), repeat=len(cuts)):
+        pieces = {}
+        for (name, (p, root)), side in zip(cuts.items(), sides):
+            dom = p.domain
+            piece = (sp.Interval(dom.inf, root, dom.left_open, False) if side == "left"
+                     else sp.Interval(root, dom.sup, False, dom.right_open))
+            pieces[name] = (piece, root)
+        part = proof_context(**{**x.inputs, "pieces": pieces})
+        label = sp.Tuple(*(sp.Tuple(cuts[n][0].symbol, piece) for n, (piece, _) in pieces.items()))
+        text = _prove_part(ch, part, label, names)
+        if not text:
+            return None
+        where = ", ".join(f"{n} in {_interval_text(piece)}" for n, (piece, _) in pieces.items())
+        shown.append(f"[{where}] {text.removeprefix('proved: ')}")
+    at = ", ".join(f"{n} = {sp.sstr(root)}" for n, (_, root) in cuts.items())
+    return f"proved case by case, on each side of {at}, where the form changes: " + "; ".join(shown)
+
+
+def _interval_text(piece: sp.Interval) -> str:
+    return (("(" if piece.left_open else "[") + f"{sp.sstr(piece.inf)}, {sp.sstr(piece.sup)}"
+            + (")" if piece.right_open else "]"))
+
+
+def _order_end(ch: Chain, x: ProofContext):
+    """D_alpha is non-decreasing in alpha (Mironov 2017, Prop. 9; van Erven and Harremoës 2014, Thm. 3):
+    a claim at most the divergence's limit at the lower end a of the order range is at most D_alpha for
+    every alpha > a (``>=``; at a = 1 that limit is the KL, van Erven and Harremoës 2014, Thm. 5), and a
+    claim at least its limit at a finite upper end b is at least D_alpha for every alpha < b (``<=``)."""
+    if (x.order is not None or not x.of_distributions or x.relation == "=="
+            or any(e in (sp.oo, -sp.oo) for e in (x.c, x.t))):
+        return None
+    if x.relation == "<=" and x.conditions is not sp.true:
+        # the formula's limit at the upper end is D's only where D is finite up to there: two Gaussian
+        # variances give a finite formula beyond the order where D becomes +oo
+        return None
+    lo, hi = (sp.S(e) for e in x.alpha_range)
+    end, rule, side = (lo, "limit_from_above", "+") if x.relation == ">=" else (hi, "limit_from_below", "-")
+    if end.is_finite is not True or (end > 0) is not sp.true:
+        return None
+    limit = ch.run(rule, x.t_free, ALPHA, end)
+    if (limit is None or limit.is_finite is not True or limit.is_extended_real is not True
+            or limit.has(sp.Limit, sp.AccumBounds, sp.nan)):
+        return None
+    gap = ch.run("simplify_difference", x.c, limit)
+    test, word = (("is_nonpositive", "non-positive") if x.relation == ">=" else ("is_nonnegative", "non-negative"))
+    if gap is None or ch.run(test, gap) is not sp.true:
+        return None
+    bound = "at most" if x.relation == ">=" else "at least"
+    kl = " (the KL, van Erven and Harremoës 2014, Thm. 5)" if end == 1 and side == "+" else ""
+    return (f"proved: claim - lim(alpha -> {sp.sstr(end)}{side}) D_alpha = {sp.sstr(gap)} is {word} by the symbols' "
+            f"assumptions ({x.regime}), where the limit is {sp.sstr(limit)}{kl}, and D_alpha is non-decreasing in "
+            f"alpha (Mironov 2017, Prop. 9), so the claim is {bound} D_alpha over the whole order range{x.where}")
+
+
 #: the routes by name, and the order in which they are tried for each relation
 ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponential, "expand_log": _expand_log,
           "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence,
-          "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp, "exp_sign": _exp_sign}
-_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion"),
-          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp", "exp_sign"),
-          ">=": ("infinite", "sign", "nonnegative", "exp_sign")}
+          "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp, "exp_sign": _exp_sign,
+          "order_end": _order_end, "branches": _branches, "cases": _cases}
+#: the routes through branches and cases come last: they re-run the others on parts of the relation
+_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion", "branches", "cases"),
+          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp", "exp_sign", "order_end", "branches", "cases"),
+          ">=": ("infinite", "sign", "nonnegative", "exp_sign", "order_end", "branches", "cases")}
 
 
 def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guards: HangGuards | None = None

@@ -44,7 +44,8 @@ from .target import Target
 __all__ = ["Replay", "ReplayFailed", "replay", "BINDING_DPS", "BINDING_SECONDS", "mismatch", "Enclosures", "decide",
            "agree", "floor_value", "precision_bits", "numeric_target", "not_a_base_mixture", "rate_outside_unit_interval",
            "replay_subsampling",
-           "SUBSAMPLING_ROUTE", "SUBSAMPLING_THEOREM", "THROUGH_D_OO"]
+           "SUBSAMPLING_ROUTE", "SUBSAMPLING_THEOREM", "THROUGH_D_OO",
+           "through_d_oo"]
 
 #: hang guard of the sympy steps of a replay (each typically well under a second), of the independent
 #: numerics at a binding point (typically under a second; up to 15 s on an infinite lattice), and of the
@@ -211,6 +212,13 @@ def numeric_target(cert, directions) -> Target:
 # ---------------------------------------------------------------------------------------------------
 #: proof routes that use D_oo: its value is then bound to the densities at order oo too
 THROUGH_D_OO = ("max_divergence", "pure_dp_zcdp")
+
+
+def through_d_oo(route: str, steps) -> bool:
+    """Whether a proof by ``route`` with ``steps`` uses D_oo: the route itself, or a route it chose for a
+    branch or a case (each recorded as a ``route_choice`` step)."""
+    chosen = {str(st.inputs[1]) for st in steps if st.rule == "route_choice" and len(st.inputs) == 2}
+    return bool(({route} | chosen) & set(THROUGH_D_OO))
 #: the certificate route of a proof through subsampling (:mod:`rdpsym.claims.subsampling`)
 SUBSAMPLING_ROUTE = "subsampling"
 #: the theorem of a proof through subsampling, as the proof and its replay state it
@@ -414,7 +422,7 @@ def _rewrite(cert, enclosures, guards, checked) -> str:
                             both_directions=any(b["order"] == "oo" and both_directions(b["directions"])
                                                 for b in cert.binding))
     route, steps = cert.data["route"], cert.data["steps"]
-    if (route in THROUGH_D_OO and cert.mechanism is not None
+    if (through_d_oo(route, steps) and cert.mechanism is not None
             and not any(b["order"] == "oo" for b in cert.binding)):
         raise ReplayFailed("a proof through D_oo needs D_oo bound to the densities (a binding point at order oo)")
     text = replay_route(route, steps, context, seconds=REPLAY_STEP_SECONDS, guards=guards)
@@ -608,7 +616,7 @@ def _replay_base_binding(cert, base, guards) -> list[str]:
     if cert.order is None and len(finite_orders) < 2:
         raise ReplayFailed("the base's curve is bound to its densities at fewer than two orders: its value at one "
                            "order could pass for the curve")
-    if base["route"] in THROUGH_D_OO and not any(p["alpha"] == sp.oo for p in points):
+    if through_d_oo(base["route"], cert.data["steps"]) and not any(p["alpha"] == sp.oo for p in points):
         raise ReplayFailed("a base proof through D_oo needs the base's D_oo bound to its densities (a point at order oo)")
     lines = []
     free = {p.name for p in cert.free}

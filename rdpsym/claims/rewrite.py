@@ -79,10 +79,24 @@ def exp_as_positive_symbols(expr) -> sp.Expr:
     return sp.factor(expr.xreplace(swaps)) if isinstance(expr, sp.Expr) else expr.xreplace(swaps)
 
 
+def _positive_argument(a) -> bool:
+    """``a`` > 0 by the symbols' assumptions, factored, or through its reciprocal with the square roots moved
+    out of the denominator (2 gamma^2 + D^2/2 - D sqrt(4 gamma^2 + D^2)/2 is positive because its conjugate is
+    and their product is gamma^2 (4 gamma^2 + D^2))."""
+    if sp.factor(a).is_positive:
+        return True
+    if not a.has(sp.Pow) or not any(e.exp.is_Rational and not e.exp.is_Integer for e in a.atoms(sp.Pow)):
+        return False
+    return sp.factor(sp.radsimp(1 / a)).is_positive is True
+
+
 def _real_with_logs_factored(expr) -> bool:
-    """``expr`` is real by the symbols' assumptions, each log's argument factored first (so sympy sees
-    1 + (w + 1)/(s + 1) - 1/(s + 1) as the positive (s + w + 1)/(s + 1))."""
-    logs = {a: sp.log(sp.factor(a.args[0])) for a in expr.atoms(sp.log)}
+    """``expr`` is real by the symbols' assumptions, each log's argument shown positive first (factored, so
+    sympy sees 1 + (w + 1)/(s + 1) - 1/(s + 1) as the positive (s + w + 1)/(s + 1), or through its
+    rationalized reciprocal, :func:`_positive_argument`): the log of a positive number is real."""
+    logs = {}
+    for k, a in enumerate(sorted(expr.atoms(sp.log), key=sp.default_sort_key)):
+        logs[a] = sp.Dummy(f"log{k}", real=True) if _positive_argument(a.args[0]) else sp.log(sp.factor(a.args[0]))
     return expr.xreplace(logs).is_extended_real is True
 
 
@@ -110,6 +124,12 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # the sign of an expression by the symbols' assumptions
     "is_nonnegative": lambda e: _truth(e == 0 or e.is_nonnegative),
     "is_nonpositive": lambda e: _truth(e == 0 or e.is_nonpositive),
+    # a route through branches or cases names the route that proved each (its input): no rewrite, a record
+    # that a replay follows instead of searching
+    "route_choice": lambda part, route: sp.true,
+    # the one-sided limits of the divergence at an end of the order range (D is monotone in alpha)
+    "limit_from_above": lambda e, a, point: sp.limit(e, a, point, "+"),
+    "limit_from_below": lambda e, a, point: sp.limit(e, a, point, "-"),
     # the certified pass's difference forms
     "cancel_expand": lambda e: sp.cancel(sp.expand(e)),
     "simplify": lambda e: sp.simplify(e),
@@ -170,6 +190,16 @@ class Chain:
         if out is None or out != stored.output:
             raise ReplayMismatch(f"step {i + 1} ({rule}): re-running it gives {sp.sstr(out)[:80]}, the certificate "
                                  f"says {sp.sstr(stored.output)[:80]}")
+
+    def stored_next(self) -> Step | None:
+        """In replay mode, the stored step the route makes next (None past the end, or when proving)."""
+        if self.replay is None or len(self.steps) >= len(self.replay):
+            return None
+        return self.replay[len(self.steps)]
+
+    def adopt(self, other: "Chain") -> None:
+        """Take the steps of a sub-chain that proved a part of the relation (its attempts are counted apart)."""
+        self.steps.extend(other.steps)
 
     def finish(self) -> None:
         """In replay mode: every stored step was made."""

@@ -41,7 +41,7 @@ from .orders import conditions_at, point_alpha
 from .partition import ball_text
 from .point import Evaluator
 from .prove import both_directions, proof_context, prove
-from .replay import (BINDING_SECONDS, SUBSAMPLING_ROUTE, SUBSAMPLING_THEOREM, THROUGH_D_OO, Enclosures,
+from .replay import (BINDING_SECONDS, SUBSAMPLING_ROUTE, SUBSAMPLING_THEOREM, through_d_oo, Enclosures,
                      not_a_base_mixture, rate_outside_unit_interval)
 from .target import Target, make_target
 from .verdict import Verdict
@@ -108,7 +108,7 @@ def prove_through_subsampling(tgt: Target, c, relation: str, order, fixed: dict,
     # the base's curve at every binding point (two orders for a proof about the curve: at one, the base's value
     # there could pass for its curve), and its D_oo when the base proof went through it
     points = [_base_binding(base, ev, order, a, values) for a, values, _, _ in compared]
-    if proof.route in THROUGH_D_OO:
+    if through_d_oo(proof.route, proof.steps):
         points.append(_base_binding(base, ev, sp.oo, None, compared[0][1]))
     if any(p is None for p in points):
         return "no proof through subsampling: the base's curve could not be bound to its densities by independent numerics"
