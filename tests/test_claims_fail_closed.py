@@ -334,7 +334,13 @@ def test_a_verdict_on_a_divergence_the_densities_contradict_is_withdrawn():
     m = Mechanism(name="vanishing_mass", title="mass that vanishes at p = 0", variable=x, support=sp.FiniteSet(0, 1),
                   pairs=(AdjacentPair(s**x * (1 - s) ** (1 - x), s ** (2 * x) * (1 - s**2) ** (1 - x), "P vs Q"),),
                   parameters=(p,))
+    # the engine now takes p = 0 out of the formula's domain (tests/test_closed_ends.py); a result that
+    # still claims it, as one assembled by hand or by an engine that missed the end, is what is withdrawn
+    import dataclasses
+
+    r = rdpsym.rdp(m)
+    r = dataclasses.replace(r, domains=((s, p.domain),), reason="")
     for claim, relation in (("log(2)", ">="), ("log(2)/2", "<=")):
-        v = check_claim(m, claim, relation, order=2, fixed={"p": 0})
+        v = check_claim(r, claim, relation, order=2, fixed={"p": 0})
         assert v.verdict is Verdict.INCONCLUSIVE and v.certificate is None, str(v)
         assert "disagrees with the mechanism's densities" in v.evidence[0], v.evidence

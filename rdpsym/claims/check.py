@@ -92,7 +92,7 @@ from .run import ClaimRun
 #: default relative agreement (digits) for a claim about a numeric curve
 NUMERIC_CURVE_DIGITS = 15
 from .search import alpha_grid
-from .target import make_target, usable
+from .target import make_target, usable, within_formula_domains
 from .verdict import ClaimVerdict, Counterexample, Verdict
 
 __all__ = ["Verdict", "Counterexample", "ClaimVerdict", "check_claim", "RELATIONS"]
@@ -238,9 +238,11 @@ def check_claim(
         raise ValueError(f"certify_boxes must be a number of boxes >= 0; got {certify_boxes!r}")
     prove_seconds = check_seconds(prove_seconds, "prove_seconds")
     certify_seconds = check_seconds(certify_seconds, "certify_seconds")
-    tgt = make_target(target, parameters, cache=cache)
+    declared = make_target(target, parameters, cache=cache)
+    tgt, scope = within_formula_domains(declared)
     params = tgt.parameters
-    smap = build_symbol_map(params, symbols, fixed)
+    smap = build_symbol_map(declared.parameters, symbols, fixed)
+    outside = _outside_formula(smap.fixed, params)
     c = _read_claim(claim, smap, order, latex, call, arguments, params, tgt.label)
     smap, free, mapping_text, inferred = _hold_fixed(smap, params, c, fixed is not None)
     asked_digits = digits
@@ -256,11 +258,13 @@ def check_claim(
         # certified quadrature to 30 digits at every point is not needed to tell a published formula
         # from a wrong one, and is often out of reach (heavy tails, far-apart densities)
         digits = min(digits, NUMERIC_CURVE_DIGITS)
+    if outside:
+        return ClaimVerdict(evidence=(outside,) + scope, **base)
     stale = None
     if replay is not None:
         replayed = _replayed(replay, tgt, c, relation, order, (lo, hi), smap.fixed, digits, dps, base)
         if isinstance(replayed, ClaimVerdict):
-            return _on_lower_bound(tgt.result, replayed)
+            return _scoped(_on_lower_bound(tgt.result, replayed), scope)
         stale = replayed
     if numeric:
         # a numeric curve: a proof through a theorem about how the curve was made (subsampling), else
@@ -271,13 +275,13 @@ def check_claim(
         found = prove_through_subsampling(tgt, c, relation, order, smap.fixed, (lo, hi), digits, dps,
                                           prove_seconds) if prove else ""
         if isinstance(found, dict):
-            return _on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **found}), stale))
+            return _scoped(_on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **found}), stale)), scope)
         fields = check_numeric_claim(tgt, c, relation, order, smap.fixed, free, (lo, hi), digits, dps, independent)
         if found:
             fields = {**fields, "evidence": tuple(fields.get("evidence", ())) + (found,)}
-        return _on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **fields}), stale))
+        return _scoped(_on_lower_bound(tgt.result, _noting(ClaimVerdict(**{**base, **fields}), stale)), scope)
     if not ok:
-        return ClaimVerdict(evidence=(why,), **base)
+        return ClaimVerdict(evidence=(why,) + scope, **base)
 
     evaluator = Evaluator(tgt, c, order, smap.fixed, dps, relation, smap.names)
     if c.kind == "callable":
@@ -291,8 +295,27 @@ def check_claim(
             except DivergenceDisagrees as exc:
                 verdict, certificate = _withdrawn(verdict, exc), None
             found = ClaimVerdict(**{**base, **verdict}, certificate=certificate)
-            return _on_lower_bound(tgt.result, _noting(found, stale))
+            return _scoped(_on_lower_bound(tgt.result, _noting(found, stale)), scope)
     raise AssertionError("unreachable: the last stage always decides")  # pragma: no cover
+
+
+def _outside_formula(fixed: Mapping, params: Sequence[Parameter]) -> str | None:
+    """Why a value held fixed lies where the derived formula does not hold (outside a domain
+    :func:`~rdpsym.claims.target.within_formula_domains` narrowed), or None."""
+    for p in params:
+        if p.name in fixed and sp.S(fixed[p.name]).is_number and p.domain.contains(sp.S(fixed[p.name])) is sp.false:
+            return (f"not decided: {p.name} = {sp.sstr(fixed[p.name])} lies where the derived formula is not the "
+                    "divergence of the densities")
+    return None
+
+
+def _scoped(verdict: ClaimVerdict, scope: tuple[str, ...]) -> ClaimVerdict:
+    """The verdict with the parameter domains it was decided on stated second in its evidence (after the
+    line that gives the verdict), when they are narrower than the declared ones."""
+    if not scope:
+        return verdict
+    head, rest = verdict.evidence[:1], verdict.evidence[1:]
+    return replace(verdict, evidence=tuple(head) + scope + tuple(rest))
 
 
 def _withdrawn(fields: dict, exc: Exception) -> dict:

@@ -13,6 +13,7 @@ arXiv:1702.07476 v3, Def. 4).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -20,6 +21,7 @@ from typing import Mapping, Sequence
 import mpmath
 import sympy as sp
 
+from .. import printing
 from ..derive.result import DivergenceResult, Status
 from ..numeric.inputs import one_distribution
 from ..specify.mechanism import Mechanism
@@ -315,6 +317,36 @@ def make_target(target, parameters: Sequence[Parameter] | None = None, *, cache:
         return Target(target, params, directions, label=target.label,
                       distributions=_distinct_distributions(directions))
     raise TypeError(f"target: expected a Mechanism or a DivergenceResult, got {type(target).__name__}")
+
+
+def within_formula_domains(tgt: Target) -> tuple[Target, tuple[str, ...]]:
+    """``tgt`` with each parameter's domain narrowed to where the derived formula holds (the result's
+    ``domains``, narrower where a closed end was found not to fit the densities,
+    :mod:`rdpsym.derive.closed_ends`), and a note for each narrowed one; ``(tgt, ())`` when none is."""
+    held = dict(tgt.result.domains)
+    params, notes = [], []
+    for p in tgt.parameters:
+        dom = held.get(p.symbol, p.domain)
+        if dom != p.domain and isinstance(dom, sp.Interval) and sp.Intersection(dom, p.domain) == dom:
+            params.append(dataclasses.replace(p, domain=dom))
+            notes.append(f"decided for {p.name} in {_interval_text(dom)}, where the derived formula holds (not at the "
+                         f"excluded end of {_interval_text(p.domain)}: {_why_excluded(tgt.result.reason, p.name)})")
+        else:
+            params.append(p)
+    if not notes:
+        return tgt, ()
+    return dataclasses.replace(tgt, parameters=tuple(params), _valid={}), tuple(notes)
+
+
+def _interval_text(iv: sp.Interval) -> str:
+    return (("(" if iv.left_open else "[") + f"{printing.sstr(iv.inf)}, {printing.sstr(iv.sup)}"
+            + (")" if iv.right_open else "]"))
+
+
+def _why_excluded(reason: str, name: str) -> str:
+    key = f"the formula holds for {name} in "
+    found = [part.split(key, 1)[1].split(": ", 1)[-1] for part in reason.split("; ") if key in part]
+    return found[0] if found else "see the derivation's reason"
 
 
 def truth_at(result: DivergenceResult, order) -> sp.Expr | None:

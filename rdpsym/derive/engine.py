@@ -38,13 +38,14 @@ from .. import printing
 from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
 from .cache import cached_derivation
+from .closed_ends import closed_end_domains
 from .finite import merge_equal_ratios
 from . import integer_order  # noqa: F401 - registers the integer orders a result derives on request
 from .inputs import check_inputs
 from .multivariate import derive_multivariate, read_variables
 from .pieces import DerivationError
 from .cases import MAX_DEPTH, case_split, derive_by_cases, note_unsplit, split_with_domains
-from .result import OPTIONAL_STAGES, DivergenceResult, Provenance, Step
+from .result import OPTIONAL_STAGES, DivergenceResult, Provenance, Status, Step
 from .._version import library_versions
 from .stages import STAGES, Derivation, run_stages, split
 from .._timeout import check_seconds, deadline_passed, default_step_seconds
@@ -165,6 +166,12 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
         run_stages(d, AFTER_SPLIT)
     if (unexcused_timeouts() > unexcused or deadline_passed()) and not any(s not in OPTIONAL_STAGES for s in d.expired):
         d.expire("derivation")  # a time limit expired outside the stages that record it (the split, say)
+    ends, why = closed_end_domains(P, Q, x, support, d.expr if d.status is Status.CLOSED_FORM else None, d.kl,
+                                   d.dinf, params, d.symbols)
+    for s, dom in ends.items():
+        narrowed[s] = sp.Intersection(narrowed.get(s, dom), dom)
+    for reason in why:
+        d.log.note("domain", reason)
     d.log.note("total", f"{time.perf_counter() - started:.3f} s")
     prov = Provenance(tuple(d.log.steps), inputs, tuple(library_versions().items()), expired=tuple(d.expired))
     domains = {p.symbol: p.domain for p in (params or ()) if p.symbol in d.symbols} | narrowed
@@ -172,7 +179,7 @@ def derive_uncached(P, Q, x, support, params, seconds, check_density, label, dep
     return DivergenceResult(
         expr=d.expr,
         status=d.status,
-        reason="; ".join(d.reasons),
+        reason="; ".join(list(d.reasons) + why),
         conditions=d.cond,
         kl=d.kl,
         max_divergence=d.dinf,

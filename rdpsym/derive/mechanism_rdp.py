@@ -267,6 +267,8 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
         provenance=Provenance(steps, first.provenance.inputs + (("mechanism", mechanism.name),),
                               first.provenance.versions, expired=expired_in(results)),
         label=label,
-        domains=tuple((p.symbol, p.domain) for p in params),
+        # a direction's formula may hold on less than the declared domain (:mod:`.closed_ends`): the maximum too
+        domains=tuple((p.symbol, sp.Intersection(p.domain, *(dict(r.domains).get(p.symbol, p.domain) for r in results)))
+                      for p in params),
         integer_orders=integer_orders if expr is None else (),
     )

@@ -357,6 +357,18 @@ def without_digits(v: sp.Expr) -> bool:
         isinstance(p, sp.Float) for p in parts)
 
 
+def _substituted_evalf(d: sp.Expr, subs: Mapping, prec: int):
+    """``d`` with its exact values put in first, then evaluated (None when that fails too). evalf's
+    ``subs=`` keeps the symbols and cannot tell an exponent 2 - alpha at alpha = 2 from zero (p^(2 - alpha)
+    is p^0 = 1 there); substituted, the exponent is the exact 0."""
+    if not all(getattr(v, "is_Rational", False) for v in subs.values()):
+        return None
+    try:
+        return d.xreplace(dict(subs)).evalf(prec, strict=True, maxn=2 * prec)
+    except (PrecisionExhausted, ValueError, TypeError, ArithmeticError, AttributeError):
+        return None
+
+
 def numeric_sign(d: sp.Expr, subs: Mapping, dps: int):
     """The sign of the number ``d`` at ``subs`` when numerics are certain of it: +1 or -1;
     ``"complex"`` for a non-real value; None when undecided (a zero, or closer to it than evalf
@@ -381,7 +393,7 @@ def numeric_sign(d: sp.Expr, subs: Mapping, dps: int):
         try:
             v = d.evalf(prec, subs=subs, strict=True, maxn=2 * prec)
         except PrecisionExhausted:
-            v = None
+            v = _substituted_evalf(d, subs, prec)
         except (ValueError, TypeError, ArithmeticError, AttributeError):
             return None
         if v is not None:
