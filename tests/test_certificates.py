@@ -284,3 +284,25 @@ def test_no_shipped_certificate_is_bound_where_p_and_q_are_one_distribution(path
         allv = {**b["values"], **cert.fixed}
         x, support = cert.mechanism["variable"], cert.mechanism["support"]
         assert not all(one_distribution(P, Q, x, support, allv) for P, Q in b["directions"]), (path.name, b["values"])
+
+
+def test_a_divergence_altered_to_agree_at_the_stored_points_fails_at_the_drawn_one(verdicts):
+    """KL + prod (b - b_i)^2, with the claim altered alike and the proof made again, agrees with the densities
+    at every stored binding point; the point drawn from a digest of the claim and the divergence is elsewhere."""
+    from rdpsym.claims.prove import both_directions, proof_context, prove
+
+    cert = verdicts["rewrite"].certificate
+    assert any(line.startswith("drawn binding point") for line in cert.check().checked)
+    b = next(p for p in cert.parameters if p.name == "b").symbol
+    bump = sp.Mul(*((b - v) ** 2 for v in {bp["values"]["b"] for bp in cert.binding})) / 100
+    claim, divergence = cert.claim + bump, cert.divergence + bump
+    context = proof_context(claim, divergence, cert.relation, cert.order, cert.fixed, cert.parameters,
+                            cert.conditions, cert.alpha_range, max_divergence=cert.max_divergence,
+                            of_distributions=True, both_directions=both_directions(cert.binding[0]["directions"]))
+    proof, _ = prove(context)
+    assert proof is not None
+    forged = dataclasses.replace(cert, claim=claim, divergence=divergence,
+                                 data={"route": proof.route, "steps": proof.steps})
+    replay = Certificate.from_json(forged.to_json()).check()
+    assert not replay.holds and "the drawn binding point" in replay.reason, replay.reason
+    assert all("binding point" not in line or "agrees" in line for line in replay.checked)

@@ -268,3 +268,19 @@ def test_a_log_argument_positive_through_its_conjugate():
     assert RULES["both_real_with_exp_as_positive"](CAUCHY_LOG_B, sp.Integer(0)) is sp.true
     # D - sqrt(4 gamma^2 + D^2) is negative (its conjugate is positive, their product -4 gamma^2): not real
     assert RULES["both_real_with_exp_as_positive"](sp.log(D - _ROOT), sp.Integer(0)) is sp.false
+
+
+def test_a_conjugate_is_not_trusted_over_roots_of_negative_numbers():
+    """radsimp reads sqrt(x) sqrt(y) as sqrt(x y), false for x, y < 0: 1 + sqrt(x) sqrt(y) - sqrt(x y) is
+    1 - 2 sqrt(x y) there, negative for x y > 1/4, and the claim below is D + 2 pi i at m1 = m2 = -1, alpha = 2.
+    Its logs are not real by the assumptions, so neither relation is proved."""
+    m1 = parameter("m1", domain=sp.Reals, typical=(-2, 2))
+    m2 = parameter("m2", domain=sp.Reals, typical=(-2, 2))
+    x, y = m1.symbol, m2.symbol
+    truth = A * (x - y) ** 2 / 2
+    e = sp.sqrt(x) * sp.sqrt(y) - sp.sqrt(x * y)
+    claim = truth + sp.log(1 + e) + sp.log(3 + 2 * e) - sp.log((1 + e) * (3 + 2 * e))
+    assert sp.N(claim.subs({x: -1, y: -1, A: 2}) - 2).as_real_imag()[1] != 0  # complex there indeed
+    for relation in ("<=", ">="):
+        context = proof_context(claim, truth, relation, None, {}, (m1, m2), sp.true, (1, sp.oo), of_distributions=True)
+        assert prove(context, seconds=30)[0] is None

@@ -392,6 +392,11 @@ def _exp_sign(ch: Chain, x: ProofContext):
     return None
 
 
+def _some_infinite(*exprs) -> bool:
+    """Some side is +oo or -oo (the routes that compare finite formulas do not apply)."""
+    return any(e in (sp.oo, -sp.oo) for e in exprs)
+
+
 def _at_order(x: ProofContext, e):
     """``e`` (over the domains' variables) at the context's order: alpha = 1 + t or 1/(1 + v) where the
     context writes it so."""
@@ -430,7 +435,7 @@ def _branches(ch: Chain, x: ProofContext):
     routes through theorems about D (D_oo, zCDP, non-negativity); a branch of the divergence is a formula,
     not a divergence, and is compared by rewrites alone. Pure DP's min(eps, alpha eps^2/2): eps >= D_oo
     (Mironov 2017, Prop. 9) and alpha eps^2/2 by zCDP (Bun and Steinke 2016, Prop. 3.3)."""
-    if any(e in (sp.oo, -sp.oo) for e in (x.c, x.t)):
+    if _some_infinite(x.c, x.t):
         return None
     if x.relation == "==":
         return _equal_to_an_extreme(ch, x) if isinstance(x.t_free, (sp.Min, sp.Max)) else None
@@ -567,7 +572,7 @@ def _cases(ch: Chain, x: ProofContext):
     (rho = 0 in Abs(rho) and Max(1 - rho, 1 + rho)): each side of the point is a piece of the domain, the
     parameter is written over it from the point (:func:`_piece_variable`), so the sign of each kink is
     plain, and the other routes prove the relation on every piece; the pieces cover the domain."""
-    if not x.inputs or x.inputs.get("pieces") or any(e in (sp.oo, -sp.oo) for e in (x.c, x.t)):
+    if not x.inputs or x.inputs.get("pieces") or _some_infinite(x.c, x.t):
         return None
     cuts = _breakpoints(x)
     if not cuts or len(cuts) > MAX_CASE_PARAMETERS:
@@ -602,8 +607,7 @@ def _order_end(ch: Chain, x: ProofContext):
     a claim at most the divergence's limit at the lower end a of the order range is at most D_alpha for
     every alpha > a (``>=``; at a = 1 that limit is the KL, van Erven and Harremoës 2014, Thm. 5), and a
     claim at least its limit at a finite upper end b is at least D_alpha for every alpha < b (``<=``)."""
-    if (x.order is not None or not x.of_distributions or x.relation == "=="
-            or any(e in (sp.oo, -sp.oo) for e in (x.c, x.t))):
+    if x.order is not None or not x.of_distributions or x.relation == "==" or _some_infinite(x.c, x.t):
         return None
     if x.relation == "<=" and x.conditions is not sp.true:
         # the formula's limit at the upper end is D's only where D is finite up to there: two Gaussian

@@ -25,6 +25,7 @@ Nothing here searches or spends a budget; the few sympy and mpmath steps run und
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, replace
 
@@ -36,7 +37,7 @@ from ..derive.result import DivergenceResult, Status
 from ..symbols import alpha as ALPHA
 from ..numeric.balls import Unsupported, arb_rational, compile_arb, flint_module
 from .guard import HangGuardFired, HangGuards
-from .orders import ORDER_KEY_CURVE, conditions_at, curve_at, order_from_key
+from .orders import ORDER_KEY_CURVE, conditions_at, curve_at, order_from_key, point_alpha
 from .partition import ball_from_text, meets
 from .rewrite import RULES, ReplayMismatch
 from .target import Target
@@ -356,7 +357,88 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
                           + [f"{k} = {sp.sstr(v)}" for k, v in b["values"].items()])
         lines.append(f"binding point {i + 1} ({where}): the divergence agrees with the independent "
                      f"numerics of the densities ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
+    lines.append(_drawn_point(cert, guards))
     return lines
+
+
+#: the span of orders a drawn binding point is taken from, above the range's lower end
+DRAWN_ORDER_SPAN = 4
+#: the denominator of the drawn order and values: exact numbers with large denominators make the independent
+#: numerics of some densities take minutes (a two-dimensional Gaussian: 168 s at rho = -929/4096 against 6 s at
+#: rho = -1/4)
+DRAWN_DENOMINATOR = 64
+
+
+def _fractions(text: str, n: int) -> list[sp.Rational]:
+    """``n`` fractions k/64 in (0, 1) from a digest of ``text``."""
+    raw = hashlib.shake_256(text.encode()).digest(4 * n)
+    return [sp.Rational(1 + int.from_bytes(raw[4 * k:4 * k + 4], "big") % (DRAWN_DENOMINATOR - 1), DRAWN_DENOMINATOR)
+            for k in range(n)]
+
+
+def _drawn_value(p, u: sp.Rational):
+    """A value of ``p`` in its typical range at the fraction ``u`` (log-uniform for a scale), a fraction
+    with a denominator of at most 64; one of its typical values for a parameter that is not an interval
+    (an integer count)."""
+    if not isinstance(p.domain, sp.Interval):
+        options = p.typical_values(5)
+        return options[int(u * len(options)) % len(options)]
+    lo, hi = (float(t) for t in p.typical)
+    v = lo * (hi / lo) ** float(u) if p.log_scale and lo > 0 else lo + (hi - lo) * float(u)
+    return sp.Rational(v).limit_denominator(DRAWN_DENOMINATOR)
+
+
+def _drawn_point(cert, guards: HangGuards) -> str:
+    """One more binding point, drawn from a digest of the claim and the divergence: the order (for a curve)
+    and the free parameters, each one of 63 values. The stored points are the certificate's own; a
+    divergence altered to agree with the densities there (D + (alpha - 2)(alpha - 5)/100 against points at
+    orders 2 and 5) must also agree at a point fixed only once the claim and the divergence are, which moves
+    with every alteration. This catches an alteration made for the stored points; one tried again and again
+    until the drawn point falls on its zeros is not excluded (a few dozen tries). The full binding is
+    :func:`rdpsym.check_claim` with ``replay=``, which derives the divergence again."""
+    if cert.divergence is None:
+        return "no drawn binding point: a numeric curve's values are its binding points"
+    if isinstance(cert.mechanism["variable"], tuple):
+        # the independent numerics of vector densities take 3-20 s a point (cubature of each direction): a
+        # third point would take the replay past its 10 s
+        return "no drawn binding point: vector densities are bound at the stored points only"
+    text = "\n".join(sp.srepr(e) for e in (cert.claim, cert.divergence, cert.max_divergence, cert.conditions,
+                                             sp.S(cert.order) if cert.order is not None else sp.S.NaN))
+    free = cert.free
+    u = _fractions(text, 1 + len(free))
+    order = cert.order
+    if order is None:
+        lo, hi = (sp.S(e) for e in cert.alpha_range)
+        top = min(hi, lo + DRAWN_ORDER_SPAN)
+        alpha = lo + (top - lo) * u[0]  # 63 orders: a span of 4 in steps of 1/16
+        if alpha == 1 or alpha in {a for a, _ in cert.exceptional}:
+            return f"no drawn binding point: the drawn order {sp.sstr(alpha)} is a special one"
+    else:
+        alpha = point_alpha(order, None)
+    values = {p.name: _drawn_value(p, f) for p, f in zip(free, u[1:])}
+    try:
+        _check_point_in_domains(cert, values, "the drawn binding point")
+    except ReplayFailed:
+        return "no drawn binding point: the drawn values do not lie in the parameters' domains"
+    stored = next((b for b in cert.binding if order_from_key(b["order"], "binding.order") == order), cert.binding[0])
+    tgt = numeric_target(cert, stored["directions"])
+    allv = {**values, **cert.fixed}
+    where = ", ".join([f"alpha = {_short(alpha)}"] + [f"{k} = {_short(v)}" for k, v in values.items()])
+    if tgt.one_distribution_at(allv):
+        return f"no drawn binding point: P and Q are one distribution at the drawn point ({where})"
+    enc = Enclosures(cert.divergence, cert.divergence, cert.conditions, order, cert.parameters, cert.fixed,
+                     cert.exceptional, cert.dps)
+    got = enc.at(alpha, values, "divergence")
+    if got is None:
+        raise ReplayFailed(f"the drawn binding point ({where}): the divergence has no enclosure there")
+    value, error = _independent_numerics(tgt, order, alpha, allv, guards, f"the drawn binding point ({where})")
+    agree(got, value, error, f"the drawn binding point ({where})")
+    return (f"drawn binding point ({where}, from a digest of the claim and the divergence): the divergence agrees "
+            f"with the independent numerics of the densities ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
+
+
+def _short(v) -> str:
+    return sp.sstr(v) if not v.is_Rational or v.q < 10**6 else mpmath.nstr(mpmath.mpf(v.p) / v.q, 12)
 
 
 def _independent_numerics(tgt, order, alpha, values, guards, where: str):

@@ -85,7 +85,10 @@ def _positive_argument(a) -> bool:
     and their product is gamma^2 (4 gamma^2 + D^2))."""
     if sp.factor(a).is_positive:
         return True
-    if not a.has(sp.Pow) or not any(e.exp.is_Rational and not e.exp.is_Integer for e in a.atoms(sp.Pow)):
+    roots = [e for e in a.atoms(sp.Pow) if not e.exp.is_Integer]
+    # radsimp takes sqrt(x) sqrt(y) for sqrt(x y), which is wrong when x, y < 0: every root's base must be
+    # non-negative by the symbols' assumptions (sqrt(4 gamma^2 + D^2) is)
+    if not roots or not all(e.exp.is_Rational and e.base.is_nonnegative for e in roots):
         return False
     return sp.factor(sp.radsimp(1 / a)).is_positive is True
 

@@ -96,22 +96,25 @@ def _differs(formula, values, truth, name) -> str | None:
     is not the truth counts. A formula with no value there (0^(-1), log 0 inside a Max, nan) gives no
     number: evaluating the result there raises, which is not wrong, so the end is kept."""
     try:
-        got = sp.sympify(formula).subs(values)
-        got = got if got in (sp.oo, -sp.oo, sp.zoo, sp.nan) else sp.N(got, DPS)
-        want = truth if truth == sp.oo else sp.N(truth, DPS)
+        got = _numeric(sp.sympify(formula).subs(values))
+        want = _numeric(sp.sympify(truth))
     except SYMBOLIC_ERRORS:
         return None
-    if got in (sp.zoo, sp.nan) or not got.is_number or got.has(sp.I, sp.zoo, sp.nan):
+    if got.is_extended_real is not True:  # complex infinity, nan, a complex number: no value
         return None
-    if want == sp.oo or got in (sp.oo, -sp.oo):
+    if want.is_finite is False or got.is_finite is False:
         return None if want == got else f"the formula gives {name} = {_text(got)}, the densities {_text(want)}"
     if abs(got - want) > sp.Float(10) ** (5 - DPS) * max(1, abs(want)):
         return f"the formula gives {name} = {_text(got)}, the densities {_text(want)}"
     return None
 
 
+def _numeric(v):
+    return sp.N(v, DPS) if v.is_finite else v
+
+
 def _text(v) -> str:
-    return printing.sstr(v) if v in (sp.oo, -sp.oo, sp.zoo, sp.nan) else sp.sstr(sp.N(v, 6))
+    return sp.sstr(sp.N(v, 6)) if v.is_finite else printing.sstr(v)
 
 
 def _interval_text(iv: sp.Interval) -> str:
