@@ -69,6 +69,17 @@ CLAIMS = [
      "the base Laplace is (1/b)-DP, so (1/(2 b^2))-zCDP, and subsampling does not increase it"),
     ("subsampled_laplace", "1/b", "<=", OO, TRUE,
      "D_oo = log(q e^(1/b) + 1 - q), a log of a convex combination of e^(1/b) and 1"),
+    ("laplace", "sensitivity/b + exp(-sensitivity/b) - 1", ">=", None, TRUE,
+     "D_alpha >= KL for alpha > 1 (Prop. 9), tight as alpha -> 1"),
+    ("pure_dp", "Min(epsilon, alpha*epsilon**2/2)", "<=", None, TRUE,
+     "both branches bound D: eps (Prop. 3) and alpha eps^2/2 (Bun and Steinke 2016, Prop. 3.3)"),
+    ("pure_dp", "Min(9*epsilon/10, alpha*epsilon**2/2)", "<=", None, FALSE, "below D_oo = eps for large eps and alpha"),
+    ("cauchy", "2*log((sensitivity + sqrt(sensitivity**2 + 4*gamma**2))/(2*gamma))", "==", OO, TRUE,
+     "the log-ratio of two Cauchy densities of one scale peaks at x = (D - sqrt(D^2 + 4 gamma^2))/2"),
+    ("multivariate_gaussian", "alpha*sensitivity**2/(2*sigma**2*(1 - Abs(rho)))", "==", None, TRUE,
+     "alpha D^2 lambda_max(Sigma^-1)/2 over the l2 ball (Rayleigh-Ritz); Sigma's eigenvalues are sigma^2 (1 +- rho)"),
+    ("multivariate_gaussian", "alpha*sensitivity**2/(2*sigma**2*(1 - rho))", "==", None, FALSE,
+     "right for rho >= 0 only"),
     ("subsampled_laplace", "q/b", "<=", OO, FALSE, "log(q e^(1/b) + 1 - q) > q/b for 0 < q < 1 by the strict concavity of log (Jensen)"),
 ]
 

@@ -306,3 +306,18 @@ def test_a_divergence_altered_to_agree_at_the_stored_points_fails_at_the_drawn_o
     replay = Certificate.from_json(forged.to_json()).check()
     assert not replay.holds and "the drawn binding point" in replay.reason, replay.reason
     assert all("binding point" not in line or "agrees" in line for line in replay.checked)
+
+
+def test_a_vector_variable_crosses_the_json_as_a_tuple(verdicts):
+    """A mechanism on R^2 has the variable (x1, x2), a Python tuple: written as a sympy Tuple (a tuple's
+    srepr is a display the safe reader does not build) and read back as the tuple."""
+    cert = verdicts["rewrite"].certificate
+    x1, x2 = sp.symbols("x1 x2", real=True)
+    vector = dataclasses.replace(cert, mechanism={**cert.mechanism, "variable": (x1, x2)})
+    text = vector.to_json()
+    assert json.loads(text)["mechanism"]["variable"].startswith("Tuple(")
+    assert Certificate.from_json(text).mechanism["variable"] == (x1, x2)
+    data = json.loads(text)
+    data["mechanism"]["variable"] = "Tuple(Integer(1), Symbol('x2', real=True))"
+    with pytest.raises(CertificateError, match="mechanism.variable"):
+        Certificate.from_json(json.dumps(data))
