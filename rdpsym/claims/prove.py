@@ -467,7 +467,7 @@ def _branches(ch: Chain, x: ProofContext):
         for branch in branches:
             text = _prove_part(side_ch, part(branch), branch, names)
             if text:
-                shown.append(f"[{sp.sstr(branch)}] {text.removeprefix('proved: ')}")
+                shown.append(f"[{_brief(branch)}] {text.removeprefix('proved: ')}")
                 if not every:
                     break
             elif every:
@@ -478,7 +478,7 @@ def _branches(ch: Chain, x: ProofContext):
             if side_ch is not ch:
                 ch.adopt(side_ch)
             how = "every branch" if every else "one branch"
-            what = f"the {side} is {type(expr).__name__}({', '.join(sp.sstr(b) for b in expr.args)})"
+            what = f"the {side} is a {type(expr).__name__} of {len(expr.args)} branches"
             return f"proved branch by branch: {what}, and {how} keeps the relation: " + "; ".join(shown)
         if ch.replay is not None:
             return None
@@ -513,7 +513,7 @@ def _equal_to_an_extreme(ch: Chain, x: ProofContext):
                                _part_routes(rel))
             if text:
                 equal = equal or rel == "=="
-                shown.append(f"[{sp.sstr(branch)}, {rel}] {text.removeprefix('proved: ')}")
+                shown.append(f"[{_brief(branch)}, {rel}] {text.removeprefix('proved: ')}")
                 break
         if not text:
             return None
@@ -521,8 +521,14 @@ def _equal_to_an_extreme(ch: Chain, x: ProofContext):
         return None
     which = "Max" if bound == "<=" else "Min"
     side = "at least" if bound == "<=" else "at most"
-    return (f"proved branch by branch: the divergence is {which}({', '.join(sp.sstr(b) for b in x.t_free.args)}), "
-            f"and the claim equals one branch and is {side} every branch: " + "; ".join(shown))
+    return (f"proved branch by branch: the divergence is a {which} of {len(x.t_free.args)} branches, and the claim "
+            f"equals one branch and is {side} every branch: " + "; ".join(shown))
+
+
+def _brief(expr, width: int = 60) -> str:
+    """A branch as the proof's text names it: its first ``width`` characters (the certificate holds it whole)."""
+    text = sp.sstr(expr)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _kinks(expr) -> list:
