@@ -462,7 +462,7 @@ def _check(result: DivergenceResult, target: _Target, point: Point, dps: int, di
         return PointCheck(point, +closed, +num, +err, +rel, dig, status, note, time.perf_counter() - start, same)
 
 
-#: a point's check is abandoned after this many times ``RDPSYM_EVAL_SECONDS`` (90 s by default): a guard
+#: a point's check is abandoned after this many times ``RDPSYM_EVAL_SECONDS`` (450 s by default): a guard
 #: against a hang, far above the few seconds a point takes, never a budget that decides a verdict
 POINT_EVAL_LIMITS = 1.5
 
