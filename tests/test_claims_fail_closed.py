@@ -173,6 +173,21 @@ def test_geometric_right_divergence_is_not_refuted_where_the_pmfs_are_not_distri
     assert v.ok, str(v)
 
 
+def test_the_limit_at_infinity_skips_points_that_are_no_distributions():
+    """Bern(p) against Bern(p/2) with p declared in (0, 2): P is a distribution for p <= 1 only. D >= 0 is
+    true wherever it is; the alpha -> oo comparison once counted p = 1989/1000 as an undecided violation."""
+    x = sp.Symbol("x", integer=True, nonnegative=True)
+    p = parameter("p", sp.Interval.open(0, 2), typical=(0.1, 0.9))
+    s = p.symbol
+    m = Mechanism(name="bernoulli_wide", title="a domain wider than the distributions'", variable=x,
+                  support=sp.FiniteSet(0, 1), pairs=(AdjacentPair(s**x * (1 - s) ** (1 - x),
+                                                                  (s / 2) ** x * (1 - s / 2) ** (1 - x), "P vs Q"),),
+                  parameters=(p,))
+    v = check_claim(m, "0", ">=", search=20)
+    assert v.verdict is Verdict.PROVED, str(v)
+    assert not any("could not be decided" in e for e in v.evidence), v.evidence
+
+
 def test_geometric_wrong_divergence_is_refuted_at_distributions_only(geometric):
     result, g1, g2 = geometric
     v = check_claim(result, result.expr * sp.Rational(101, 100), search=20)

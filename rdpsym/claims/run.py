@@ -218,7 +218,10 @@ class ClaimRun:
         except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
             limit = None
         grids = [parameter_grid(p) for p in self.free]
-        combos = point_product([None], self.free, grids, limit=25)
+        # points where P or Q is no distribution are outside the mechanism, as on the grid (a parameter
+        # declared wider than the distributions allow): they neither support nor count against the claim
+        combos = [(a, values) for a, values in point_product([None], self.free, grids, limit=25)
+                  if ev.distributions_ok(values, mass=False) is not False]
         if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo):
             # no limit: probe the orders beyond the certified range directly
             found = 0
@@ -487,8 +490,8 @@ class ClaimRun:
             lines.append(f"not compared at {n} point(s): {why}")
         if self.not_distributions:
             lines.append(f"{len(self.not_distributions)} point(s) excluded where P or Q is not a probability "
-                         f"distribution (e.g. {format_values(self.not_distributions[0])}): the parameters' inferred "
-                         "domain is wider than the distributions'")
+                         f"distribution (e.g. {format_values(self.not_distributions[0])}): the parameters' domain is "
+                         "wider than the distributions', and the verdict is about the points where they are")
         if self.vanished:
             lines.append(f"{self.vanished} candidate violation(s) of the fast search vanished when recomputed "
                          "exactly (precision loss of the fast evaluator, not of the claim)")
