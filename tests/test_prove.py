@@ -284,3 +284,10 @@ def test_a_conjugate_is_not_trusted_over_roots_of_negative_numbers():
     for relation in ("<=", ">="):
         context = proof_context(claim, truth, relation, None, {}, (m1, m2), sp.true, (1, sp.oo), of_distributions=True)
         assert prove(context, seconds=30)[0] is None
+
+
+def test_a_kl_in_hyperbolic_form_is_compared_through_exp():
+    """eps tanh(eps/2) is pure DP's KL, which the limit gives as (eps e^eps - eps)/(e^eps + 1)."""
+    proof = _theorem_proof(E * sp.tanh(E / 2), PURE_DP, ">=")
+    assert proof and proof.route == "order_end", proof
+    assert _theorem_proof(E * sp.tanh(E / 2) * (1 + sp.Rational(1, 10**9)), PURE_DP, ">=") is None

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 import sympy as sp
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from ..symbols import alpha as ALPHA
 from .guard import HangGuards
@@ -617,6 +618,20 @@ def _cases(ch: Chain, x: ProofContext):
     return f"proved case by case, on each side of {at}, where the form changes: " + "; ".join(shown)
 
 
+def _signed_gap(ch: Chain, c, t, test: str):
+    """claim - t simplified, when ``test`` (is_nonnegative / is_nonpositive) holds for it; with hyperbolic
+    functions in either side, also through exp; None when neither form shows the sign."""
+    gap = ch.run("simplify_difference", c, t)
+    if gap is not None and ch.run(test, gap) is sp.true:
+        return gap
+    if not (sp.sympify(c).has(HyperbolicFunction) or sp.sympify(t).has(HyperbolicFunction)):
+        return None
+    gap = ch.run("simplify_difference_as_exp", c, t)
+    if gap is not None and ch.run(test, gap) is sp.true:
+        return gap
+    return None
+
+
 def _interval_text(piece: sp.Interval) -> str:
     return (("(" if piece.left_open else "[") + f"{sp.sstr(piece.inf)}, {sp.sstr(piece.sup)}"
             + (")" if piece.right_open else "]"))
@@ -641,9 +656,9 @@ def _order_end(ch: Chain, x: ProofContext):
     if (limit is None or limit.is_finite is not True or limit.is_extended_real is not True
             or limit.has(sp.Limit, sp.AccumBounds, sp.nan)):
         return None
-    gap = ch.run("simplify_difference", x.c, limit)
     test, word = (("is_nonpositive", "non-positive") if x.relation == ">=" else ("is_nonnegative", "non-negative"))
-    if gap is None or ch.run(test, gap) is not sp.true:
+    gap = _signed_gap(ch, x.c, limit, test)
+    if gap is None:
         return None
     bound = "at most" if x.relation == ">=" else "at least"
     kl = " (the KL, van Erven and Harremoës 2014, Thm. 5)" if end == 1 and side == "+" else ""

@@ -107,6 +107,8 @@ def _real_with_logs_factored(expr) -> bool:
 RULES: dict[str, Callable[..., sp.Basic]] = {
     # claim - divergence simplified
     "simplify_difference": lambda c, t: sp.simplify(c - t),
+    # the same with hyperbolic functions written through exp (eps tanh(eps/2) against (eps e^eps - eps)/(e^eps + 1))
+    "simplify_difference_as_exp": lambda c, t: sp.simplify((c - t).rewrite(sp.exp)),
     # both sides real for every value of the symbols, by their assumptions
     "both_real": lambda c, t: _truth(c.is_extended_real is True and t.is_extended_real is True),
     # exp((alpha-1) claim) - exp((alpha-1) divergence), each expanded, simplified
