@@ -132,9 +132,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # a route through branches or cases names the route that proved each (its input): no rewrite, a record
     # that a replay follows instead of searching
     "route_choice": lambda part, route: sp.true,
-    # the one-sided limits of the divergence at an end of the order range (D is monotone in alpha)
+    # the divergence's limit at the lower end of the order range (D is non-decreasing in alpha)
     "limit_from_above": lambda e, a, point: sp.limit(e, a, point, "+"),
-    "limit_from_below": lambda e, a, point: sp.limit(e, a, point, "-"),
     # the certified pass's difference forms
     "cancel_expand": lambda e: sp.cancel(sp.expand(e)),
     "simplify": lambda e: sp.simplify(e),
