@@ -554,7 +554,7 @@ def _kinks(expr) -> list:
         found += [a - b for i, a in enumerate(m.args) for b in m.args[i + 1:]]
     for pw in expr.atoms(sp.Piecewise):
         for _, cond in pw.args:
-            found += [r.lhs - r.rhs for r in sp.sympify(cond).atoms(sp.core.relational.Relational)]
+            found += [r.lhs - r.rhs for r in cond.atoms(sp.core.relational.Relational)]
     return found
 
 
@@ -624,7 +624,7 @@ def _signed_gap(ch: Chain, c, t, test: str):
     gap = ch.run("simplify_difference", c, t)
     if gap is not None and ch.run(test, gap) is sp.true:
         return gap
-    if not (sp.sympify(c).has(HyperbolicFunction) or sp.sympify(t).has(HyperbolicFunction)):
+    if not (c.has(HyperbolicFunction) or t.has(HyperbolicFunction)):
         return None
     gap = ch.run("simplify_difference_as_exp", c, t)
     if gap is not None and ch.run(test, gap) is sp.true:
