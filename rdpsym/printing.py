@@ -90,6 +90,11 @@ def sstr(expr: Any, **settings) -> str:
     return sp.sstr(shown(expr), **settings)
 
 
+def interval(iv: sp.Interval) -> str:
+    """An interval as a paper writes it: (0, 1/2], [0, 1)."""
+    return ("(" if iv.left_open else "[") + f"{sstr(iv.inf)}, {sstr(iv.sup)}" + (")" if iv.right_open else "]")
+
+
 def latex(expr: Any, **settings) -> str:
     """``sympy.latex`` with floats shown as their decimals (:func:`shown`)."""
     return sp.latex(shown(expr), **settings)

@@ -49,6 +49,7 @@ from itertools import product
 import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
+from .. import printing
 from ..symbols import alpha as ALPHA
 from .guard import HangGuards
 from .orders import conditions_at
@@ -239,7 +240,7 @@ def _exponential(ch: Chain, x: ProofContext):
     # exp((alpha-1) x) is injective on the reals only: the route needs both sides real for every value of the
     # symbols (by their assumptions), not only at the checked points (a claim can be complex on a sliver of
     # the domain no point reached)
-    if sp.oo in (x.c, x.t) or -sp.oo in (x.c, x.t) or ch.run("both_real", x.c, x.t) is not sp.true:
+    if _some_infinite(x.c, x.t) or ch.run("both_real", x.c, x.t) is not sp.true:
         return None
     if x.alpha_expr is None:  # the KL or D_oo: exp itself is injective on the reals
         d = ch.run("exp_gap", x.c, x.t)
@@ -386,7 +387,7 @@ def _exp_sign(ch: Chain, x: ProofContext):
     has the sign of claim - divergence when both are real. A log of a convex combination, log(q e^(1/b) +
     1 - q) below 1/b, becomes (1 - q)(e^(1/b) - 1) >= 0; the sign is read by the symbols' assumptions after
     each exp(u) is replaced by a new positive symbol (1 + w where u > 0), and so is that both sides are real."""
-    if sp.oo in (x.c, x.t) or -sp.oo in (x.c, x.t) or not (x.c.has(sp.log) or x.t.has(sp.log)):
+    if _some_infinite(x.c, x.t) or not (x.c.has(sp.log) or x.t.has(sp.log)):
         return None  # exp removes logs; without one it only makes the sides harder to compare
     if _kinks(x.c) or _kinks(x.t) or not (_plain_logs(x.c) and _plain_logs(x.t)):
         # simplify of exp(Max(...)), or of exp(log(S)/(alpha - 1)), runs into its hang guard: branches and cases
@@ -579,9 +580,8 @@ def _breakpoints(x: ProofContext) -> dict:
             continue
         root = sp.solve(poly.as_expr(), p.symbol)[0]
         if (root > p.domain.inf) is sp.true and (root < p.domain.sup) is sp.true:
-            roots.setdefault(p.name, set()).add(root)
-    return {name: (next(p for p in params.values() if p.name == name), r.pop())
-            for name, r in sorted(roots.items()) if len(r) == 1}
+            roots.setdefault(p.name, (p, set()))[1].add(root)
+    return {name: (p, r.pop()) for name, (p, r) in sorted(roots.items()) if len(r) == 1}
 
 
 #: at most this many parameters are split at a breakpoint (2**3 pieces)
@@ -612,7 +612,7 @@ def _cases(ch: Chain, x: ProofContext):
         text = _prove_part(ch, part, label, names)
         if not text:
             return None
-        where = ", ".join(f"{n} in {_interval_text(piece)}" for n, (piece, _) in pieces.items())
+        where = ", ".join(f"{n} in {printing.interval(piece)}" for n, (piece, _) in pieces.items())
         shown.append(f"[{where}] {text.removeprefix('proved: ')}")
     at = ", ".join(f"{n} = {sp.sstr(root)}" for n, (_, root) in cuts.items())
     return f"proved case by case, on each side of {at}, where the form changes: " + "; ".join(shown)
@@ -632,11 +632,6 @@ def _signed_gap(ch: Chain, c, t, test: str):
     return None
 
 
-def _interval_text(piece: sp.Interval) -> str:
-    return (("(" if piece.left_open else "[") + f"{sp.sstr(piece.inf)}, {sp.sstr(piece.sup)}"
-            + (")" if piece.right_open else "]"))
-
-
 def _order_end(ch: Chain, x: ProofContext):
     """D_alpha is non-decreasing in alpha (Mironov 2017, Prop. 9; van Erven and Harremoës 2014, Thm. 3):
     a claim at most the divergence's limit at the lower end a of the order range is at most D_alpha for
@@ -645,22 +640,20 @@ def _order_end(ch: Chain, x: ProofContext):
     alpha -> 10^7 runs into its hang guard, and substituting the order expands powers of 10^7.)"""
     if x.order is not None or not x.of_distributions or x.relation != ">=" or _some_infinite(x.c, x.t):
         return None
-    end, rule, side = sp.S(x.alpha_range[0]), "limit_from_above", "+"
+    end = sp.S(x.alpha_range[0])
     if end.is_finite is not True or (end > 0) is not sp.true:
         return None
-    limit = ch.run(rule, x.t_free, ALPHA, end)
+    limit = ch.run("limit_from_above", x.t_free, ALPHA, end)
     if (limit is None or limit.is_finite is not True or limit.is_extended_real is not True
             or limit.has(sp.Limit, sp.AccumBounds, sp.nan)):
         return None
-    test, word = "is_nonpositive", "non-positive"
-    gap = _signed_gap(ch, x.c, limit, test)
+    gap = _signed_gap(ch, x.c, limit, "is_nonpositive")
     if gap is None:
         return None
-    bound = "at most"
     kl = " (the KL, van Erven and Harremoës 2014, Thm. 5)" if end == 1 else ""
-    return (f"proved: claim - lim(alpha -> {sp.sstr(end)}{side}) D_alpha = {sp.sstr(gap)} is {word} by the symbols' "
+    return (f"proved: claim - lim(alpha -> {sp.sstr(end)}+) D_alpha = {sp.sstr(gap)} is non-positive by the symbols' "
             f"assumptions ({x.regime}), where the limit is {sp.sstr(limit)}{kl}, and D_alpha is non-decreasing in "
-            f"alpha (Mironov 2017, Prop. 9), so the claim is {bound} D_alpha over the whole order range{x.where}")
+            f"alpha (Mironov 2017, Prop. 9), so the claim is at most D_alpha over the whole order range{x.where}")
 
 
 #: the routes by name, and the order in which they are tried for each relation

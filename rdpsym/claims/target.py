@@ -329,18 +329,13 @@ def within_formula_domains(tgt: Target) -> tuple[Target, tuple[str, ...]]:
         dom = held.get(p.symbol, p.domain)
         if dom != p.domain and isinstance(dom, sp.Interval) and sp.Intersection(dom, p.domain) == dom:
             params.append(dataclasses.replace(p, domain=dom))
-            notes.append(f"decided for {p.name} in {_interval_text(dom)}, where the derived formula holds (not at the "
-                         f"excluded end of {_interval_text(p.domain)}: {_why_excluded(tgt.result.reason, p.name)})")
+            notes.append(f"decided for {p.name} in {printing.interval(dom)}, where the derived formula holds (not at the "
+                         f"excluded end of {printing.interval(p.domain)}: {_why_excluded(tgt.result.reason, p.name)})")
         else:
             params.append(p)
     if not notes:
         return tgt, ()
     return dataclasses.replace(tgt, parameters=tuple(params), _valid={}), tuple(notes)
-
-
-def _interval_text(iv: sp.Interval) -> str:
-    return (("(" if iv.left_open else "[") + f"{printing.sstr(iv.inf)}, {printing.sstr(iv.sup)}"
-            + (")" if iv.right_open else "]"))
 
 
 def _why_excluded(reason: str, name: str) -> str:

@@ -56,7 +56,7 @@ def closed_end_domains(P, Q, x, support, expr, kl, dinf, params: Sequence[Parame
             kept = sp.Interval(kept.inf, kept.sup, kept.left_open or end == kept.inf,
                                kept.right_open or end == kept.sup)
             narrowed[p.symbol] = kept
-            reasons.append(f"the formula holds for {p.name} in {_interval_text(kept)}: at {p.name} = "
+            reasons.append(f"the formula holds for {p.name} in {printing.interval(kept)}: at {p.name} = "
                            f"{printing.sstr(end)} {why}")
     return narrowed, reasons
 
@@ -96,8 +96,8 @@ def _differs(formula, values, truth, name) -> str | None:
     is not the truth counts. A formula with no value there (0^(-1), log 0 inside a Max, nan) gives no
     number: evaluating the result there raises, which is not wrong, so the end is kept."""
     try:
-        got = _numeric(sp.sympify(formula).subs(values))
-        want = _numeric(sp.sympify(truth))
+        got = _numeric(formula.subs(values))
+        want = _numeric(truth)
     except SYMBOLIC_ERRORS:
         return None
     if got.is_extended_real is not True:  # complex infinity, nan, a complex number: no value
@@ -116,7 +116,3 @@ def _numeric(v):
 def _text(v) -> str:
     return sp.sstr(sp.N(v, 6)) if v.is_finite else printing.sstr(v)
 
-
-def _interval_text(iv: sp.Interval) -> str:
-    return (("(" if iv.left_open else "[") + f"{printing.sstr(iv.inf)}, {printing.sstr(iv.sup)}"
-            + (")" if iv.right_open else "]"))
