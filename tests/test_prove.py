@@ -291,3 +291,114 @@ def test_a_kl_in_hyperbolic_form_is_compared_through_exp():
     proof = _theorem_proof(E * sp.tanh(E / 2), PURE_DP, ">=")
     assert proof and proof.route == "order_end", proof
     assert _theorem_proof(E * sp.tanh(E / 2) * (1 + sp.Rational(1, 10**9)), PURE_DP, ">=") is None
+
+
+MU = parameter("mu", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+SHIFT = parameter("d", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 2))
+M_, S_ = MU.symbol, SHIFT.symbol
+# KL(Poi(mu + d) || Poi(mu)) and KL(Poi(mu) || Poi(mu + d))
+POISSON_KL_UP = (M_ + S_) * sp.log((M_ + S_) / M_) - S_
+POISSON_KL_DOWN = M_ * sp.log(M_ / (M_ + S_)) + S_
+
+
+def test_a_transcendental_inequality_is_proved_through_monotonicity():
+    """KL(Poi(mu + d) || Poi(mu)) >= KL(Poi(mu) || Poi(mu + d)): (2 mu + d) log(1 + d/mu) >= 2d, which sympy's
+    assumptions cannot see; the difference and its first derivative vanish at an end, and the second derivative
+    is a ratio of positive terms. The reverse relation, and the bound with 2d replaced by 2.001d, are not."""
+    from rdpsym.claims.prove import replay
+    from rdpsym.claims.rewrite import ReplayMismatch, Step
+
+    x = proof_context(POISSON_KL_UP, POISSON_KL_DOWN, "<=", sp.Integer(1), {}, (MU, SHIFT), sp.true, (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and proof.route == "monotone", proof
+    assert "derivative" in proof.text and "non-negative" in proof.text
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    # a recorded end that is not the one the proof used is a mismatch
+    i = next(k for k, s in enumerate(proof.steps) if s.rule == "monotone_choice")
+    h, v, end = proof.steps[i].inputs
+    forged = list(proof.steps)
+    forged[i] = Step("monotone_choice", (h, v, sp.oo if end == 0 else sp.S.Zero), sp.true)
+    with pytest.raises(ReplayMismatch):
+        replay(proof.route, tuple(forged), x)
+    reverse = proof_context(POISSON_KL_UP, POISSON_KL_DOWN, ">=", sp.Integer(1), {}, (MU, SHIFT), sp.true, (1, sp.oo))
+    assert prove(reverse, seconds=30)[0] is None
+    # 2.001 d: false for small d/mu (the difference is -0.001 d + O(d^3/mu^2))
+    tighter = proof_context(POISSON_KL_UP - S_ / 1000, POISSON_KL_DOWN, "<=", sp.Integer(1), {}, (MU, SHIFT), sp.true,
+                            (1, sp.oo))
+    assert prove(tighter, seconds=30)[0] is None
+
+
+def test_monotonicity_is_not_read_across_a_pole():
+    """-1/(v - 1) has a derivative 1/(v - 1)^2 >= 0 and the limit 1 at v -> 0+, but it is -1 at v = 2: the
+    route needs the expression continuous on the whole range, and a pole is a node that is not finite."""
+    vp = parameter("v", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+    v = vp.symbol
+    x = proof_context(-1 / (v - 1), sp.Integer(0) * A, "<=", None, {}, (vp,), sp.true, (1, sp.oo))
+    assert prove(x, seconds=30)[0] is None
+    from rdpsym.claims.rewrite import continuous_everywhere
+
+    assert not continuous_everywhere(sp.sin(1 / (v - 1)))
+    assert not continuous_everywhere(sp.Max(v, 1))
+    assert continuous_everywhere(sp.log(1 + v) - v / (1 + v))
+
+
+RATE_A = parameter("a", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+RATE_B = parameter("b", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+RA, RB = RATE_A.symbol, RATE_B.symbol
+
+
+def _rates(u, w):
+    """D_alpha(Exp(u) || Exp(w)) as the engine derives it, finite iff alpha u + (1 - alpha) w > 0."""
+    return sp.log(u**A * w ** (1 - A) / (A * u + (1 - A) * w)) / (A - 1)
+
+
+RATES = sp.Max(_rates(RA, RB), _rates(RB, RA))
+RATES_FINITE = (((A < 1) | ((A > 1) & (A * RA + (1 - A) * RB > 0)))
+                & ((A < 1) | ((A > 1) & (A * RB + (1 - A) * RA > 0))))
+
+
+def _stated(u, w, condition):
+    """A direction as a paper states it, with its own finiteness condition."""
+    return sp.Piecewise((sp.log(u / w) + sp.log(u / (A * u + (1 - A) * w)) / (A - 1), condition), (sp.oo, True))
+
+
+def test_a_claim_that_states_its_finiteness_conditions_is_proved_where_they_hold():
+    """Max of Piecewise((f, alpha u + (1 - alpha) w > 0), (oo, True)) over both directions equals the derived
+    Max where the divergence is finite: there its conditions make each first condition hold. A first
+    condition they do not imply, or a wrong formula, is not proved."""
+    claim = sp.Max(_stated(RA, RB, A * RA + (1 - A) * RB > 0), _stated(RB, RA, A * RB + (1 - A) * RA > 0))
+    x = proof_context(claim, RATES, "==", None, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and proof.route == "pieces_where_finite" and "where the divergence is finite" in proof.text, proof
+    from rdpsym.claims.prove import replay
+
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    loose = sp.Max(_stated(RA, RB, A * RB - RA > 0), _stated(RB, RA, A * RB + (1 - A) * RA > 0))
+    assert prove(proof_context(loose, RATES, "==", None, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo)),
+                 seconds=30)[0] is None
+    wrong = sp.Max(_stated(RA, RB, A * RA + (1 - A) * RB > 0),
+                   sp.Piecewise((2 * sp.log(RB / RA), A * RB + (1 - A) * RA > 0), (sp.oo, True)))
+    assert prove(proof_context(wrong, RATES, "==", None, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo)),
+                 seconds=30)[0] is None
+
+
+def test_two_maxes_pair_off_branch_by_branch():
+    """Max(g1, g2) = Max(f1, f2) when g1 = f2 and g2 = f1, each in another form; a pair that is not equal is
+    not proved."""
+    from rdpsym.claims.guard import HangGuards
+    from rdpsym.claims.prove import ROUTES
+    from rdpsym.claims.rewrite import Chain
+
+    def forms(u, w):
+        return sp.log(u / w) + sp.log(u / (A * u + (1 - A) * w)) / (A - 1)
+
+    claim = sp.Max(forms(RB, RA), forms(RA, RB))
+    x = proof_context(claim, RATES, "==", None, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo))
+    chain = Chain(HangGuards(), 30)
+    text = ROUTES["branches"](chain, x)
+    assert text and "pair off" in text, text
+    pairs = [s.inputs[0] for s in chain.steps if s.rule == "route_choice"]
+    assert len(pairs) == 2 and {p[1] for p in pairs} == set(x.t_free.args)
+    wrong = sp.Max(forms(RB, RA), 2 * forms(RA, RB))
+    y = proof_context(wrong, RATES, "==", None, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo))
+    assert ROUTES["branches"](Chain(HangGuards(), 30), y) is None

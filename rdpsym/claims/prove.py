@@ -259,20 +259,13 @@ def _expand_log(ch: Chain, x: ProofContext):
     return _difference_vanishes(ch, x, "expand_log_difference", "expand_log(claim - divergence) simplifies to 0")
 
 
-def _log_expansion(ch: Chain, x: ProofContext):
-    """claim = divergence where the divergence is finite, by expanding logarithms of positive arguments.
-
-    log(a b) = log a + log b and log(a^p) = p log a hold when a, b > 0 (p real). Each order regime the
-    range reaches, alpha in (0, 1) as 1/(1 + v) and alpha > 1 as 1 + t (v, t > 0), is taken on its own
-    (for a claim about one order a != 1, oo: alpha = a alone):
-    there every argument of a log, and every base of a power with a non-integer exponent, in the claim and
-    in the divergence must be positive, by the symbols' assumptions or as a positive multiple of an
-    expression the divergence's finiteness conditions make positive (alpha sigma2^2 + (1 - alpha) sigma1^2
-    for two Gaussian variances). Then ``expand_log(force=True)`` is exact, and the difference must simplify
-    to 0 in every regime.
-    """
-    if (x.order is not None and x.alpha_expr is None) or sp.oo in (x.c, x.t):
-        return None
+def _order_regimes(x: ProofContext) -> list:
+    """The order regimes the range reaches, each taken on its own: ``(text, alpha as an expression, the
+    expressions the divergence's finiteness conditions make positive there)``; alpha in (0, 1) as
+    1/(1 + v) and alpha > 1 as 1 + t (v, t > 0), or the one order a claim is about (none for the KL and
+    D_oo, which are limits). The positive expressions are None where the conditions are no conjunction."""
+    if x.order is not None and x.alpha_expr is None:
+        return []
     lo, hi = x.alpha_range
     regimes = []
     taken = _names(x.c_free, x.t_free, x.conditions)
@@ -285,12 +278,33 @@ def _log_expansion(ch: Chain, x: ProofContext):
         if (hi > 1) is sp.true:
             t = _fresh("t", taken, positive=True)
             regimes.append((f"alpha = 1 + {t}, {t} > 0", 1 + t))
+    out = []
+    for text, alpha_expr in regimes:
+        # over the domains' variables, as the claim and the divergence are
+        finite = x.conditions.subs(x.subs).subs(ALPHA, alpha_expr) if isinstance(x.conditions, sp.Basic) else sp.true
+        out.append((text, alpha_expr, _positive_expressions(finite)))
+    return out
+
+
+def _log_expansion(ch: Chain, x: ProofContext):
+    """claim = divergence where the divergence is finite, by expanding logarithms of positive arguments.
+
+    log(a b) = log a + log b and log(a^p) = p log a hold when a, b > 0 (p real). Each order regime the
+    range reaches, alpha in (0, 1) as 1/(1 + v) and alpha > 1 as 1 + t (v, t > 0), is taken on its own
+    (for a claim about one order a != 1, oo: alpha = a alone):
+    there every argument of a log, and every base of a power with a non-integer exponent, in the claim and
+    in the divergence must be positive, by the symbols' assumptions or as a positive multiple of an
+    expression the divergence's finiteness conditions make positive (alpha sigma2^2 + (1 - alpha) sigma1^2
+    for two Gaussian variances). Then ``expand_log(force=True)`` is exact, and the difference must simplify
+    to 0 in every regime.
+    """
+    if sp.oo in (x.c, x.t):
+        return None
+    regimes = _order_regimes(x)
     if not regimes:
         return None
-    for _, alpha_expr in regimes:
+    for _, alpha_expr, positive in regimes:
         c, d = x.c_free.subs(ALPHA, alpha_expr), x.t_free.subs(ALPHA, alpha_expr)
-        finite = x.conditions.subs(ALPHA, alpha_expr) if isinstance(x.conditions, sp.Basic) else sp.true
-        positive = _positive_expressions(finite)
         if positive is None:
             return None
         arguments = [a.args[0] for a in (c - d).atoms(sp.log)]
@@ -300,7 +314,7 @@ def _log_expansion(ch: Chain, x: ProofContext):
         gap = ch.run("forced_expand_log_difference", c, d)
         if gap is None or gap != 0:
             return None
-    named = " and ".join(r for r, _ in regimes)
+    named = " and ".join(r for r, _, _ in regimes)
     domains = ("; " + ", ".join(x.notes) + " with positive *_s") if x.notes else ""
     return (f"proved: with {named}{domains}, every log argument and every base of a non-integer power is "
             "positive where the divergence is finite (by the symbols' assumptions and the finiteness "
@@ -454,6 +468,8 @@ def _branches(ch: Chain, x: ProofContext):
     if _some_infinite(x.c, x.t):
         return None
     if x.relation == "==":
+        if isinstance(x.t_free, (sp.Min, sp.Max)) and type(x.c_free) is type(x.t_free):
+            return _paired_branches(ch, x)
         return _equal_to_an_extreme(ch, x) if isinstance(x.t_free, (sp.Min, sp.Max)) else None
     upper = x.relation == "<="  # the claim bounds D from above
     sides = []
@@ -502,7 +518,40 @@ def _branches(ch: Chain, x: ProofContext):
 
 
 def _part_routes(relation: str) -> tuple[str, ...]:
-    return tuple(n for n in _ORDER[relation] if n not in ("branches", "cases"))
+    return tuple(n for n in _ORDER[relation] if n not in ("branches", "pieces_where_finite", "cases"))
+
+
+def _paired_branches(ch: Chain, x: ProofContext):
+    """Max(c_1, ..., c_n) = Max(d_1, ..., d_n) (or two Mins) when the branches pair off, c_i = d_pi(i) for a
+    permutation pi, each pair proved by the routes for ``==``: the two directions of a mechanism written in
+    another order or another form. The record of each pair is ``route_choice((c_i, d_j), route)``."""
+    claims, divergences = list(x.c_free.args), list(x.t_free.args)
+    if len(claims) != len(divergences):
+        return None
+    names = _part_routes("==")
+    shown, free = [], list(divergences)
+    for branch in claims:
+        if ch.replay is not None:
+            stored = ch.stored_next()
+            label = stored.inputs[0] if stored is not None and stored.rule == "route_choice" else None
+            if not (isinstance(label, sp.Tuple) and len(label) == 2 and label[0] == branch and label[1] in free):
+                raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not pair the branch "
+                                     f"{_brief(branch, 80)} with a branch of the divergence")
+            candidates = [label[1]]
+        else:
+            candidates = free
+        for other in candidates:
+            part = dataclasses.replace(x, c=_at_order(x, branch), c_free=branch, t=_at_order(x, other), t_free=other,
+                                       of_distributions=False, max_divergence=None)
+            text = _prove_part(ch, part, sp.Tuple(branch, other), names)
+            if text:
+                free.remove(other)
+                shown.append(f"[{_brief(branch)} = {_brief(other)}] {text.removeprefix('proved: ')}")
+                break
+        else:
+            return None
+    return (f"proved branch by branch: claim and divergence are {type(x.t_free).__name__}s of {len(claims)} "
+            "branches that pair off, each claim branch equal to one of the divergence: " + "; ".join(shown))
 
 
 def _equal_to_an_extreme(ch: Chain, x: ProofContext):
@@ -656,15 +705,136 @@ def _order_end(ch: Chain, x: ProofContext):
             f"alpha (Mironov 2017, Prop. 9), so the claim is at most D_alpha over the whole order range{x.where}")
 
 
+def _pieces_where_finite(ch: Chain, x: ProofContext):
+    """A claim that states its own finiteness conditions, Piecewise((f, g > 0), (oo, True)) in each
+    direction, where the divergence is finite (``==``: the other routes prove equality there too) or where it
+    is not (``>=``: nothing exceeds +oo). In every order regime the divergence's finiteness conditions must
+    make each Piecewise's first condition hold (g a positive multiple of a condition's expression, or
+    positive by the assumptions); there each Piecewise is its first branch, and the claim so written is
+    proved by the other routes (branches included: two Maxes of directions pair off)."""
+    if x.relation not in ("==", ">=") or not x.c_free.has(sp.Piecewise) or _some_infinite(x.c, x.t):
+        return None
+    regimes = _order_regimes(x)
+    if not regimes or any(positive is None for _, _, positive in regimes):
+        return None
+    for _, alpha_expr, positive in regimes:
+        if ch.run("first_pieces_hold_where", x.c_free.subs(ALPHA, alpha_expr), *positive) is not sp.true:
+            return None
+    resolved = ch.run("first_pieces", x.c_free)
+    if resolved is None or resolved.has(sp.Piecewise):
+        return None
+    part = dataclasses.replace(x, c_free=resolved, c=_at_order(x, resolved), where="")
+    names = tuple(n for n in _ORDER[x.relation] if n not in ("pieces_where_finite", "cases"))
+    text = _prove_part(ch, part, resolved, names)
+    if not text:
+        return None
+    named = " and ".join(r for r, _, _ in regimes)
+    return (f"proved where the divergence is finite ({sp.sstr(x.conditions)}): with {named}, the finiteness "
+            f"conditions make the first condition of each Piecewise in the claim hold, so the claim is "
+            f"{_brief(resolved)} there, and {text.removeprefix('proved: ')}")
+
+
+#: how many derivatives deep the route through monotonicity goes (the Poisson KLs' (2 + u) log(1 + u) >= 2u
+#: needs two), and how many of the gap's variables it tries
+MONOTONE_DEPTH = 3
+MONOTONE_VARIABLES = 3
+#: the largest expression (sympy's count_ops) whose limits the route takes: sympy's limit of a derivative of
+#: 100 operations with exps of the order (pure DP's curve) takes half a minute, those of the gaps it proves
+#: (16 operations for the Poisson KLs) milliseconds
+MONOTONE_MAX_OPS = 40
+
+
+def _monotone(ch: Chain, x: ProofContext):
+    """claim - D >= 0 (``<=``; <= 0 for ``>=``) through monotonicity in one variable v of the gap g, which
+    ranges over (0, oo) or [0, oo) (every parameter and the order do, over the domains' variables):
+    g continuous for every value of its symbols, lim(v -> 0+) g >= 0 and dg/dv >= 0 (g is non-decreasing
+    from its limit), or lim(v -> oo) g >= 0 and dg/dv <= 0 (non-increasing to it); the derivative's sign is
+    shown by the assumptions or by the same argument again, up to :data:`MONOTONE_DEPTH` derivatives.
+    A continuous function whose derivative has one sign wherever it exists (all but finitely many points of an
+    elementary function) is monotone. The Poisson KLs: (2 mu + d) log(1 + d/mu) - 2d is 0 at d -> 0+, its
+    derivative log(1 + d/mu) - d/(mu + d) too, and the second derivative d/(mu + d)^2 is non-negative."""
+    if x.relation == "==" or _some_infinite(x.c, x.t):
+        return None
+    gap = ch.run("simplify_difference", x.c, x.t)
+    if gap is None or not gap.free_symbols:
+        return None
+    sign = 1 if x.relation == "<=" else -1
+    if ch.memo is None:
+        ch.memo = {}
+    shown = _monotone_sign(ch, gap, sign, MONOTONE_DEPTH, None)
+    if shown is None:
+        return None
+    word = "non-negative" if sign > 0 else "non-positive"
+    return (f"proved: claim - divergence = {sp.sstr(gap)} is {word} ({x.regime}){x.where}: {shown}")
+
+
+def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
+    """The text that shows sign * h >= 0 for every value of h's symbols, or None (:func:`_monotone`)."""
+    if ch.run("is_nonnegative" if sign > 0 else "is_nonpositive", h) is sp.true:
+        return f"{_brief(h)} is {'non-negative' if sign > 0 else 'non-positive'} by the symbols' assumptions"
+    if depth == 0 or sp.count_ops(h) > MONOTONE_MAX_OPS or ch.run("continuous_everywhere", h) is not sp.true:
+        return None
+    if ch.replay is not None:
+        stored = ch.stored_next()
+        if stored is None or stored.rule != "monotone_choice" or len(stored.inputs) != 3:
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not say in which variable "
+                                 f"{_brief(h, 80)} is monotone")
+        _, v, end = stored.inputs
+        if v not in h.free_symbols or v.is_nonnegative is not True or end not in (sp.S.Zero, sp.oo):
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: {sp.sstr(v)} -> {sp.sstr(end)} is no end of a "
+                                 "variable of the expression")
+        ch.run("monotone_choice", h, v, end)
+        return _monotone_from(ch, h, sign, depth, v, end)
+    variables = [variable] if variable is not None else [
+        v for v in _ordered(h.free_symbols) if v.is_nonnegative is True][:MONOTONE_VARIABLES]
+    for v in variables:
+        for end in (sp.S.Zero, sp.oo):
+            sub = ch.sub()
+            text = _monotone_from(sub, h, sign, depth, v, end)
+            ch.attempts += sub.attempts
+            if text:
+                ch.run("monotone_choice", h, v, end)
+                ch.adopt(sub)
+                return text
+    return None
+
+
+def _monotone_from(ch: Chain, h, sign: int, depth: int, v, end):
+    """sign * h >= 0 from its limit at ``end`` (0 or oo) of ``v`` and the sign of dh/dv (:func:`_monotone`)."""
+    limit = ch.run("limit_from_above", h, v, 0) if end == 0 else ch.run("limit_at_infinity", h, v)
+    if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo) or limit.is_extended_real is not True:
+        return None
+    test = "is_nonnegative" if sign > 0 else "is_nonpositive"
+    if ch.run(test, limit) is not sp.true:
+        return None
+    if end == 0 and v.is_positive is not True:  # v = 0 is in the range: the value there counts too
+        value = ch.run("value_at_zero", h, v)
+        if value is None or value.has(sp.nan, sp.zoo) or ch.run(test, value) is not sp.true:
+            return None
+    derivative = ch.run("derivative", h, v)
+    if derivative is None:
+        return None
+    # non-decreasing from the limit at 0+, non-increasing towards the limit at oo
+    inner = _monotone_sign(ch, derivative, sign if end == 0 else -sign, depth - 1, v)
+    if inner is None:
+        return None
+    trend = "non-decreasing" if (sign > 0) == (end == 0) else "non-increasing"
+    return (f"its limit at {sp.sstr(v)} -> {'0+' if end == 0 else 'oo'} is {sp.sstr(limit)}, and it is {trend} in "
+            f"{sp.sstr(v)}, its derivative {_brief(derivative)} being of one sign: " + inner)
+
+
 #: the routes by name, and the order in which they are tried for each relation
 ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponential, "expand_log": _expand_log,
           "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence,
           "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp, "exp_sign": _exp_sign,
-          "order_end": _order_end, "branches": _branches, "cases": _cases}
+          "order_end": _order_end, "monotone": _monotone, "branches": _branches,
+          "pieces_where_finite": _pieces_where_finite, "cases": _cases}
 #: the routes through branches and cases come last: they re-run the others on parts of the relation
-_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion", "branches", "cases"),
-          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp", "exp_sign", "branches", "cases"),
-          ">=": ("infinite", "sign", "nonnegative", "exp_sign", "order_end", "branches", "cases")}
+_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion", "branches",
+                "pieces_where_finite", "cases"),
+          "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp", "exp_sign", "monotone", "branches", "cases"),
+          ">=": ("infinite", "sign", "nonnegative", "exp_sign", "order_end", "monotone", "branches",
+                 "pieces_where_finite", "cases")}
 
 
 def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guards: HangGuards | None = None

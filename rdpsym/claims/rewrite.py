@@ -93,6 +93,52 @@ def _positive_argument(a) -> bool:
     return sp.factor(sp.radsimp(1 / a)).is_positive is True
 
 
+#: functions continuous wherever their value and their arguments' values are finite reals: an expression
+#: built from these alone, every node of it a finite real by the symbols' assumptions, is continuous on
+#: the whole range of its symbols (:func:`continuous_everywhere`)
+CONTINUOUS_FUNCTIONS = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh,
+                        sp.atan, sp.erf)
+
+
+def continuous_everywhere(expr) -> bool:
+    """``expr`` is finite, real and continuous for every value of its symbols their assumptions allow: every
+    node of it is a finite real by the assumptions, and every operation is one of
+    :data:`CONTINUOUS_FUNCTIONS` (no Piecewise, Max, Abs, floor: they jump or kink). A pole such as
+    1/(v - 1) or a sin(1/(v - 1)) behind it is a node that is not finite for v > 0, so it is refused."""
+    for node in sp.preorder_traversal(expr):
+        if node.is_extended_real is not True or node.is_finite is not True:
+            return False
+        if node.args and not isinstance(node, CONTINUOUS_FUNCTIONS):
+            return False
+    return True
+
+
+def first_pieces_hold_where(expr, *positive) -> bool:
+    """The first condition of every Piecewise in ``expr`` holds where each expression of ``positive`` is > 0:
+    it is true, or a conjunction of relationals ``a > b`` / ``a >= b`` with a - b > 0 there
+    (:func:`positive_where`); a Piecewise inside another's branch is refused."""
+    pieces = expr.atoms(sp.Piecewise)
+    if not pieces:
+        return False
+    for pw in pieces:
+        (branch, condition) = pw.args[0]
+        if branch.has(sp.Piecewise):
+            return False
+        if condition is sp.true:
+            continue
+        for part in sp.And.make_args(condition):
+            if not (part.is_Relational and part.rel_op in (">", ">=", "<", "<=")):
+                return False
+            if not positive_where(part.gts - part.lts, *positive):
+                return False
+    return True
+
+
+def first_pieces(expr):
+    """``expr`` with every Piecewise replaced by its first branch."""
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[0][0])
+
+
 def _real_with_logs_factored(expr) -> bool:
     """``expr`` is real by the symbols' assumptions, each log's argument shown positive first (factored, so
     sympy sees 1 + (w + 1)/(s + 1) - 1/(s + 1) as the positive (s + w + 1)/(s + 1), or through its
@@ -134,6 +180,19 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "route_choice": lambda part, route: sp.true,
     # the divergence's limit at the lower end of the order range (D is non-decreasing in alpha)
     "limit_from_above": lambda e, a, point: sp.limit(e, a, point, "+"),
+    # a claim's Piecewise where the divergence is finite: every first condition holds where the given
+    # expressions are positive (first_pieces_hold_where), and the claim with each Piecewise its first branch
+    "first_pieces_hold_where": lambda e, *g: _truth(first_pieces_hold_where(e, *g)),
+    "first_pieces": lambda e: first_pieces(e),
+    # the route through monotonicity: an expression continuous for every value of its symbols, its limit at
+    # +oo in one of them, its value at 0, its derivative in one of them over a common denominator (logs
+    # expanded where sympy may; factor would expand exp(-10^8 (t - 37/10)^2) into powers of exp(t)), and
+    # the record of which variable and which end of its range the proof uses (a replay follows it)
+    "continuous_everywhere": lambda e: _truth(continuous_everywhere(e)),
+    "limit_at_infinity": lambda e, v: sp.limit(e, v, sp.oo),
+    "value_at_zero": lambda e, v: e.subs(v, 0),
+    "derivative": lambda e, v: sp.cancel(sp.expand_log(sp.diff(e, v))),
+    "monotone_choice": lambda e, v, end: sp.true,
     # the certified pass's difference forms
     "cancel_expand": lambda e: sp.cancel(sp.expand(e)),
     "simplify": lambda e: sp.simplify(e),
@@ -164,17 +223,31 @@ class Chain:
     stored one, else :class:`ReplayMismatch`.
     """
 
-    def __init__(self, guards: HangGuards, seconds: float, replay: tuple[Step, ...] | None = None):
+    def __init__(self, guards: HangGuards, seconds: float, replay: tuple[Step, ...] | None = None,
+                 memo: dict | None = None):
         self.guards, self.seconds, self.replay = guards, seconds, replay
         self.steps: list[Step] = []
         self.attempts = 0
+        #: outputs of the rewrites already run, shared by the sub-chains of one search (a rule is a function
+        #: of its inputs, so a search that reaches the same step twice runs it once)
+        self.memo = memo
+
+    def sub(self) -> "Chain":
+        """A chain for one alternative of a search: its steps are kept apart (:meth:`adopt`), its memo shared."""
+        return Chain(self.guards, self.seconds, memo=self.memo)
 
     def run(self, rule: str, *inputs):
         self.attempts += 1
-        try:
-            out = self.guards.run(f"the symbolic proof ({rule})", self.seconds, RULES[rule], *inputs)
-        except (HangGuardFired, *SYMBOLIC_ERRORS):  # sympy raises many kinds; a failed rewrite is just no step
-            out = None
+        key = (rule, inputs)
+        if self.memo is not None and key in self.memo:
+            out = self.memo[key]
+        else:
+            try:
+                out = self.guards.run(f"the symbolic proof ({rule})", self.seconds, RULES[rule], *inputs)
+            except (HangGuardFired, *SYMBOLIC_ERRORS):  # sympy raises many kinds; a failed rewrite is just no step
+                out = None
+            if self.memo is not None:
+                self.memo[key] = out
         if self.replay is not None:
             self._compare(rule, inputs, out)
         if out is None:
