@@ -218,7 +218,7 @@ def test_a_kink_inside_a_domain_is_proved_case_by_case():
     claim = A / (2 * SIGMA.symbol**2 * (1 - sp.Abs(R)))
     x = proof_context(claim, CORRELATED, "==", None, {}, (SIGMA, RHO), sp.true, (1, sp.oo))
     proof, _ = prove(x, seconds=30)
-    assert proof and proof.route == "cases" and "(-1, 0]" in proof.text and "[0, 1)" in proof.text, proof
+    assert proof and proof.route == "cases" and "(-1, 0)" in proof.text and "[0, 1)" in proof.text, proof
     wrong = proof_context(A / (2 * SIGMA.symbol**2 * (1 - R)), CORRELATED, "==", None, {}, (SIGMA, RHO), sp.true,
                           (1, sp.oo))
     assert prove(wrong, seconds=30)[0] is None
@@ -402,3 +402,113 @@ def test_two_maxes_pair_off_branch_by_branch():
     wrong = sp.Max(forms(RB, RA), 2 * forms(RA, RB))
     y = proof_context(wrong, RATES, "==", None, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo))
     assert ROUTES["branches"](Chain(HangGuards(), 30), y) is None
+
+
+def test_a_claim_below_both_kls_minus_a_constant_is_below_every_order():
+    """Max(KL_1, KL_2) - 1/2 <= D_alpha (both directions of two Gaussian variances): Max(a, b) - 1/2 is
+    Max(a - 1/2, b - 1/2), each branch at most its direction's KL, the limit of D at alpha -> 1+ being the
+    Max of both; the same with + 1/2 is above both KLs for s1 = s2 and is not proved."""
+    kl_12 = sp.log(S2 / S1) + S1**2 / (2 * S2**2) - sp.Rational(1, 2)
+    kl_21 = sp.log(S1 / S2) + S2**2 / (2 * S1**2) - sp.Rational(1, 2)
+    both = sp.Max(DIVERGENCE, DIVERGENCE.subs({S1: S2, S2: S1}, simultaneous=True))
+    finite = FINITE & FINITE.subs({S1: S2, S2: S1}, simultaneous=True)
+    claim = sp.Max(kl_12 + sp.Rational(1, 2), kl_21 + sp.Rational(1, 2)) - sp.Rational(1, 2)
+    x = proof_context(claim, both, ">=", None, {}, (SIGMA1, SIGMA2), finite, (1, sp.oo), of_distributions=True)
+    proof, _ = prove(x, seconds=30)
+    assert proof and proof.route == "branches" and "KL" in proof.text, proof
+    from rdpsym.claims.prove import replay
+
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    above = sp.Max(kl_12 + sp.Rational(1, 2), kl_21 + sp.Rational(1, 2)) + sp.Rational(1, 2)
+    y = proof_context(above, both, ">=", None, {}, (SIGMA1, SIGMA2), finite, (1, sp.oo), of_distributions=True)
+    assert prove(y, seconds=30)[0] is None
+
+
+def test_a_claim_that_jumps_where_two_parameters_meet_is_proved_on_each_side():
+    """D_oo(Exp(a) || Exp(b)) is log(a/b) for a >= b and +oo below: the kink a - b splits a at b (a = b/(1 + s)
+    on one side, b + s on the other, the point itself on the second only). With a > b in the claim, a = b
+    gives +oo where the divergence is 0: not proved."""
+    truth = sp.Piecewise((sp.oo, RA < RB), (sp.log(RA / RB), True))
+    claim = sp.Piecewise((sp.log(RA / RB), RA >= RB), (sp.oo, True))
+    x = proof_context(claim, truth, "==", sp.oo, {}, (RATE_A, RATE_B), sp.true, (0, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and proof.route == "cases" and "a = b" in proof.text, proof
+    from rdpsym.claims.prove import replay
+
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    strict = sp.Piecewise((sp.log(RA / RB), RA > RB), (sp.oo, True))
+    assert prove(proof_context(strict, truth, "==", sp.oo, {}, (RATE_A, RATE_B), sp.true, (0, sp.oo)),
+                 seconds=30)[0] is None
+
+
+def test_the_first_branch_is_the_claims_own_in_every_regime():
+    """Piecewise((D, alpha < 1), (0, alpha a + (1 - alpha) b > 0), (oo, True)) over alpha > 1: substituting
+    alpha = 1 + t drops the first branch, and the second's condition is implied; the claim is 0 there, not D
+    (at a = 3/2, b = 1, alpha = 2 both directions are finite and D > 0.1). Found by review."""
+    truth = _rates(RA, RB)
+    finite = (A < 1) | ((A > 1) & (A * RA + (1 - A) * RB > 0))
+    claim = sp.Piecewise((truth, A < 1), (0, A * RA + (1 - A) * RB > 0), (sp.oo, True))
+    for relation in ("==", ">="):
+        x = proof_context(claim, truth, relation, None, {}, (RATE_A, RATE_B), finite, (1, sp.oo))
+        assert prove(x, seconds=30)[0] is None, relation
+
+
+def test_a_condition_that_allows_zero_makes_nothing_positive():
+    """Finite where 2 - mu >= 0: at mu = 2 the divergence alpha mu^2/2 is finite, and a claim that is +oo
+    unless 2 - mu > 0 is +oo there. Found by review."""
+    truth = A * M_**2 / 2
+    claim = sp.Piecewise((truth, 2 - M_ > 0), (sp.oo, True))
+    for relation in ("==", ">="):
+        x = proof_context(claim, truth, relation, None, {}, (MU,), sp.Ge(2 - M_, 0), (1, sp.oo))
+        assert prove(x, seconds=30)[0] is None, relation
+
+
+def test_orders_below_one_count_whatever_type_the_range_has():
+    """alpha_range (0, oo) in Python ints: the regime alpha < 1 is taken too (0 < 1 is Python's True, not
+    sympy's). The claim is D above 1 and 10 below: false at alpha = 1/2. Found by review."""
+    gap = A * S2**2 + (1 - A) * S1**2
+    claim = sp.Piecewise((DIVERGENCE, (A - 1) * gap > 0), (10, True))
+    for relation in ("==", ">="):
+        x = proof_context(claim, DIVERGENCE, relation, None, {}, (SIGMA1, SIGMA2), FINITE, (0, sp.oo))
+        assert prove(x, seconds=30)[0] is None, relation
+
+
+def test_a_claim_that_jumps_at_order_one_is_not_proved_over_a_range_that_holds_it():
+    """Piecewise((D, (alpha - 1)^2 > 0), (oo, True)) is D everywhere but at alpha = 1, where D is the KL and the
+    claim +oo; the routes look at alpha < 1 and alpha > 1 only, so no proof (nor a replay) over (0, oo)."""
+    from rdpsym.claims.prove import replay
+    from rdpsym.claims.rewrite import ReplayMismatch
+
+    claim = sp.Piecewise((DIVERGENCE, (A - 1) ** 2 > 0), (sp.oo, True))
+    x = proof_context(claim, DIVERGENCE, "==", None, {}, (SIGMA1, SIGMA2), FINITE, (0, sp.oo))
+    assert prove(x, seconds=30)[0] is None
+    with pytest.raises(ReplayMismatch):
+        replay("log_expansion", (), x)
+
+
+def test_monotonicity_is_not_read_in_an_integer_variable():
+    """1/(n - 3/2) is finite at every integer n, with a pole between 1 and 2: the route takes no integer
+    variable (found by review). (2 + n) log(1 + n) >= 2n, which it proves for a real n, is not proved through
+    n when n is an integer, and a certificate that records n as the variable does not replay."""
+    from rdpsym.claims.prove import replay
+    from rdpsym.claims.rewrite import ReplayMismatch
+
+    real = parameter("n", domain=sp.Interval.open(0, sp.oo), typical=(1, 5))
+    whole = parameter("n", domain=sp.Interval.open(0, sp.oo), typical=(1, 5), integer=True)
+    proofs = {}
+    for p in (real, whole):
+        n = p.symbol
+        x = proof_context((2 + n) * sp.log(1 + n), 2 * n, "<=", sp.Integer(2), {}, (p,), sp.true, (1, sp.oo))
+        proofs[p.symbol.is_integer] = (x, prove(x, seconds=30)[0])
+    x, proof = proofs[None]
+    assert proof and proof.route == "monotone", proof
+    x_int, proof_int = proofs[True]
+    assert proof_int is None or proof_int.route != "monotone", proof_int
+    from rdpsym.claims.rewrite import Step
+
+    swap = {real.symbol: whole.symbol}
+    forged = tuple(Step(s.rule, tuple(i.xreplace(swap) if isinstance(i, sp.Basic) else i for i in s.inputs),
+                        s.output.xreplace(swap))
+                   for s in proof.steps)
+    with pytest.raises(ReplayMismatch, match="no end of a variable"):
+        replay("monotone", forged, x_int)

@@ -142,12 +142,14 @@ def _domain_variable(p, taken: set):
 
 
 def _piece_variable(p, piece: sp.Interval, anchor, taken: set):
-    """p over a variable s >= 0 that ranges over ``piece``, one side of a breakpoint ``anchor`` (an end of the
-    piece), written from the anchor so that the sign of p - anchor is plain to sympy: anchor + w g(s) on
+    """p over a variable s that ranges over ``piece``, one side of a breakpoint ``anchor`` (an end of the
+    piece; s > 0 when the piece leaves it out, s >= 0 when it holds it), written from the anchor so that the sign of p - anchor is plain to sympy: anchor + w g(s) on
     the right, anchor - w g(s) on the left, with w the piece's width and g(s) = 4s/(1 + s)^2 (onto [0, 1])
     when the far end is closed, s/(1 + s) (onto [0, 1)) when it is open, and w g(s) = s when it is oo."""
-    s = _fresh(f"{p.name}_s", taken, nonnegative=True)
     right = piece.inf == anchor
+    # s > 0 where the piece leaves the anchor out (the left side), s >= 0 where it holds it
+    s = _fresh(f"{p.name}_s", taken, **({"positive": True} if (piece.right_open if not right else piece.left_open)
+                                          else {"nonnegative": True}))
     far, far_open = (piece.sup, piece.right_open) if right else (piece.inf, piece.left_open)
     if not far.is_finite:
         step = s
@@ -162,6 +164,9 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
     """The claim and the divergence over the domains' variables (module docstring); ``pieces`` maps a
     parameter's name to ``(interval, anchor)``, a piece of its domain on one side of the breakpoint
     ``anchor``, which its variable then ranges over instead (:func:`_piece_variable`)."""
+    # sympy numbers throughout: (0 < 1) is Python's True, never sympy's, and a test `is sp.true` would skip it
+    alpha_range = tuple(sp.S(end) for end in alpha_range)
+    order = None if order is None else sp.S(order)
     inputs = dict(claim=claim, truth=truth, relation=relation, order=order, fixed=fixed, params=params,
                   conditions=conditions, alpha_range=alpha_range, max_divergence=max_divergence,
                   of_distributions=of_distributions, both_directions=both_directions, pieces=pieces)
@@ -473,8 +478,11 @@ def _branches(ch: Chain, x: ProofContext):
         return _equal_to_an_extreme(ch, x) if isinstance(x.t_free, (sp.Min, sp.Max)) else None
     upper = x.relation == "<="  # the claim bounds D from above
     sides = []
-    if isinstance(x.c_free, (sp.Min, sp.Max)):
-        sides.append(("claim", x.c_free, isinstance(x.c_free, sp.Min) == upper))
+    claim = x.c_free
+    if isinstance(claim, sp.Add) and sum(isinstance(a, (sp.Min, sp.Max)) for a in claim.args) == 1:
+        claim = ch.run("extreme_outside", claim)  # Max(a, b) - 1/2 is Max(a - 1/2, b - 1/2)
+    if isinstance(claim, (sp.Min, sp.Max)):
+        sides.append(("claim", claim, isinstance(claim, sp.Min) == upper))
     if isinstance(x.t_free, (sp.Min, sp.Max)):
         sides.append(("divergence", x.t_free, isinstance(x.t_free, sp.Max) == upper))
     names = _part_routes(x.relation)
@@ -609,28 +617,37 @@ def _kinks(expr) -> list:
 
 
 def _breakpoints(x: ProofContext) -> dict:
-    """Each parameter whose domain one kink (:func:`_kinks`), linear in that parameter alone, cuts at one
-    inner rational point: that point, by the parameter's name."""
+    """Each parameter whose domain one kink (:func:`_kinks`) cuts at one inner point: that point, by the
+    parameter's name. The kink is linear in the parameter with a rational slope; the point is rational, or
+    an expression in other parameters over (0, oo) that is inside the domain for all their values (a = b in
+    a >= b: the side a < b is a = b/(1 + s), the side a >= b is a = b + s). A parameter that is another's
+    point is not split itself."""
     inputs = x.inputs
     params = {p.symbol: p for p in inputs["params"] if p.name not in inputs["fixed"]}
+    # the parameters a point may be written in: over (0, oo) by their own assumptions (no variable of theirs)
+    plain = {s for s, p in params.items() if _domain_variable(p, set()) is None}
     roots: dict = {}
     for kink in _kinks(inputs["claim"]) + _kinks(inputs["truth"]):
         free = kink.free_symbols
-        if len(free) != 1 or next(iter(free)) not in params:
+        if not free or not free <= set(params):
             continue
-        p = params[next(iter(free))]
-        if not isinstance(p.domain, sp.Interval):
-            continue
-        try:
-            poly = sp.Poly(kink, p.symbol)
-        except sp.PolynomialError:
-            continue
-        if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
-            continue
-        root = sp.solve(poly.as_expr(), p.symbol)[0]
-        if (root > p.domain.inf) is sp.true and (root < p.domain.sup) is sp.true:
-            roots.setdefault(p.name, (p, set()))[1].add(root)
-    return {name: (p, r.pop()) for name, (p, r) in sorted(roots.items()) if len(r) == 1}
+        for symbol in _ordered(free):
+            p = params[symbol]
+            if not isinstance(p.domain, sp.Interval) or not (free - {symbol}) <= plain:
+                continue
+            try:
+                poly = sp.Poly(kink, symbol)
+            except sp.PolynomialError:
+                continue
+            if poly.degree() != 1 or not poly.all_coeffs()[0].is_Rational or poly.all_coeffs()[0] == 0:
+                continue
+            root = -poly.all_coeffs()[1] / poly.all_coeffs()[0]
+            if (root > p.domain.inf) is sp.true and (root < p.domain.sup) is sp.true:
+                roots.setdefault(p.name, (p, set()))[1].add(root)
+                break
+    cuts = {name: (p, r.pop()) for name, (p, r) in sorted(roots.items()) if len(r) == 1}
+    split = {p.symbol for p, _ in cuts.values()}
+    return {name: (p, root) for name, (p, root) in cuts.items() if not (root.free_symbols & split)}
 
 
 #: at most this many parameters are split at a breakpoint (2**3 pieces)
@@ -653,7 +670,8 @@ def _cases(ch: Chain, x: ProofContext):
         pieces = {}
         for (name, (p, root)), side in zip(cuts.items(), sides):
             dom = p.domain
-            piece = (sp.Interval(dom.inf, root, dom.left_open, False) if side == "left"
+            # the point itself on the right only: a Piecewise that jumps there is decided on both sides
+            piece = (sp.Interval(dom.inf, root, dom.left_open, True) if side == "left"
                      else sp.Interval(root, dom.sup, False, dom.right_open))
             pieces[name] = (piece, root)
         part = proof_context(**{**x.inputs, "pieces": pieces})
@@ -684,7 +702,8 @@ def _signed_gap(ch: Chain, c, t, test: str):
 def _order_end(ch: Chain, x: ProofContext):
     """D_alpha is non-decreasing in alpha (Mironov 2017, Prop. 9; van Erven and Harremoës 2014, Thm. 3):
     a claim at most the divergence's limit at the lower end a of the order range is at most D_alpha for
-    every alpha > a (``>=``; at a = 1 that limit is the KL, van Erven and Harremoës 2014, Thm. 5). (The
+    every alpha > a (``>=``; at a = 1 that limit is the KL, van Erven and Harremoës 2014, Thm. 5; a limit
+    that is a Max, both directions' KLs, is at least each branch, and the claim need be below one). (The
     mirror image at a finite upper end is not taken: sympy's limit of randomized response's curve at
     alpha -> 10^7 runs into its hang guard, and substituting the order expands powers of 10^7.)"""
     if x.order is not None or not x.of_distributions or x.relation != ">=" or _some_infinite(x.c, x.t):
@@ -696,8 +715,12 @@ def _order_end(ch: Chain, x: ProofContext):
     if (limit is None or limit.is_finite is not True or limit.is_extended_real is not True
             or limit.has(sp.Limit, sp.AccumBounds, sp.nan)):
         return None
-    gap = _signed_gap(ch, x.c, limit, "is_nonpositive")
-    if gap is None:
+    # a limit that is a Max (of both directions' KLs) is at least each of its branches: one suffices
+    for branch in (limit.args if isinstance(limit, sp.Max) else (limit,)):
+        gap = _signed_gap(ch, x.c, branch, "is_nonpositive")
+        if gap is not None:
+            break
+    else:
         return None
     kl = " (the KL, van Erven and Harremoës 2014, Thm. 5)" if end == 1 else ""
     return (f"proved: claim - lim(alpha -> {sp.sstr(end)}+) D_alpha = {sp.sstr(gap)} is non-positive by the symbols' "
@@ -717,8 +740,18 @@ def _pieces_where_finite(ch: Chain, x: ProofContext):
     regimes = _order_regimes(x)
     if not regimes or any(positive is None for _, _, positive in regimes):
         return None
-    for _, alpha_expr, positive in regimes:
-        if ch.run("first_pieces_hold_where", x.c_free.subs(ALPHA, alpha_expr), *positive) is not sp.true:
+    # the first conditions as the claim states them, each regime's order put into them (not into the claim,
+    # where a branch whose condition becomes false would drop out and another be first)
+    firsts = ch.run("first_conditions", x.c_free)
+    if firsts is None:
+        return None
+    checks = [(firsts.subs(ALPHA, alpha_expr), positive) for _, alpha_expr, positive in regimes]
+    lo, hi = x.alpha_range
+    if x.order is None and (lo < 1) is sp.true and (hi > 1) is sp.true:
+        # the KL's order lies between the regimes; its formula carries its own +oo (no finiteness conditions)
+        checks.append((firsts.subs(ALPHA, 1), []))
+    for conditions, positive in checks:
+        if ch.run("conditions_hold_where", conditions, *positive) is not sp.true:
             return None
     resolved = ch.run("first_pieces", x.c_free)
     if resolved is None or resolved.has(sp.Piecewise):
@@ -780,13 +813,17 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
             raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not say in which variable "
                                  f"{_brief(h, 80)} is monotone")
         _, v, end = stored.inputs
-        if v not in h.free_symbols or v.is_nonnegative is not True or end not in (sp.S.Zero, sp.oo):
+        if (v not in h.free_symbols or v.is_nonnegative is not True or v.is_integer is True
+                or end not in (sp.S.Zero, sp.oo)):
             raise ReplayMismatch(f"step {len(ch.steps) + 1}: {sp.sstr(v)} -> {sp.sstr(end)} is no end of a "
                                  "variable of the expression")
         ch.run("monotone_choice", h, v, end)
         return _monotone_from(ch, h, sign, depth, v, end)
+    # a real variable only: an integer one has no derivative, and its poles between integers (1/(n - 3/2))
+    # are finite at every value it takes
     variables = [variable] if variable is not None else [
-        v for v in _ordered(h.free_symbols) if v.is_nonnegative is True][:MONOTONE_VARIABLES]
+        v for v in _ordered(h.free_symbols) if v.is_nonnegative is True and v.is_integer is not True
+    ][:MONOTONE_VARIABLES]
     for v in variables:
         for end in (sp.S.Zero, sp.oo):
             sub = ch.sub()
@@ -837,11 +874,27 @@ _ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expan
                  "pieces_where_finite", "cases")}
 
 
+def _jumps_at_order_one(x: ProofContext) -> bool:
+    """The order range holds alpha = 1 and the claim may jump there: a Piecewise condition, a sign or a
+    Heaviside in alpha. The routes take alpha < 1 and alpha > 1 apart (as 1/(1 + v) and 1 + t) and never
+    alpha = 1, where D is the KL: Piecewise((D, Ne(alpha, 1)), (oo, True)) would be proved equal to D."""
+    if x.order is not None:
+        return False
+    lo, hi = x.alpha_range
+    if not ((lo < 1) is sp.true and (hi > 1) is sp.true):
+        return False
+    jumps = [a.args[0] for a in x.c_free.atoms(sp.sign, sp.Heaviside)]
+    jumps += [cond for pw in x.c_free.atoms(sp.Piecewise) for _, cond in pw.args]
+    return any(ALPHA in j.free_symbols for j in jumps if isinstance(j, sp.Basic))
+
+
 def prove(context: ProofContext, *, seconds: float = PROVE_ATTEMPT_SECONDS, guards: HangGuards | None = None
           ) -> tuple[Proof | None, int]:
     """The first route that proves the relation, and the number of rewrite attempts made (module docstring)."""
     guards = guards if guards is not None else HangGuards()
     attempts = 0
+    if _jumps_at_order_one(context):
+        return None, attempts
     for name in _ORDER[context.relation]:
         chain = Chain(guards, seconds)
         text = ROUTES[name](chain, context)
@@ -857,6 +910,8 @@ def replay(route: str, steps: tuple[Step, ...], context: ProofContext, *, second
     :class:`~rdpsym.claims.rewrite.ReplayMismatch` (also when the route does not prove the relation)."""
     if route not in ROUTES or route not in _ORDER[context.relation]:
         raise ReplayMismatch(f"{route!r} is not a route for the relation {context.relation}")
+    if _jumps_at_order_one(context):
+        raise ReplayMismatch("the claim may jump at alpha = 1, which no route looks at")
     chain = Chain(guards if guards is not None else HangGuards(), seconds, replay=tuple(steps))
     text = ROUTES[route](chain, context)
     chain.finish()
@@ -877,14 +932,15 @@ def both_directions(directions) -> bool:
 
 
 def _positive_expressions(condition) -> list | None:
-    """The expressions g that a condition (a conjunction of ``g > 0`` / ``g >= 0`` / ``a > b``) makes
+    """The expressions g that a condition (a conjunction of ``g > 0`` / ``a > b``, strict) makes
     positive; [] for ``true``; None for a condition that is not such a conjunction (a disjunction left
     after the regime's substitution)."""
     if condition == sp.true:
         return []
     found = []
     for part in sp.And.make_args(condition):
-        if not (part.is_Relational and part.rel_op in (">", ">=", "<", "<=")):
+        # strict only: g >= 0 does not make g positive (g = 0 is finite there, and log g is not)
+        if not (part.is_Relational and part.rel_op in (">", "<")):
             return None
         found.append(part.gts - part.lts)
     return found

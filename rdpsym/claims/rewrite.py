@@ -110,24 +110,29 @@ def continuous_everywhere(expr) -> bool:
             return False
         if node.args and not isinstance(node, CONTINUOUS_FUNCTIONS):
             return False
+        # x**y with a variable exponent jumps at 0**0 (1 there, 0 for y > 0 at x = 0): a positive base only
+        if isinstance(node, sp.Pow) and not node.exp.is_number and node.base.is_positive is not True:
+            return False
     return True
 
 
-def first_pieces_hold_where(expr, *positive) -> bool:
-    """The first condition of every Piecewise in ``expr`` holds where each expression of ``positive`` is > 0:
-    it is true, or a conjunction of relationals ``a > b`` / ``a >= b`` with a - b > 0 there
-    (:func:`positive_where`); a Piecewise inside another's branch is refused."""
-    pieces = expr.atoms(sp.Piecewise)
-    if not pieces:
-        return False
-    for pw in pieces:
-        (branch, condition) = pw.args[0]
-        if branch.has(sp.Piecewise):
-            return False
+def first_conditions(expr) -> sp.Tuple:
+    """The first condition of every Piecewise in ``expr``, in a fixed order; an error where there is none,
+    or where a first branch holds another Piecewise."""
+    pieces = sorted(expr.atoms(sp.Piecewise), key=sp.default_sort_key)
+    if not pieces or any(pw.args[0][0].has(sp.Piecewise) for pw in pieces):
+        raise ValueError("first_conditions: no Piecewise, or one nested in a first branch")
+    return sp.Tuple(*(pw.args[0][1] for pw in pieces))
+
+
+def conditions_hold_where(conditions, *positive) -> bool:
+    """Each condition holds where each expression of ``positive`` is > 0: it is true, or a conjunction of
+    strict relationals ``a > b`` with a - b > 0 there (:func:`positive_where`)."""
+    for condition in conditions:
         if condition is sp.true:
             continue
         for part in sp.And.make_args(condition):
-            if not (part.is_Relational and part.rel_op in (">", ">=", "<", "<=")):
+            if not (part.is_Relational and part.rel_op in (">", "<")):
                 return False
             if not positive_where(part.gts - part.lts, *positive):
                 return False
@@ -137,6 +142,23 @@ def first_pieces_hold_where(expr, *positive) -> bool:
 def first_pieces(expr):
     """``expr`` with every Piecewise replaced by its first branch."""
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: e.args[0][0])
+
+
+def limit_from_above(expr, variable, point):
+    """sympy's one-sided limit; of a Max or a Min, branch by branch (they are continuous, and sympy's limit
+    does not take them: "MRV set computation for functions in several variables")."""
+    if isinstance(expr, (sp.Max, sp.Min)):
+        return expr.func(*(sp.limit(a, variable, point, "+") for a in expr.args))
+    return sp.limit(expr, variable, point, "+")
+
+
+def extreme_outside(expr):
+    """A sum with exactly one Max or Min term as that Max or Min of the branches plus the other terms."""
+    extremes = [a for a in expr.args if isinstance(a, (sp.Max, sp.Min))]
+    if not isinstance(expr, sp.Add) or len(extremes) != 1:
+        raise ValueError("extreme_outside: not a sum with one Max or Min term")
+    rest = expr - extremes[0]
+    return extremes[0].func(*(a + rest for a in extremes[0].args), evaluate=False)
 
 
 def _real_with_logs_factored(expr) -> bool:
@@ -179,10 +201,13 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # that a replay follows instead of searching
     "route_choice": lambda part, route: sp.true,
     # the divergence's limit at the lower end of the order range (D is non-decreasing in alpha)
-    "limit_from_above": lambda e, a, point: sp.limit(e, a, point, "+"),
-    # a claim's Piecewise where the divergence is finite: every first condition holds where the given
-    # expressions are positive (first_pieces_hold_where), and the claim with each Piecewise its first branch
-    "first_pieces_hold_where": lambda e, *g: _truth(first_pieces_hold_where(e, *g)),
+    "limit_from_above": lambda e, a, point: limit_from_above(e, a, point),
+    # a sum with one Max or Min term, the rest added to each of its branches (Max(a, b) + c = Max(a + c, b + c))
+    "extreme_outside": lambda e: extreme_outside(e),
+    # a claim's Piecewise where the divergence is finite: their first conditions, each holding where the given
+    # expressions are positive, and the claim with each Piecewise its first branch
+    "first_conditions": lambda e: first_conditions(e),
+    "conditions_hold_where": lambda conditions, *g: _truth(conditions_hold_where(conditions, *g)),
     "first_pieces": lambda e: first_pieces(e),
     # the route through monotonicity: an expression continuous for every value of its symbols, its limit at
     # +oo in one of them, its value at 0, its derivative in one of them over a common denominator (logs
