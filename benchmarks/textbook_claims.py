@@ -89,26 +89,26 @@ def _busy():
         sum(i * i for i in range(10000))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--busy", type=int, default=0, help="CPU-bound processes beside the checks")
-    ap.add_argument("--only", action="append", default=[], help="run only claims whose mechanism contains this")
-    args = ap.parse_args(argv)
-
+def run_claims(rows, busy: int = 0, only=()) -> dict:
+    """Check each row ``(mechanism, claim, relation, order, truth, why[, keyword arguments])`` (a built-in's
+    name, or a Mechanism or a derived result as a user builds it) with ``busy`` CPU-bound processes beside,
+    print one line per row, and return the counts: right, inconclusive, WRONG."""
     import rdpsym
     from rdpsym import mechanisms
 
-    busy = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(args.busy)]
-    for p in busy:
+    workers = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(busy)]
+    for p in workers:
         p.start()
     counts = {"right": 0, "inconclusive": 0, "WRONG": 0}
     try:
-        for name, claim, relation, order, truth, why in CLAIMS:
-            if args.only and not any(o in name for o in args.only):
+        for name, claim, relation, order, truth, why, *extra in rows:
+            label = name if isinstance(name, str) else getattr(name, "name", None) or getattr(name, "label", "target")
+            if only and not any(o in label for o in only):
                 continue
+            target = mechanisms.get(name) if isinstance(name, str) else name
             wall, cpu = time.perf_counter(), time.process_time()
             try:
-                v = rdpsym.check_claim(mechanisms.get(name), claim, relation, order=order)
+                v = rdpsym.check_claim(target, claim, relation, order=order, **(extra[0] if extra else {}))
                 got = v.verdict.value
             except Exception as exc:  # noqa: BLE001 - an error is reported as the row's outcome
                 got = f"error: {exc}"[:80]
@@ -117,11 +117,20 @@ def main(argv=None) -> int:
             outcome = "right" if got in expected else "inconclusive" if got == "inconclusive" else "WRONG"
             counts[outcome] += 1
             where = "" if order is None else f" at order {order}"
-            print(f"{outcome:12s} {name}: D {relation} {claim}{where}: expected {'/'.join(expected)}, got {got} "
+            print(f"{outcome:12s} {label}: D {relation} {claim}{where}: expected {'/'.join(expected)}, got {got} "
                   f"({wall:.1f} s, {cpu:.1f} CPU s; {why})", flush=True)
     finally:
-        for p in busy:
+        for p in workers:
             p.terminate()
+    return counts
+
+
+def main(argv=None, rows=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--busy", type=int, default=0, help="CPU-bound processes beside the checks")
+    ap.add_argument("--only", action="append", default=[], help="run only claims whose mechanism contains this")
+    args = ap.parse_args(argv)
+    counts = run_claims(CLAIMS if rows is None else rows, args.busy, args.only)
     total = sum(counts.values())
     print(f"{total} claims, {args.busy} busy process(es): {counts['right']} right, {counts['inconclusive']} "
           f"inconclusive, {counts['WRONG']} WRONG")

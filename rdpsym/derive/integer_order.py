@@ -27,6 +27,7 @@ from .. import printing
 from ..symbols import alpha as ALPHA
 from .cache import cached_integer_order
 from .crosscheck import is_zero, numeric_equal, sample_values
+from .extremes import maximum
 from .inputs import check_inputs
 from .pieces import DerivationError, split_support
 from .result import (DivergenceResult, IntegerOrderSource, Provenance, Status, Step,
@@ -337,7 +338,7 @@ def integer_order_value(result, k: int, seconds: float | None = None) -> sp.Expr
         if v is None:
             return None
         values.append(v)
-    return values[0] if len(values) == 1 else sp.Max(*values)
+    return maximum(values)
 
 
 def integer_order_parts(result, k: int, values=None, seconds: float | None = None):

@@ -32,6 +32,7 @@ from .numeric_values import NumericCurve
 from .pairs import pair_results
 from .subsampled import subsampled_rdp, worst_mixture_pairs
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, expired_in
+from .extremes import maximum
 from .sign import decide
 from .worst import NotShown, WorstPairs, both_directions
 
@@ -235,7 +236,7 @@ def _combine(mechanism: Mechanism, results: list[DivergenceResult], notes: list[
     def combine(values):
         if any(v is None for v in values):
             return None
-        return simplify_with_domains(values[0] if len(values) == 1 else sp.Max(*values), params)
+        return simplify_with_domains(maximum(values), params)
 
     expr = combine([r.expr for r in results]) if worst is Status.CLOSED_FORM else None
     exceptional = {}

@@ -219,6 +219,11 @@ def _possible(expr, params, regime, seconds, claim, effort) -> frozenset:
         return _ANY
     if not isinstance(expr, sp.Expr) or expr.has(sp.nan, sp.zoo):
         return _ANY  # a relation, a boolean, an undefined value: no sign
+    if expr.free_symbols and expr.has(sp.oo, -sp.oo):
+        # sympy's assumptions are wrong on sums of infinite branches: with L = log(mu/(mu + d)) < 0,
+        # Piecewise((oo, L > 0), (d, True)) - Piecewise((oo, L < 0), (-d, True)) is d - oo = -oo, and sympy
+        # says it is positive (two Poisson directions' D_oo, whose Max lost the infinite one)
+        return _ANY
     if regime is not None:
         expr = expr.xreplace({ALPHA: regime.alpha_in_var})
     if effort not in EFFORTS:

@@ -16,6 +16,7 @@ import sympy as sp
 from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .crosscheck import is_zero, numeric_equal
+from .extremes import maximum
 from .forms import compact
 from .pieces import DerivationError, Piece
 from .sign import sign
@@ -209,7 +210,7 @@ def max_divergence(pieces, x, seconds, log) -> sp.Expr:
     sups = [_sup_on_piece(g, x, piece, seconds) for piece, g in ratios]
     if any(c == sp.oo for c in sups):
         return sp.oo
-    value = sp.Max(*sups)
+    value = maximum(sups)
     try:
         return run_with_time_limit(sp.simplify, value, seconds=seconds)
     except (StepTimeout, *SYMBOLIC_ERRORS):

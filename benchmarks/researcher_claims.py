@@ -1,0 +1,104 @@
+"""Claims about mechanisms written as a researcher writes them (not the built-ins), with known verdicts.
+
+Run:  python benchmarks/researcher_claims.py [--busy N] [--only TEXT]
+
+The families of the claim audits: two Poisson laws, two exponential rates, two geometric laws and two
+centred Gaussians of different variances, each a mechanism of both directions (Mironov 2017,
+arXiv:1702.07476 v3, Def. 4: the larger of D(P||Q) and D(Q||P)). Each claim's truth is known by hand or
+from the literature (the reason is in the row), independently of rdpsym; a true claim must come back
+``proved`` or ``confirmed``, a false one ``refuted``, ``inconclusive`` is a miss and anything else WRONG.
+The rows need the prover's routes by monotonicity (the Poisson KLs), by a claim's own finiteness
+conditions (a Piecewise per direction), by a Max's branches and by the KL end of a Max curve. The
+printing and the busy processes are those of benchmarks/textbook_claims.py.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import sympy as sp
+
+from textbook_claims import FALSE, TRUE, main
+
+from rdpsym import AdjacentPair, Mechanism, parameter, renyi_divergence
+from rdpsym.symbols import alpha as A
+
+K = sp.Symbol("k", integer=True, nonnegative=True)
+X = sp.Symbol("x", real=True)
+
+
+def _poisson():
+    mu, d = parameter("mu", typical=(0.5, 5.0)), parameter("d", typical=(0.5, 2.0))
+    m, s = mu.symbol, d.symbol
+    P = sp.exp(-m) * m**K / sp.factorial(K)
+    Q = sp.exp(-(m + s)) * (m + s) ** K / sp.factorial(K)
+    return Mechanism("poisson_shift", K, sp.Range(0, sp.oo), (AdjacentPair(P, Q),), (mu, d))
+
+
+def _rates():
+    a, b = (parameter(n, typical=(0.5, 5.0), log_scale=True) for n in ("a", "b"))
+    ra, rb = a.symbol, b.symbol
+    pair = AdjacentPair(ra * sp.exp(-ra * X), rb * sp.exp(-rb * X))
+    return Mechanism("exponential_rates", X, sp.Interval(0, sp.oo), (pair,), (a, b)), (ra, rb), (a, b)
+
+
+def _variances():
+    s1, s2 = (parameter(n, typical=(0.5, 2.0), log_scale=True) for n in ("s1", "s2"))
+    u, w = s1.symbol, s2.symbol
+    normal = lambda s: sp.exp(-X**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)  # noqa: E731
+    return Mechanism("gaussian_variances", X, sp.S.Reals, (AdjacentPair(normal(u), normal(w)),), (s1, s2)), (u, w)
+
+
+def _geometric():
+    p, q = (parameter(n, sp.Interval.open(0, 1), typical=(0.1, 0.9)) for n in ("p", "q"))
+    u, w = p.symbol, q.symbol
+    pair = AdjacentPair((1 - u) * u**K, (1 - w) * w**K)
+    return Mechanism("geometric_laws", K, sp.Range(0, sp.oo), (pair,), (p, q)), (u, w)
+
+
+def rows():
+    poisson = _poisson()
+    rates, (ra, rb), rate_params = _rates()
+    variances, (s1, s2) = _variances()
+    geometric, (p, q) = _geometric()
+
+    def rates_direction(u, w, condition):  # Gil, Alajaji and Linder 2013, Table 2 (exponential), per direction
+        return sp.Piecewise((sp.log(u / w) + sp.log(u / (A * u + (1 - A) * w)) / (A - 1), condition), (sp.oo, True))
+
+    def variances_direction(u, w):  # Gil, Alajaji and Linder 2013, Table 2 (normal, equal means)
+        return sp.Piecewise((sp.log(w / u) + sp.log(w**2 / (A * w**2 + (1 - A) * u**2)) / (2 * (A - 1)),
+                             A * w**2 + (1 - A) * u**2 > 0), (sp.oo, True))
+
+    def geometric_direction(u, w):  # the geometric series of ((1 - u) u^k)^alpha ((1 - w) w^k)^(1 - alpha)
+        return sp.Piecewise((sp.log((1 - u) ** A * (1 - w) ** (1 - A) / (1 - u**A * w ** (1 - A))) / (A - 1),
+                             u**A * w ** (1 - A) < 1), (sp.oo, True))
+
+    kl_12 = sp.log(s2 / s1) + s1**2 / (2 * s2**2) - sp.Rational(1, 2)
+    kl_21 = sp.log(s1 / s2) + s2**2 / (2 * s1**2) - sp.Rational(1, 2)
+    one_direction = renyi_divergence(ra * sp.exp(-ra * X), rb * sp.exp(-rb * X), X, sp.Interval(0, sp.oo),
+                                     params=list(rate_params))
+    return [
+        (poisson, "(mu + d)*log((mu + d)/mu) - d", "==", 1, TRUE,
+         "KL(Poi(mu + d) || Poi(mu)) is the larger direction: (2 + u) log(1 + u) >= 2u, u = d/mu"),
+        (poisson, "mu*log(mu/(mu + d)) + d", "==", 1, FALSE, "KL(Poi(mu) || Poi(mu + d)), the smaller direction"),
+        (poisson, "(mu + d)*log((mu + d)/mu) - d", ">=", None, TRUE,
+         "D_alpha >= KL for alpha > 1 (Mironov 2017, Prop. 9)"),
+        (rates, sp.Max(rates_direction(ra, rb, A * ra + (1 - A) * rb > 0),
+                       rates_direction(rb, ra, A * rb + (1 - A) * ra > 0)), "==", None, TRUE,
+         "Gil, Alajaji and Linder 2013, Table 2, both directions with their finiteness conditions"),
+        (rates, sp.Max(rates_direction(ra, rb, A * rb - ra > 0),
+                       rates_direction(rb, ra, A * rb + (1 - A) * ra > 0)), "==", None, FALSE,
+         "a wrong finiteness condition: +oo where the divergence is finite (alpha b <= a < alpha a)"),
+        (one_direction, sp.Piecewise((sp.log(ra / rb), ra >= rb), (sp.oo, True)), "==", sp.oo, TRUE,
+         "sup_x log(a e^(-a x)/(b e^(-b x))) is log(a/b) when a >= b, +oo otherwise", {"parameters": rate_params}),
+        (variances, sp.Max(variances_direction(s1, s2), variances_direction(s2, s1)), "==", None, TRUE,
+         "Gil, Alajaji and Linder 2013, Table 2, both directions with their finiteness conditions"),
+        (variances, sp.Max(kl_12, kl_21), ">=", None, TRUE, "D_alpha >= KL in each direction (Prop. 9)"),
+        (variances, sp.Max(kl_12, kl_21) + sp.Rational(1, 10), ">=", None, FALSE, "at s1 = s2 the divergence is 0"),
+        (geometric, sp.Max(geometric_direction(p, q), geometric_direction(q, p)), "==", None, TRUE,
+         "the geometric series, both directions, finite where p^alpha q^(1 - alpha) < 1"),
+    ]
+
+
+if __name__ == "__main__":
+    sys.exit(main(rows=rows()))
