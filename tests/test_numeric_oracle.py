@@ -93,6 +93,31 @@ def test_poisson_mode_far_from_zero(method):
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
+def test_poisson_peak_beyond_every_offset_scanned_is_refused(method):
+    """Pois(811/4) against Pois(11/4) at alpha = 1000: the summand peaks near k ~ 10^1865, past where the scan
+    can follow it. Its log still grew there and a tail slope read "diverges": +inf with error 0 ("converged"),
+    and verify called the correct closed form (about 1.17e1865) a mismatch. Found with a user's Poisson
+    mechanism (rdpsym verify, the huge-scale point)."""
+    r = METHODS[method](_poisson(R(811, 4)), _poisson(R(11, 4)), k, sp.S.Naturals0, 1000, {}, dps=30)
+    with mpmath.workdps(70):
+        truth = _poisson_truth(1000, R(811, 4), R(11, 4))
+        assert mpmath.mpf("1e1865") < truth < mpmath.mpf("1e1866")
+        _judge(r, truth)
+
+
+def test_a_sum_that_grows_without_end_is_still_infinite():
+    """Geom(1/2) against Poisson(1): the summand 2^(-2(k+1)) e k! grows like k! (its log's slope rises), so
+    D_2 = +oo; and Geom(1/10) against Geom(1/2) at alpha = 2: the ratio 0.9^2/0.5 > 1 at every k."""
+    geometric = R(1, 2) ** (k + 1)
+    poisson = sp.exp(-1) / sp.factorial(k)
+    r = numeric_divergence(geometric, poisson, k, sp.S.Naturals0, 2, {}, dps=30)
+    assert r.converged and r.value == mpmath.inf, r
+    slow = R(9, 10) ** k / 10
+    r = numeric_divergence(slow, geometric, k, sp.S.Naturals0, 2, {}, dps=30)
+    assert r.converged and r.value == mpmath.inf, r
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
 def test_shifted_negative_binomial_large_order_is_never_negative(method):
     # verify's reference method used to return -0.51 ("converged") here; the truth is 0.59868
     P, Q = _negbin(R(11, 2), R(1, 2), 1), _negbin(R(11, 2), R(1, 2))

@@ -71,6 +71,19 @@ def _scan(L, s0: int, st: int, limit=None):
     return grid, vals, False
 
 
+def _bends_down(grid, vals) -> bool:
+    """The summand's log grows ever more slowly at the last three offsets scanned (its average slope falls,
+    or is not positive): a peak may lie ahead. Not so for geometric or faster growth, whose slope stays or
+    rises."""
+    if len(grid) < 3 or not all(mpmath.isfinite(v) for v in vals[-3:]):
+        return True
+    (j1, j2, j3), (v1, v2, v3) = grid[-3:], vals[-3:]
+    with mpmath.workdps(mpmath.mp.dps + 10):
+        first = (v2 - v1) / (mpmath.mpf(j2) - j1)
+        second = (v3 - v2) / (mpmath.mpf(j3) - j2)
+        return not (first > 0 and second >= first * (1 - mpmath.mpf(10) ** -6))
+
+
 def _mode(L, grid, vals, s0: int, st: int) -> int:
     """The offset of the summand's largest term: integer ternary search between the grid neighbours of
     the grid's largest value (at the precision that holds the offsets)."""
@@ -221,10 +234,19 @@ def discrete_once(dens, support: Support, q, a):
     modes = []
     for (s0, st), (grid, vals, rising) in zip(progs, prog_samples):
         if rising:
+            # the summand had not fallen by the last offset the scan reached, so its tail was not seen. A log
+            # that still grows at least linearly there (geometric or faster growth, log k! against 2k log 2)
+            # grows without end, as check_end's slopes say; one that bends down has its peak beyond
+            # (Poi(mu + d) against Poi(mu) at alpha = 1000, mu = 11/4, d = 200: k log(c) - log k!, peaking near
+            # k ~ 10^1865), and a slope read before that peak proves no divergence
             r = check_end(Lbig, mpmath.mpf(s0), st, 1, True, Lmax, mag)
-            if r is not None:
+            if r is not None and r.diverges and not _bends_down(grid, vals):
                 r.apply(doubts)
-            raise Failed(f"refused: the summand still grows at k ~ {mpmath.nstr(mpmath.mpf(s0 + st * grid[-1]), 5)}")
+            if r is not None:
+                doubts.append(r.reason.replace("the integral diverges", "the sum may still peak") if r.diverges
+                              else r.reason)
+            raise Failed(f"refused: the summand still grows at k ~ {mpmath.nstr(mpmath.mpf(s0 + st * grid[-1]), 5)}, "
+                         "the last offset the scan reached (a peak beyond it is not told from growth without end)")
         jm = _mode(L, grid, vals, s0, st)
         modes.append(jm)
         Lmax = max(Lmax, L(mpmath.mpf(s0 + st * jm)))
