@@ -321,3 +321,23 @@ def test_a_vector_variable_crosses_the_json_as_a_tuple(verdicts):
     data["mechanism"]["variable"] = "Tuple(Integer(1), Symbol('x2', real=True))"
     with pytest.raises(CertificateError, match="mechanism.variable"):
         Certificate.from_json(json.dumps(data))
+
+
+def test_a_proof_through_monotonicity_crosses_the_json_and_replays():
+    """KL(Poi(mu + d) || Poi(mu)) is the larger of the two directions: proved through the branches and the
+    monotone route, whose limit at v -> 0+ took a Python 0 as its point, which the safe reader refused
+    (``unexpected Constant``). The certificate now crosses the JSON and replays; a claim with the smaller
+    direction does not take its proof."""
+    mu, d = rdpsym.parameter("mu", typical=(0.5, 5.0)), rdpsym.parameter("d", typical=(0.5, 2.0))
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    m, s = mu.symbol, d.symbol
+    pair = rdpsym.AdjacentPair(sp.exp(-m) * m**k / sp.factorial(k), sp.exp(-m - s) * (m + s) ** k / sp.factorial(k))
+    mech = rdpsym.Mechanism("poisson_shift", k, sp.Range(0, sp.oo), (pair,), (mu, d))
+    v = check_claim(mech, (m + s) * sp.log((m + s) / m) - s, "==", order=1)
+    assert v.verdict is Verdict.PROVED and v.certificate is not None, v.evidence
+    assert any(step["rule"] == "monotone_choice" for step in json.loads(v.certificate.to_json())["proof"]["steps"])
+    back = Certificate.from_json(v.certificate.to_json())
+    assert back.check().holds, back.check().reason
+    doc = json.loads(v.certificate.to_json())
+    doc["claim"] = sp.srepr(m * sp.log(m / (m + s)) + s)
+    assert not Certificate.from_json(json.dumps(doc)).check().holds

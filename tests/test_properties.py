@@ -274,3 +274,21 @@ def test_numeric_density_cuts_at_compound_piecewise_conditions():
     assert d.kinks == [mpmath.mpf(sp.Float(lo, 60)), mpmath.mpf(sp.Float(hi, 60))]
     mass, _ = d.mass(-10, 10)
     assert abs(mass - 1) < mpmath.mpf(10) ** -12
+
+
+@pytest.mark.unit
+def test_checks_on_finite_supports_say_they_do_not_apply_to_an_infinite_lattice():
+    """Post-processing and probability preservation build the processed distributions outcome by outcome:
+    on Poisson noise (support 0, 1, 2, ...) they are not applicable and say so, where they raised, which
+    made `rdpsym properties` exit 1 (a failed property) with every property holding or inconclusive."""
+    from rdpsym.properties.postprocessing import post_processing
+    from rdpsym.properties.probability import probability_preservation
+
+    mu = rdpsym.parameter("mu", typical=(0.5, 5.0))
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    m = mu.symbol
+    pair = rdpsym.AdjacentPair(sp.exp(-m) * m**k / sp.factorial(k), sp.exp(-m - 1) * (m + 1) ** k / sp.factorial(k))
+    mech = rdpsym.Mechanism("poisson_unit_shift", k, sp.Range(0, sp.oo), (pair,), (mu,))
+    for check in (post_processing, probability_preservation):
+        report = check(mech, {"mu": 2})
+        assert not report.applicable and "finite supports only" in report.detail, report

@@ -838,7 +838,7 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
 
 def _monotone_from(ch: Chain, h, sign: int, depth: int, v, end):
     """sign * h >= 0 from its limit at ``end`` (0 or oo) of ``v`` and the sign of dh/dv (:func:`_monotone`)."""
-    limit = ch.run("limit_from_above", h, v, 0) if end == 0 else ch.run("limit_at_infinity", h, v)
+    limit = ch.run("limit_from_above", h, v, sp.S.Zero) if end == 0 else ch.run("limit_at_infinity", h, v)
     if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo) or limit.is_extended_real is not True:
         return None
     test = "is_nonnegative" if sign > 0 else "is_nonpositive"

@@ -263,6 +263,8 @@ class Chain:
 
     def run(self, rule: str, *inputs):
         self.attempts += 1
+        # a step's inputs are sympy trees, as a certificate writes and reads them (a Python 0 is no tree)
+        inputs = tuple(sp.Integer(i) if isinstance(i, int) and not isinstance(i, bool) else i for i in inputs)
         key = (rule, inputs)
         if self.memo is not None and key in self.memo:
             out = self.memo[key]

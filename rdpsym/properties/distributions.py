@@ -149,6 +149,21 @@ def divergence_of(P: Processed, Q: Processed, a) -> mpmath.mpf:
     return mpmath.log(total) / (a - 1)
 
 
+def infinite_lattice_report(target, name: str, reference: str):
+    """The not-applicable report of a check that computes processed distributions term by term, for a
+    mechanism whose discrete support is infinite (Poisson or geometric noise); None otherwise. The check is
+    not run, and says why, instead of raising (a check that raised counts as an error of the suite)."""
+    from .report import report_from_rows
+
+    support = getattr(target, "support", None)
+    if not (isinstance(support, sp.Set) and is_discrete_support(support) and support.is_finite_set is not True):
+        return None
+    why = f"the distributions are handled on finite supports only; the support is {sp.sstr(support)}"
+    return report_from_rows(name, [("support", None, None, 0, why)], 0, reference=reference,
+                            target=str(getattr(target, "name", "pair")), detail=f"not applicable: {why}",
+                            extra={"applicable": False})
+
+
 def pairs_of(target, values: dict | None = None):
     """[(label, P, Q)] numeric densities for every adjacent pair and both directions of a Mechanism, or
     for a tuple ``(P, Q, x, support)`` (one direction, as given)."""

@@ -26,7 +26,7 @@ import sympy as sp
 from .._numbers import ArgumentError
 from ..specify.text.numbers import mp_number
 from .curve import as_curve
-from .distributions import NumericDensity, Processed, divergence_of, pairs_of
+from .distributions import NumericDensity, Processed, divergence_of, infinite_lattice_report, pairs_of
 from .report import PropertyReport, report_from_rows
 
 __all__ = ["Channel", "Threshold", "Round", "Clip", "Kernel", "InputDependent", "randomized_threshold",
@@ -209,6 +209,9 @@ def post_processing(target, values: dict | None = None, *, channels: Sequence[Ch
     from ..numeric.maximum import Direction, numeric_maximum
     from ..specify.mechanism import Mechanism
 
+    skipped = infinite_lattice_report(target, "post-processing (data-processing inequality)", REF)
+    if skipped is not None:
+        return skipped
     channels = list(channels if channels is not None else default_channels(target if isinstance(target, Mechanism) else None))
     with mpmath.workdps(dps + 10):
         pairs = pairs_of(target, values)

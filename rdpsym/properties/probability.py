@@ -21,7 +21,7 @@ import sympy as sp
 
 from ..specify.text.numbers import mp_number
 from .curve import as_curve
-from .distributions import pairs_of
+from .distributions import infinite_lattice_report, pairs_of
 from .report import PropertyReport, report_from_rows
 
 __all__ = ["probability_preservation", "bayes_factor", "default_events", "section_vii_interval"]
@@ -51,6 +51,9 @@ def probability_preservation(target, values: dict | None = None, *, events: Sequ
     """
     from ..specify.mechanism import Mechanism
 
+    skipped = infinite_lattice_report(target, "probability preservation (Prop. 10)", REF10)
+    if skipped is not None:
+        return skipped
     events = list(events if events is not None else default_events(target if isinstance(target, Mechanism) else None))
     crv = as_curve(curve if curve is not None else target, values)
     rows = []
