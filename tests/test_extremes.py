@@ -11,7 +11,7 @@ import sympy as sp
 
 import rdpsym
 from rdpsym.derive.extremes import maximum
-from rdpsym.derive.sign import decide
+from rdpsym.derive.sign import decide, decide_relation
 
 MU, D = sp.symbols("mu d", positive=True)
 L = sp.log(MU / (D + MU))  # < 0
@@ -37,6 +37,13 @@ def test_the_sign_oracle_reads_no_sign_off_infinite_branches():
     assert decide(FORWARD - BACKWARD, "nonnegative") is None
 
 
+def test_a_log_is_compared_with_zero_through_its_argument():
+    """log(mu/(mu + d)) < 0 because mu/(mu + d) - 1 = -d/(mu + d) < 0 (log is increasing, 0 at 1)."""
+    assert decide_relation(L < 0)[0] is True
+    assert decide_relation(L > 0)[0] is False
+    assert decide_relation(sp.log(MU / D) < 0)[0] is None  # mu/d - 1 has no sign
+
+
 def test_a_poisson_shift_has_an_infinite_max_divergence():
     """Poi(mu) against Poi(mu + d), both directions (Mironov 2017, Def. 4): Q/P = e^(-d) (1 + d/mu)^k is
     unbounded, so D_oo = +oo, and D_alpha grows without bound (D_1000 at mu = 1/2, d = 2 is about 4.7e695)."""
@@ -47,6 +54,7 @@ def test_a_poisson_shift_has_an_infinite_max_divergence():
     Q = sp.exp(-(m + s)) * (m + s) ** k / sp.factorial(k)
     r = rdpsym.rdp(rdpsym.Mechanism("poisson_shift", k, sp.Range(0, sp.oo), (rdpsym.AdjacentPair(P, Q),), (mu, d)))
     at = {"mu": sp.Rational(1, 2), "d": 2}
+    assert r.max_divergence == sp.oo  # the fold's conditions, log(mu/(mu + d)) < 0 or > 0, hold for every d > 0
     assert r.evaluate(sp.oo, **at) == mpmath.inf
     with mpmath.workdps(30):
         # the reverse direction at alpha = 10 by hand: sum_k Q^10 P^(-9) = e^(-10 (mu + d) + 9 mu) sum_k x^k/k!

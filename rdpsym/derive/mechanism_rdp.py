@@ -33,7 +33,7 @@ from .pairs import pair_results
 from .subsampled import subsampled_rdp, worst_mixture_pairs
 from .result import DivergenceResult, ExceptionalPoint, Provenance, Status, Step, expired_in
 from .extremes import maximum
-from .sign import decide
+from .sign import decide, decide_relation
 from .worst import NotShown, WorstPairs, both_directions
 
 __all__ = ["rdp", "simplify_with_domains", "family_analysis", "worst_pair_data", "worst_pairs",
@@ -63,28 +63,44 @@ def _dominates(a: sp.Expr, b: sp.Expr, params: tuple[Parameter, ...]) -> bool:
 
 
 def simplify_with_domains(expr: sp.Expr | None, params: tuple[Parameter, ...]) -> sp.Expr | None:
-    """Drop Max/Min arguments that the parameters' domains make irrelevant."""
+    """Drop Piecewise branches whose conditions the parameters' domains decide (a false one goes; a true one
+    is the last: the two Poisson directions' D_oo fold into +oo where log(mu/(mu + d)) < 0 or > 0, which
+    holds for every d > 0), then Max/Min arguments they make irrelevant."""
     if expr is None:
         return None
+    expr = expr.replace(lambda e: isinstance(e, sp.Piecewise), lambda e: _decided_branches(e, params))
+    return expr.replace(lambda e: isinstance(e, (sp.Max, sp.Min)), lambda e: _undominated(e, params))
 
-    def visit(node):
-        if isinstance(node, (sp.Max, sp.Min)):
-            args = [visit(a) for a in node.args]
-            keep = []
-            for i, a in enumerate(args):
-                beats = (lambda u, v: _dominates(u, v, params)) if isinstance(node, sp.Max) else (
-                    lambda u, v: _dominates(v, u, params))
-                # a is redundant when another argument always beats it (ties keep the first)
-                if any(beats(b, a) and (not beats(a, b) or j < i) for j, b in enumerate(args) if j != i):
-                    continue
-                keep.append(a)
-            keep = keep or args[:1]
-            return keep[0] if len(keep) == 1 else node.func(*keep)
-        if node.args and not node.is_Atom:
-            return node.func(*[visit(a) for a in node.args])
-        return node
 
-    return visit(expr)
+def _decided_branches(node: sp.Piecewise, params) -> sp.Expr:
+    """The Piecewise without the branches the sign oracle shows never taken, cut at one shown always taken."""
+    kept, last = [], False
+    for value, condition in node.args:
+        truth = decide_relation(condition, params, seconds=DOMINANCE_SECONDS)[0]
+        if truth is False:
+            continue
+        last = truth is True
+        kept.append((value, True if last else condition))
+        if last:
+            break
+    if not kept:
+        return node  # no branch shown to hold: left as it is
+    return kept[0][0] if len(kept) == 1 and last else sp.Piecewise(*kept)
+
+
+def _undominated(node, params) -> sp.Expr:
+    """A Max (Min) without the arguments another one always beats (ties keep the first)."""
+    args = list(node.args)
+    if isinstance(node, sp.Max):
+        def beats(u, v):
+            return _dominates(u, v, params)
+    else:
+        def beats(u, v):
+            return _dominates(v, u, params)
+    keep = [a for i, a in enumerate(args)
+            if not any(beats(b, a) and (not beats(a, b) or j < i) for j, b in enumerate(args) if j != i)]
+    keep = keep or args[:1]
+    return keep[0] if len(keep) == 1 else node.func(*keep)
 
 
 def family_analysis(mechanism: Mechanism, family: AdjacentFamily, *, step_seconds: float | None = None,

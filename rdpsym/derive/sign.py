@@ -168,7 +168,23 @@ def decide_relation(rel, params: Sequence | None = None, regime: Regime | None =
     truth = decide(diff, claim, params, regime, seconds=seconds, effort=effort)
     if truth is None and claim not in ("zero", "nonzero"):
         truth = _through_logs(rel.lhs, rel.rhs, claim, params, regime, seconds, effort)
+    if truth is None:
+        truth = _inside_log(diff, claim, params, regime, seconds, effort)
     return truth, (diff if truth is None else None)
+
+
+def _inside_log(diff, claim, params, regime, seconds, effort) -> bool | None:
+    """``claim`` for log u (against 0) as for u - 1 when u is positive: log is increasing and 0 at 1
+    (log(mu/(mu + d)) < 0 because mu/(mu + d) - 1 = -d/(mu + d) < 0; the two Poisson directions' D_oo)."""
+    if not isinstance(diff, sp.log):
+        return None
+    u = diff.args[0]
+    try:
+        if decide(u, "positive", params, regime, seconds=seconds, effort=effort):
+            return decide(u - 1, claim, params, regime, seconds=seconds, effort=effort)
+    except SYMBOLIC_ERRORS:
+        pass
+    return None
 
 
 def _through_logs(lhs, rhs, claim, params, regime, seconds, effort) -> bool | None:
