@@ -53,7 +53,7 @@ from .. import printing
 from ..symbols import alpha as ALPHA
 from .guard import HangGuards
 from .orders import conditions_at
-from .rewrite import Chain, ReplayMismatch, Step
+from .rewrite import Chain, ReplayMismatch, Step, strict_positive_parts
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
 
@@ -287,7 +287,7 @@ def _order_regimes(x: ProofContext) -> list:
     for text, alpha_expr in regimes:
         # over the domains' variables, as the claim and the divergence are
         finite = x.conditions.subs(x.subs).subs(ALPHA, alpha_expr) if isinstance(x.conditions, sp.Basic) else sp.true
-        out.append((text, alpha_expr, _positive_expressions(finite)))
+        out.append((text, alpha_expr, strict_positive_parts(finite)))
     return out
 
 
@@ -746,8 +746,7 @@ def _pieces_where_finite(ch: Chain, x: ProofContext):
     if firsts is None:
         return None
     checks = [(firsts.subs(ALPHA, alpha_expr), positive) for _, alpha_expr, positive in regimes]
-    lo, hi = x.alpha_range
-    if x.order is None and (lo < 1) is sp.true and (hi > 1) is sp.true:
+    if _holds_order_one(x):
         # the KL's order lies between the regimes; its formula carries its own +oo (no finiteness conditions)
         checks.append((firsts.subs(ALPHA, 1), []))
     for conditions, positive in checks:
@@ -874,14 +873,17 @@ _ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expan
                  "pieces_where_finite", "cases")}
 
 
+def _holds_order_one(x: ProofContext) -> bool:
+    """The claim is about the curve over an order range with alpha = 1 inside it."""
+    lo, hi = x.alpha_range
+    return x.order is None and (lo < 1) is sp.true and (hi > 1) is sp.true
+
+
 def _jumps_at_order_one(x: ProofContext) -> bool:
     """The order range holds alpha = 1 and the claim may jump there: a Piecewise condition, a sign or a
     Heaviside in alpha. The routes take alpha < 1 and alpha > 1 apart (as 1/(1 + v) and 1 + t) and never
     alpha = 1, where D is the KL: Piecewise((D, Ne(alpha, 1)), (oo, True)) would be proved equal to D."""
-    if x.order is not None:
-        return False
-    lo, hi = x.alpha_range
-    if not ((lo < 1) is sp.true and (hi > 1) is sp.true):
+    if not _holds_order_one(x):
         return False
     jumps = [a.args[0] for a in x.c_free.atoms(sp.sign, sp.Heaviside)]
     jumps += [cond for pw in x.c_free.atoms(sp.Piecewise) for _, cond in pw.args]
@@ -929,18 +931,3 @@ def both_directions(directions) -> bool:
     """Whether the directions ``(P, Q)`` are closed under swapping P and Q (a mechanism's are, Def. 4)."""
     pairs = {(P, Q) for P, Q in directions}
     return bool(pairs) and all((Q, P) in pairs for P, Q in pairs)
-
-
-def _positive_expressions(condition) -> list | None:
-    """The expressions g that a condition (a conjunction of ``g > 0`` / ``a > b``, strict) makes
-    positive; [] for ``true``; None for a condition that is not such a conjunction (a disjunction left
-    after the regime's substitution)."""
-    if condition == sp.true:
-        return []
-    found = []
-    for part in sp.And.make_args(condition):
-        # strict only: g >= 0 does not make g positive (g = 0 is finite there, and log g is not)
-        if not (part.is_Relational and part.rel_op in (">", "<")):
-            return None
-        found.append(part.gts - part.lts)
-    return found

@@ -22,7 +22,7 @@ from .._numbers import SYMBOLIC_ERRORS
 from .guard import HangGuardFired
 from .guard import HangGuards
 
-__all__ = ["Step", "Chain", "RULES", "ReplayMismatch", "positive_where"]
+__all__ = ["Step", "Chain", "RULES", "ReplayMismatch", "positive_where", "strict_positive_parts"]
 
 
 def _truth(value) -> sp.Basic:
@@ -125,17 +125,27 @@ def first_conditions(expr) -> sp.Tuple:
     return sp.Tuple(*(pw.args[0][1] for pw in pieces))
 
 
+def strict_positive_parts(condition) -> list | None:
+    """The expressions g that a condition, a conjunction of strict relationals ``g > 0`` / ``a > b``, makes
+    positive (a - b for a > b); [] for ``true``; None for any other condition (g >= 0 does not make g
+    positive: g = 0 is finite there, and log g is not)."""
+    if condition == sp.true:
+        return []
+    found = []
+    for part in sp.And.make_args(condition):
+        if not (part.is_Relational and part.rel_op in (">", "<")):
+            return None
+        found.append(part.gts - part.lts)
+    return found
+
+
 def conditions_hold_where(conditions, *positive) -> bool:
     """Each condition holds where each expression of ``positive`` is > 0: it is true, or a conjunction of
-    strict relationals ``a > b`` with a - b > 0 there (:func:`positive_where`)."""
+    strict relationals ``a > b`` with a - b > 0 there (:func:`strict_positive_parts`, :func:`positive_where`)."""
     for condition in conditions:
-        if condition is sp.true:
-            continue
-        for part in sp.And.make_args(condition):
-            if not (part.is_Relational and part.rel_op in (">", "<")):
-                return False
-            if not positive_where(part.gts - part.lts, *positive):
-                return False
+        parts = strict_positive_parts(condition)
+        if parts is None or not all(positive_where(g, *positive) for g in parts):
+            return False
     return True
 
 
@@ -201,14 +211,14 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # that a replay follows instead of searching
     "route_choice": lambda part, route: sp.true,
     # the divergence's limit at the lower end of the order range (D is non-decreasing in alpha)
-    "limit_from_above": lambda e, a, point: limit_from_above(e, a, point),
+    "limit_from_above": limit_from_above,
     # a sum with one Max or Min term, the rest added to each of its branches (Max(a, b) + c = Max(a + c, b + c))
-    "extreme_outside": lambda e: extreme_outside(e),
+    "extreme_outside": extreme_outside,
     # a claim's Piecewise where the divergence is finite: their first conditions, each holding where the given
     # expressions are positive, and the claim with each Piecewise its first branch
-    "first_conditions": lambda e: first_conditions(e),
+    "first_conditions": first_conditions,
     "conditions_hold_where": lambda conditions, *g: _truth(conditions_hold_where(conditions, *g)),
-    "first_pieces": lambda e: first_pieces(e),
+    "first_pieces": first_pieces,
     # the route through monotonicity: an expression continuous for every value of its symbols, its limit at
     # +oo in one of them, its value at 0, its derivative in one of them over a common denominator (logs
     # expanded where sympy may; factor would expand exp(-10^8 (t - 37/10)^2) into powers of exp(t)), and

@@ -241,10 +241,7 @@ def discrete_once(dens, support: Support, q, a):
             # k ~ 10^1865), and a slope read before that peak proves no divergence
             r = check_end(Lbig, mpmath.mpf(s0), st, 1, True, Lmax, mag)
             if r is not None and r.diverges and not _bends_down(grid, vals):
-                r.apply(doubts)
-            if r is not None:
-                doubts.append(r.reason.replace("the integral diverges", "the sum may still peak") if r.diverges
-                              else r.reason)
+                r.apply(doubts)  # raises Infinite
             raise Failed(f"refused: the summand still grows at k ~ {mpmath.nstr(mpmath.mpf(s0 + st * grid[-1]), 5)}, "
                          "the last offset the scan reached (a peak beyond it is not told from growth without end)")
         jm = _mode(L, grid, vals, s0, st)

@@ -40,6 +40,12 @@ def _kink_points(expr: sp.Expr, x: sp.Symbol) -> list:
     return sorted(pts, key=float)
 
 
+def _finite_discrete(support) -> bool:
+    """A discrete support the processed distributions are computed on: finitely many points, listed or a
+    finite range."""
+    return isinstance(support, (sp.FiniteSet, sp.Range)) and support.is_finite_set is True
+
+
 class NumericDensity:
     """One density or pmf ``expr`` in ``x`` with every parameter substituted."""
 
@@ -55,7 +61,7 @@ class NumericDensity:
         self._f = sp.lambdify(x, self.expr.rewrite(sp.Piecewise) if self.expr.has(sp.Heaviside) else self.expr, "mpmath")
         self.kinks = [] if self.discrete else [mpmath.mpf(sp.Float(k, 60)) for k in _kink_points(self.expr, x)]
         if self.discrete:
-            if not isinstance(support, (sp.FiniteSet, sp.Range)) or (isinstance(support, sp.Range) and not support.is_finite_set):
+            if not _finite_discrete(support):
                 raise ValueError(f"support: only finite discrete supports are handled here; got {sp.sstr(support)}")
             self.points = [mpmath.mpf(int(p)) if sp.S(p).is_Integer else mpmath.mpf(sp.Float(p, 60)) for p in support]
         else:
@@ -156,7 +162,7 @@ def infinite_lattice_report(target, name: str, reference: str):
     from .report import report_from_rows
 
     support = getattr(target, "support", None)
-    if not (isinstance(support, sp.Set) and is_discrete_support(support) and support.is_finite_set is not True):
+    if not (isinstance(support, sp.Set) and is_discrete_support(support)) or _finite_discrete(support):
         return None
     why = f"the distributions are handled on finite supports only; the support is {sp.sstr(support)}"
     return report_from_rows(name, [("support", None, None, 0, why)], 0, reference=reference,
