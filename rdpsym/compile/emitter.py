@@ -142,9 +142,28 @@ class Emitter(Translator):
     def _translate_exp(self, e):
         return f"numpy.exp({self.value(e.args[0])})"
 
+    @staticmethod
+    def exponential_factors(e: sp.Mul) -> tuple[sp.Expr | None, list]:
+        """(the product of the factors of ``e`` that are powers with a variable exponent or exponentials,
+        the other factors), the product None unless it has at least two factors.
+
+        Such a product is written as one ``exp`` of the sum of its factors' logarithms: its factors may
+        overflow and underflow where it does not (Poisson noise at alpha = 1000:
+        mu**(1 - alpha) * (mu + d)**alpha is 1e-1010 times 1e1051, the product 3e41), and the sum of
+        logs is no less accurate than the product of exps it replaces (each factor is an exp already).
+        """
+        group = [f for f in e.args if isinstance(f, sp.exp)
+                 or (f.is_Pow and not f.exp.is_number and f.base.is_positive)]
+        if len(group) < 2:
+            return None, list(e.args)
+        return sp.Mul(*group, evaluate=False), [f for f in e.args if f not in group]
+
     def _translate_Mul(self, e):
+        group, factors = self.exponential_factors(e)
         num, den = [], []
-        for f in e.args:
+        if group is not None:
+            num.append(f"numpy.exp({self.logabs(group)[0]})")
+        for f in factors:
             if f.is_Pow and f.exp.is_number and f.exp.is_negative:
                 den.append(self.value(sp.Pow(f.base, -f.exp)))
             else:

@@ -106,11 +106,16 @@ class ErrorEmitter(Translator):
         return self.name(f"{parts} + {EPS!r} * ({mags})")
 
     def _err_Mul(self, e):
+        group, factors = self.em.exponential_factors(e)
         # an exact factor that is 0 (log(lam) at lam = 1) adds no error: 0/0 would make the estimate NaN
-        rel = [self._relative(err, f) for f in e.args if not f.is_number for err in [self.err(f)] if err != "0.0"]
+        rel = [self._relative(err, f) for f in factors if not f.is_number for err in [self.err(f)] if err != "0.0"]
+        if group is not None:
+            # exp(log|group|): the log's absolute error is the product's relative error, plus exp's rounding
+            rel.append(self.name(f"{self.err_log(group)} + {EPS!r}"))
+            factors = [group, *factors]
         # one rounding per multiplication or division, none by a power of two (-1, 2, 1/2: exact)
-        exact = sum(1 for f in e.args if f.is_Rational and f != 0 and _power_of_two(abs(f)))
-        roundings = max(len(e.args) - 1 - exact, 0)
+        exact = sum(1 for f in factors if f.is_Rational and f != 0 and _power_of_two(abs(f)))
+        roundings = max(len(factors) - 1 - exact, 0)
         if not rel and not roundings:
             return "0.0"  # a product of exact values by powers of two is exact
         return self.name(f"{self._abs(e)} * ({' + '.join(rel) or '0.0'} + {roundings * EPS!r})")
