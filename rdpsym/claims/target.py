@@ -329,8 +329,8 @@ def within_formula_domains(tgt: Target) -> tuple[Target, tuple[str, ...]]:
         dom = held.get(p.symbol, p.domain)
         if dom != p.domain and isinstance(dom, sp.Interval) and sp.Intersection(dom, p.domain) == dom:
             params.append(dataclasses.replace(p, domain=dom))
-            notes.append(f"decided for {p.name} in {printing.interval(dom)}, where the derived formula holds (not at the "
-                         f"excluded end of {printing.interval(p.domain)}: {_why_excluded(tgt.result.reason, p.name)})")
+            notes.append(f"decided for {p.name} in {printing.interval(dom)}, where the derived formula holds (declared: "
+                         f"{printing.interval(p.domain)}; {_why_excluded(tgt.result.reason, p.name)})")
         else:
             params.append(p)
     if not notes:

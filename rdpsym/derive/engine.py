@@ -39,6 +39,7 @@ from .._cache import unexcused_timeouts
 from ..specify.params import Parameter
 from .cache import cached_derivation
 from .closed_ends import closed_end_domains
+from .distribution_domain import distribution_domains
 from .finite import merge_equal_ratios
 from . import integer_order  # noqa: F401 - registers the integer orders a result derives on request
 from .inputs import check_inputs
@@ -116,7 +117,30 @@ def renyi_divergence(
         result = cached_derivation(derive_uncached, P, Q, x, support, params, seconds, check_density, label)
     else:
         result = derive_uncached(P, Q, x, support, params, seconds, check_density, label)
+    result = _where_distributions(result, P, Q, x, support, params)
     return replace(result, pair=(P, Q, x, support)) if result.pair is None else result
+
+
+def _where_distributions(result: DivergenceResult, P, Q, x, support, params) -> DivergenceResult:
+    """``result`` held to the parameter values where P and Q are distributions (:mod:`.distribution_domain`;
+    read from the pair as given, before outcomes are merged: a merged sum can be non-negative where one of
+    its outcomes is not)."""
+    held = dict(result.domains)
+    expr = result.expr if result.status is Status.CLOSED_FORM else None
+    narrowed, why = distribution_domains(P, Q, x, support, params, held, (expr, result.kl, result.max_divergence))
+    if not narrowed:
+        return result
+    for s, dom in narrowed.items():
+        held[s] = sp.Intersection(held.get(s, dom), dom)
+    # a new closed end (p = 1 of (0, 1]) is checked against the densities like a declared one
+    narrowed_params = [replace(p, domain=held[p.symbol]) if p.symbol in narrowed else p for p in params]
+    ends, ends_why = closed_end_domains(P, Q, x, support, expr, result.kl, result.max_divergence, narrowed_params,
+                                        result.symbols)
+    for s, dom in ends.items():
+        held[s] = sp.Intersection(held[s], dom) if s in held else dom
+    why += [w for w in ends_why if w not in result.reason]  # a declared end's reason is there already
+    reason = "; ".join(r for r in (result.reason, *why) if r)
+    return replace(result, domains=tuple(held.items()), reason=reason)
 
 
 def _merged_derivation(P, Q, x, support, merged, step, params, step_seconds, check_density, cache, label):

@@ -1,0 +1,75 @@
+"""A parameter declared wider than its pmfs allow (rdpsym.derive.distribution_domain).
+
+P = (1 - p, p) against Q = (1 - p/2, p/2) with p declared in (0, 2): P is a distribution only for p <= 1, and
+at p = 1 the derived formulas have no value ((1 - p)**(1 - alpha) is 0**(-1)). The result holds for p in
+(0, 1) and says why; claims are decided there (issue 33: "decide the verdict on that part and say so").
+Before, the certified pass spent its boxes on p in (1, 2), where nothing can be certified, and the true
+D_oo == Max(log 2, log((2 - p)/(2 - 2p))) was inconclusive.
+"""
+
+import mpmath
+import pytest
+import sympy as sp
+
+import rdpsym
+from rdpsym.claims import Verdict, check_claim
+from rdpsym.derive.distribution_domain import distribution_domains
+from rdpsym.specify.mechanism import AdjacentPair, Mechanism
+from rdpsym.specify.params import parameter
+
+X = sp.Symbol("x", integer=True, nonnegative=True)
+TWO = sp.FiniteSet(0, 1)
+
+
+def _bernoulli(p):
+    return p**X * (1 - p) ** (1 - X)
+
+
+def _declared_wide():
+    p = parameter("p", sp.Interval.open(0, 2), typical=(0.1, 0.9))
+    s = p.symbol
+    return Mechanism(name="bernoulli_halved", title="bernoulli_halved", variable=X, support=TWO,
+                     pairs=(AdjacentPair(_bernoulli(s), _bernoulli(s / 2), "p vs p/2"),), parameters=(p,)), p
+
+
+@pytest.mark.unit
+def test_the_part_where_the_pmfs_are_non_negative_is_solved_exactly():
+    _, p = _declared_wide()
+    s = p.symbol
+    narrowed, why = distribution_domains(_bernoulli(s), _bernoulli(s / 2), X, TWO, [p], {})
+    assert narrowed == {s: sp.Interval.Lopen(0, 1)}
+    assert "P(0) = 1 - p is negative elsewhere in the declared (0, 2)" in why[0], why
+    # the formula (1 - p)**(1 - alpha) has no value at p = 1: that end is left out too, and said
+    curve = sp.log(s**rdpsym.alpha * (s / 2) ** (1 - rdpsym.alpha)
+                   + (1 - s) ** rdpsym.alpha * (1 - s / 2) ** (1 - rdpsym.alpha)) / (rdpsym.alpha - 1)
+    flipped = curve.subs(rdpsym.alpha, 1 - rdpsym.alpha)
+    narrowed, why = distribution_domains(_bernoulli(s), _bernoulli(s / 2), X, TWO, [p], {}, (flipped,))
+    assert narrowed == {s: sp.Interval.open(0, 1)} and "at p = 1 the formula has no value" in why[0], why
+    # a domain that is already right is not touched; nor is a support that is not a small finite set
+    assert distribution_domains(_bernoulli(s), _bernoulli(s / 2), X, TWO, [p], {s: sp.Interval.open(0, 1)}) == ({}, [])
+    assert distribution_domains(_bernoulli(s), _bernoulli(s / 2), X, sp.Range(0, sp.oo), [p], {}) == ({}, [])
+
+
+def test_a_parameter_declared_wider_than_the_distributions_is_decided_where_they_are():
+    m, _ = _declared_wide()
+    r = rdpsym.rdp(m)
+    (sym, dom), = r.domains
+    assert dom == sp.Interval.open(0, 1), dom
+    assert "probability distributions only for p in (0, 1]" in r.reason, r.reason
+    with pytest.raises(ValueError, match="p must lie in"):
+        r.evaluate(2, p=sp.Rational(3, 2))
+    # inside, the formula is the divergence: the sums of the densities, both directions
+    with mpmath.workdps(40):
+        for p, a in ((sp.Rational(1, 4), 2), (sp.Rational(9, 10), sp.Rational(7, 2))):
+            pm = mpmath.mpf(p.p) / p.q
+            u, v = [1 - pm, pm], [1 - pm / 2, pm / 2]
+            want = max(mpmath.log(mpmath.fsum(x**a * y ** (1 - a) for x, y in zip(f, g))) / (a - 1)
+                       for f, g in ((u, v), (v, u)))
+            assert abs(mpmath.mpf(r.evaluate(a, p=p, dps=30)) - want) < mpmath.mpf(10) ** -25 * want
+    proved = check_claim(m, "Max(log(2), log((2-p)/(2-2*p)))", "==", order=sp.oo)
+    assert proved.verdict is Verdict.PROVED, proved
+    assert any("decided for p in (0, 1)" in line for line in proved.evidence), proved.evidence
+    # at p -> 1 the divergence grows without bound: a constant bound is refuted, with a point inside (0, 1)
+    refuted = check_claim(m, "log(2)", "<=", order=sp.oo)
+    assert refuted.verdict is Verdict.REFUTED, refuted
+    assert 0 < refuted.counterexample.values["p"] < 1, refuted.counterexample
