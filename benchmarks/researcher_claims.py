@@ -2,7 +2,8 @@
 
 Run:  python benchmarks/researcher_claims.py [--busy N] [--only TEXT]
 
-The families of the claim audits: two Poisson laws, two exponential rates, two geometric laws and two
+The families of the claim audits: a Bernoulli pair whose parameter is declared wider than the
+distributions allow (decided where they are), two Poisson laws, two exponential rates, two geometric laws and two
 centred Gaussians of different variances, each a mechanism of both directions (Mironov 2017,
 arXiv:1702.07476 v3, Def. 4: the larger of D(P||Q) and D(Q||P)). Each claim's truth is known by hand or
 from the literature (the reason is in the row), independently of rdpsym; a true claim must come back
@@ -56,8 +57,17 @@ def _geometric():
     return Mechanism("geometric_laws", K, sp.Range(0, sp.oo), (pair,), (p, q)), (u, w)
 
 
+def _bernoulli_declared_wide():
+    p = parameter("p", sp.Interval.open(0, 2), typical=(0.1, 0.9))  # P is a distribution for p <= 1 only
+    u = p.symbol
+    bernoulli = lambda r: r**K * (1 - r) ** (1 - K)  # noqa: E731
+    return Mechanism("bernoulli_halved", K, sp.FiniteSet(0, 1), (AdjacentPair(bernoulli(u), bernoulli(u / 2)),),
+                     (p,)), u
+
+
 def rows():
     poisson = _poisson()
+    halved, b = _bernoulli_declared_wide()
     rates, (ra, rb), rate_params = _rates()
     variances, (s1, s2) = _variances()
     geometric, (p, q) = _geometric()
@@ -97,6 +107,9 @@ def rows():
         (variances, sp.Max(kl_12, kl_21) + sp.Rational(1, 10), ">=", None, FALSE, "at s1 = s2 the divergence is 0"),
         (geometric, sp.Max(geometric_direction(p, q), geometric_direction(q, p)), "==", None, TRUE,
          "the geometric series, both directions, finite where p^alpha q^(1 - alpha) < 1"),
+        (halved, sp.Max(sp.log(2), sp.log((2 - b) / (2 - 2 * b))), "==", sp.oo, TRUE,
+         "max of the likelihood ratios over both directions, where P and Q are distributions (p < 1)"),
+        (halved, sp.log(2), "<=", sp.oo, FALSE, "D_oo grows without bound as p -> 1"),
     ]
 
 
