@@ -32,6 +32,7 @@ import sympy as sp
 
 from .._numbers import ArgumentError
 from ..numeric.maximum import Direction, numeric_maximum
+from ..numeric.value import NumericValue
 from .worst import WorstPairs
 
 __all__ = ["CurveValue", "NumericCurve", "directions", "numeric_value", "numeric_digits"]
@@ -128,5 +129,6 @@ def numeric_value(result, alpha: sp.Expr, values: Mapping[str, sp.Expr], dps: in
             raise ArithmeticError(f"{result.label}: the numeric error {mpmath.nstr(found.error, 3)} at alpha = "
                                   f"{alpha}, {dict(values)} exceeds the {dps} digits asked for")
         detail = "; ".join(f"{lab}: {mpmath.nstr(nv.value, 15)} ({nv.detail})" for lab, nv in found.parts)
-    with mpmath.workdps(dps):
-        return CurveValue(+found.value, +found.error, dps, "numeric: " + top.method, False, detail)
+    # the value returned at dps digits: its rounding is part of the error stated (NumericValue.rounded)
+    rounded = NumericValue.rounded(found.value, found.error, dps, top.method, True, detail)
+    return CurveValue(rounded.value, rounded.error, dps, "numeric: " + top.method, False, detail)
