@@ -21,7 +21,7 @@ import sympy as sp
 from .._numbers import SYMBOLIC_ERRORS
 from .._optimize import golden_max, integer_max_bracket
 from . import fast
-from .backends.mpmath import MODULES, compiled_logs, log_expr, logs_of
+from .backends.mpmath import MODULES, compiled_logs, lambdify_mpmath, log_expr, logs_of
 from .kinks import scan_points
 from .quantities import Form, log_integrand
 from .tails import Failed
@@ -100,15 +100,15 @@ class Pair:
     """Evaluators of log P, log Q at a point (a tuple of mpfs), Arb first, with a deadline."""
 
     def __init__(self, P, Q, xs, digits, deadline):
-        self.p = sp.lambdify(xs, P, modules=MODULES, docstring_limit=0)
-        self.q = sp.lambdify(xs, Q, modules=MODULES, docstring_limit=0)
+        self.p = lambdify_mpmath(xs, P)
+        self.q = lambdify_mpmath(xs, Q)
         self.deadline, self.count = deadline, 0
         self.arb_lp = self.arb_lq = self.arb_fast = None
         try:
             lp0, lq0 = log_expr(P), log_expr(Q)
             lp, lq = lp0.evalf(digits), lq0.evalf(digits)
-            self.lp = sp.lambdify(xs, lp, modules=MODULES, docstring_limit=0)
-            self.lq = sp.lambdify(xs, lq, modules=MODULES, docstring_limit=0)
+            self.lp = lambdify_mpmath(xs, lp)
+            self.lq = lambdify_mpmath(xs, lq)
             A, S = sp.Dummy("a"), sp.Dummy("s")
             self.fast = sp.lambdify(tuple(xs) + (A, S), sp.exp(A * lp + (1 - A) * lq - S), modules=MODULES,
                                     docstring_limit=0)

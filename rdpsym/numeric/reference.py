@@ -30,7 +30,7 @@ import sympy as sp
 
 from .._optimize import golden_max
 from ..specify.support import Support
-from .backends.mpmath import MODULES
+from .backends.mpmath import lambdify_mpmath
 from .inputs import substitute_values
 from .kinks import kinks as find_kinks
 from .normalisers import NormaliserError, evaluate_normaliser, exact_value, normaliser_atoms
@@ -51,8 +51,7 @@ _NEAR_ONE = mpmath.mpf(1) / 8
 
 def _lambdified(P, Q, x):
     # the mpmath backend's modules: besseli with its reflection for negative integer orders
-    return _at_mpf(sp.lambdify(x, P, modules=MODULES, docstring_limit=0)), \
-        _at_mpf(sp.lambdify(x, Q, modules=MODULES, docstring_limit=0))
+    return _at_mpf(lambdify_mpmath(x, P)), _at_mpf(lambdify_mpmath(x, Q))
 
 
 def _at_mpf(fn):

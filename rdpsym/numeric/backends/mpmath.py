@@ -20,7 +20,8 @@ from ..quantities import Form
 from ..tails import Failed
 from . import register_backend
 
-__all__ = ["MODULES", "MpmathBackend", "MpmathPair", "besseli", "compiled_logs", "log_expr", "logs_of", "mpmath_pair"]
+__all__ = ["MODULES", "LARGE_RATIONAL_BITS", "MpmathBackend", "MpmathPair", "besseli", "compiled_logs", "lambdify_mpmath", "log_expr", "logs_of",
+           "mpmath_pair"]
 
 
 def besseli(n, z):
@@ -36,8 +37,33 @@ def besseli(n, z):
 
 
 #: the namespace of every ``lambdify`` of the numeric path: mpmath, with the functions above in
-#: place of mpmath's own
-MODULES = [{"besseli": besseli}, "mpmath"]
+#: place of mpmath's own, and mpmath's binomial named: without it the printer rewrites binomial(n, k) as
+#: factorial(n)/(factorial(k) factorial(n - k)), and factorial(10000) is an integer of 35660 digits that
+#: Python refuses to print (the binomial pmf at n = 10000 raised ValueError)
+MODULES = [{"besseli": besseli, "binomial": mpmath.binomial}, "mpmath"]
+
+#: rationals with more bits than this are not printed into lambdified code: Python refuses to print an
+#: integer of more than 4300 digits (``sys.get_int_max_str_digits``, CVE-2020-10735), and the binomial
+#: pmf at n = 10000, p = 1/3 holds 3**10000
+LARGE_RATIONAL_BITS = 4096
+
+
+def lambdify_mpmath(args, expr: sp.Expr):
+    """``sympy.lambdify(args, expr)`` in the numeric path's namespace (:data:`MODULES`), with each rational
+    of more than :data:`LARGE_RATIONAL_BITS` bits read at call time as ``mpf(p) / q`` at the working
+    precision (an mpf made from an int is converted in binary, never through its decimal text)."""
+    large = sorted((r for r in expr.atoms(sp.Rational)
+                    if max(abs(int(r.p)), int(r.q)).bit_length() > LARGE_RATIONAL_BITS), key=sp.default_sort_key)
+    names = {}
+    for i, r in enumerate(large):
+        name = f"_rdpsym_rational_{i}"
+        names[name] = functools.partial(_exact_ratio, int(r.p), int(r.q))
+        expr = expr.xreplace({r: sp.Function(name)()})
+    return sp.lambdify(args, expr, modules=[names, *MODULES] if names else MODULES, docstring_limit=0)
+
+
+def _exact_ratio(p: int, q: int):
+    return mpmath.mpf(p) / q
 
 
 def log_expr(e: sp.Expr) -> sp.Expr:
@@ -96,8 +122,8 @@ class MpmathPair:
         if self._built:
             return
         P, Q, x, digits = self.P, self.Q, self.x, self.digits
-        self._p_fn = sp.lambdify(x, P, modules=MODULES, docstring_limit=0)
-        self._q_fn = sp.lambdify(x, Q, modules=MODULES, docstring_limit=0)
+        self._p_fn = lambdify_mpmath(x, P)
+        self._q_fn = lambdify_mpmath(x, Q)
         # symbolic log-densities (constants folded to `digits` digits); used where they evaluate
         # to a real number, else the numeric log of P or Q is taken.
         xr = sp.Dummy("x", real=True)
@@ -106,8 +132,8 @@ class MpmathPair:
         try:
             lp = log_expr(P.subs(x, xr)).subs(xr, x).evalf(digits)
             lq = log_expr(Q.subs(x, xr)).subs(xr, x).evalf(digits)
-            self._lp_fn = sp.lambdify(x, lp, modules=MODULES, docstring_limit=0)
-            self._lq_fn = sp.lambdify(x, lq, modules=MODULES, docstring_limit=0)
+            self._lp_fn = lambdify_mpmath(x, lp)
+            self._lq_fn = lambdify_mpmath(x, lq)
         except SYMBOLIC_ERRORS:  # any sympy trouble: stay with numeric logs
             self._lp_fn = self._lq_fn = None
             return
