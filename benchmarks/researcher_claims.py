@@ -50,6 +50,15 @@ def _variances():
     return Mechanism("gaussian_variances", X, sp.S.Reals, (AdjacentPair(normal(u), normal(w)),), (s1, s2)), (u, w)
 
 
+def _shift_and_variances():
+    s1, s2 = (parameter(n, typical=(0.5, 2.0), log_scale=True) for n in ("s1", "s2"))
+    shift = parameter("D", typical=(0.5, 2.0))
+    u, w, d = s1.symbol, s2.symbol, shift.symbol
+    P = sp.exp(-X**2 / (2 * u**2)) / sp.sqrt(2 * sp.pi * u**2)
+    Q = sp.exp(-(X - d) ** 2 / (2 * w**2)) / sp.sqrt(2 * sp.pi * w**2)
+    return Mechanism("gaussian_shift_and_variances", X, sp.S.Reals, (AdjacentPair(P, Q),), (s1, s2, shift))
+
+
 def _geometric():
     p, q = (parameter(n, sp.Interval.open(0, 1), typical=(0.1, 0.9)) for n in ("p", "q"))
     u, w = p.symbol, q.symbol
@@ -110,6 +119,8 @@ def rows():
         (halved, sp.Max(sp.log(2), sp.log((2 - b) / (2 - 2 * b))), "==", sp.oo, TRUE,
          "max of the likelihood ratios over both directions, where P and Q are distributions (p < 1)"),
         (halved, sp.log(2), "<=", sp.oo, FALSE, "D_oo grows without bound as p -> 1"),
+        (_shift_and_variances(), sp.oo, "==", sp.oo, TRUE,
+         "the likelihood ratio of N(0, s1^2) and N(D, s2^2) is unbounded for every s1, s2, D (s1 = s2: the shift)"),
     ]
 
 

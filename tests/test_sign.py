@@ -175,3 +175,21 @@ def test_factor_is_not_tried_on_an_expression_larger_than_its_cap(monkeypatch):
     assert all(n <= oracle.FACTOR_MAX_OPS for n in given), given
     decide(small, "nonnegative", seconds=2, effort="rewritings")
     assert given  # below the cap, factor is tried
+
+
+@pytest.mark.unit
+def test_contradictions_and_tautologies_are_decided_without_signing_the_difference():
+    """Two Gaussians of different variances: D_oo came as Piecewise((finite, x > 0 & x < 0), (oo, True)) with
+    x = 1/s2^2 - 1/s1^2, whose sign no oracle can know (it has both). The condition is false for every x, so
+    D_oo is +oo; ``D_oo == oo`` was inconclusive after 0 rewrite attempts (found in an audit)."""
+    s1, s2 = sp.symbols("s1 s2", positive=True)
+    x = 1 / s2**2 - 1 / s1**2
+    assert decide_relation((x > 0) & (x < 0)) == (False, None)
+    assert decide_relation((x > 0) & (-x >= 0)) == (False, None)  # one difference, up to its sign
+    assert decide_relation(sp.Eq(x, 0) & (x < 0)) == (False, None)
+    assert decide_relation((x > 0) | (x <= 0)) == (True, None)
+    assert decide_relation((x > 0) | sp.Ne(x, 0) | sp.Eq(x, 0)) == (True, None)
+    # consistent conditions stay undecided, with the difference to split on
+    assert decide_relation((x > 0) & (x >= 0)) == (None, x)
+    assert decide_relation((x >= 0) & (x <= 0))[0] is None  # x = 0 admits both
+    assert decide_relation((x > 0) | (x < 0))[0] is None  # x = 0 admits neither

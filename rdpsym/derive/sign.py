@@ -156,7 +156,8 @@ def decide_relation(rel, params: Sequence | None = None, regime: Regime | None =
             if got is (isinstance(rel, sp.Or)):
                 return got, None  # one true disjunct (false conjunct) decides it
         if None in values:
-            return None, pending
+            # x > 0 & x < 0 is false (x > 0 | x <= 0 true) whatever x is: decided without signing x
+            return (None, pending) if not _excludes(rel) else (isinstance(rel, sp.Or), None)
         return isinstance(rel, sp.And), None
     claim = _RELATION_CLAIMS.get(type(rel))
     if claim is None:
@@ -171,6 +172,42 @@ def decide_relation(rel, params: Sequence | None = None, regime: Regime | None =
     if truth is None:
         truth = _inside_log(diff, claim, params, regime, seconds, effort)
     return truth, (diff if truth is None else None)
+
+
+#: the signs of lhs - rhs each relation admits
+_SIGNS = {sp.StrictGreaterThan: {1}, sp.GreaterThan: {0, 1}, sp.StrictLessThan: {-1}, sp.LessThan: {-1, 0},
+          sp.Equality: {0}, sp.Unequality: {-1, 1}}
+
+
+def _excludes(rel: sp.Basic) -> bool:
+    """Whether the And ``rel`` has two relations on one difference (up to its sign) that admit no common
+    sign (``x > 0 & x < 0``, ``x > 0 & -x >= 0``), or the Or ``rel`` two that admit every sign between them:
+    a contradiction (a tautology) exact for every value of the symbols, found without signing x (a
+    Gaussian pair's D_oo came with the branch condition 1/s2^2 - 1/s1^2 > 0 & 1/s2^2 - 1/s1^2 < 0)."""
+    seen: dict[sp.Expr, set] = {}
+    for a in rel.args:
+        signs = _SIGNS.get(type(a))
+        if signs is None:
+            continue
+        try:
+            d = a.lhs - a.rhs
+        except SYMBOLIC_ERRORS:
+            continue
+        if (-d) in seen and d not in seen:
+            d, signs = -d, {-v for v in signs}
+        before = seen.get(d)
+        if before is None:
+            seen[d] = set(signs)
+            continue
+        if isinstance(rel, sp.And):
+            seen[d] = before & signs
+            if not seen[d]:
+                return True
+        else:
+            seen[d] = before | signs
+            if seen[d] == {-1, 0, 1}:
+                return True
+    return False
 
 
 def _inside_log(diff, claim, params, regime, seconds, effort) -> bool | None:
