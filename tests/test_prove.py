@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 from rdpsym.claims.prove import proof_context, prove
+from rdpsym.claims.rewrite import abs_as_max, limit_from_above
 from rdpsym.specify.params import parameter
 from rdpsym.symbols import alpha as A
 
@@ -194,6 +195,44 @@ def test_a_claim_at_most_the_kl_is_at_most_every_higher_order():
     assert proof and proof.route == "order_end" and "KL" in proof.text, proof
     assert _theorem_proof(LAPLACE_KL + sp.Rational(1, 10**9), LAPLACE, ">=", params=(LAPLACE_B,)) is None
     assert _theorem_proof(LAPLACE_KL, LAPLACE, ">=", params=(LAPLACE_B,), of_distributions=False) is None
+
+
+TILT = parameter("t", domain=sp.Interval.open(0, 1), typical=(0.1, 0.9))
+T = TILT.symbol
+# P = ((1 + t)/3, 1/3, (1 - t)/3) against its mirror image, as derived; its KL is (2t/3) log((1 + t)/(1 - t))
+TILTED_THREE = sp.log((1 - T**2) ** (1 - A) * ((1 - T) ** (2 * A - 1) + (1 - T**2) ** (A - 1) + (T + 1) ** (2 * A - 1))
+                      / 3) / (A - 1)
+TILTED_KL = 2 * T * sp.log((1 + T) / (1 - T)) / 3
+
+
+def test_the_kl_end_of_a_curve_sympys_limit_misses():
+    """sympy's limit of the three-outcome curve at alpha -> 1+ is oo*sign(log(...)) with the log's argument 1
+    (the parameter written as 1/(t_s + 1)): no value, and D_alpha >= KL was inconclusive (found in an audit).
+    l'Hôpital's rule on the 0/0 quotient gives the KL; it is taken only where the numerator is analytic."""
+    s = sp.Symbol("s", positive=True)
+    kl = limit_from_above(TILTED_THREE.subs(T, 1 / (s + 1)), A, 1)
+    assert sp.simplify(kl - TILTED_KL.subs(T, 1 / (s + 1))) == 0, kl
+    proof = _theorem_proof(TILTED_KL, TILTED_THREE, ">=", params=(TILT,))
+    assert proof and proof.route == "order_end" and "KL" in proof.text, proof
+    assert _theorem_proof(TILTED_KL + sp.Rational(1, 10**9), TILTED_THREE, ">=", params=(TILT,)) is None
+    # |alpha - 1| is not analytic at 1: no rule (sympy's own answer stands)
+    assert limit_from_above(sp.log(1 + sp.Abs(A - 1)) / (A - 1), A, 1) == 1
+
+
+def test_a_max_of_absolute_values_pairs_with_both_directions():
+    """A spike P = (t, (1-t)/3, (1-t)/3, (1-t)/3) against the uniform pmf: D_oo over both directions is derived
+    as Max(-log 4t, log 4t, log(3/(4(1 - t))), log(4/3 - 4t/3)), and a paper writes it with absolute values
+    (inconclusive before: found in an audit). Abs(u) is Max(u, -u) for a real u, and the branches pair off."""
+    derived = sp.Max(-sp.log(4 * T), sp.log(4 * T), sp.log(3 / (4 * (1 - T))), sp.log(sp.Rational(4, 3) - 4 * T / 3))
+    claim = sp.Max(sp.Abs(sp.log(4 * T)), sp.Abs(sp.log(4 * (1 - T) / 3)))
+    proof, _ = prove(proof_context(claim, derived, "==", sp.oo, {}, (TILT,), sp.true, (1, sp.oo)), seconds=30)
+    assert proof and proof.route == "branches" and "pair off" in proof.text, proof
+    assert any(s.rule == "abs_as_max" for s in proof.steps)
+    wrong = sp.Max(sp.Abs(sp.log(4 * T)), sp.Abs(sp.log(4 * (1 - T) / 5)))
+    assert prove(proof_context(wrong, derived, "==", sp.oo, {}, (TILT,), sp.true, (1, sp.oo)), seconds=30)[0] is None
+    z = sp.Symbol("z")  # of no known sign: |z| is not Max(z, -z) for a complex z
+    with pytest.raises(ValueError, match="not shown real"):
+        abs_as_max(sp.Abs(z))
 
 
 def test_the_order_end_route_is_only_the_lower_end():

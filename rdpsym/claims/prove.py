@@ -473,6 +473,11 @@ def _branches(ch: Chain, x: ProofContext):
     if _some_infinite(x.c, x.t):
         return None
     if x.relation == "==":
+        if isinstance(x.t_free, sp.Max) and x.c_free.has(sp.Abs):
+            # Max(|log a|, |log b|) against the Max over both directions of log a, -log a, log b, -log b
+            flat = ch.run("abs_as_max", x.c_free)
+            if isinstance(flat, sp.Max):
+                x = dataclasses.replace(x, c_free=flat, c=_at_order(x, flat))
         if isinstance(x.t_free, (sp.Min, sp.Max)) and type(x.c_free) is type(x.t_free):
             return _paired_branches(ch, x)
         return _equal_to_an_extreme(ch, x) if isinstance(x.t_free, (sp.Min, sp.Max)) else None

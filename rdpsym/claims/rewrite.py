@@ -156,10 +156,54 @@ def first_pieces(expr):
 
 def limit_from_above(expr, variable, point):
     """sympy's one-sided limit; of a Max or a Min, branch by branch (they are continuous, and sympy's limit
-    does not take them: "MRV set computation for functions in several variables")."""
+    does not take them: "MRV set computation for functions in several variables"). Where sympy's limit has
+    no finite real value, a 0/0 quotient of functions analytic at the point is taken by l'Hôpital's rule
+    (:func:`_quotient_limit`)."""
     if isinstance(expr, (sp.Max, sp.Min)):
-        return expr.func(*(sp.limit(a, variable, point, "+") for a in expr.args))
-    return sp.limit(expr, variable, point, "+")
+        return expr.func(*(limit_from_above(a, variable, point) for a in expr.args))
+    found = sp.limit(expr, variable, point, "+")
+    if found.is_finite is True and found.is_extended_real is True and not found.has(sp.Limit, sp.nan, sp.sign):
+        return found
+    by_rule = _quotient_limit(expr, variable, point)
+    return found if by_rule is None else by_rule
+
+
+#: the nodes a function may have to be analytic wherever each power's base and each log's argument is
+#: positive (sums, products, powers, exp and log of the symbols)
+_ANALYTIC_NODES = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log, sp.Symbol, sp.Number, sp.NumberSymbol)
+
+
+def _analytic_at(f, variable, point) -> bool:
+    if not all(isinstance(n, _ANALYTIC_NODES) for n in sp.preorder_traversal(f)):
+        return False
+    for n in sp.preorder_traversal(f):
+        if isinstance(n, sp.Pow) and n.exp.is_Integer:
+            # x**k: a polynomial for k >= 0, a pole where x = 0 for k < 0
+            if n.exp < 0 and n.base.has(variable) and sp.simplify(n.base.subs(variable, point)).is_zero is not False:
+                return False
+            continue
+        inner = n.base if isinstance(n, sp.Pow) else (n.args[0] if isinstance(n, sp.log) else None)
+        if inner is not None and inner.has(variable) and sp.simplify(inner.subs(variable, point)).is_positive is not True:
+            return False
+    return True
+
+
+def _quotient_limit(expr, variable, point):
+    """The limit at ``point`` of ``N/D`` by l'Hôpital's rule, N(point) = D(point) = 0 shown by simplify, D a
+    polynomial in ``variable`` with a simple root there and N analytic at the point (its powers' bases and
+    logs' arguments positive there), so N/D -> N'(point)/D'(point): the form log(A)/(alpha - 1) of a Rényi
+    curve whose A(1) = 1 sympy does not see (a three-outcome pmf's curve: sympy's limit gave
+    oo*sign(log(...)) with the log's argument 1). None where the rule does not apply."""
+    num, den = sp.fraction(sp.together(expr))
+    if not den.has(variable) or not den.is_polynomial(variable):
+        return None
+    slope = sp.diff(den, variable).subs(variable, point)
+    if sp.simplify(den.subs(variable, point)) != 0 or sp.simplify(slope) == 0 or not _analytic_at(num, variable, point):
+        return None
+    if sp.simplify(num.subs(variable, point)) != 0:
+        return None
+    value = sp.simplify(sp.diff(num, variable).subs(variable, point) / slope)
+    return value if value.is_finite is True else None
 
 
 def extreme_outside(expr):
@@ -169,6 +213,20 @@ def extreme_outside(expr):
         raise ValueError("extreme_outside: not a sum with one Max or Min term")
     rest = expr - extremes[0]
     return extremes[0].func(*(a + rest for a in extremes[0].args), evaluate=False)
+
+
+def abs_as_max(expr):
+    """Each Abs(u) of a real u as Max(u, -u), Maxes inside a Max flattened into it:
+    Max(Abs(a), Abs(b)) = Max(a, -a, b, -b), a Max of branches the derived D_oo of both directions pairs with."""
+    if any(a.args[0].is_extended_real is not True for a in expr.atoms(sp.Abs)):
+        raise ValueError("abs_as_max: an Abs of an argument not shown real")
+    out = expr.replace(lambda n: isinstance(n, sp.Abs), lambda n: sp.Max(n.args[0], -n.args[0], evaluate=False))
+    if not isinstance(out, sp.Max):
+        return out
+    flat = []
+    for a in out.args:
+        flat.extend(a.args if isinstance(a, sp.Max) else (a,))
+    return sp.Max(*flat, evaluate=False)
 
 
 def _real_with_logs_factored(expr) -> bool:
@@ -214,6 +272,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "limit_from_above": limit_from_above,
     # a sum with one Max or Min term, the rest added to each of its branches (Max(a, b) + c = Max(a + c, b + c))
     "extreme_outside": extreme_outside,
+    # Abs(u) as Max(u, -u), Maxes flattened (abs_as_max)
+    "abs_as_max": abs_as_max,
     # a claim's Piecewise where the divergence is finite: their first conditions, each holding where the given
     # expressions are positive, and the claim with each Piecewise its first branch
     "first_conditions": first_conditions,
