@@ -220,3 +220,15 @@ def test_a_binomial_pmf_with_a_large_n_is_evaluated(method):
     tiny = sp.Rational(1, 3**10000)
     with mpmath.workdps(30):
         assert abs(lambdify_mpmath(k, tiny * k)(2) / (2 * mpmath.mpf(3) ** -10000) - 1) < mpmath.mpf(10) ** -28
+
+
+def test_mass_where_the_other_has_none_at_either_end_is_infinite_from_the_ends():
+    """Bin(n, 1/2) against its shift by one, alpha = 11/10: +oo both ways (x = 0 one way, x = n + 1 the other).
+    The finite support is read from both ends inwards, so the far end is seen before the n points between
+    (at n = 10^5 the reverse direction took 10 s, most of a claim check's time; found in an audit)."""
+    n = 10000
+    P = sp.Piecewise((sp.binomial(n, k) / 2**n, (k >= 0) & (k <= n)), (0, True))
+    Q = sp.Piecewise((sp.binomial(n, k - 1) / 2**n, (k >= 1) & (k <= n + 1)), (0, True))
+    for first, second in ((P, Q), (Q, P)):
+        r = numeric_divergence(first, second, k, sp.Range(0, n + 2), R(11, 10), {}, dps=20)
+        assert r.converged and r.value == mpmath.inf, r

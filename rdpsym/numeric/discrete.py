@@ -183,6 +183,20 @@ def _tail(dens, q, majorants, s0, st, J, S, downward: bool, fallback_ratio):
     return None
 
 
+def _ends_first(points: list) -> list:
+    """The points from both ends inwards: where P > 0 = Q makes the sum +oo, it is mostly at an end of the
+    support (a binomial against its shift: x = 0 one way, x = n + 1 the other), found there without
+    evaluating the n points between (10 s at n = 10^5)."""
+    order = []
+    lo, hi = 0, len(points) - 1
+    while lo <= hi:
+        order.append(points[lo])
+        if hi != lo:
+            order.append(points[hi])
+        lo, hi = lo + 1, hi - 1
+    return order
+
+
 def discrete_once(dens, support: Support, q, a):
     """One evaluation of the quantity ``q`` (order ``a``, an mpf or None) over a discrete support at the
     current precision. Returns (D, error, method, doubts)."""
@@ -205,10 +219,12 @@ def discrete_once(dens, support: Support, q, a):
     # below) and -inf where that point adds nothing (alpha < 1): the separate check is redundant
     check_parts = not q.peak_is_integrand
     Lmax = -mpmath.inf
-    for k in finite_pts:
+    for k in _ends_first(finite_pts):
         if check_parts:
             term_parts(k)
         Lmax = max(Lmax, L(mpmath.mpf(k)))
+        if Lmax == mpmath.inf and not q.supremum:
+            raise Infinite(f"P > 0 where Q = 0, alpha > 1 (at x = {k})")
     prog_samples = []
     for s0, st in progs:
         if check_parts:
