@@ -235,6 +235,31 @@ def test_a_max_of_absolute_values_pairs_with_both_directions():
         abs_as_max(sp.Abs(z))
 
 
+RATIO = parameter("p", domain=sp.Interval.open(0, 1), typical=(0.1, 0.9))
+# geometric noise (1 - p) p^k against its shift by one, both directions, as derived: finite for alpha < 1 only
+SHIFTED_GEOMETRIC = sp.Piecewise((sp.Max(sp.log(RATIO.symbol**A) / (A - 1), sp.log(RATIO.symbol ** (1 - A)) / (A - 1)),
+                                  A < 1), (sp.oo, True))
+
+
+def _below_one(claim, relation):
+    return prove(proof_context(claim, SHIFTED_GEOMETRIC, relation, None, {}, (RATIO,), RATIO.symbol < 1, (0, 1)),
+                 seconds=30)[0]
+
+
+def test_a_curve_finite_below_order_one_is_compared_there_branch_by_branch():
+    """Over orders in (0, 1) the curve is its first Piecewise branch, a Max; the branch routes see that Max
+    (they saw the Piecewise, and two true claims were inconclusive: found in an audit). A factor shown
+    non-negative goes into a Max: Max(alpha/(1 - alpha), 1) log(1/p) is Max(alpha log(1/p)/(1 - alpha), log(1/p))."""
+    p = RATIO.symbol
+    proof = _below_one(sp.log(1 / p) / (1 - A), "<=")
+    assert proof and proof.route == "branches" and "every branch" in proof.text, proof
+    assert _below_one(sp.Rational(9, 10) * sp.log(1 / p) / (1 - A), "<=") is None  # below log(1/p) as alpha -> 0
+    proof = _below_one(sp.Max(A / (1 - A), 1) * sp.log(1 / p), "==")
+    assert proof and "pair off" in proof.text and any(s.rule == "extreme_times_nonnegative" for s in proof.steps), proof
+    assert _below_one(sp.Max(A / (1 - A), 1) * sp.log(1 / p) * sp.Rational(11, 10), "==") is None
+    assert _below_one(sp.Max(A / (1 - A), 2) * sp.log(1 / p), "==") is None
+
+
 def test_the_order_end_route_is_only_the_lower_end():
     """c >= lim(alpha -> 3-) D_alpha would bound D on (1, 3), but sympy's limit at a large upper end runs into
     its hang guard (randomized response at alpha -> 10^7): the route takes the lower end only, and a claim

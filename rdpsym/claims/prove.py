@@ -201,6 +201,7 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
             regime, alpha_expr = f"alpha = 1/(1 + {vv}), {vv} > 0", 1 / (1 + vv)
         else:
             regime, alpha_expr = "alpha > 0", ALPHA
+        c_free, t_free = _branch_taken(c_free, c, alpha_expr), _branch_taken(t_free, t, alpha_expr)
         if conditions is not sp.true:
             where = f" where the divergence is finite ({sp.sstr(conditions)})"
     else:
@@ -213,6 +214,19 @@ def proof_context(claim, truth, relation, order, fixed, params, conditions, alph
         regime += "; " + ", ".join(notes) + " with the *_s over their declared signs"
     return ProofContext(relation, order, c, t, c_free, t_free, alpha_expr, regime, where, tuple(notes), conditions,
                         tuple(alpha_range), max_divergence, subs, of_distributions, both_directions, inputs)
+
+
+def _branch_taken(free: sp.Expr, at_order: sp.Expr, alpha_expr) -> sp.Expr:
+    """A Piecewise in alpha as the branch the order regime takes, where writing the order into it (alpha =
+    1/(1 + v) over (0, 1)) decided its conditions: the routes that work with alpha free (branches, the limit
+    at an end) then see that branch (a one-sided geometric's curve, Piecewise((Max(...), alpha < 1), (oo,
+    True)) over orders in (0, 1), is the Max). Otherwise ``free`` as it is."""
+    if not isinstance(free, sp.Piecewise) or isinstance(at_order, sp.Piecewise) or alpha_expr is ALPHA:
+        return free
+    for value, _ in free.args:
+        if value.subs(ALPHA, alpha_expr) == at_order:
+            return value
+    return free
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -473,6 +487,11 @@ def _branches(ch: Chain, x: ProofContext):
     if _some_infinite(x.c, x.t):
         return None
     if x.relation == "==":
+        if isinstance(x.t_free, (sp.Min, sp.Max)) and _one_extreme_factor(x.c_free):
+            # Max(alpha/(1 - alpha), 1) log(1/p) against a Max of two formulas
+            inside = ch.run("extreme_times_nonnegative", x.c_free)
+            if inside is not None:
+                x = dataclasses.replace(x, c_free=inside, c=_at_order(x, inside))
         if isinstance(x.t_free, sp.Max) and x.c_free.has(sp.Abs):
             # Max(|log a|, |log b|) against the Max over both directions of log a, -log a, log b, -log b
             flat = ch.run("abs_as_max", x.c_free)
@@ -486,6 +505,8 @@ def _branches(ch: Chain, x: ProofContext):
     claim = x.c_free
     if isinstance(claim, sp.Add) and sum(isinstance(a, (sp.Min, sp.Max)) for a in claim.args) == 1:
         claim = ch.run("extreme_outside", claim)  # Max(a, b) - 1/2 is Max(a - 1/2, b - 1/2)
+    elif _one_extreme_factor(claim):
+        claim = ch.run("extreme_times_nonnegative", claim) or claim  # Max(a, b) c is Max(a c, b c), c >= 0
     if isinstance(claim, (sp.Min, sp.Max)):
         sides.append(("claim", claim, isinstance(claim, sp.Min) == upper))
     if isinstance(x.t_free, (sp.Min, sp.Max)):
@@ -528,6 +549,10 @@ def _branches(ch: Chain, x: ProofContext):
         if ch.replay is not None:
             return None
     return None
+
+
+def _one_extreme_factor(e) -> bool:
+    return isinstance(e, sp.Mul) and sum(isinstance(a, (sp.Min, sp.Max)) for a in e.args) == 1
 
 
 def _part_routes(relation: str) -> tuple[str, ...]:

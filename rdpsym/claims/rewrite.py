@@ -215,6 +215,18 @@ def extreme_outside(expr):
     return extremes[0].func(*(a + rest for a in extremes[0].args), evaluate=False)
 
 
+def extreme_times_nonnegative(expr):
+    """A product with exactly one Max or Min factor and the other factors non-negative by the assumptions as
+    that Max or Min of the branches times the other factors: Max(a, b) c = Max(a c, b c) for c >= 0."""
+    extremes = [a for a in expr.args if isinstance(a, (sp.Max, sp.Min))]
+    if not isinstance(expr, sp.Mul) or len(extremes) != 1:
+        raise ValueError("extreme_times_nonnegative: not a product with one Max or Min factor")
+    rest = sp.Mul(*[a for a in expr.args if a is not extremes[0]])
+    if rest.is_nonnegative is not True:
+        raise ValueError("extreme_times_nonnegative: the other factors are not shown non-negative")
+    return extremes[0].func(*(a * rest for a in extremes[0].args), evaluate=False)
+
+
 def abs_as_max(expr):
     """Each Abs(u) of a real u as Max(u, -u), Maxes inside a Max flattened into it:
     Max(Abs(a), Abs(b)) = Max(a, -a, b, -b), a Max of branches the derived D_oo of both directions pairs with."""
@@ -272,6 +284,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "limit_from_above": limit_from_above,
     # a sum with one Max or Min term, the rest added to each of its branches (Max(a, b) + c = Max(a + c, b + c))
     "extreme_outside": extreme_outside,
+    # Max(a, b) c as Max(a c, b c) for c >= 0 (extreme_times_nonnegative)
+    "extreme_times_nonnegative": extreme_times_nonnegative,
     # Abs(u) as Max(u, -u), Maxes flattened (abs_as_max)
     "abs_as_max": abs_as_max,
     # a claim's Piecewise where the divergence is finite: their first conditions, each holding where the given
