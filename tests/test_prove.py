@@ -219,6 +219,17 @@ def test_the_kl_end_of_a_curve_sympys_limit_misses():
     assert limit_from_above(sp.log(1 + sp.Abs(A - 1)) / (A - 1), A, 1) == 1
 
 
+def test_a_kl_bound_tight_at_an_end_is_proved_through_monotonicity():
+    """The three-outcome KL (2t/3) log((1 + t)/(1 - t)) <= 4t^2/(3(1 - t^2)), tight as t -> 0 (inconclusive before:
+    found in an audit). The gap's derivative is a polynomial times a log plus a polynomial; over the log's
+    positive coefficient its derivative is rational. A bound too low at either end is not proved."""
+    proof, _ = prove(proof_context(4 * T**2 / (3 * (1 - T**2)), TILTED_KL, "<=", 1, {}, (TILT,), sp.true, (1, sp.oo)),
+                     seconds=30)
+    assert proof and proof.route == "monotone" and any(s.rule == "log_coefficient_out" for s in proof.steps), proof
+    for low in (4 * T**2 / (3 * (1 - T**2 / 3)), 4 * T**2 / 3):
+        assert prove(proof_context(low, TILTED_KL, "<=", 1, {}, (TILT,), sp.true, (1, sp.oo)), seconds=30)[0] is None
+
+
 def test_a_max_of_absolute_values_pairs_with_both_directions():
     """A spike P = (t, (1-t)/3, (1-t)/3, (1-t)/3) against the uniform pmf: D_oo over both directions is derived
     as Max(-log 4t, log 4t, log(3/(4(1 - t))), log(4/3 - 4t/3)), and a paper writes it with absolute values

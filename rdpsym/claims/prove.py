@@ -53,7 +53,7 @@ from .. import printing
 from ..symbols import alpha as ALPHA
 from .guard import HangGuards
 from .orders import conditions_at
-from .rewrite import Chain, ReplayMismatch, Step, strict_positive_parts
+from .rewrite import Chain, ReplayMismatch, Step, positive_log_coefficient, strict_positive_parts
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
 
@@ -880,6 +880,11 @@ def _monotone_from(ch: Chain, h, sign: int, depth: int, v, end):
     derivative = ch.run("derivative", h, v)
     if derivative is None:
         return None
+    if positive_log_coefficient(derivative) is not None:
+        # the sign is what counts: a log's positive coefficient out, so that the next derivative is rational
+        derivative = ch.run("log_coefficient_out", derivative)
+        if derivative is None:
+            return None
     # non-decreasing from the limit at 0+, non-increasing towards the limit at oo
     inner = _monotone_sign(ch, derivative, sign if end == 0 else -sign, depth - 1, v)
     if inner is None:

@@ -104,7 +104,10 @@ def continuous_everywhere(expr) -> bool:
     """``expr`` is finite, real and continuous for every value of its symbols their assumptions allow: every
     node of it is a finite real by the assumptions, and every operation is one of
     :data:`CONTINUOUS_FUNCTIONS` (no Piecewise, Max, Abs, floor: they jump or kink). A pole such as
-    1/(v - 1) or a sin(1/(v - 1)) behind it is a node that is not finite for v > 0, so it is refused."""
+    1/(v - 1) or a sin(1/(v - 1)) behind it is a node that is not finite for v > 0, so it is refused. The base
+    of a negative power is read factored first (1/((v + 1)^2 - 1) as 1/(v (v + 2)), finite for v > 0)."""
+    expr = expr.replace(lambda n: n.is_Pow and n.exp.is_number and n.exp.is_negative,
+                        lambda n: sp.Pow(sp.factor(sp.expand(n.base)), n.exp))
     for node in sp.preorder_traversal(expr):
         if node.is_extended_real is not True or node.is_finite is not True:
             return False
@@ -227,6 +230,39 @@ def extreme_times_nonnegative(expr):
     return extremes[0].func(*(a * rest for a in extremes[0].args), evaluate=False)
 
 
+def positive_log_coefficient(expr):
+    """``(a, terms)``: the numerator of ``expr`` (its denominator positive by the assumptions) as a sum of
+    ``terms``, and ``a`` the factor that multiplies its first logarithm, positive by the assumptions and not a
+    number; None when there is none."""
+    num, den = sp.fraction(expr)
+    if den.is_positive is not True and sp.factor(den).is_positive is not True:
+        return None
+    logs = sorted(num.atoms(sp.log), key=sp.default_sort_key)
+    if not logs:
+        return None
+    parts = sp.collect(sp.expand(num), logs, evaluate=False)
+    first = next((parts[g] for g in logs if g in parts), None)
+    if first is None or first.has(sp.log):
+        return None
+    a = sp.factor(first)
+    a = -a if a.could_extract_minus_sign() else a
+    if a.is_number or a.is_positive is not True:
+        return None
+    return a, tuple(coeff * (g if g != 1 else 1) for g, coeff in sorted(parts.items(), key=lambda kv: sp.default_sort_key(kv[0])))
+
+
+def log_coefficient_out(expr):
+    """``expr`` with its positive denominator dropped and its numerator divided by the positive factor of its
+    first logarithm (:func:`positive_log_coefficient`): the same sign everywhere, and the next derivative
+    rational where that factor was the only one (2 t^2 (t + 2)^2 log((t + 2)/t) - 4 t^3 - ... over a positive
+    polynomial, a KL bound's derivative)."""
+    found = positive_log_coefficient(expr)
+    if found is None:
+        raise ValueError("log_coefficient_out: no positive factor of a logarithm to divide by")
+    a, terms = found
+    return sp.Add(*[sp.cancel(t / a) for t in terms])
+
+
 def abs_as_max(expr):
     """Each Abs(u) of a real u as Max(u, -u), Maxes inside a Max flattened into it:
     Max(Abs(a), Abs(b)) = Max(a, -a, b, -b), a Max of branches the derived D_oo of both directions pairs with."""
@@ -302,6 +338,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "value_at_zero": lambda e, v: e.subs(v, 0),
     "derivative": lambda e, v: sp.cancel(sp.expand_log(sp.diff(e, v))),
     "monotone_choice": lambda e, v, end: sp.true,
+    # a derivative as a function of its sign: the numerator over the positive factor of its first log
+    "log_coefficient_out": log_coefficient_out,
     # the certified pass's difference forms
     "cancel_expand": lambda e: sp.cancel(sp.expand(e)),
     "simplify": lambda e: sp.simplify(e),
