@@ -207,7 +207,7 @@ def test_a_binomial_pmf_with_a_large_n_is_evaluated(method):
     ValueError ("Exceeds the limit (4300 digits) for integer string conversion"), and a true claim on the
     built-in binomial mechanism at n = 10000 was inconclusive (found in an audit). A constant 3**-10000 in
     a pmf is read at call time, not printed."""
-    n = 10000
+    n = 2000  # factorial(2000) has 5736 digits: past the limit already
     P = sp.Piecewise((sp.binomial(n, k) / 2**n, (k >= 0) & (k <= n)), (0, True))
     Q = sp.Piecewise((sp.binomial(n, k - 1) / 2**n, (k >= 1) & (k <= n + 1)), (0, True))
     r = METHODS[method](P, Q, k, sp.S.Naturals0, R(1, 2), {}, dps=30)
