@@ -39,6 +39,7 @@ import mpmath
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
+from ..numeric.backends.mpmath import lambdify_mpmath
 from ..numeric.kinks import kink_arguments
 from ..numeric.inputs import substitute_values
 from ..numeric.families import maximise_over_family
@@ -110,8 +111,8 @@ class NumericPair:
         P, Q, support = substitute_values(P, Q, x, support, dict(values or {}))
         self.P, self.Q, self.x = P, Q, x
         self.kind, self.pieces = Support.of(support, numbers=True).flattened()
-        self._p = sp.lambdify(x, P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P, "mpmath")
-        self._q = sp.lambdify(x, Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q, "mpmath")
+        self._p = lambdify_mpmath(x, P.rewrite(sp.Piecewise) if P.has(sp.Heaviside) else P)
+        self._q = lambdify_mpmath(x, Q.rewrite(sp.Piecewise) if Q.has(sp.Heaviside) else Q)
         if self.kind == "continuous":
             with mpmath.workdps(dps + 20):
                 self.kinks, self.notes = kink_points(P, Q, x, dps + 20)

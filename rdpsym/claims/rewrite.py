@@ -13,6 +13,8 @@ attempts, not seconds, is what a proof may spend.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -230,6 +232,7 @@ def extreme_times_nonnegative(expr):
     return extremes[0].func(*(a * rest for a in extremes[0].args), evaluate=False)
 
 
+@functools.lru_cache(maxsize=256)
 def positive_log_coefficient(expr):
     """``(a, terms)``: the numerator of ``expr`` (its denominator positive by the assumptions) as a sum of
     ``terms``, and ``a`` the factor that multiplies its first logarithm, positive by the assumptions and not a
@@ -248,7 +251,7 @@ def positive_log_coefficient(expr):
     a = -a if a.could_extract_minus_sign() else a
     if a.is_number or a.is_positive is not True:
         return None
-    return a, tuple(coeff * (g if g != 1 else 1) for g, coeff in sorted(parts.items(), key=lambda kv: sp.default_sort_key(kv[0])))
+    return a, tuple(coeff * g for g, coeff in sorted(parts.items(), key=lambda kv: sp.default_sort_key(kv[0])))
 
 
 def log_coefficient_out(expr):

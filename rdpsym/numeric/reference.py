@@ -50,7 +50,8 @@ _NEAR_ONE = mpmath.mpf(1) / 8
 
 
 def _lambdified(P, Q, x):
-    # the mpmath backend's modules: besseli with its reflection for negative integer orders
+    # the numeric path's lambdify: besseli reflected for negative integer orders, mpmath's binomial,
+    # large rationals read at call time
     return _at_mpf(lambdify_mpmath(x, P)), _at_mpf(lambdify_mpmath(x, Q))
 
 

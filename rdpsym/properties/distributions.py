@@ -16,6 +16,7 @@ import mpmath
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
+from ..numeric.backends.mpmath import lambdify_mpmath
 from ..numeric.kinks import kink_arguments
 from ..specify.mechanism import Mechanism, is_discrete_support
 from ..specify.text import as_number
@@ -58,7 +59,7 @@ class NumericDensity:
             raise ValueError(f"values: missing parameter(s) {sorted(map(str, stray))}")
         self.x, self.support = x, support
         self.discrete = is_discrete_support(support)
-        self._f = sp.lambdify(x, self.expr.rewrite(sp.Piecewise) if self.expr.has(sp.Heaviside) else self.expr, "mpmath")
+        self._f = lambdify_mpmath(x, self.expr.rewrite(sp.Piecewise) if self.expr.has(sp.Heaviside) else self.expr)
         self.kinks = [] if self.discrete else [mpmath.mpf(sp.Float(k, 60)) for k in _kink_points(self.expr, x)]
         if self.discrete:
             if not _finite_discrete(support):
