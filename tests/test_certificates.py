@@ -341,3 +341,30 @@ def test_a_proof_through_monotonicity_crosses_the_json_and_replays():
     doc = json.loads(v.certificate.to_json())
     doc["claim"] = sp.srepr(m * sp.log(m / (m + s)) + s)
     assert not Certificate.from_json(json.dumps(doc)).check().holds
+
+
+def _laplace_scales():
+    """Lap(0, b1) against Lap(0, b2): one distribution wherever b1 = b2."""
+    b1 = rdpsym.parameter("b1", typical=(0.5, 2.0), log_scale=True)
+    b2 = rdpsym.parameter("b2", typical=(0.5, 2.0), log_scale=True)
+    x = sp.Symbol("x", real=True)
+    lap = [sp.exp(-sp.Abs(x) / b.symbol) / (2 * b.symbol) for b in (b1, b2)]
+    return rdpsym.Mechanism("laplace_scales", x, sp.S.Reals, (rdpsym.AdjacentPair(*lap, "Lap(b1) vs Lap(b2)"),), (b1, b2))
+
+
+def test_a_counterexample_where_p_equals_q_is_bound_by_prop_8():
+    """KL <= (b1 - b2)^2/(b1 b2) - 1/100 fails at b1 = b2, where P = Q: the divergence there is 0 by Prop. 8, not
+    by numerics of the densities (before, its certificate had no binding point and did not replay). The formula
+    is bound at typical points as well; a certificate bound only where P = Q binds nothing."""
+    v = check_claim(_laplace_scales(), "(b1 - b2)**2/(b1*b2) - 1/100", "<=", order=1, search=10)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    replay = v.certificate.check()
+    assert replay.holds, replay.reason
+    assert any("Prop. 8" in line for line in replay.checked), replay.checked
+    assert any("agrees with the independent numerics" in line for line in replay.checked), replay.checked
+    data = json.loads(v.certificate.to_json())
+    same = [b for b in data["binding"] if b["numeric"] == {"value": "0", "error": "0"}]
+    assert same and len(same) < len(data["binding"])
+    data["binding"] = same
+    forged = Certificate.from_json(json.dumps(data)).check()
+    assert not forged.holds and "bind nothing" in forged.reason, forged.reason

@@ -457,6 +457,25 @@ def test_a_claim_that_states_its_finiteness_conditions_is_proved_where_they_hold
                  seconds=30)[0] is None
 
 
+def test_a_stated_claim_must_be_infinite_where_the_divergence_is():
+    """At order 2 the rates' divergence is +oo where 2u - w <= 0. A claim that states its conditions is equal to
+    it only if it is +oo there too: with (0, True) in place of (oo, True), or with a first condition that also
+    holds where the divergence is infinite, it is not proved (before, both were: a proof where the divergence
+    is finite said nothing of where it is not)."""
+    two = sp.Integer(2)
+
+    def stated(u, w, condition, rest=sp.oo):
+        return sp.Piecewise((sp.log(u / w) + sp.log(u / (2 * u - w)), condition), (rest, True))
+
+    def proved(claim):
+        x = proof_context(claim, RATES, "==", two, {}, (RATE_A, RATE_B), RATES_FINITE, (1, sp.oo))
+        return prove(x, seconds=30)[0]
+
+    assert proved(sp.Max(stated(RA, RB, 2 * RA - RB > 0), stated(RB, RA, 2 * RB - RA > 0)))
+    assert proved(sp.Max(stated(RA, RB, 2 * RA - RB > 0, 0), stated(RB, RA, 2 * RB - RA > 0))) is None
+    assert proved(sp.Max(stated(RA, RB, 4 * RA - RB > 0), stated(RB, RA, 2 * RB - RA > 0))) is None
+
+
 def test_two_maxes_pair_off_branch_by_branch():
     """Max(g1, g2) = Max(f1, f2) when g1 = f2 and g2 = f1, each in another form; a pair that is not equal is
     not proved."""
@@ -587,3 +606,85 @@ def test_monotonicity_is_not_read_in_an_integer_variable():
                    for s in proof.steps)
     with pytest.raises(ReplayMismatch, match="no end of a variable"):
         replay("monotone", forged, x_int)
+
+
+SCALE1 = parameter("b1", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 2))
+SCALE2 = parameter("b2", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 2))
+B1, B2 = SCALE1.symbol, SCALE2.symbol
+#: KL between Laplace laws of scales b1 and b2, both directions (Gil, Alajaji and Linder 2013, Table 3)
+LAPLACE_SCALES_KL = sp.Max(B1 / B2 + sp.log(B2 / B1) - 1, B2 / B1 + sp.log(B1 / B2) - 1)
+
+
+def test_a_gap_smallest_at_one_turning_point_is_proved_there():
+    """KL(Lap(b1) || Lap(b2)) <= (b1 - b2)^2/(b1 b2) (inconclusive before: found in an audit). Each branch's gap
+    is r - 1 - log r in r = b2/b1: +oo at both ends of b1, so neither end gives monotonicity. Its derivative is
+    (b1 - b2)/b1^2, one linear factor times a positive one: smallest at b1 = b2, where it is 0. The replay
+    follows the recorded turning point; a bound 1/100 lower, negative at b1 = b2, is not proved, nor is one
+    whose turning point lies outside the range."""
+    from rdpsym.claims.prove import TURNING_POINT, replay
+
+    claim = (B1 - B2) ** 2 / (B1 * B2)
+    x = proof_context(claim, LAPLACE_SCALES_KL, "<=", 1, {}, (SCALE1, SCALE2), sp.true, (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and "smallest at" in proof.text, proof
+    assert any(s.rule == "monotone_choice" and s.inputs[2] == TURNING_POINT for s in proof.steps)
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    lower = proof_context(claim - sp.Rational(1, 100), LAPLACE_SCALES_KL, "<=", 1, {}, (SCALE1, SCALE2), sp.true,
+                          (1, sp.oo))
+    assert prove(lower, seconds=30)[0] is None
+    vp = parameter("v", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+    v = vp.symbol
+
+    def below(claim):  # 0 <= claim, the divergence 0 at order 2
+        return prove(proof_context(claim, sp.Integer(0) * A, "<=", 2, {}, (vp,), sp.true, (1, sp.oo)), seconds=30)[0]
+
+    # v - 2 log v turns at v = 2, where it is 2 - 2 log 2 > 0; one less is negative there
+    proof = below(v - 2 * sp.log(v))
+    assert proof and "smallest at v = 2" in proof.text, proof
+    assert below(v - 2 * sp.log(v) - 1) is None
+    # v + 1/v - 2: its derivative (v - 1)(v + 1)/v^2 has a second linear factor, positive over the range
+    proof = below(v + 1 / v - 2)
+    assert proof and "smallest at v = 1" in proof.text, proof
+    # (v - 1)(v - 3) turns twice: no single turning point
+    assert below((v - 1) ** 2 * (v - 3) ** 2 / v - sp.Rational(1, 10)) is None
+
+
+def test_a_log_of_a_sum_equal_once_power_bases_are_split_into_factors():
+    """The three-outcome pmf's D_alpha as derived, log((1 - t^2)^(1 - alpha) ((1 - t)^(2 alpha - 1) + (1 - t^2)^(alpha
+    - 1) + (1 + t)^(2 alpha - 1))/3)/(alpha - 1), against the sum a paper writes (inconclusive before: found in
+    an audit). Only with (1 - t^2)^(1 - alpha) = (1 - t)^(1 - alpha) (1 + t)^(1 - alpha) (t in (0, 1)) do the log
+    arguments agree. The same sum with a wrong exponent is not proved."""
+    from rdpsym.claims.prove import replay
+
+    derived = TILTED_THREE
+    paper = sp.log(((1 + T) ** A * (1 - T) ** (1 - A) + 1 + (1 - T) ** A * (1 + T) ** (1 - A)) / 3) / (A - 1)
+    x = proof_context(paper, derived, "==", None, {}, (TILT,), sp.true, (1, sp.oo))
+    proof, _ = prove(x, seconds=60)
+    assert proof and any(s.rule == "positive_bases_split" for s in proof.steps), proof
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    wrong = paper.subs((1 - T) ** (1 - A), (1 - T) ** (2 - A))
+    assert wrong != paper
+    assert prove(proof_context(wrong, derived, "==", None, {}, (TILT,), sp.true, (1, sp.oo)), seconds=60)[0] is None
+
+
+def test_positive_bases_are_split_only_into_positive_factors():
+    from rdpsym.claims.rewrite import positive_bases_split
+
+    x = sp.Symbol("x", real=True)
+    # x real: x^2 - 1 has factors of unknown sign, so (x^2 - 1)^alpha stays whole
+    assert positive_bases_split((x**2 - 1) ** A) == (x**2 - 1) ** A
+    s = sp.Symbol("s", positive=True)
+    assert positive_bases_split((s**2 + 3 * s + 2) ** A) == (s + 1) ** A * (s + 2) ** A
+    # (1 - s)(1 + s) with 1 - s > 0 given: the factor s - 1 is taken with its sign turned
+    assert positive_bases_split((1 - s**2) ** A, 1 - s) == (1 - s) ** A * (1 + s) ** A
+
+
+def test_an_exponent_is_real_where_its_denominator_has_a_known_sign():
+    """positive_where reads exp(u) as positive when u is real; sympy leaves D^2/(2 s2^2 - s1^2) undecided (its
+    denominator could vanish), the finiteness condition 2 s2^2 - s1^2 > 0 decides it (two Gaussians' D_2)."""
+    from rdpsym.claims.rewrite import positive_where
+
+    d = sp.Symbol("D", positive=True)
+    e = sp.exp(d**2 / (2 * S2**2 - S1**2)) / sp.sqrt(2 * S2**2 - S1**2)
+    assert positive_where(e, 2 * S2**2 - S1**2)
+    assert not positive_where(e)

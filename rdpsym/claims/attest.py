@@ -79,10 +79,12 @@ class DivergenceDisagrees(Exception):
     with p^a p^(2 - 2a) = p^(2 - a), wrong at p = 0): a verdict that rests on it is withdrawn."""
 
 
-def _binding_point(run, order, alpha, values) -> dict | None:
+def _binding_point(run, order, alpha, values, same_distribution: bool = False) -> dict | None:
     """A binding point: the divergence's enclosure and the independent numerics there (None when the
     numerics did not converge or a hang guard fired). :class:`DivergenceDisagrees` when the two differ, or
-    when P and Q are one distribution there (every divergence is 0) and the divergence is not 0."""
+    when P and Q are one distribution there (every divergence is 0) and the divergence is not 0. Such a point
+    binds no formula and gives None, unless ``same_distribution`` (a counterexample's point): then its
+    value there is 0 by Prop. 8, recorded as the numerics 0 +- 0."""
     ev, tgt = run.ev, run.tgt
     allv = ev.all_values(values)
     expr = tgt.truth_expr(order)
@@ -98,7 +100,9 @@ def _binding_point(run, order, alpha, values) -> dict | None:
         if ball is not None and not meets(ball, flint_module().arb(0)):
             raise DivergenceDisagrees(f"at {where}: P and Q are one distribution, so every divergence is 0, but the "
                                       f"derived divergence is {ball.mid().str(15, radius=False)}")
-        return None
+        if not same_distribution or ball is None:
+            return None
+        return _record(run, order, alpha, point, values, allv, ball, {"value": "0", "error": "0"})
     if ball is None or ball.is_nan():
         return None
     got = independent_at(ev, tgt, order, alpha, allv)
@@ -108,7 +112,11 @@ def _binding_point(run, order, alpha, values) -> dict | None:
         agree(ball, got[0], got[1], f"at {where}")
     except ReplayFailed as exc:
         raise DivergenceDisagrees(str(exc)) from None
-    numeric = numeric_text(got[0], got[1])
+    return _record(run, order, alpha, point, values, allv, ball, numeric_text(got[0], got[1]))
+
+
+def _record(run, order, alpha, point, values, allv, ball, numeric) -> dict:
+    ev, tgt = run.ev, run.tgt
     directions = tuple((P, Q) for P, Q, _, _ in tgt.directions_at(allv))
     claim = None
     if order == run.order:
@@ -183,8 +191,13 @@ def attest(run, fields: dict) -> Certificate | None:
         values = {k: v for k, v in cex.values.items() if k not in run.ev.fixed}
         alpha = cex.alpha
         a = alpha if run.order is None else None
-        b = _binding_point(run, run.order, a, values)
-        return Certificate(**common, binding=(b,) if b is not None else (), method="counterexample",
+        b = _binding_point(run, run.order, a, values, same_distribution=True)
+        # where P = Q at the counterexample (Lap(b1) against Lap(b2) at b1 = b2, where a claim below 0 fails), its
+        # value is 0 by Prop. 8 and binds no formula: the divergence is bound at typical points too
+        binding = (b,) if b is not None else ()
+        if b is not None and b["numeric"] == {"value": "0", "error": "0"}:
+            binding += _binding(run, points=PROOF_BINDING_POINTS)
+        return Certificate(**common, binding=binding, method="counterexample",
                            data=_point(run, enclosures, alpha, values))
     binding = _binding(run)
     cert = run.certification

@@ -287,7 +287,8 @@ def _order_regimes(x: ProofContext) -> list:
         return []
     lo, hi = x.alpha_range
     regimes = []
-    taken = _names(x.c_free, x.t_free, x.conditions)
+    # nor a parameter's name: the text also names the parameters' substitutions (t = 1/(t_s + 1))
+    taken = _names(x.c_free, x.t_free, x.conditions) | {str(p) for p in x.subs}
     if x.order is not None:
         regimes.append((f"alpha = {sp.sstr(x.alpha_expr)}", x.alpha_expr))  # one order: that order alone
     else:
@@ -331,13 +332,52 @@ def _log_expansion(ch: Chain, x: ProofContext):
         if not all(ch.run("positive_where", a, *positive) is sp.true for a in _ordered(arguments)):
             return None
         gap = ch.run("forced_expand_log_difference", c, d)
-        if gap is None or gap != 0:
+        if (gap is None or gap != 0) and not _split_bases_vanish(ch, c, d, alpha_expr, positive, arguments):
             return None
     named = " and ".join(r for r, _, _ in regimes)
     domains = ("; " + ", ".join(x.notes) + " with positive *_s") if x.notes else ""
     return (f"proved: with {named}{domains}, every log argument and every base of a non-integer power is "
             "positive where the divergence is finite (by the symbols' assumptions and the finiteness "
-            "conditions), so expand_log is exact there, and claim - divergence expands to 0")
+            "conditions), so expand_log is exact there, and claim - divergence expands to 0 (or, with each "
+            "power's base split into its positive factors, exp((alpha-1) claim) = exp((alpha-1) divergence))")
+
+
+#: the nodes of an expression that is real wherever its log arguments and the bases of its non-integer powers
+#: are positive and its denominators are not zero
+_ELEMENTARY = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log, sp.Symbol, sp.Number)
+
+
+def _real_by_parts(e, positive_bases) -> bool:
+    """Built from real symbols and numbers by +, *, powers, exp and log alone, every negative power's base
+    one of ``positive_bases`` or non-zero by the symbols' assumptions (so, with every log argument and every
+    base of a non-integer power positive, a log, a power and exp keep it real)."""
+    for node in sp.preorder_traversal(e):
+        if not isinstance(node, _ELEMENTARY) or (isinstance(node, sp.Symbol) and node.is_real is not True):
+            return False
+        if (isinstance(node, sp.Pow) and node.exp.is_negative and node.base.is_zero is not False
+                and node.base not in positive_bases):
+            return False
+    return True
+
+
+def _split_bases_vanish(ch: Chain, c, d, alpha_expr, positive, checked) -> bool:
+    """claim = divergence at one order regime where log expansion left a log of a sum: log A/(alpha - 1)
+    against log B/(alpha - 1) with A = B only once (1 - t^2)^(1 - alpha) is (1 - t)^(1 - alpha)
+    (1 + t)^(1 - alpha). Both sides real there (:func:`_real_by_parts`, the log arguments and power bases
+    ``checked`` positive), so exp((alpha - 1) x) is injective on them; each power's base is split into its
+    positive factors (``positive_bases_split``), every new base is shown positive, and
+    exp((alpha - 1) claim) - exp((alpha - 1) divergence) must simplify to 0 with powers of one base
+    combined (exact for positive bases)."""
+    if not (_real_by_parts(c, checked) and _real_by_parts(d, checked)):
+        return False
+    split = [ch.run("positive_bases_split", e, *positive) for e in (c, d)]
+    if any(e is None for e in split) or tuple(split) == (c, d):
+        return False
+    bases = {b for b, e in (pw.as_base_exp() for pw in (split[0] - split[1]).atoms(sp.Pow)) if not e.is_integer}
+    if not all(ch.run("positive_where", b, *positive) is sp.true for b in _ordered(bases - set(checked))):
+        return False
+    gap = ch.run("powsimp_exp_difference", split[0], split[1], alpha_expr)
+    return gap is not None and gap == 0
 
 
 def _sign(ch: Chain, x: ProofContext):
@@ -782,6 +822,8 @@ def _pieces_where_finite(ch: Chain, x: ProofContext):
     for conditions, positive in checks:
         if ch.run("conditions_hold_where", conditions, *positive) is not sp.true:
             return None
+    if x.relation == "==" and not _infinite_where_the_divergence_is(ch, x, regimes, firsts):
+        return None
     resolved = ch.run("first_pieces", x.c_free)
     if resolved is None or resolved.has(sp.Piecewise):
         return None
@@ -794,6 +836,25 @@ def _pieces_where_finite(ch: Chain, x: ProofContext):
     return (f"proved where the divergence is finite ({sp.sstr(x.conditions)}): with {named}, the finiteness "
             f"conditions make the first condition of each Piecewise in the claim hold, so the claim is "
             f"{_brief(resolved)} there, and {text.removeprefix('proved: ')}")
+
+
+def _infinite_where_the_divergence_is(ch: Chain, x: ProofContext, regimes, firsts) -> bool:
+    """For ``==``: where the divergence is +oo (a finiteness condition fails), the claim is +oo too. Every
+    Piecewise of the claim is (f, g > 0), (oo, True), and one of them at +oo (the others at their first
+    branch) makes the claim +oo (a Max or a sum of them: ``one_piece_infinite``); and in every regime the
+    claim's first conditions imply the divergence's (each of its positive expressions is positive where the
+    claim's are), so where a divergence's condition fails a claim's fails as well. (Before, a claim with
+    (0, True) in place of (oo, True) was proved equal to the two Gaussians' D_2.)"""
+    if ch.run("one_piece_infinite", x.c_free) is not sp.true:
+        return False
+    for _, alpha_expr, positive in regimes:
+        claims = [strict_positive_parts(c) for c in firsts.subs(ALPHA, alpha_expr)]
+        if any(c is None for c in claims):
+            return False
+        needed = sp.Tuple(*(g > 0 for g in positive))
+        if ch.run("conditions_hold_where", needed, *[g for c in claims for g in c]) is not sp.true:
+            return False
+    return True
 
 
 #: how many derivatives deep the route through monotonicity goes (the Poisson KLs' (2 + u) log(1 + u) >= 2u
@@ -843,10 +904,12 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
                                  f"{_brief(h, 80)} is monotone")
         _, v, end = stored.inputs
         if (v not in h.free_symbols or v.is_nonnegative is not True or v.is_integer is True
-                or end not in (sp.S.Zero, sp.oo)):
+                or end not in (sp.S.Zero, sp.oo, TURNING_POINT)):
             raise ReplayMismatch(f"step {len(ch.steps) + 1}: {sp.sstr(v)} -> {sp.sstr(end)} is no end of a "
                                  "variable of the expression")
         ch.run("monotone_choice", h, v, end)
+        if end == TURNING_POINT:
+            return _from_turning_point(ch, h, sign, depth, v)
         return _monotone_from(ch, h, sign, depth, v, end)
     # a real variable only: an integer one has no derivative, and its poles between integers (1/(n - 3/2))
     # are finite at every value it takes
@@ -854,9 +917,12 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
         v for v in _ordered(h.free_symbols) if v.is_nonnegative is True and v.is_integer is not True
     ][:MONOTONE_VARIABLES]
     for v in variables:
-        for end in (sp.S.Zero, sp.oo):
+        for end in (sp.S.Zero, sp.oo, TURNING_POINT):
             sub = ch.sub()
-            text = _monotone_from(sub, h, sign, depth, v, end)
+            if end == TURNING_POINT:
+                text = _from_turning_point(sub, h, sign, depth, v)
+            else:
+                text = _monotone_from(sub, h, sign, depth, v, end)
             ch.attempts += sub.attempts
             if text:
                 ch.run("monotone_choice", h, v, end)
@@ -892,6 +958,38 @@ def _monotone_from(ch: Chain, h, sign: int, depth: int, v, end):
     trend = "non-decreasing" if (sign > 0) == (end == 0) else "non-increasing"
     return (f"its limit at {sp.sstr(v)} -> {'0+' if end == 0 else 'oo'} is {sp.sstr(limit)}, and it is {trend} in "
             f"{sp.sstr(v)}, its derivative {_brief(derivative)} being of one sign: " + inner)
+
+
+#: the record of a proof through one turning point of a variable (``monotone_choice(h, v, TURNING_POINT)``)
+TURNING_POINT = sp.Symbol("turning_point")
+
+
+def _from_turning_point(ch: Chain, h, sign: int, depth: int, v):
+    """sign * h >= 0 on v > 0 from its one turning point: dh/dv = (v - r) k with r > 0 and sign * k > 0, so h
+    falls and then rises around v = r (sign > 0; rises then falls for sign < 0), and sign * h(r) >= 0, shown by
+    the same route (the Laplace scales' KL gap b2/b1 - 1 - log(b2/b1), smallest at b1 = b2, where it is 0).
+    h is continuous over the range (checked by the caller), so it is monotone on each side of r."""
+    if v.is_positive is not True:
+        return None
+    derivative = ch.run("derivative", h, v)
+    if derivative is None:
+        return None
+    split = ch.run("linear_factor_out", derivative, v)
+    if split is None:
+        return None
+    root, rest = split
+    if ch.run("positive_where", root) is not sp.true or ch.run("positive_where", sign * rest) is not sp.true:
+        return None
+    value = ch.run("value_at", h, v, root)
+    if value is None or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or v in value.free_symbols:
+        return None
+    inner = _monotone_sign(ch, value, sign, depth - 1, None)
+    if inner is None:
+        return None
+    where = "smallest" if sign > 0 else "largest"
+    return (f"its derivative in {sp.sstr(v)} is ({sp.sstr(v)} - {_brief(root)}) times {_brief(rest)}, which is "
+            f"{'positive' if sign > 0 else 'negative'}, so it is {where} at {sp.sstr(v)} = {_brief(root)} (> 0), "
+            f"where it is {_brief(value)}: " + inner)
 
 
 #: the routes by name, and the order in which they are tried for each relation

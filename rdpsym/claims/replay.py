@@ -320,7 +320,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
     if cert.order is None and cert.divergence is not None and cert.method == "rewrite" and len(curve_orders) < 2:
         raise ReplayFailed("the curve is bound to the densities at fewer than two orders: the value at one order "
                            "could pass for the curve")
-    lines = []
+    lines, bound = [], 0
     for i, b in enumerate(cert.binding):
         order = order_from_key(b["order"], f"binding[{i}].order")
         if order != cert.order and order != sp.oo:
@@ -345,18 +345,27 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         _check_point_in_domains(cert, b["values"], f"binding point {i + 1}")
         tgt = numeric_target(cert, b["directions"])
         allv = {**b["values"], **cert.fixed}
+        where = ", ".join([f"alpha = {sp.sstr(b['alpha'])}" if order is None else f"order {b['order']}"]
+                          + [f"{k} = {sp.sstr(v)}" for k, v in b["values"].items()])
         if tgt.one_distribution_at(allv):
-            raise ReplayFailed(f"binding point {i + 1}: P and Q are one distribution there, where every divergence "
-                          "is 0: it binds nothing")
+            # every divergence is 0 there (Prop. 8): the point binds a counterexample's value, never the formula
+            if b["numeric"] != {"value": "0", "error": "0"} or not meets(got, flint_module().arb(0)):
+                raise ReplayFailed(f"binding point {i + 1}: P and Q are one distribution there, where every "
+                                   "divergence is 0, but the stored or derived divergence is not 0")
+            lines.append(f"binding point {i + 1} ({where}): P and Q are one distribution there, so every divergence "
+                         "is 0 (Mironov 2017, Prop. 8), and the divergence's enclosure holds 0")
+            continue
+        bound += 1
         value, error = _independent_numerics(tgt, order, b["alpha"], allv, guards, f"binding point {i + 1}")
         # a numeric curve's stored value is certified to the check's digits: it must agree to them, so that a
         # value at another order (or another parameter point) cannot pass for it
         agree(got, value, error, f"binding point {i + 1}",
               relative=min(1e-12, 10.0 ** (-cert.digits)) if expr is None else 1e-12)
-        where = ", ".join([f"alpha = {sp.sstr(b['alpha'])}" if order is None else f"order {b['order']}"]
-                          + [f"{k} = {sp.sstr(v)}" for k, v in b["values"].items()])
         lines.append(f"binding point {i + 1} ({where}): the divergence agrees with the independent "
                      f"numerics of the densities ({mpmath.nstr(value, 15)} +- {mpmath.nstr(error, 2)})")
+    if not bound:
+        raise ReplayFailed("every binding point has P and Q one distribution, where every divergence is 0: they "
+                           "bind nothing")
     lines.append(_drawn_point(cert, guards))
     return lines
 

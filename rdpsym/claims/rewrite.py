@@ -40,13 +40,26 @@ def positive_where(expr, *positive) -> bool:
     for factor in sp.Mul.make_args(sp.factor(expr)):
         base, exponent = factor.as_base_exp()
         sign = _sign_where(base, positive)
-        if sign is None or (sign < 0 and not exponent.is_integer) or not exponent.is_real:
+        if sign is None or (sign < 0 and not exponent.is_integer) or not _real_where(exponent, positive):
             return False
         if sign < 0 and exponent.is_odd:
             negative += 1
         elif sign < 0 and not exponent.is_even:
             return False
     return negative % 2 == 0
+
+
+def _real_where(expr, positive) -> bool:
+    """``expr`` is real where each expression of ``positive`` is > 0: real by the symbols' assumptions, or a
+    quotient of a real numerator by a denominator of known sign there (sympy leaves the exponent of
+    exp(-D^2/(s1^2 - 2 s2^2)) undecided, as the denominator could vanish; the finiteness condition
+    2 s2^2 - s1^2 > 0 says it does not)."""
+    if expr.is_real:
+        return True
+    numerator, denominator = sp.fraction(sp.together(expr))
+    if numerator.is_real is not True or denominator.is_real is not True or denominator == expr:
+        return False
+    return positive_where(denominator, *positive) or positive_where(-denominator, *positive)
 
 
 def _sign_where(base, positive) -> int | None:
@@ -61,6 +74,66 @@ def _sign_where(base, positive) -> int | None:
         if ratio.is_negative:
             return -1
     return None
+
+
+def positive_bases_split(expr, *positive) -> sp.Expr:
+    """``expr`` with the base of each power with a non-integer exponent written as its factors, each raised
+    to the exponent: (1 - t^2)^(1 - alpha) = (1 - t)^(1 - alpha) (1 + t)^(1 - alpha). (a b)^e = a^e b^e
+    holds for a, b > 0 and every real e, so a base is split only when every factor (up to its sign, with a
+    positive constant left) is positive where the expressions of ``positive`` are (:func:`positive_where`);
+    any other base is kept as it is."""
+    swaps = {}
+    for power in sorted(expr.atoms(sp.Pow), key=sp.default_sort_key):
+        base, exponent = power.as_base_exp()
+        if exponent.is_integer or base.is_Atom:
+            continue
+        numerator, denominator = sp.fraction(sp.together(base))
+        try:
+            (top, above), (bottom, below) = sp.factor_list(numerator), sp.factor_list(denominator)
+        except SYMBOLIC_ERRORS:
+            continue
+        coefficient = top / bottom
+        factors = list(above) + [(f, -m) for f, m in below]
+        if sum(abs(m) for _, m in factors) < 2:
+            continue
+        parts = []
+        for factor, multiplicity in factors:
+            if positive_where(factor, *positive):
+                parts.append(factor ** (multiplicity * exponent))
+            elif positive_where(-factor, *positive):
+                parts.append((-factor) ** (multiplicity * exponent))
+                coefficient *= (-1) ** multiplicity
+            else:
+                break
+        else:
+            if coefficient.is_positive:
+                swaps[power] = coefficient ** exponent * sp.Mul(*parts)
+    return expr.xreplace(swaps)
+
+
+def linear_factor_out(expr, variable):
+    """``expr`` as (variable - r) k: its one factor of degree 1 in ``variable`` (exponent 1, r free of it) that
+    is not positive by the symbols' assumptions, as the tuple (r, k) with k = expr / (variable - r) cancelled;
+    None where there is no such factor or more than one (more turning points), or where the variable also sits
+    in a non-polynomial part of a factor."""
+    numerator, denominator = sp.fraction(sp.factor(expr))
+    linear = []
+    for factor in sp.Mul.make_args(numerator):
+        if variable not in factor.free_symbols:
+            continue
+        try:
+            poly = sp.Poly(factor, variable)
+        except SYMBOLIC_ERRORS:
+            return None
+        # a linear factor positive over the whole range (v + 1) has no root there: it belongs to k
+        if (poly.degree() == 1 and not any(variable in c.free_symbols for c in poly.all_coeffs())
+                and not positive_where(factor)):
+            linear.append(poly)
+    if len(linear) != 1:
+        return None
+    a, b = linear[0].all_coeffs()
+    root = sp.cancel(-b / a)
+    return sp.Tuple(root, sp.cancel(expr / (variable - root)))
 
 
 def exp_as_positive_symbols(expr) -> sp.Expr:
@@ -152,6 +225,19 @@ def conditions_hold_where(conditions, *positive) -> bool:
         if parts is None or not all(positive_where(g, *positive) for g in parts):
             return False
     return True
+
+
+def one_piece_infinite(expr) -> sp.Basic:
+    """True when every Piecewise of ``expr`` is (f, g), (oo, True), and ``expr`` is +oo with any one of them
+    at +oo and the others at their first branch."""
+    pieces = sorted(expr.atoms(sp.Piecewise), key=sp.default_sort_key)
+    if not pieces or any(len(pw.args) != 2 or pw.args[1] != (sp.oo, sp.true) for pw in pieces):
+        return sp.false
+    for pw in pieces:
+        swaps = {other: (sp.oo if other == pw else other.args[0][0]) for other in pieces}
+        if expr.xreplace(swaps) != sp.oo:
+            return sp.false
+    return sp.true
 
 
 def first_pieces(expr):
@@ -311,6 +397,12 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "expand_log_difference": lambda c, t: sp.simplify(sp.expand_log(sp.expand(c - t))),
     # the same with every log expanded (exact where every log argument is positive: checked apart)
     "forced_expand_log_difference": lambda c, t: sp.simplify(sp.expand_log(sp.expand(c - t), force=True)),
+    # powers of products of positive factors split into their factors (positive_bases_split)
+    "positive_bases_split": positive_bases_split,
+    # exp((alpha-1) claim) - exp((alpha-1) divergence) expanded, powers of one base combined and equal exponents'
+    # bases multiplied (exact where every base of a non-integer power is positive: checked apart), simplified
+    "powsimp_exp_difference": lambda c, t, a: sp.simplify(sp.powsimp(
+        sp.expand(sp.exp((a - 1) * c)) - sp.expand(sp.exp((a - 1) * t)), force=True)),
     # an expression positive where the given ones are (positive_where)
     "positive_where": lambda e, *g: _truth(positive_where(e, *g)),
     # the sign of an expression by the symbols' assumptions
@@ -332,6 +424,7 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "first_conditions": first_conditions,
     "conditions_hold_where": lambda conditions, *g: _truth(conditions_hold_where(conditions, *g)),
     "first_pieces": first_pieces,
+    "one_piece_infinite": one_piece_infinite,
     # the route through monotonicity: an expression continuous for every value of its symbols, its limit at
     # +oo in one of them, its value at 0, its derivative in one of them over a common denominator (logs
     # expanded where sympy may; factor would expand exp(-10^8 (t - 37/10)^2) into powers of exp(t)), and
@@ -341,6 +434,10 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "value_at_zero": lambda e, v: e.subs(v, 0),
     "derivative": lambda e, v: sp.cancel(sp.expand_log(sp.diff(e, v))),
     "monotone_choice": lambda e, v, end: sp.true,
+    # the turning point of the route through monotonicity: a derivative as (v - r) k (linear_factor_out), and
+    # the expression's value at v = r
+    "linear_factor_out": linear_factor_out,
+    "value_at": lambda e, v, r: sp.simplify(e.subs(v, r)),
     # a derivative as a function of its sign: the numerator over the positive factor of its first log
     "log_coefficient_out": log_coefficient_out,
     # the certified pass's difference forms
