@@ -55,8 +55,21 @@ def test_the_whole_shipped_registry_passes():
 
 
 def test_density_entry_passes():
-    rows = run_registry(only=["exponential-rates/alpha"], search=20)
+    rows = run_registry(only=["exponential-rates/alpha"], search=20, certificates=False)
     assert len(rows) == 1 and rows[0].ok and rows[0].independent.endswith("digits"), rows
+
+
+def test_a_replayed_entry_is_checked_against_the_densities_at_its_binding_points(monkeypatch):
+    """With its certificate replayed, an entry's independent check is the replay's binding points (the closed
+    form against the densities' numerics), not a second run of the same numerics; where the replay binds
+    nothing the entry is searched and checked as before."""
+    def must_not_run(target, order, verdict):
+        raise AssertionError("the independent check ran again after a replay")
+
+    monkeypatch.setattr("rdpsym.regress._independent_check", must_not_run)
+    (row,) = run_registry(only=["exponential-rates/alpha"], search=20)
+    assert row.ok and row.certificate == "replayed", row
+    assert "binding point(s) agree with the densities' numerics" in row.independent, row
 
 
 def test_broken_entry_is_a_regression_and_cli_exits_nonzero(tmp_path):
