@@ -4,7 +4,8 @@ Run:  python benchmarks/researcher_claims.py [--busy N] [--only TEXT]
 
 The families of the claim audits: a Bernoulli pair whose parameter is declared wider than the
 distributions allow (decided where they are), two Poisson laws, two exponential rates, two geometric laws and two
-centred Gaussians of different variances, each a mechanism of both directions (Mironov 2017,
+centred Gaussians of different variances, two Laplace scales, a tilted three-outcome pmf and two Gaussians
+of different means and variances, each a mechanism of both directions (Mironov 2017,
 arXiv:1702.07476 v3, Def. 4: the larger of D(P||Q) and D(Q||P)). Each claim's truth is known by hand or
 from the literature (the reason is in the row), independently of rdpsym; a true claim must come back
 ``proved`` or ``confirmed``, a false one ``refuted``, ``inconclusive`` is a miss and anything else WRONG.
@@ -74,6 +75,21 @@ def _bernoulli_declared_wide():
                      (p,)), u
 
 
+def _laplace_scales():
+    b1, b2 = (parameter(n, typical=(0.5, 2.0), log_scale=True) for n in ("b1", "b2"))
+    laplace = lambda b: sp.exp(-sp.Abs(X) / b) / (2 * b)  # noqa: E731
+    return Mechanism("laplace_scales", X, sp.S.Reals, (AdjacentPair(laplace(b1.symbol), laplace(b2.symbol)),),
+                     (b1, b2)), (b1.symbol, b2.symbol)
+
+
+def _tilted_three():
+    t = parameter("t", sp.Interval.open(0, 1), typical=(0.1, 0.9))
+    u = t.symbol
+    P = sp.Piecewise(((1 + u) / 3, sp.Eq(K, 0)), (sp.Rational(1, 3), sp.Eq(K, 1)), ((1 - u) / 3, True))
+    Q = sp.Piecewise(((1 - u) / 3, sp.Eq(K, 0)), (sp.Rational(1, 3), sp.Eq(K, 1)), ((1 + u) / 3, True))
+    return Mechanism("tilted_three", K, sp.FiniteSet(0, 1, 2), (AdjacentPair(P, Q),), (t,)), u
+
+
 def rows():
     poisson = _poisson()
     halved, b = _bernoulli_declared_wide()
@@ -94,6 +110,10 @@ def rows():
 
     kl_12 = sp.log(s2 / s1) + s1**2 / (2 * s2**2) - sp.Rational(1, 2)
     kl_21 = sp.log(s1 / s2) + s2**2 / (2 * s1**2) - sp.Rational(1, 2)
+    scales, (l1, l2) = _laplace_scales()
+    three, t = _tilted_three()
+    shift_var = _shift_and_variances()
+    v1, v2, dd = (p.symbol for p in shift_var.parameters)
     one_direction = renyi_divergence(ra * sp.exp(-ra * X), rb * sp.exp(-rb * X), X, sp.Interval(0, sp.oo),
                                      params=list(rate_params))
     return [
@@ -119,6 +139,17 @@ def rows():
         (halved, sp.Max(sp.log(2), sp.log((2 - b) / (2 - 2 * b))), "==", sp.oo, TRUE,
          "max of the likelihood ratios over both directions, where P and Q are distributions (p < 1)"),
         (halved, sp.log(2), "<=", sp.oo, FALSE, "D_oo grows without bound as p -> 1"),
+        (scales, (l1 - l2) ** 2 / (l1 * l2), "<=", 1, TRUE,
+         "each direction's gap is r - 1 - log r >= 0, r the ratio of the scales (smallest at r = 1)"),
+        (scales, (l1 - l2) ** 2 / (l1 * l2) - sp.Rational(1, 100), "<=", 1, FALSE, "below 0 where b1 = b2 (P = Q)"),
+        (three, sp.log(((1 + t) ** A * (1 - t) ** (1 - A) + 1 + (1 - t) ** A * (1 + t) ** (1 - A)) / 3) / (A - 1), "==",
+         None, TRUE, "the sum over the three outcomes of P^alpha Q^(1 - alpha)"),
+        (shift_var, sp.Max(*(sp.Piecewise((sp.log(w / u) + sp.log(w**2 / (2 * w**2 - u**2)) / 2 + dd**2 / (2 * w**2 - u**2),
+                                           2 * w**2 - u**2 > 0), (sp.oo, True)) for u, w in ((v1, v2), (v2, v1)))),
+         "==", 2, TRUE, "Gil, Alajaji and Linder 2013, Table 2 (normal) at alpha = 2, both directions"),
+        (shift_var, sp.Max(*(sp.Piecewise((sp.log(w / u) + sp.log(w**2 / (2 * w**2 - u**2)) / 2 + dd**2 / (2 * w**2 - u**2),
+                                           2 * w**2 - u**2 > 0), (0, True)) for u, w in ((v1, v2), (v2, v1)))),
+         "==", 2, FALSE, "0 where the divergence is +oo (2 s2^2 <= s1^2)"),
         (_shift_and_variances(), sp.oo, "==", sp.oo, TRUE,
          "the likelihood ratio of N(0, s1^2) and N(D, s2^2) is unbounded for every s1, s2, D (s1 = s2: the shift)"),
     ]
