@@ -223,6 +223,38 @@ def test_python_features(text, want):
     assert got == want or sp.simplify(got - want) == 0, (got, want)
 
 
+def test_piecewise_with_its_conditions():
+    """A published formula's finiteness conditions, written as sympy prints them: pairs and conditions are
+    read inside Piecewise only (a comparison or a tuple elsewhere is still an error)."""
+    assert parse_formula("Piecewise((log(x/y), x >= y), (oo, True))", XY) == sp.Piecewise(
+        (sp.log(x / y), x >= y), (sp.oo, True))
+    assert parse_formula("Piecewise((0, Eq(x, y)), (oo, True))", XY) == sp.Piecewise((0, sp.Eq(x, y)), (sp.oo, True))
+    got = parse_formula("Piecewise((1, (x > 1) & (y < 2) | ~(x != y)), (2, 0 < x <= y), (3, not x > y), (4, True))", XY)
+    want = sp.Piecewise((1, ((x > 1) & (y < 2)) | sp.Eq(x, y)), (2, (0 < x) & (x <= y)), (3, ~(x > y)), (4, True))
+    assert got == want, got
+    assert parse_formula("Piecewise((1, And(Gt(x, 1), Or(Le(y, 2), Ne(x, y)))), (0, True))", XY) == sp.Piecewise(
+        (1, (x > 1) & ((y <= 2) | sp.Ne(x, y))), (0, True))
+    for text, fragment in [("Piecewise(1, 2)", "must be a pair"), ("Piecewise((1, x + y), (2, True))", "a condition must"),
+                           ("Piecewise((1, x is y))", "only <, <="), ("Piecewise()", "at least one"),
+                           ("Piecewise((1, 2, True))", "must be a pair"), ("x < 1", "comparisons are not allowed"),
+                           ("Piecewise((x < 1, True))", "comparisons are not allowed")]:
+        with pytest.raises(FormulaError, match=fragment):
+            parse_formula(text, XY)
+    with pytest.raises(FormulaError, match="Python syntax"):
+        parse_latex(r"\operatorname{Piecewise}(x)", XY)
+
+
+def test_special_functions_of_published_formulas():
+    got = parse_formula("digamma(x) + psi(y) + polygamma(1, x) + hyp2f1(1/2, 1, 3/2, -x**2) + besseli(0, x) + kv(1, y)", XY)
+    want = (sp.polygamma(0, x) + sp.polygamma(0, y) + sp.polygamma(1, x) + sp.hyper((sp.Rational(1, 2), 1),
+            (sp.Rational(3, 2),), -x**2) + sp.besseli(0, x) + sp.besselk(1, y))
+    assert got == want, got
+    # on numbers they stay unevaluated: sympy would write polygamma(900, 900) as an exact rational
+    started = time.perf_counter()
+    got = parse_formula("polygamma(900, 900) + digamma(1000)", {})
+    assert time.perf_counter() - started < 1 and got.atoms(sp.polygamma), got
+
+
 def test_user_symbol_e_wins_over_euler():
     e = sp.Symbol("e")
     assert parse_formula("e + 1", {"e": e}) == e + 1

@@ -24,7 +24,8 @@ Resource limits (no timeouts needed: every construction is bounded)
 * numbers under non-integer powers (``sqrt(10**300+1)``) are factored by sympy, which is slow for big
   numbers: their sizes, summed over the formula, are bounded by :data:`MAX_RADICAND_BITS`;
 * numeric arguments of ``factorial``/``gamma``/``binomial``/``beta``/``loggamma`` are bounded by
-  :data:`MAX_COMBINATORIAL_ARG`; ``floor``/``ceiling`` of irrational numbers stay unevaluated.
+  :data:`MAX_COMBINATORIAL_ARG`; ``floor``/``ceiling`` of irrational numbers stay unevaluated, and so do
+  ``digamma``/``polygamma``/``hyp2f1``/``besselj``/``besseli``/``besselk`` of numbers.
 """
 
 from __future__ import annotations
@@ -156,10 +157,24 @@ _register(["factorial"], 1, 1, "factorial", sp.factorial)
 _register(["floor"], 1, 1, "floor", sp.floor)
 _register(["ceiling", "ceil"], 1, 1, "ceiling", sp.ceiling)
 _register(["sign"], 1, 1, "sign", sp.sign)
+# special functions of published formulas (the Gamma-shape KL's digamma, the Cauchy divergence's 2F1, the
+# von Mises and Skellam laws' Bessel functions); on numbers they stay unevaluated (_UNEVALUATED)
+# a published formula's finiteness conditions: Piecewise((f, condition), ..., (oo, True)), in Python syntax only
+# (the Python parser reads its (expression, condition) pairs; Builder.call never builds it)
+_register(["Piecewise", "piecewise"], 1, MAX_ARGS, "Piecewise", None)
+_register(["digamma", "psi"], 1, 1, "digamma", sp.digamma)
+_register(["polygamma"], 2, 2, "polygamma", sp.polygamma)
+_register(["hyp2f1"], 4, 4, "hyp2f1", lambda a, b, c, z, evaluate=True: sp.hyper((a, b), (c,), z, evaluate=evaluate))
+_register(["besselj"], 2, 2, "besselj", sp.besselj)
+_register(["besseli", "iv"], 2, 2, "besseli", sp.besseli)
+_register(["besselk", "kv"], 2, 2, "besselk", sp.besselk)
 
 #: Every function name the parsers accept (aliases included).
 FUNCTION_NAMES = frozenset(FUNCTIONS)
 _COMBINATORIAL = frozenset({"gamma", "loggamma", "beta", "binomial", "factorial"})
+#: functions built unevaluated when every argument is a number: sympy would evaluate polygamma(900, 900) as an
+#: exact rational of tens of thousands of digits
+_UNEVALUATED = frozenset({"digamma", "polygamma", "hyp2f1", "besselj", "besseli", "besselk"})
 
 
 def describe_character(ch: str) -> str:
@@ -313,12 +328,16 @@ class Builder:
         if not lo <= len(args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise FormulaError(f"function '{shown}' takes {want} argument(s), got {len(args)}", pos)
+        if canonical == "Piecewise":
+            raise FormulaError(f"'{shown}' takes (expression, condition) pairs, in Python syntax", pos)
         if canonical in _COMBINATORIAL:
             for a in args:
                 if isinstance(a, sp.Rational) and abs(a) > MAX_COMBINATORIAL_ARG:
                     raise FormulaError(f"argument of '{shown}' too large (max {MAX_COMBINATORIAL_ARG})", pos)
         if canonical in ("floor", "ceiling", "sign") and args[0].is_number and not isinstance(args[0], sp.Rational):
             return self.guard(lambda: builder(args[0], evaluate=False), pos)
+        if canonical in _UNEVALUATED and all(a.is_number for a in args):
+            return self.guard(lambda: builder(*args, evaluate=False), pos)
         x = args[0]
         if canonical == "exp":
             return self.exp(x, pos)

@@ -20,7 +20,10 @@ Parsed by ``ast.parse(text, mode="eval")`` and walked with a whitelist::
 * A user symbol named like a Python keyword (``lambda``) may be used as a name.
 * Greek letters are accepted as identifiers (``α`` looks up ``alpha``); ``−``, ``·``, ``×``, ``÷`` are
   read as ``-``, ``*``, ``*``, ``/``. Newlines and tabs are whitespace.
-* Not allowed (error with position): comparisons, boolean operators, ``%``, ``//``, ``@``, bit
+* ``Piecewise((expr, condition), ..., (expr, True))`` (a formula's finiteness conditions): conditions are
+  comparisons (chains allowed), ``Eq``/``Ne``/``Lt``/``Le``/``Gt``/``Ge``, combined with ``&``, ``|``, ``~``,
+  ``and``, ``or``, ``not``, ``And``/``Or``/``Not``, or ``True``. Pairs and conditions are accepted there only.
+* Not allowed elsewhere (error with position): comparisons, boolean operators, ``%``, ``//``, ``@``, bit
   operators, keyword arguments, ``*args``, lambdas, subscripts, slices, comprehensions, tuples, lists,
   dicts, sets, strings, f-strings, bytes, ``None``/``True``/``False``, complex literals, the walrus
   operator, conditional expressions, comments, backslashes, and any attribute access other than the
@@ -128,6 +131,10 @@ def _prepare_python(text: str, symbols: Mapping[str, sp.Basic]) -> tuple[str, li
         new_where.extend(where[last:])
         line, where = "".join(pieces), new_where
     return line, where
+
+
+_RELATIONS = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq, ast.NotEq: sp.Ne}
+_CONDITION_CALLS = {"Eq": sp.Eq, "Ne": sp.Ne, "Lt": sp.Lt, "Le": sp.Le, "Gt": sp.Gt, "Ge": sp.Ge}
 
 
 class _PythonParser:
@@ -285,8 +292,59 @@ class _PythonParser:
                 raise FormulaError("starred arguments are not allowed", self.pos(a))
         if not self.b.allowed(name):
             self.b.call(name, [], self.pos(node), shown)  # raises "unknown function" 
+        if FUNCTIONS[name][2] == "Piecewise":
+            return self.piecewise(node, depth)
         args = [self.visit(a, depth + 1) for a in node.args]
         return self.b.call(name, args, self.pos(node), shown)
+
+    def piecewise(self, node: ast.Call, depth: int) -> sp.Expr:
+        """``Piecewise((expr, condition), ...)``: each argument a pair, the condition a comparison (chains
+        allowed), ``Eq``/``Ne``/``Lt``/``Le``/``Gt``/``Ge``, ``&``/``|``/``~``, ``and``/``or``/``not``, or ``True``."""
+        if not node.args:
+            raise FormulaError("Piecewise needs at least one (expression, condition) pair", self.pos(node))
+        pairs = []
+        for a in node.args:
+            if not (isinstance(a, ast.Tuple) and len(a.elts) == 2):
+                raise FormulaError("each argument of Piecewise must be a pair (expression, condition)", self.pos(a))
+            value, condition = a.elts
+            pairs.append((self.visit(value, depth + 2), self.condition(condition, depth + 2)))
+        return self.b.guard(lambda: sp.Piecewise(*pairs), self.pos(node))
+
+
+    def condition(self, node: ast.AST, depth: int) -> sp.Basic:
+        if depth > MAX_DEPTH:
+            raise FormulaError(f"nesting too deep (max {MAX_DEPTH})", self.pos(node))
+        pos = self.pos(node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return sp.true if node.value else sp.false
+        if isinstance(node, ast.Compare):
+            sides = [self.visit(node.left, depth + 1)] + [self.visit(c, depth + 1) for c in node.comparators]
+            parts = []
+            for op, left, right in zip(node.ops, sides, sides[1:]):
+                if type(op) not in _RELATIONS:
+                    raise FormulaError("only <, <=, >, >=, == and != compare in a condition", pos)
+                parts.append(self.b.guard(_RELATIONS[type(op)], pos, left, right))
+            return sp.And(*parts)
+        if isinstance(node, ast.BoolOp):
+            parts = [self.condition(v, depth + 1) for v in node.values]
+            return sp.And(*parts) if isinstance(node.op, ast.And) else sp.Or(*parts)
+        if isinstance(node, ast.BinOp) and type(node.op) in (ast.BitAnd, ast.BitOr):
+            parts = [self.condition(node.left, depth + 1), self.condition(node.right, depth + 1)]
+            return sp.And(*parts) if isinstance(node.op, ast.BitAnd) else sp.Or(*parts)
+        if isinstance(node, ast.UnaryOp) and type(node.op) in (ast.Not, ast.Invert):
+            return sp.Not(self.condition(node.operand, depth + 1))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            name = node.func.id
+            if name in _CONDITION_CALLS and len(node.args) == 2:
+                left, right = (self.visit(a, depth + 1) for a in node.args)
+                return self.b.guard(_CONDITION_CALLS[name], pos, left, right)
+            if name in ("And", "Or", "Not") and node.args:
+                parts = [self.condition(a, depth + 1) for a in node.args]
+                if name == "Not" and len(parts) != 1:
+                    raise FormulaError("Not takes one condition", pos)
+                return {"And": sp.And, "Or": sp.Or, "Not": sp.Not}[name](*parts)
+        raise FormulaError("a condition must be a comparison, Eq/Ne, a combination of them with &, |, ~, "
+                           "and, or, not, or True", pos)
 
 
 def parse_formula(
