@@ -688,3 +688,32 @@ def test_an_exponent_is_real_where_its_denominator_has_a_known_sign():
     e = sp.exp(d**2 / (2 * S2**2 - S1**2)) / sp.sqrt(2 * S2**2 - S1**2)
     assert positive_where(e, 2 * S2**2 - S1**2)
     assert not positive_where(e)
+
+
+def test_a_lower_bound_below_one_branch_of_the_kl_is_proved_through_the_order_end():
+    """D_alpha(N(0, s1^2), N(D, s2^2)) over both directions >= D^2/(2 s2^2) for alpha > 1: the claim is at most
+    one direction's KL, log(s2/s1) + (s1^2 + D^2)/(2 s2^2) - 1/2, a gap smallest at s1 = s2 (a turning point),
+    and D_alpha >= KL (Prop. 9). Before, only a gap of a sign sympy's assumptions see was taken at the order
+    end (an audit's D^2/(2 min(s1, s2)^2), on each side of s1 = s2, is this twice). The curve is written as a
+    paper writes it; a claim 1/100 higher (above the divergence where s1 = s2 and alpha -> 1) is not proved."""
+    s1p, s2p = (parameter(n, domain=sp.Interval.open(0, sp.oo), typical=(0.5, 2)) for n in ("s1", "s2"))
+    dp = parameter("D", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 2))
+    u, w, d = s1p.symbol, s2p.symbol, dp.symbol
+
+    def direction(a, b):  # D_alpha(N(0, a^2) || N(D, b^2)), finite iff alpha b^2 + (1 - alpha) a^2 > 0
+        v = A * b**2 + (1 - A) * a**2
+        return sp.log(b / a) + sp.log(b**2 / v) / (2 * (A - 1)) + A * d**2 / (2 * v)
+
+    curve = sp.Max(direction(u, w), direction(w, u))
+    finite = ((A < 1) | ((A > 1) & (A * w**2 + (1 - A) * u**2 > 0))) & ((A < 1) | ((A > 1) & (A * u**2 + (1 - A) * w**2 > 0)))
+
+    def context(c):  # the curve of a mechanism: D_alpha is non-decreasing in alpha
+        return proof_context(c, curve, ">=", None, {}, (s1p, s2p, dp), finite, (1, sp.oo), of_distributions=True)
+
+    claim = d**2 / (2 * w**2)
+    proof, _ = prove(context(claim), seconds=60)
+    assert proof and "a branch of lim(alpha -> 1+) D_alpha" in proof.text and "largest at s1 = s2" in proof.text, proof
+    from rdpsym.claims.prove import replay
+
+    assert replay(proof.route, proof.steps, context(claim)).startswith("proved")
+    assert prove(context(claim + sp.Rational(1, 100)), seconds=60)[0] is None

@@ -786,16 +786,39 @@ def _order_end(ch: Chain, x: ProofContext):
             or limit.has(sp.Limit, sp.AccumBounds, sp.nan)):
         return None
     # a limit that is a Max (of both directions' KLs) is at least each of its branches: one suffices
-    for branch in (limit.args if isinstance(limit, sp.Max) else (limit,)):
+    branches = limit.args if isinstance(limit, sp.Max) else (limit,)
+    kl = " (the KL, van Erven and Harremoës 2014, Thm. 5)" if end == 1 else ""
+    for branch in branches:
         gap = _signed_gap(ch, x.c, branch, "is_nonpositive")
         if gap is not None:
-            break
+            return (f"proved: claim - lim(alpha -> {sp.sstr(end)}+) D_alpha = {sp.sstr(gap)} is non-positive by the "
+                    f"symbols' assumptions ({x.regime}), where the limit is {sp.sstr(limit)}{kl}, and D_alpha is "
+                    f"non-decreasing in alpha (Mironov 2017, Prop. 9), so the claim is at most D_alpha over the whole "
+                    f"order range{x.where}")
+    # the claim at most one branch by the other routes (monotonicity, a turning point): two Gaussians' KL
+    # log(s2/s1) + (s1^2 + D^2)/(2 s2^2) - 1/2 >= D^2/(2 s2^2), a gap smallest where s1 = s2
+    names = tuple(n for n in _part_routes(">=") if n not in ("order_end", "nonnegative"))
+    if ch.replay is not None:
+        stored = ch.stored_next()
+        chosen = [stored.inputs[0]] if stored is not None and stored.rule == "route_choice" else []
+        if not chosen or chosen[0] not in branches:
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not say which branch of the limit "
+                                 "is above the claim")
     else:
-        return None
-    kl = " (the KL, van Erven and Harremoës 2014, Thm. 5)" if end == 1 else ""
-    return (f"proved: claim - lim(alpha -> {sp.sstr(end)}+) D_alpha = {sp.sstr(gap)} is non-positive by the symbols' "
-            f"assumptions ({x.regime}), where the limit is {sp.sstr(limit)}{kl}, and D_alpha is non-decreasing in "
-            f"alpha (Mironov 2017, Prop. 9), so the claim is at most D_alpha over the whole order range{x.where}")
+        chosen = list(branches)
+    for branch in chosen:
+        part = dataclasses.replace(x, t=branch, t_free=branch, of_distributions=False, max_divergence=None)
+        sub = ch if ch.replay is not None else ch.sub()
+        text = _prove_part(sub, part, branch, names)
+        if sub is not ch:
+            ch.attempts += sub.attempts
+        if text:
+            if sub is not ch:
+                ch.adopt(sub)
+            return (f"proved: the claim is at most {_brief(branch)}, a branch of lim(alpha -> {sp.sstr(end)}+) D_alpha "
+                    f"= {_brief(limit)}{kl} ({text.removeprefix('proved: ')}), and D_alpha is non-decreasing in alpha "
+                    f"(Mironov 2017, Prop. 9), so the claim is at most D_alpha over the whole order range{x.where}")
+    return None
 
 
 def _pieces_where_finite(ch: Chain, x: ProofContext):
