@@ -140,8 +140,10 @@ def test_the_zcdp_route_proves_nothing_below_the_bound_nor_below_order_one(mechs
     # a quarter of the bound is false (D_alpha ~ alpha eps^2/2 as eps -> 0): refuted, never proved
     assert check_claim(mechs["laplace"], "alpha*sensitivity**2/(8*b**2)", "<=").verdict is Verdict.REFUTED
     # zCDP speaks of alpha > 1: on (0, 1) the route is not taken (whatever else decides)
-    v = check_claim(mechs["laplace"], "alpha*sensitivity**2/(2*b**2)", "<=", alpha_range=(0, 1))
-    assert "Bun and Steinke" not in str(v)
+    # (the prover runs before the certified pass, which is not needed to see which route proved it)
+    v = check_claim(mechs["laplace"], "alpha*sensitivity**2/(2*b**2)", "<=", alpha_range=(0, 1), search=10,
+                    certify=False)
+    assert v.verdict is not Verdict.REFUTED and "Bun and Steinke" not in str(v), str(v)
 
 
 def test_a_non_positive_lower_bound_is_proved_by_non_negativity_only_for_densities(mechs):
