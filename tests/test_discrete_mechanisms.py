@@ -134,3 +134,27 @@ def test_claims_see_every_integer_shift():
     assert len(dirs) == 8  # t = -2, -1, 1, 2, both directions each
     orders = {Q.atoms(sp.besseli).pop().args[0] - k for _, Q, _, _ in dirs[::2]}  # I_{k - t}: -t
     assert orders == {-2, -1, 1, 2}, orders
+
+
+def test_the_limit_checks_of_a_finite_pmf_evaluate_near_the_order_in_floats():
+    """A five-outcome pmf (1 + t k)/(5 + 10 t) against its mirror: the general form near alpha = 1 and at
+    alpha = 10^30 is compared with the direct KL and D_oo. With exact rationals for t, the KL's rational power
+    of rationals sent sympy into perfect-power tests on huge integers that no time limit interrupts (220 s of
+    a derivation, a held-out audit; the KL check ended undecided). At 130-digit floats both checks decide,
+    and a wrong target is caught."""
+    from rdpsym.derive.limits import numeric_limit_check
+    from rdpsym.symbols import alpha as A
+
+    t = sp.Symbol("t", positive=True)
+    p = [(1 + t * k) / (5 + 10 * t) for k in range(5)]
+    # the engine's form, at the engine's test points (typical values drawn as rationals of six digits)
+    general = sp.log(sum(p[k] ** A * p[4 - k] ** (1 - A) for k in range(5)) ** (1 / (A - 1)))
+    # the KL as the engine writes it: at t = 416020/930249 an exact rational to a rational power of six-digit
+    # terms, which sympy tries to take as a perfect power
+    kl = sp.log(((3 * t + 1) * (4 * t + 1) ** 2 / (t + 1)) ** (2 * t / (5 * (2 * t + 1))))
+    assert sp.simplify(sp.expand_log(kl - sum(p[k] * sp.log(p[k] / p[4 - k]) for k in range(5)), force=True)) == 0
+    d_oo = sp.log(1 + 4 * t)
+    points = [{t: sp.Rational(416020, 930249)}, {t: sp.Rational(930249, 416020)}, {t: sp.Rational(1, 5)}]
+    assert numeric_limit_check(general, sp.true, kl, sp.Integer(1), points) is True
+    assert numeric_limit_check(general, sp.true, d_oo, sp.oo, points, "-") is True
+    assert numeric_limit_check(general, sp.true, sp.log(1 + 3 * t), sp.oo, points, "-") is False
