@@ -259,3 +259,25 @@ def test_argument_errors(mechs):
 
 def test_top_level_export():
     assert rdpsym.check_claim is check_claim
+
+
+def test_a_max_whose_branches_tie_at_a_point_is_evaluated_there():
+    """Bin(3, p) against Bin(3, 1/2) at p = 1/2: every branch of D_oo is 0, written as 2 log 2 - log 4, and
+    sympy's Max refuses to order them (ValueError when rebuilt at the point, and again under evalf). The
+    claim's limit at alpha -> oo was then "not evaluated" there and the true D_alpha <= D_oo inconclusive
+    (a held-out audit); the branches are now evaluated one by one, and the exact-point test of
+    DivergenceResult.evaluate looks at them one by one too."""
+    from rdpsym.claims.run import _value_at
+    from rdpsym.derive.evaluation import _undefined_at
+
+    p = sp.Symbol("p", positive=True)
+    d_oo = sp.Max(-sp.log(8 * p) - 2 * sp.log(1 - p), -sp.log(8 * p**3), sp.log(1 / (8 * p**2 * (1 - p))),
+                  -3 * sp.log(2 - 2 * p))
+    half = {p: sp.Rational(1, 2)}
+    with pytest.raises(ValueError):
+        d_oo.xreplace(half)
+    assert abs(_value_at(d_oo, half, 30)) < sp.Float(10) ** -30
+    at = {p: sp.Rational(1, 5)}
+    assert abs(_value_at(d_oo, at, 30) - sp.log(sp.Rational(125, 8))) < sp.Float(10) ** -28
+    assert not _undefined_at(d_oo, half)
+    assert _undefined_at(sp.Max(d_oo, sp.log(p - sp.Rational(1, 2)) / (p - sp.Rational(1, 2))), half)

@@ -71,6 +71,24 @@ def required_regimes(lo, hi) -> list[str]:
     return req
 
 
+
+def _value_at(expr, subs, dps):
+    """``expr`` at the point, to ``dps`` digits (maxn: a limit like floor(pi*10**4000) needs thousands of
+    working digits to be a number). A Max or a Min whose arguments sympy cannot order at the exact point
+    (Bin(3, p) against Bin(3, 1/2) at p = 1/2: D_oo's branches are 0 written as 2 log 2 - log 4) raises
+    ValueError when rebuilt there: its branches are then evaluated one by one."""
+    try:
+        return expr.xreplace(subs).evalf(dps, maxn=_LIMIT_DIGITS)
+    except ValueError:
+        if not isinstance(expr, (sp.Max, sp.Min)):
+            raise
+    # evalf fails the same way (its branches cancel to '0.e-165', which sympy will not order): each branch
+    # apart, the largest (smallest) taken; a branch that is no real number raises
+    values = [_value_at(a, subs, dps) for a in expr.args]
+    if not all(v.is_number and v.is_extended_real for v in values):
+        raise ValueError(f"a branch of {type(expr).__name__} is no real number at {subs}")
+    return (max if isinstance(expr, sp.Max) else min)(values)
+
 class ClaimRun:
     """One check: grid, guided search, exact resolution of candidates, proof, certified pass, verdict.
 
@@ -243,9 +261,8 @@ class ClaimRun:
             try:
                 # maxn: a limit like floor(pi*10**4000) needs thousands of working digits to be a number
                 lv = ev.guards.run("the claim's limit at a parameter point", LIMIT_VALUE_SECONDS,
-                                   lambda: limit.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS))
-                dv = ev.guards.run("D_oo at a parameter point", LIMIT_VALUE_SECONDS,
-                                   lambda: d_inf.xreplace(subs).evalf(self.dps, maxn=_LIMIT_DIGITS))
+                                   _value_at, limit, subs, self.dps)
+                dv = ev.guards.run("D_oo at a parameter point", LIMIT_VALUE_SECONDS, _value_at, d_inf, subs, self.dps)
                 real = lv.is_extended_real and dv.is_extended_real
             except Exception as exc:  # noqa: BLE001 - an unevaluated limit (or a fired guard) counts against
                 real, why = False, f"{type(exc).__name__}"

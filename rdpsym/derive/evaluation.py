@@ -34,7 +34,7 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     only when it is shown at the exact point (:func:`.sign.exactly_zero`; the KL of equal distributions).
     """
     exact_point = {k: sp.Rational(v) if isinstance(v, sp.Float) else v for k, v in subs.items()}
-    if _exact_bits(expr, exact_point) <= _EXACT_BITS and expr.xreplace(exact_point).has(sp.nan, sp.zoo):
+    if _exact_bits(expr, exact_point) <= _EXACT_BITS and _undefined_at(expr, exact_point):
         # 0/0 or a pole at the exact point (a removable order the result does not hold): evalf would give
         # whatever the rounding of both sides makes of it (-26.6 for a true 0.40)
         raise ArithmeticError(f"{expr} is undefined at {dict(subs)} (0/0 or a pole at that exact point)")
@@ -54,6 +54,16 @@ def _evalf_checked(expr: sp.Expr, subs: Mapping, dps: int) -> sp.Expr:
     raise ArithmeticError(f"{expr} could not be evaluated to {dps} digits at {dict(subs)} "
                           + ("(0 at every working precision up to " if _is_zero_value(value) else "(still changing at ")
                           + f"{prec} digits, and not shown to be 0)")
+
+
+def _undefined_at(expr: sp.Expr, exact_point: Mapping) -> bool:
+    """``expr`` is NaN or complex infinity at the exact point (0/0, a pole). A Max or a Min whose arguments
+    sympy cannot order there (Bin(3, p) against Bin(3, 1/2) at p = 1/2, where D_oo's branches are 0 written as
+    2 log 2 - log 4) raises ValueError when rebuilt: its arguments are then looked at one by one."""
+    try:
+        return expr.xreplace(exact_point).has(sp.nan, sp.zoo)
+    except ValueError:
+        return any(_undefined_at(a, exact_point) for a in expr.args)
 
 
 #: the exact-point test of :func:`_evalf_checked` runs when its powers stay below this many bits; beyond
