@@ -717,3 +717,24 @@ def test_a_lower_bound_below_one_branch_of_the_kl_is_proved_through_the_order_en
 
     assert replay(proof.route, proof.steps, context(claim)).startswith("proved")
     assert prove(context(claim + sp.Rational(1, 100)), seconds=60)[0] is None
+
+
+def test_a_hyperbolic_derivative_is_signed_with_exp_and_its_reciprocal_as_one_symbol():
+    """The Gumbel shift's KL over both directions, Max(e^(-1/b) + 1/b - 1, e^(1/b) - 1 - 1/b), equals its second
+    branch (inconclusive before: a held-out audit): the gap 2 sinh(1/b) - 2/b falls to 0 as b -> oo, its
+    derivative (2 - 2 cosh(1/b))/b^2 is non-positive because, with e^(1/b) = 1 + w, 2 - w' - 1/w' is
+    -w^2/(1 + w). The first branch is not the Max."""
+    bp = parameter("b", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+    b = bp.symbol
+    kl = sp.Max(sp.exp(-1 / b) + 1 / b - 1, sp.exp(1 / b) - 1 - 1 / b)
+
+    def proved(claim):
+        return prove(proof_context(claim, kl, "==", 1, {}, (bp,), sp.true, (1, sp.oo)), seconds=30)[0]
+
+    proof = proved(sp.exp(1 / b) - 1 - 1 / b)
+    assert proof and any(s.rule == "exps_as_positive_symbols" for s in proof.steps), proof
+    assert proved(sp.exp(-1 / b) + 1 / b - 1) is None
+    from rdpsym.claims.rewrite import exps_as_positive_symbols
+
+    assert exps_as_positive_symbols(2 - 2 * sp.cosh(1 / b)).could_extract_minus_sign()
+    assert exps_as_positive_symbols(sp.exp(b) - sp.exp(-b) - 2 * sp.sinh(b)) == 0

@@ -916,8 +916,15 @@ def _monotone(ch: Chain, x: ProofContext):
 
 def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
     """The text that shows sign * h >= 0 for every value of h's symbols, or None (:func:`_monotone`)."""
-    if ch.run("is_nonnegative" if sign > 0 else "is_nonpositive", h) is sp.true:
-        return f"{_brief(h)} is {'non-negative' if sign > 0 else 'non-positive'} by the symbols' assumptions"
+    test, word = ("is_nonnegative", "non-negative") if sign > 0 else ("is_nonpositive", "non-positive")
+    if ch.run(test, h) is sp.true:
+        return f"{_brief(h)} is {word} by the symbols' assumptions"
+    if h.has(sp.exp, HyperbolicFunction):
+        # cosh(u) >= 1 and the like: exp(u) and exp(-u) as one positive symbol and its reciprocal
+        flat = ch.run("exps_as_positive_symbols", h)
+        if flat is not None and ch.run(test, flat) is sp.true:
+            return (f"{_brief(h)} is {word}: with each exp(u) a positive symbol w (exp(-u) = 1/w; 1 + w where "
+                    f"u > 0), it is {_brief(flat)}, {word} for every such w")
     if depth == 0 or sp.count_ops(h) > MONOTONE_MAX_OPS or ch.run("continuous_everywhere", h) is not sp.true:
         return None
     if ch.replay is not None:

@@ -154,6 +154,30 @@ def exp_as_positive_symbols(expr) -> sp.Expr:
     return sp.factor(expr.xreplace(swaps)) if isinstance(expr, sp.Expr) else expr.xreplace(swaps)
 
 
+def exps_as_positive_symbols(expr) -> sp.Expr:
+    """Like :func:`exp_as_positive_symbols`, after cosh, sinh and tanh are written through exp, with exp(u)
+    and exp(-u) one symbol w and its reciprocal: 2 - 2 cosh(1/b) is 2 - w - 1/w with w = 1 + s (1/b > 0),
+    which factors as -s^2/(1 + s). Each exponent u is real by the symbols' assumptions, else it is left."""
+    def through_exp(u, kind):
+        up, down = sp.exp(u), sp.exp(-u)
+        return {sp.cosh: (up + down) / 2, sp.sinh: (up - down) / 2, sp.tanh: (up - down) / (up + down)}[kind]
+
+    flat = expr.replace(lambda e: type(e) in (sp.cosh, sp.sinh, sp.tanh), lambda e: through_exp(e.args[0], type(e)))
+    taken = {str(v) for v in flat.free_symbols}
+    names = (f"w_exp{k}" for k in range(1, 10**6) if f"w_exp{k}" not in taken)
+    symbols, swaps = {}, {}
+    for e in sorted(flat.atoms(sp.exp), key=sp.default_sort_key):
+        u = e.args[0]
+        if u.is_real is not True:
+            continue
+        key, inverse = (-u, True) if u.could_extract_minus_sign() else (u, False)
+        if key not in symbols:
+            w = sp.Symbol(next(names), positive=True)
+            symbols[key] = 1 + w if key.is_positive else (1 / (1 + w) if key.is_negative else w)
+        swaps[e] = 1 / symbols[key] if inverse else symbols[key]
+    return sp.factor(flat.xreplace(swaps)) if isinstance(flat, sp.Expr) else flat.xreplace(swaps)
+
+
 def _positive_argument(a) -> bool:
     """``a`` > 0 by the symbols' assumptions, factored, or through its reciprocal with the square roots moved
     out of the denominator (2 gamma^2 + D^2/2 - D sqrt(4 gamma^2 + D^2)/2 is positive because its conjugate is
@@ -396,6 +420,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "exp_gap": lambda c, t: sp.simplify(sp.exp(c) - sp.exp(t)),
     # each exp(u) as a new positive symbol, with what the sign of u says (exp_as_positive_symbols)
     "exp_as_positive_symbols": exp_as_positive_symbols,
+    # the same after hyperbolic functions go through exp and exp(-u) is 1/exp(u) (exps_as_positive_symbols)
+    "exps_as_positive_symbols": exps_as_positive_symbols,
     # both sides real for every value of the symbols and of positive symbols standing for their exps
     "both_real_with_exp_as_positive": lambda c, t: _truth(all(
         _real_with_logs_factored(e) for e in exp_as_positive_symbols(sp.Tuple(c, t)))),
