@@ -276,7 +276,7 @@ def limit_from_above(expr, variable, point):
     (:func:`_quotient_limit`)."""
     if isinstance(expr, (sp.Max, sp.Min)):
         return expr.func(*(limit_from_above(a, variable, point) for a in expr.args))
-    if expr.is_Mul or expr.is_Pow:
+    if sp.fraction(expr)[1].has(variable):
         # a Rényi curve's log(A)/(alpha - 1) with A(1) = 1: l'Hôpital's rule first, where it applies, is exact
         # and quick; sympy's limit of two Gaussians' curve with s1 = s2 + s runs past a minute
         by_rule = _quotient_limit(expr, variable, point)
