@@ -114,9 +114,14 @@ def positive_bases_split(expr, *positive) -> sp.Expr:
 def linear_factor_out(expr, variable):
     """``expr`` as (variable - r) k: its one factor of degree 1 in ``variable`` (exponent 1, r free of it) that
     is not positive by the symbols' assumptions, as the tuple (r, k) with k = expr / (variable - r) cancelled;
-    None where there is no such factor or more than one (more turning points), or where the variable also sits
-    in a non-polynomial part of a factor."""
-    numerator, denominator = sp.fraction(sp.factor(expr))
+    None where there is no such factor or more than one (more turning points), or where the numerator is no
+    polynomial in the variable."""
+    numerator, _ = sp.fraction(expr)  # the route's derivatives come cancelled (the "derivative" rule)
+    # a numerator polynomial in the variable only: factor would expand exp(-10^8 (v - 37/10)^2) into powers of
+    # exp(v), and the signs of what is left take minutes
+    if not numerator.is_polynomial(variable):
+        return None
+    numerator = sp.factor(numerator)
     linear = []
     for factor in sp.Mul.make_args(numerator):
         if variable not in factor.free_symbols:
