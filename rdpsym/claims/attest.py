@@ -21,7 +21,7 @@ from ..numeric.balls import flint_module
 from .certificate import Certificate
 from .orders import order_key, point_alpha
 from .partition import ball_text, meets
-from .replay import BINDING_DPS, BINDING_SECONDS, through_d_oo, Enclosures, ReplayFailed, agree
+from .replay import BINDING_DPS, BINDING_SECONDS, PROP_8_NUMERIC, through_d_oo, Enclosures, ReplayFailed, agree
 from .verdict import Verdict, format_number
 
 __all__ = ["attest", "attest_numeric", "independent_at", "numeric_text", "DivergenceDisagrees", "BINDING_POINTS",
@@ -102,7 +102,7 @@ def _binding_point(run, order, alpha, values, same_distribution: bool = False) -
                                       f"derived divergence is {ball.mid().str(15, radius=False)}")
         if not same_distribution or ball is None:
             return None
-        return _record(run, order, alpha, point, values, allv, ball, {"value": "0", "error": "0"})
+        return _record(run, order, alpha, point, values, allv, ball, dict(PROP_8_NUMERIC))
     if ball is None or ball.is_nan():
         return None
     got = independent_at(ev, tgt, order, alpha, allv)
@@ -195,7 +195,7 @@ def attest(run, fields: dict) -> Certificate | None:
         # where P = Q at the counterexample (Lap(b1) against Lap(b2) at b1 = b2, where a claim below 0 fails), its
         # value is 0 by Prop. 8 and binds no formula: the divergence is bound at typical points too
         binding = (b,) if b is not None else ()
-        if b is not None and b["numeric"] == {"value": "0", "error": "0"}:
+        if b is not None and b["numeric"] == PROP_8_NUMERIC:
             binding += _binding(run, points=PROOF_BINDING_POINTS)
         return Certificate(**common, binding=binding, method="counterexample",
                            data=_point(run, enclosures, alpha, values))

@@ -305,6 +305,11 @@ def _check_one_order(cert) -> None:
                            "and removable orders have exact pieces")
 
 
+#: the numerics a binding point records where P and Q are one distribution: every divergence is 0 there
+#: (Mironov 2017, Prop. 8), which binds a counterexample's value, never the formula
+PROP_8_NUMERIC = {"value": "0", "error": "0"}
+
+
 def _check_binding(cert, guards: HangGuards) -> list[str]:
     """The divergence against independent numerics of the densities at each binding point."""
     if cert.mechanism is None:
@@ -348,8 +353,7 @@ def _check_binding(cert, guards: HangGuards) -> list[str]:
         where = ", ".join([f"alpha = {sp.sstr(b['alpha'])}" if order is None else f"order {b['order']}"]
                           + [f"{k} = {sp.sstr(v)}" for k, v in b["values"].items()])
         if tgt.one_distribution_at(allv):
-            # every divergence is 0 there (Prop. 8): the point binds a counterexample's value, never the formula
-            if b["numeric"] != {"value": "0", "error": "0"} or not meets(got, flint_module().arb(0)):
+            if b["numeric"] != PROP_8_NUMERIC or not meets(got, flint_module().arb(0)):
                 raise ReplayFailed(f"binding point {i + 1}: P and Q are one distribution there, where every "
                                    "divergence is 0, but the stored or derived divergence is not 0")
             lines.append(f"binding point {i + 1} ({where}): P and Q are one distribution there, so every divergence "

@@ -147,40 +147,37 @@ def exp_as_positive_symbols(expr) -> sp.Expr:
 
     The new symbols range over a superset of the values exp(u) takes (they are free of the other symbols),
     so a sign shown for every value of them holds for the original expression."""
-    taken = {str(s) for s in expr.free_symbols}
-    names = (f"w_exp{k}" for k in range(1, 10**6) if f"w_exp{k}" not in taken)
-    swaps = {}
-    for e in sorted(expr.atoms(sp.exp), key=sp.default_sort_key):
-        u = e.args[0]
-        if u.is_real is not True:  # exp of a complex number is no positive number: left as it is
-            continue
-        w = sp.Symbol(next(names), positive=True)
-        swaps[e] = 1 + w if u.is_positive else (1 / (1 + w) if u.is_negative else w)
-    return sp.factor(expr.xreplace(swaps)) if isinstance(expr, sp.Expr) else expr.xreplace(swaps)
+    return _exps_swapped(expr, reciprocals=False)
 
 
 def exps_as_positive_symbols(expr) -> sp.Expr:
     """Like :func:`exp_as_positive_symbols`, after cosh, sinh and tanh are written through exp, with exp(u)
     and exp(-u) one symbol w and its reciprocal: 2 - 2 cosh(1/b) is 2 - w - 1/w with w = 1 + s (1/b > 0),
-    which factors as -s^2/(1 + s). Each exponent u is real by the symbols' assumptions, else it is left."""
+    which factors as -s^2/(1 + s)."""
     def through_exp(u, kind):
         up, down = sp.exp(u), sp.exp(-u)
         return {sp.cosh: (up + down) / 2, sp.sinh: (up - down) / 2, sp.tanh: (up - down) / (up + down)}[kind]
 
     flat = expr.replace(lambda e: type(e) in (sp.cosh, sp.sinh, sp.tanh), lambda e: through_exp(e.args[0], type(e)))
-    taken = {str(v) for v in flat.free_symbols}
+    return _exps_swapped(flat, reciprocals=True)
+
+
+def _exps_swapped(expr, reciprocals: bool) -> sp.Expr:
+    """Each exp(u), u real, as a new positive symbol (:func:`exp_as_positive_symbols`); with ``reciprocals``,
+    exp(-u) as the reciprocal of exp(u)'s symbol."""
+    taken = {str(s) for s in expr.free_symbols}
     names = (f"w_exp{k}" for k in range(1, 10**6) if f"w_exp{k}" not in taken)
     symbols, swaps = {}, {}
-    for e in sorted(flat.atoms(sp.exp), key=sp.default_sort_key):
+    for e in sorted(expr.atoms(sp.exp), key=sp.default_sort_key):
         u = e.args[0]
-        if u.is_real is not True:
+        if u.is_real is not True:  # exp of a complex number is no positive number: left as it is
             continue
-        key, inverse = (-u, True) if u.could_extract_minus_sign() else (u, False)
+        key, inverse = (-u, True) if reciprocals and u.could_extract_minus_sign() else (u, False)
         if key not in symbols:
             w = sp.Symbol(next(names), positive=True)
             symbols[key] = 1 + w if key.is_positive else (1 / (1 + w) if key.is_negative else w)
         swaps[e] = 1 / symbols[key] if inverse else symbols[key]
-    return sp.factor(flat.xreplace(swaps)) if isinstance(flat, sp.Expr) else flat.xreplace(swaps)
+    return sp.factor(expr.xreplace(swaps)) if isinstance(expr, sp.Expr) else expr.xreplace(swaps)
 
 
 def _positive_argument(a) -> bool:
