@@ -738,3 +738,104 @@ def test_a_hyperbolic_derivative_is_signed_with_exp_and_its_reciprocal_as_one_sy
 
     assert exps_as_positive_symbols(2 - 2 * sp.cosh(1 / b)).could_extract_minus_sign()
     assert exps_as_positive_symbols(sp.exp(b) - sp.exp(-b) - 2 * sp.sinh(b)) == 0
+
+
+# -- a paper's D_oo with a log of a Max, outcomes a paper leaves out, a turning point at a numerator's root ---
+P_RATE = parameter("p", domain=sp.Interval.open(0, 1), typical=(0.1, 0.9))
+PR = P_RATE.symbol
+
+
+def _bernoulli_d_oo():
+    """D_oo of Bern(p) against Bern(p^2), both directions, one branch per outcome as the derivation writes it."""
+    ratios = (1 / PR, (1 - PR) / (1 - PR**2), PR, (1 - PR**2) / (1 - PR))
+    return sp.Max(*(sp.log(r) for r in ratios))
+
+
+def test_a_log_of_a_max_is_compared_as_the_max_of_its_logs():
+    """log(Max(1/p, 1 + p)) as a paper writes D_oo of Bern(p) against Bern(p^2): log commutes with a Max of
+    positive branches, and the derivation's two other outcomes (1/(1 + p) and p) are below a claim branch.
+    A near miss, Max(1/p, 1 + p/2), is below the divergence at every p and is not proved."""
+    proof = _prove(sp.log(sp.Max(1 / PR, 1 + PR)), _bernoulli_d_oo(), "==", sp.oo, {}, (P_RATE,), sp.true,
+                   (0, sp.oo), seconds=30)
+    assert proof and "each other branch of the divergence is at most a claim branch" in proof, proof
+    assert _prove(sp.log(sp.Max(1 / PR, 1 + PR / 2)), _bernoulli_d_oo(), "==", sp.oo, {}, (P_RATE,), sp.true,
+                  (0, sp.oo), seconds=30) is None
+
+
+def test_log_of_extreme_needs_positive_branches():
+    from rdpsym.claims.rewrite import log_of_extreme
+
+    x = sp.Symbol("x", real=True)
+    assert log_of_extreme(3 * sp.log(sp.Max(1 / PR, 1 + PR) ** 2)) == 3 * sp.Max(2 * sp.log(1 / PR), 2 * sp.log(1 + PR))
+    with pytest.raises(ValueError):
+        log_of_extreme(sp.log(sp.Max(x, 1)))  # x may be <= 0: log(x) is no branch of the log
+
+
+def test_a_rational_kink_cuts_the_domain_and_each_piece_is_proved():
+    """D_oo of Bin(3, p) against Bin(3, 1/2) is 3 log(Max(1/(2p), 1/(2(1-p)))) as a paper writes it; the
+    derivation's Max has four outcomes. The claim's kink 1/(2p) - 1/(2(1-p)) is rational, cut where its
+    numerator 1 - 2p vanishes; on each side one claim branch dominates every outcome. A claim with
+    1/(3(1-p)) for the second branch is not proved."""
+    outcomes = [8 * PR**k * (1 - PR) ** (3 - k) for k in range(4)]
+    truth = sp.Max(*(sp.log(o) for o in outcomes), *(-sp.log(o) for o in outcomes))
+    claim = 3 * sp.log(sp.Max(1 / (2 * PR), 1 / (2 * (1 - PR))))
+    proof = _prove(claim, truth, "==", sp.oo, {}, (P_RATE,), sp.true, (0, sp.oo), seconds=30)
+    assert proof and "on each side of p = 1/2" in proof, proof
+    near = 3 * sp.log(sp.Max(1 / (2 * PR), 1 / (3 * (1 - PR))))
+    assert _prove(near, truth, "==", sp.oo, {}, (P_RATE,), sp.true, (0, sp.oo), seconds=30) is None
+
+
+def _binomial_kls():
+    """KL(Bin(3, p) || Bin(3, 1/2)) and KL(Bin(3, 1/2) || Bin(3, p)): equal and 0 at p = 1/2 only."""
+    forward = 3 * (PR * sp.log(2 * PR) + (1 - PR) * sp.log(2 * (1 - PR)))
+    backward = -sp.Rational(3, 2) * sp.log(4 * PR * (1 - PR))
+    return forward, backward
+
+
+def test_a_gap_whose_derivative_has_a_monotone_numerator_is_smallest_at_its_root():
+    """The backward KL is the larger direction: their gap's derivative (over p = 1/(1 + s)) has the numerator
+    3 s^2 - 6 s log s - 3, no linear factor, which rises through 0 at s = 1 (its derivative 6 (s - 1 - log s)
+    is smallest, 0, at s = 1). So the gap is smallest at p = 1/2, where it is 0. The forward KL claimed as the
+    Max is not proved (it is the smaller one everywhere but p = 1/2)."""
+    from rdpsym.claims.prove import MONOTONE_ROOT, replay
+    from rdpsym.claims.rewrite import ReplayMismatch, Step
+
+    forward, backward = _binomial_kls()
+    truth = sp.Max(forward, backward)
+    x = proof_context(backward, truth, "==", 1, {}, (P_RATE,), sp.true, (0, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and "over the positive" in proof.text and "is 0 at" in proof.text, proof
+    assert any(s.rule == "monotone_choice" and s.inputs[2] == MONOTONE_ROOT for s in proof.steps)
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    # a certificate that moves the root: the numerator is not 0 there, and the replay says so
+    moved = tuple(Step(s.rule, s.inputs[:2] + (s.inputs[2] + 1,), s.output) if s.rule == "root_choice" else s
+                  for s in proof.steps)
+    with pytest.raises(ReplayMismatch):
+        replay(proof.route, moved, x)
+    assert _prove(forward, truth, "==", 1, {}, (P_RATE,), sp.true, (0, sp.oo), seconds=30) is None
+    # the same gap shifted down by 1/1000 is negative at p = 1/2: no proof through its root
+    assert _prove(backward - sp.Rational(1, 1000), truth, "==", 1, {}, (P_RATE,), sp.true, (0, sp.oo),
+                  seconds=30) is None
+
+
+def test_a_numerator_root_is_found_only_where_it_is_the_same_for_every_parameter():
+    from rdpsym.claims.prove import _rational_root
+
+    s, lam = sp.symbols("s lam", positive=True)
+    assert _rational_root(3 * s**2 - 6 * s * sp.log(s) - 3, s) == 1
+    assert _rational_root(lam * (s - sp.Rational(2, 3)), s) == sp.Rational(2, 3)
+    assert _rational_root(s - lam, s) is None  # the root moves with lam
+    assert _rational_root(s**2 + 1, s) is None
+
+
+def test_a_large_multiple_in_an_exponent_is_factored_as_a_symbol():
+    """sympy's polynomials write exp(740000000 t) as exp(t)**740000000; positive_where factors such an exp
+    as a positive symbol of its own, so the sign below comes back at once (it took the 30 s hang guard)."""
+    from rdpsym.claims.rewrite import _factor_tamed, positive_where
+
+    t, u = sp.symbols("t u", positive=True)
+    big = sp.exp(740000000 * t)
+    expr = (2 * u * big + 4 * big + 2 * u) / (u**4 * sp.exp(1369000000) + 4 * u)
+    assert positive_where(expr)
+    assert not positive_where(expr - 3 * big)
+    assert sp.simplify(_factor_tamed(u**2 * big - big) - (u - 1) * (u + 1) * big) == 0

@@ -46,12 +46,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from itertools import product
 
+import mpmath
 import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from .. import printing
 from ..symbols import alpha as ALPHA
-from .guard import HangGuards
+from .guard import HangGuardFired, HangGuards
 from .orders import conditions_at
 from .rewrite import Chain, ReplayMismatch, Step, positive_log_coefficient, strict_positive_parts
 
@@ -526,6 +527,11 @@ def _branches(ch: Chain, x: ProofContext):
     (Mironov 2017, Prop. 9) and alpha eps^2/2 by zCDP (Bun and Steinke 2016, Prop. 3.3)."""
     if _some_infinite(x.c, x.t):
         return None
+    if _log_of_an_extreme(x.c_free):
+        # log(Max(1/p, 1 + p)) as a paper writes D_oo: the Max of the logs, as the derivation writes it
+        flat = ch.run("log_of_extreme", x.c_free)
+        if flat is not None:
+            x = dataclasses.replace(x, c_free=flat, c=_at_order(x, flat))
     if x.relation == "==":
         if isinstance(x.t_free, (sp.Min, sp.Max)) and _one_extreme_factor(x.c_free):
             # Max(alpha/(1 - alpha), 1) log(1/p) against a Max of two formulas
@@ -591,6 +597,13 @@ def _branches(ch: Chain, x: ProofContext):
     return None
 
 
+def _log_of_an_extreme(e) -> bool:
+    """``e`` holds log(Max(...)) or log(Max(...)**k)."""
+    def extreme(a):
+        return isinstance(a, (sp.Max, sp.Min)) or (isinstance(a, sp.Pow) and isinstance(a.base, (sp.Max, sp.Min)))
+    return any(extreme(g.args[0]) for g in e.atoms(sp.log))
+
+
 def _one_extreme_factor(e) -> bool:
     return isinstance(e, sp.Mul) and sum(isinstance(a, (sp.Min, sp.Max)) for a in e.args) == 1
 
@@ -600,36 +613,74 @@ def _part_routes(relation: str) -> tuple[str, ...]:
 
 
 def _paired_branches(ch: Chain, x: ProofContext):
-    """Max(c_1, ..., c_n) = Max(d_1, ..., d_n) (or two Mins) when the branches pair off, c_i = d_pi(i) for a
-    permutation pi, each pair proved by the routes for ``==``: the two directions of a mechanism written in
-    another order or another form. The record of each pair is ``route_choice((c_i, d_j), route)``."""
+    """Max(c_1, ..., c_m) = Max(d_1, ..., d_n) (or two Mins) when every claim branch equals a branch of the
+    divergence and every other branch of the divergence is at most a claim branch (at least, for Mins): then
+    each side is at most the other. Each pair is proved by the routes for its relation: the two directions of
+    a mechanism written in another order or another form, and the outcomes a paper leaves out of a D_oo
+    because another outcome dominates them. The record of an equal pair is ``route_choice((c_i, d_j),
+    route)``, of a dominated branch ``route_choice((d_j, c_i, relation), route)``."""
     claims, divergences = list(x.c_free.args), list(x.t_free.args)
-    if len(claims) != len(divergences):
+    if len(claims) > len(divergences):
         return None
     names = _part_routes("==")
     shown, free = [], list(divergences)
+
+    def part(claim_branch, divergence_branch, relation):
+        return dataclasses.replace(x, c=_at_order(x, claim_branch), c_free=claim_branch, relation=relation,
+                                   t=_at_order(x, divergence_branch), t_free=divergence_branch,
+                                   of_distributions=False, max_divergence=None)
+
+    def stored_label(size, what):
+        stored = ch.stored_next()
+        label = stored.inputs[0] if stored is not None and stored.rule == "route_choice" else None
+        if not (isinstance(label, sp.Tuple) and len(label) == size):
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not pair {what}")
+        return label
+
     for branch in claims:
         if ch.replay is not None:
-            stored = ch.stored_next()
-            label = stored.inputs[0] if stored is not None and stored.rule == "route_choice" else None
-            if not (isinstance(label, sp.Tuple) and len(label) == 2 and label[0] == branch and label[1] in free):
+            label = stored_label(2, f"the branch {_brief(branch, 80)} with a branch of the divergence")
+            if label[0] != branch or label[1] not in divergences:
                 raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not pair the branch "
                                      f"{_brief(branch, 80)} with a branch of the divergence")
             candidates = [label[1]]
         else:
-            candidates = free
+            candidates = free + [d for d in divergences if d not in free]
         for other in candidates:
-            part = dataclasses.replace(x, c=_at_order(x, branch), c_free=branch, t=_at_order(x, other), t_free=other,
-                                       of_distributions=False, max_divergence=None)
-            text = _prove_part(ch, part, sp.Tuple(branch, other), names)
+            text = _prove_part(ch, part(branch, other, "=="), sp.Tuple(branch, other), names)
             if text:
-                free.remove(other)
+                if other in free:
+                    free.remove(other)
                 shown.append(f"[{_brief(branch)} = {_brief(other)}] {text.removeprefix('proved: ')}")
                 break
         else:
             return None
-    return (f"proved branch by branch: claim and divergence are {type(x.t_free).__name__}s of {len(claims)} "
-            "branches that pair off, each claim branch equal to one of the divergence: " + "; ".join(shown))
+    bound = "<=" if isinstance(x.t_free, sp.Max) else ">="
+    for other in free:  # the divergence's branches no claim branch equals: each below (above) a claim branch
+        if ch.replay is not None:
+            label = stored_label(3, f"the branch {_brief(other, 80)} of the divergence with a claim branch")
+            if label[0] != other or label[1] not in claims or str(label[2]) != bound:
+                raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not bound the branch "
+                                     f"{_brief(other, 80)} of the divergence by a claim branch")
+            candidates = [label[1]]
+        else:
+            candidates = claims
+        for branch in candidates:
+            text = _prove_part(ch, part(branch, other, bound), sp.Tuple(other, branch, sp.Symbol(bound)),
+                               _part_routes(bound))
+            if text:
+                shown.append(f"[{_brief(other)} {bound} {_brief(branch)}] {text.removeprefix('proved: ')}")
+                break
+        else:
+            return None
+    kind = type(x.t_free).__name__
+    if len(claims) == len(divergences):
+        return (f"proved branch by branch: claim and divergence are {kind}s of {len(claims)} branches that pair "
+                "off, each claim branch equal to one of the divergence: " + "; ".join(shown))
+    side = "at most" if bound == "<=" else "at least"
+    return (f"proved branch by branch: the claim is a {kind} of {len(claims)} branches and the divergence of "
+            f"{len(divergences)}; each claim branch equals a branch of the divergence, and each other branch of "
+            f"the divergence is {side} a claim branch: " + "; ".join(shown))
 
 
 def _equal_to_an_extreme(ch: Chain, x: ProofContext):
@@ -688,7 +739,8 @@ def _kinks(expr) -> list:
 
 def _breakpoints(x: ProofContext) -> dict:
     """Each parameter whose domain one kink (:func:`_kinks`) cuts at one inner point: that point, by the
-    parameter's name. The kink is linear in the parameter with a rational slope; the point is rational, or
+    parameter's name. The kink's numerator is linear in the parameter with a rational slope (1/(2 p) - 1/(2 (1 - p))
+is cut at p = 1/2); the point is rational, or
     an expression in other parameters over (0, oo) that is inside the domain for all their values (a = b in
     a >= b: the side a < b is a = b/(1 + s), the side a >= b is a = b + s). A parameter that is another's
     point is not split itself."""
@@ -706,7 +758,9 @@ def _breakpoints(x: ProofContext) -> dict:
             if not isinstance(p.domain, sp.Interval) or not (free - {symbol}) <= plain:
                 continue
             try:
-                poly = sp.Poly(kink, symbol)
+                # a rational kink changes sign where its numerator does or at a pole; splitting at the
+                # numerator's root is sound either way (the pieces cover the domain, whatever the kink)
+                poly = sp.Poly(sp.fraction(sp.together(kink))[0], symbol)
             except sp.PolynomialError:
                 continue
             if poly.degree() != 1 or not poly.all_coeffs()[0].is_Rational or poly.all_coeffs()[0] == 0:
@@ -934,12 +988,12 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
                                  f"{_brief(h, 80)} is monotone")
         _, v, end = stored.inputs
         if (v not in h.free_symbols or v.is_nonnegative is not True or v.is_integer is True
-                or end not in (sp.S.Zero, sp.oo, TURNING_POINT)):
+                or end not in (sp.S.Zero, sp.oo, TURNING_POINT, MONOTONE_ROOT)):
             raise ReplayMismatch(f"step {len(ch.steps) + 1}: {sp.sstr(v)} -> {sp.sstr(end)} is no end of a "
                                  "variable of the expression")
         ch.run("monotone_choice", h, v, end)
-        if end == TURNING_POINT:
-            return _from_turning_point(ch, h, sign, depth, v)
+        if end in _TURNING:
+            return _TURNING[end](ch, h, sign, depth, v)
         return _monotone_from(ch, h, sign, depth, v, end)
     # a real variable only: an integer one has no derivative, and its poles between integers (1/(n - 3/2))
     # are finite at every value it takes
@@ -947,10 +1001,10 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
         v for v in _ordered(h.free_symbols) if v.is_nonnegative is True and v.is_integer is not True
     ][:MONOTONE_VARIABLES]
     for v in variables:
-        for end in (sp.S.Zero, sp.oo, TURNING_POINT):
+        for end in (sp.S.Zero, sp.oo, TURNING_POINT, MONOTONE_ROOT):
             sub = ch.sub()
-            if end == TURNING_POINT:
-                text = _from_turning_point(sub, h, sign, depth, v)
+            if end in _TURNING:
+                text = _TURNING[end](sub, h, sign, depth, v)
             else:
                 text = _monotone_from(sub, h, sign, depth, v, end)
             ch.attempts += sub.attempts
@@ -1021,6 +1075,94 @@ def _from_turning_point(ch: Chain, h, sign: int, depth: int, v):
             f"{'positive' if sign > 0 else 'negative'}, so it is {where} at {sp.sstr(v)} = {_brief(root)} (> 0), "
             f"where it is {_brief(value)}: " + inner)
 
+
+#: the record of a proof through the root of a monotone numerator (``monotone_choice(h, v, MONOTONE_ROOT)``)
+MONOTONE_ROOT = sp.Symbol("monotone_root")
+#: the roots the search tries: positive rationals with denominators up to this, found in floats first
+ROOT_DENOMINATOR = 1000
+#: where the search looks for a sign change: a geometric grid of this many points over [1e-8, 1e8]
+ROOT_GRID = 161
+
+
+def _from_monotone_root(ch: Chain, h, sign: int, depth: int, v):
+    """sign * h >= 0 on v > 0 from one turning point where dh/dv = N/M has no linear factor: M > 0, N(r) = 0 at
+    a rational r > 0, and N non-decreasing in v (sign > 0; non-increasing for sign < 0), shown by the same route
+    on dN/dv. Then dh/dv has the sign of v - r (of r - v), so h is smallest (largest) at r, and sign * h(r) >= 0
+    is shown as for a turning point. Bin(3, p) against Bin(3, 1/2): the gap between the KLs of the two
+    directions has derivative (3 s^2 - 6 s log s - 3)/(2 s (s + 1)^2) over p = 1/(1 + s); its numerator rises
+    (its derivative 6 (s - 1 - log s) >= 0) through 0 at s = 1. The root is found in floats while proving
+    (:func:`_rational_root`) and recorded; value_at checks it exactly, and a replay reads it."""
+    if v.is_positive is not True:
+        return None
+    derivative = ch.run("derivative", h, v)
+    if derivative is None or v not in derivative.free_symbols:
+        return None
+    parts = ch.run("numerator_denominator", derivative)
+    if parts is None:
+        return None
+    numerator, denominator = parts
+    if ch.run("positive_where", denominator) is not sp.true or ch.run("continuous_everywhere", numerator) is not sp.true:
+        return None
+    if ch.replay is not None:
+        stored = ch.stored_next()
+        if stored is None or stored.rule != "root_choice" or len(stored.inputs) != 3:
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: the certificate does not say where {_brief(numerator, 80)} "
+                                 "vanishes")
+        root = stored.inputs[2]
+    else:
+        try:
+            root = ch.guards.run("the symbolic proof (a numerator's root)", ch.seconds, _rational_root, numerator, v)
+        except HangGuardFired:
+            root = None
+        if root is None:
+            return None
+    ch.run("root_choice", numerator, v, root)
+    if ch.run("positive_where", root) is not sp.true or ch.run("value_at", numerator, v, root) != 0:
+        return None
+    slope = ch.run("derivative", numerator, v)
+    if slope is None:
+        return None
+    rising = _monotone_sign(ch, slope, sign, depth - 1, v)
+    if rising is None:
+        return None
+    value = ch.run("value_at", h, v, root)
+    if value is None or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or v in value.free_symbols:
+        return None
+    inner = _monotone_sign(ch, value, sign, depth - 1, None)
+    if inner is None:
+        return None
+    where, trend = ("smallest", "non-decreasing") if sign > 0 else ("largest", "non-increasing")
+    return (f"its derivative in {sp.sstr(v)} is {_brief(numerator)} over the positive {_brief(denominator)}; the "
+            f"numerator is 0 at {sp.sstr(v)} = {sp.sstr(root)} and {trend} in {sp.sstr(v)} ({rising}), so it is "
+            f"{where} at {sp.sstr(v)} = {sp.sstr(root)}, where it is {_brief(value)}: " + inner)
+
+
+def _rational_root(expr, v):
+    """A positive rational r with denominator at most ROOT_DENOMINATOR near which ``expr`` changes sign in v
+    (its other symbols at two sample values, where r must be the same), or None. Floats only point to a
+    candidate: the proof checks expr(r) = 0 exactly."""
+    others = _ordered(expr.free_symbols - {v})
+    found = None
+    for sample in (sp.Rational(7, 5), sp.Rational(23, 7)):
+        f = sp.lambdify(v, expr.subs({s: sample for s in others}), "mpmath")
+        roots = set()
+        with mpmath.workdps(30):
+            grid = [mpmath.mpf(10) ** (-8 + 16 * mpmath.mpf(i) / (ROOT_GRID - 1)) for i in range(ROOT_GRID)]
+            try:
+                values = [f(g) for g in grid]
+                for (a, fa), (b, fb) in zip(zip(grid, values), zip(grid[1:], values[1:])):
+                    if not (mpmath.isfinite(fa) and mpmath.isfinite(fb) and fa.imag == 0 and fb.imag == 0):
+                        continue
+                    if fa == 0 or fa * fb < 0:
+                        r = a if fa == 0 else mpmath.findroot(f, (a, b), solver="anderson")
+                        roots.add(sp.Rational(str(mpmath.nstr(r, 25))).limit_denominator(ROOT_DENOMINATOR))
+            except (ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+                return None
+        found = roots if found is None else found & roots
+    return min(found) if found and len(found) == 1 else None
+
+
+_TURNING = {TURNING_POINT: _from_turning_point, MONOTONE_ROOT: _from_monotone_root}
 
 #: the routes by name, and the order in which they are tried for each relation
 ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponential, "expand_log": _expand_log,

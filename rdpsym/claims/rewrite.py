@@ -32,12 +32,31 @@ def _truth(value) -> sp.Basic:
     return sp.true if value is True else sp.false
 
 
+#: an exp(k u) with |k| above this is factored as a positive symbol of its own (:func:`_factor_tamed`)
+MAX_EXP_MULTIPLE = 64
+
+
+def _factor_tamed(expr) -> sp.Expr:
+    """``sp.factor(expr)`` with each exp(k u) of a real u and an integer |k| > MAX_EXP_MULTIPLE standing for
+    a positive symbol of its own while it factors: sympy's polynomials write exp(k u) as exp(u)**k, and a
+    power of degree 740000000 (a bump exp(-10^8 (t - 37/10)^2) expanded) takes the factoring past every hang
+    guard. The symbol stands for every positive value, that exp's among them, so a sign shown with it holds."""
+    swaps = {}
+    for e in expr.atoms(sp.exp):
+        k, _ = e.args[0].as_coeff_Mul()
+        if k.is_Integer and abs(k) > MAX_EXP_MULTIPLE and e.args[0].is_extended_real is True:
+            swaps[e] = sp.Dummy(f"w{len(swaps)}", positive=True)
+    if not swaps:
+        return sp.factor(expr)
+    return sp.factor(expr.xreplace(swaps)).xreplace({w: e for e, w in swaps.items()})
+
+
 def positive_where(expr, *positive) -> bool:
     """``expr`` > 0 by the symbols' assumptions, factor by factor, where each expression of ``positive``
     is > 0: every factor has a known sign (by assumptions, or as a positive or negative multiple of one of
     them), a base with a non-integer exponent is positive, and the negative factors are even in number."""
     negative = 0
-    for factor in sp.Mul.make_args(sp.factor(expr)):
+    for factor in sp.Mul.make_args(_factor_tamed(expr)):
         base, exponent = factor.as_base_exp()
         sign = _sign_where(base, positive)
         if sign is None or (sign < 0 and not exponent.is_integer) or not _real_where(exponent, positive):
@@ -121,7 +140,7 @@ def linear_factor_out(expr, variable):
     # exp(v), and the signs of what is left take minutes
     if not numerator.is_polynomial(variable):
         return None
-    numerator = sp.factor(numerator)
+    numerator = _factor_tamed(numerator)
     linear = []
     for factor in sp.Mul.make_args(numerator):
         if variable not in factor.free_symbols:
@@ -384,6 +403,26 @@ def log_coefficient_out(expr):
     return sp.Add(*[sp.cancel(t / a) for t in terms])
 
 
+def log_of_extreme(expr):
+    """Each log(Max(a_i)**k) (k > 0, every a_i positive where the symbols' assumptions say so) as
+    Max(k log a_i), and the same for a Min: log is increasing on (0, oo), so it commutes with both, and a
+    positive power of non-negative branches is increasing too. Bern(p) against Bern(p^2) has D_oo =
+    log(Max(1/p, 1 + p)) as a paper writes it; the derivation gives Max(log(1/p), log(1 + p)). Raises where
+    no log of a Max or Min can be so written."""
+    def swap(node):
+        arg, k = node.args[0], sp.S.One
+        if isinstance(arg, sp.Pow) and isinstance(arg.base, (sp.Max, sp.Min)) and arg.exp.is_positive is True:
+            arg, k = arg.base, arg.exp
+        if not isinstance(arg, (sp.Max, sp.Min)) or not all(positive_where(a) for a in arg.args):
+            return node
+        return arg.func(*(k * sp.log(a) for a in arg.args), evaluate=False)
+
+    out = expr.replace(lambda n: isinstance(n, sp.log), swap)
+    if out == expr:
+        raise ValueError("log_of_extreme: no log of a Max or Min with positive branches")
+    return out
+
+
 def abs_as_max(expr):
     """Each Abs(u) of a real u as Max(u, -u), Maxes inside a Max flattened into it:
     Max(Abs(a), Abs(b)) = Max(a, -a, b, -b), a Max of branches the derived D_oo of both directions pairs with."""
@@ -440,8 +479,9 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # an expression positive where the given ones are (positive_where)
     "positive_where": lambda e, *g: _truth(positive_where(e, *g)),
     # the sign of an expression by the symbols' assumptions
-    "is_nonnegative": lambda e: _truth(e == 0 or e.is_nonnegative),
-    "is_nonpositive": lambda e: _truth(e == 0 or e.is_nonpositive),
+    # (a common factor out first: sympy leaves lam (3 log 2 - 2) undecided, not lam and 3 log 2 - 2 apart)
+    "is_nonnegative": lambda e: _truth(e == 0 or e.is_nonnegative or sp.factor_terms(e).is_nonnegative),
+    "is_nonpositive": lambda e: _truth(e == 0 or e.is_nonpositive or sp.factor_terms(e).is_nonpositive),
     # a route through branches or cases names the route that proved each (its input): no rewrite, a record
     # that a replay follows instead of searching
     "route_choice": lambda part, route: sp.true,
@@ -453,6 +493,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     "extreme_times_nonnegative": extreme_times_nonnegative,
     # Abs(u) as Max(u, -u), Maxes flattened (abs_as_max)
     "abs_as_max": abs_as_max,
+    # log(Max(a, b)**k) as Max(k log a, k log b) for positive a, b and k > 0 (log_of_extreme)
+    "log_of_extreme": log_of_extreme,
     # a claim's Piecewise where the divergence is finite: their first conditions, each holding where the given
     # expressions are positive, and the claim with each Piecewise its first branch
     "first_conditions": first_conditions,
@@ -472,6 +514,10 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # the expression's value at v = r
     "linear_factor_out": linear_factor_out,
     "value_at": lambda e, v, r: sp.simplify(e.subs(v, r)),
+    # the root of a monotone numerator: a derivative's numerator and denominator, and the record of the root
+    # the proof found numerically (a replay reads it; value_at checks that it is one)
+    "numerator_denominator": lambda e: sp.Tuple(*sp.fraction(e)),
+    "root_choice": lambda e, v, r: sp.true,
     # a derivative as a function of its sign: the numerator over the positive factor of its first log
     "log_coefficient_out": log_coefficient_out,
     # the certified pass's difference forms
