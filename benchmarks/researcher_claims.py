@@ -90,6 +90,22 @@ def _tilted_three():
     return Mechanism("tilted_three", K, sp.FiniteSet(0, 1, 2), (AdjacentPair(P, Q),), (t,)), u
 
 
+def _bernoulli_squared():
+    p = parameter("p", sp.Interval.open(0, 1), typical=(0.1, 0.9))
+    u = p.symbol
+    bernoulli = lambda r: r**K * (1 - r) ** (1 - K)  # noqa: E731
+    return Mechanism("bernoulli_squared", K, sp.FiniteSet(0, 1), (AdjacentPair(bernoulli(u), bernoulli(u**2)),),
+                     (p,)), u
+
+
+def _binomial_against_half():
+    p = parameter("p", sp.Interval.open(0, 1), typical=(0.1, 0.9))
+    u = p.symbol
+    binomial = lambda r: sp.binomial(3, K) * r**K * (1 - r) ** (3 - K)  # noqa: E731
+    return Mechanism("binomial_against_half", K, sp.FiniteSet(0, 1, 2, 3),
+                     (AdjacentPair(binomial(u), binomial(sp.Rational(1, 2))),), (p,)), u
+
+
 def rows():
     poisson = _poisson()
     halved, b = _bernoulli_declared_wide()
@@ -113,6 +129,8 @@ def rows():
     scales, (l1, l2) = _laplace_scales()
     three, t = _tilted_three()
     shift_var = _shift_and_variances()
+    squared, sq = _bernoulli_squared()
+    binomial, bp = _binomial_against_half()
     v1, v2, dd = (p.symbol for p in shift_var.parameters)
     one_direction = renyi_divergence(ra * sp.exp(-ra * X), rb * sp.exp(-rb * X), X, sp.Interval(0, sp.oo),
                                      params=list(rate_params))
@@ -150,6 +168,15 @@ def rows():
         (shift_var, sp.Max(*(sp.Piecewise((sp.log(w / u) + sp.log(w**2 / (2 * w**2 - u**2)) / 2 + dd**2 / (2 * w**2 - u**2),
                                            2 * w**2 - u**2 > 0), (0, True)) for u, w in ((v1, v2), (v2, v1)))),
          "==", 2, FALSE, "0 where the divergence is +oo (2 s2^2 <= s1^2)"),
+        (squared, sp.log(sp.Max(1 / sq, 1 + sq)), "==", sp.oo, TRUE,
+         "likelihood ratios 1/p, 1/(1 + p) one way and p, 1 + p the other: the largest are 1/p and 1 + p"),
+        (squared, sp.log(sp.Max(1 / sq, 1 + sq / 2)), "==", sp.oo, FALSE, "1 + p/2 is below the ratio 1 + p"),
+        (binomial, 3 * sp.log(sp.Max(1 / (2 * bp), 1 / (2 * (1 - bp)))), "==", sp.oo, TRUE,
+         "the largest ratio is at k = 0 or k = 3 of Bin(3, 1/2) against Bin(3, p): (2 min(p, 1 - p))^(-3)"),
+        (binomial, -sp.Rational(3, 2) * sp.log(4 * bp * (1 - bp)), "==", 1, TRUE,
+         "KL(Bin(3, 1/2) || Bin(3, p)) is the larger direction: their gap has one minimum, 0 at p = 1/2"),
+        (binomial, 3 * (bp * sp.log(2 * bp) + (1 - bp) * sp.log(2 * (1 - bp))), "==", 1, FALSE,
+         "KL(Bin(3, p) || Bin(3, 1/2)), the smaller direction (0.392 against 0.432 at p = 1/4)"),
         (_shift_and_variances(), sp.oo, "==", sp.oo, TRUE,
          "the likelihood ratio of N(0, s1^2) and N(D, s2^2) is unbounded for every s1, s2, D (s1 = s2: the shift)"),
     ]

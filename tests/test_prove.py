@@ -773,11 +773,12 @@ def test_log_of_extreme_needs_positive_branches():
 
 def test_a_rational_kink_cuts_the_domain_and_each_piece_is_proved():
     """D_oo of Bin(3, p) against Bin(3, 1/2) is 3 log(Max(1/(2p), 1/(2(1-p)))) as a paper writes it; the
-    derivation's Max has four outcomes. The claim's kink 1/(2p) - 1/(2(1-p)) is rational, cut where its
-    numerator 1 - 2p vanishes; on each side one claim branch dominates every outcome. A claim with
-    1/(3(1-p)) for the second branch is not proved."""
+    derivation's Max has more branches: here the extreme outcomes k = 0, 3 of both directions and the dominated
+    k = 1 of one. The claim's kink 1/(2p) - 1/(2(1-p)) is rational, cut where its numerator 1 - 2p vanishes; on
+    each side one claim branch dominates every outcome. A claim with 1/(3(1-p)) for the second branch is not
+    proved."""
     outcomes = [8 * PR**k * (1 - PR) ** (3 - k) for k in range(4)]
-    truth = sp.Max(*(sp.log(o) for o in outcomes), *(-sp.log(o) for o in outcomes))
+    truth = sp.Max(sp.log(outcomes[1]), *(sp.log(outcomes[k]) for k in (0, 3)), *(-sp.log(outcomes[k]) for k in (0, 3)))
     claim = 3 * sp.log(sp.Max(1 / (2 * PR), 1 / (2 * (1 - PR))))
     proof = _prove(claim, truth, "==", sp.oo, {}, (P_RATE,), sp.true, (0, sp.oo), seconds=30)
     assert proof and "on each side of p = 1/2" in proof, proof

@@ -1155,7 +1155,11 @@ def _rational_root(expr, v):
                         continue
                     if fa == 0 or fa * fb < 0:
                         r = a if fa == 0 else mpmath.findroot(f, (a, b), solver="anderson")
-                        roots.add(sp.Rational(str(mpmath.nstr(r, 25))).limit_denominator(ROOT_DENOMINATOR))
+                        near = sp.Rational(str(mpmath.nstr(r, 25))).limit_denominator(ROOT_DENOMINATOR)
+                        # a rational only near an irrational root is no candidate: its exact check (simplify
+                        # of logs of 109/79) can take a minute
+                        if abs(f(mpmath.mpf(near.p) / near.q)) < mpmath.mpf(10) ** -20:
+                            roots.add(near)
             except (ValueError, TypeError, ZeroDivisionError, ArithmeticError):
                 return None
         found = roots if found is None else found & roots
