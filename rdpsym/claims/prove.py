@@ -1064,16 +1064,24 @@ def _from_turning_point(ch: Chain, h, sign: int, depth: int, v):
     root, rest = split
     if ch.run("positive_where", root) is not sp.true or ch.run("positive_where", sign * rest) is not sp.true:
         return None
-    value = ch.run("value_at", h, v, root)
-    if value is None or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or v in value.free_symbols:
+    at_root = _value_at_turning_point(ch, h, sign, depth, v, root)
+    if at_root is None:
         return None
-    inner = _monotone_sign(ch, value, sign, depth - 1, None)
-    if inner is None:
-        return None
+    value, inner = at_root
     where = "smallest" if sign > 0 else "largest"
     return (f"its derivative in {sp.sstr(v)} is ({sp.sstr(v)} - {_brief(root)}) times {_brief(rest)}, which is "
             f"{'positive' if sign > 0 else 'negative'}, so it is {where} at {sp.sstr(v)} = {_brief(root)} (> 0), "
             f"where it is {_brief(value)}: " + inner)
+
+
+def _value_at_turning_point(ch: Chain, h, sign: int, depth: int, v, root):
+    """``(h(root), the text that shows sign * h(root) >= 0)``, or None: the last step of both turning-point
+    routes, once they have shown that h is smallest (largest) at v = root."""
+    value = ch.run("value_at", h, v, root)
+    if value is None or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or v in value.free_symbols:
+        return None
+    inner = _monotone_sign(ch, value, sign, depth - 1, None)
+    return None if inner is None else (value, inner)
 
 
 #: the record of a proof through the root of a monotone numerator (``monotone_choice(h, v, MONOTONE_ROOT)``)
@@ -1125,12 +1133,10 @@ def _from_monotone_root(ch: Chain, h, sign: int, depth: int, v):
     rising = _monotone_sign(ch, slope, sign, depth - 1, v)
     if rising is None:
         return None
-    value = ch.run("value_at", h, v, root)
-    if value is None or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or v in value.free_symbols:
+    at_root = _value_at_turning_point(ch, h, sign, depth, v, root)
+    if at_root is None:
         return None
-    inner = _monotone_sign(ch, value, sign, depth - 1, None)
-    if inner is None:
-        return None
+    value, inner = at_root
     where, trend = ("smallest", "non-decreasing") if sign > 0 else ("largest", "non-increasing")
     return (f"its derivative in {sp.sstr(v)} is {_brief(numerator)} over the positive {_brief(denominator)}; the "
             f"numerator is 0 at {sp.sstr(v)} = {sp.sstr(root)} and {trend} in {sp.sstr(v)} ({rising}), so it is "
