@@ -361,3 +361,33 @@ def test_a_verdict_on_a_divergence_the_densities_contradict_is_withdrawn():
         v = check_claim(r, claim, relation, order=2, fixed={"p": 0})
         assert v.verdict is Verdict.INCONCLUSIVE and v.certificate is None, str(v)
         assert "disagrees with the mechanism's densities" in v.evidence[0], v.evidence
+
+
+def test_a_claim_wrong_only_beyond_its_own_case_split_is_refuted_there(gaussian):
+    """Right for sigma < 10^10 and 0 beyond: no typical range or edge value reaches 10^10, so the grid looks
+    on both sides of the claim's own case boundary (search.case_boundaries)."""
+    claim = sp.Piecewise((rdpsym.symbols.alpha / (2 * sp.Symbol("sigma", positive=True) ** 2),
+                          sp.Symbol("sigma", positive=True) < 10**10), (0, True))
+    v = check_claim(gaussian, claim, "<=", search=10)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    sigma, a = sp.Rational(cex.values["sigma"]), sp.Rational(cex.alpha)
+    assert sigma >= 10**10
+    with mpmath.workdps(40):
+        truth = mpmath.mpf(a.p) / a.q / (2 * (mpmath.mpf(sigma.p) / sigma.q) ** 2)  # alpha/(2 sigma^2)
+        assert truth > 0  # and the claim is 0 there
+
+
+def test_case_boundaries_are_looked_at_from_both_sides():
+    from rdpsym.claims.search import alpha_grid, case_boundaries
+
+    c = sp.Symbol("c", positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    claim = sp.Piecewise((c, c < 10**10), (0, True))
+    assert case_boundaries([claim], c) == [10**10 - 10**4, 10**10, 10**10 + 10**4]
+    assert case_boundaries([sp.Piecewise((n, 2 * n >= 7), (0, True))], n, integer=True) == [2, 3, 4, 5]
+    # a condition in two symbols, or not linear in the one, says nothing about one alone
+    assert case_boundaries([sp.Piecewise((c, c * n < 3), (0, True))], c) == []
+    assert case_boundaries([sp.Piecewise((c, c**2 < 3), (0, True))], c) == []
+    alpha = rdpsym.symbols.alpha
+    assert sp.Rational(7, 3) in alpha_grid(1, sp.oo, [sp.Piecewise((alpha, alpha < sp.Rational(7, 3)), (0, True))])

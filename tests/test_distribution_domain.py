@@ -73,3 +73,21 @@ def test_a_parameter_declared_wider_than_the_distributions_is_decided_where_they
     refuted = check_claim(m, "log(2)", "<=", order=sp.oo)
     assert refuted.verdict is Verdict.REFUTED, refuted
     assert 0 < refuted.counterexample.values["p"] < 1, refuted.counterexample
+
+
+def test_a_mass_too_spread_to_sum_is_taken_in_closed_form():
+    """Pois(10^10) has ~10^5 significant terms, past the numeric check's budget; its mass
+    sum lam^k exp(-lam)/k! = 1 for every lam is sympy's summation, read at the point. Twice the pmf is no
+    distribution, and is never called one."""
+    from rdpsym.claims.target import _is_distribution, symbolic_mass
+
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    lam = parameter("lam", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+    pmf = lam.symbol**k * sp.exp(-lam.symbol) / sp.factorial(k)
+    support = sp.Range(0, sp.oo)
+    assert symbolic_mass(pmf, k, support) == 1
+    assert _is_distribution(pmf, k, support, {"lam": sp.Integer(10**10)}, (lam,)) is True
+    assert _is_distribution(2 * pmf, k, support, {"lam": sp.Integer(10**10)}, (lam,)) is not True
+    # a geometric pmf summed over a ratio declared wider than (0, 1): a conditional sum is no closed form
+    g = parameter("g", domain=sp.Interval.open(0, sp.oo), typical=(0.1, 0.9))
+    assert symbolic_mass((1 - g.symbol) * g.symbol**k, k, support) is sp.nan

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from rdpsym.claims.prove import proof_context, prove
-from rdpsym.claims.rewrite import abs_as_max, limit_from_above
+from rdpsym.claims.rewrite import abs_as_max, limit_from_above, log_coefficient_out
 from rdpsym.specify.params import parameter
 from rdpsym.symbols import alpha as A
 
@@ -194,7 +194,10 @@ def test_a_claim_at_most_the_kl_is_at_most_every_higher_order():
     proof = _theorem_proof(LAPLACE_KL, LAPLACE, ">=", params=(LAPLACE_B,))
     assert proof and proof.route == "order_end" and "KL" in proof.text, proof
     assert _theorem_proof(LAPLACE_KL + sp.Rational(1, 10**9), LAPLACE, ">=", params=(LAPLACE_B,)) is None
-    assert _theorem_proof(LAPLACE_KL, LAPLACE, ">=", params=(LAPLACE_B,), of_distributions=False) is None
+    # without P and Q known to be distributions, Prop. 9 is no rule; the gap may still be signed by calculus
+    # (its derivative in b over a positive denominator, then that numerator's), never through the theorem
+    bare = _theorem_proof(LAPLACE_KL, LAPLACE, ">=", params=(LAPLACE_B,), of_distributions=False)
+    assert bare is None or (bare.route != "order_end" and "KL" not in bare.text), bare
 
 
 TILT = parameter("t", domain=sp.Interval.open(0, 1), typical=(0.1, 0.9))
@@ -225,7 +228,12 @@ def test_a_kl_bound_tight_at_an_end_is_proved_through_monotonicity():
     positive coefficient its derivative is rational. A bound too low at either end is not proved."""
     proof, _ = prove(proof_context(4 * T**2 / (3 * (1 - T**2)), TILTED_KL, "<=", 1, {}, (TILT,), sp.true, (1, sp.oo)),
                      seconds=30)
-    assert proof and proof.route == "monotone" and any(s.rule == "log_coefficient_out" for s in proof.steps), proof
+    # the gap over its positive factors (sign_part) is 2 (s + 1)/(s (s + 2)) - log((s + 2)/s) over t = 1/(1 + s),
+    # with the derivative -4/(s (s + 2))^2; or its derivative over the log's positive coefficient is rational
+    assert proof and proof.route == "monotone", proof
+    assert any(s.rule in ("sign_part", "log_coefficient_out") for s in proof.steps), proof
+    u = sp.Symbol("u", positive=True)
+    assert log_coefficient_out(((u**2 + 1) * sp.log(u) - u) / (u + 3)) == sp.log(u) - u / (u**2 + 1)
     for low in (4 * T**2 / (3 * (1 - T**2 / 3)), 4 * T**2 / 3):
         assert prove(proof_context(low, TILTED_KL, "<=", 1, {}, (TILT,), sp.true, (1, sp.oo)), seconds=30)[0] is None
 
@@ -840,3 +848,58 @@ def test_a_large_multiple_in_an_exponent_is_factored_as_a_symbol():
     assert positive_where(expr)
     assert not positive_where(expr - 3 * big)
     assert sp.simplify(_factor_tamed(u**2 * big - big) - (u - 1) * (u + 1) * big) == 0
+
+
+LAM = parameter("lam", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+
+
+def _poisson_doubling():
+    """D_alpha(Poi(lam) || Poi(2 lam)) and D_alpha(Poi(2 lam) || Poi(lam)), as the engine derives them."""
+    lam = LAM.symbol
+    return lam * (2 ** (1 - A) + A - 2) / (A - 1), lam * (2**A - A - 1) / (A - 1)
+
+
+def test_an_exponential_polynomial_gap_is_signed_through_its_positive_factors():
+    """Pois(2 lam) || Pois(lam) is the larger direction for alpha > 1: the gap of the two curves is
+    lam (2 4^t - 2 t 2^t - 2^t - 1)/(2^t t) over alpha = 1 + t. Its sign is that of the numerator (sign_part),
+    whose derivative is 2^t (4 log 2 2^t - 2 t log 2 - 2 - log 2); that rises from 3 log 2 - 2 > 0, since its
+    own derivative 4 log(2)^2 2^t - 2 log 2 is positive once 2^t is 1 + w (powers_as_positive_symbols).
+    Near misses: the smaller direction claimed as the Max, and the larger one less 8/100 (alpha - 1)."""
+    from rdpsym.claims.prove import replay
+    from rdpsym.claims.rewrite import ReplayMismatch, Step
+
+    forward, backward = _poisson_doubling()
+    truth = sp.Max(forward, backward)
+    x = proof_context(backward, truth, "==", None, {}, (LAM,), sp.true, (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and "has the sign of" in proof.text and "a positive symbol w" in proof.text, proof
+    rules = [s.rule for s in proof.steps]
+    assert "sign_part" in rules and "powers_as_positive_symbols" in rules
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    # a certificate whose sign_part output lost a factor of the numerator does not replay
+    i = rules.index("sign_part")
+    forged = list(proof.steps)
+    forged[i] = Step("sign_part", proof.steps[i].inputs, proof.steps[i].output + 1)
+    with pytest.raises(ReplayMismatch):
+        replay(proof.route, tuple(forged), x)
+    assert _prove(forward, truth, "==", None, {}, (LAM,), sp.true, (1, sp.oo), seconds=30) is None
+    # the gap is (3 log 2 - 2) lam t + O(t^2), 0.0794 lam t: with 8/100 lam t added to the smaller direction,
+    # it is the larger one for small t
+    raised = sp.Max(forward + sp.Rational(8, 100) * LAM.symbol * (A - 1), backward)
+    assert _prove(backward, raised, "==", None, {}, (LAM,), sp.true, (1, sp.oo), seconds=30) is None
+    assert _prove(backward, raised, "<=", None, {}, (LAM,), sp.true, (1, sp.oo), seconds=30) is None
+
+
+def test_sign_part_drops_only_factors_known_to_be_positive():
+    from rdpsym.claims.rewrite import powers_as_positive_symbols, sign_part
+
+    t, lam = sp.symbols("t lam", positive=True)
+    x = sp.Symbol("x", real=True)
+    assert sign_part(lam * (2 * 4**t - 1) / (2**t * t)) == 2 * 4**t - 1
+    assert sign_part(-3 * lam * x) == -3 * x  # -3 keeps the sign flipped, x has no known sign
+    with pytest.raises(ValueError):
+        sign_part(x - 1)
+    # 2^t with t > 0 is 1 + w; with x of unknown sign it is w, any positive number
+    flat = powers_as_positive_symbols(2 * sp.log(2) * 2**t - 1)
+    assert flat.is_nonnegative
+    assert not powers_as_positive_symbols(2 * sp.log(2) * 2**x - 1).is_nonnegative

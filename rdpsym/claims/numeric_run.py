@@ -35,11 +35,12 @@ import time
 import mpmath
 import sympy as sp
 
+from ..symbols import alpha as ALPHA
 from .attest import attest_numeric
 from .guard import HangGuardFired
 from .point import Evaluator
 from .run import MIN_POINTS_PER_REGIME, REGIMES, point_product, regime_of, required_regimes
-from .search import parameter_grid
+from .search import case_boundaries, parameter_grid
 from .verdict import Counterexample, Verdict, format_number, format_values
 
 __all__ = ["check_numeric_claim", "NUMERIC_ALPHAS", "MAX_POINTS", "POINT_GUARD_SECONDS", "GRID_GUARD_SECONDS"]
@@ -54,20 +55,21 @@ MAX_POINTS = 120
 POINT_GUARD_SECONDS, GRID_GUARD_SECONDS = 300.0, 3600.0
 
 
-def _alphas(lo, hi):
-    inside = [a for a in NUMERIC_ALPHAS if (a > lo) is sp.true and (a < hi) is sp.true]
+def _alphas(lo, hi, cases=()):
+    inside = list(dict.fromkeys(a for a in list(NUMERIC_ALPHAS) + case_boundaries(cases, ALPHA)
+                                if (a > lo) is sp.true and (a < hi) is sp.true))
     if len(inside) < 4 and hi != sp.oo:
         lo_r, hi_r = sp.Rational(lo), sp.Rational(hi)
         inside = sorted(set(inside) | {lo_r + (hi_r - lo_r) * sp.Rational(k, 8) for k in range(1, 8)})
     return inside
 
 
-def _grid(alphas, free, ends=False):
+def _grid(alphas, free, ends=False, cases=()):
     """The grid points, typical parameter values (two each) at every order first, then the edge values
-    (tiny and huge scales; with ``ends``, the closed ends of the domains): a refutation at typical values
-    needs no time spent at the edges."""
+    (tiny and huge scales; with ``ends``, the closed ends of the domains; the claim's case boundaries):
+    a refutation at typical values needs no time spent at the edges."""
     typical = [list(p.typical_values(2)) for p in free]
-    everything = [list(dict.fromkeys(t + parameter_grid(p, ends=ends))) for t, p in zip(typical, free)]
+    everything = [list(dict.fromkeys(t + parameter_grid(p, ends=ends, cases=cases))) for t, p in zip(typical, free)]
     first = point_product(alphas, free, typical, limit=MAX_POINTS)
     seen = {(a, tuple(sorted(v.items()))) for a, v in first}
     rest = [pt for pt in point_product(alphas, free, everything, limit=10 * MAX_POINTS)
@@ -106,8 +108,9 @@ def check_numeric_claim(tgt, c, relation, order, fixed, free, alpha_range, digit
     ev = Evaluator(tgt, c, order, fixed, dps, relation)
     tol = mpmath.mpf(10) ** (-digits)
     truth_dps = max(20, int(digits) + 5)
-    alphas = [None] if order is not None else _alphas(lo, hi)
-    points = _grid(alphas, free, ends=c.may_jump)
+    cases = [c.expr] if c.kind == "expr" else []
+    alphas = [None] if order is not None else _alphas(lo, hi, cases)
+    points = _grid(alphas, free, ends=c.may_jump, cases=cases)
     deadline = time.monotonic() + GRID_GUARD_SECONDS
     compared, by_regime, dropped, excluded = 0, {}, [], 0
     compared_values = []  # (alpha, values, divergence, its error) of each compared point, for the certificate

@@ -54,7 +54,8 @@ from .. import printing
 from ..symbols import alpha as ALPHA
 from .guard import HangGuardFired, HangGuards
 from .orders import conditions_at
-from .rewrite import Chain, ReplayMismatch, Step, positive_log_coefficient, strict_positive_parts
+from .rewrite import (Chain, ReplayMismatch, Step, has_exponential_power, positive_log_coefficient,
+                      strict_positive_parts)
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
 
@@ -979,6 +980,15 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
         if flat is not None and ch.run(test, flat) is sp.true:
             return (f"{_brief(h)} is {word}: with each exp(u) a positive symbol w (exp(-u) = 1/w; 1 + w where "
                     f"u > 0), it is {_brief(flat)}, {word} for every such w")
+    if has_exponential_power(h):
+        # 2 log(2) 2^t - 1 >= 0 for t > 0: 2^t = exp(t log 2) as 1 + w
+        flat = ch.run("powers_as_positive_symbols", h)
+        if flat is not None and ch.run(test, flat) is sp.true:
+            return (f"{_brief(h)} is {word}: with each b^u (and exp(u)) a positive symbol w (1 + w where "
+                    f"u log b > 0), it is {_brief(flat)}, {word} for every such w")
+    without_positive = _sign_part(ch, h, sign, depth, variable)
+    if without_positive is not None:
+        return without_positive
     if depth == 0 or sp.count_ops(h) > MONOTONE_MAX_OPS or ch.run("continuous_everywhere", h) is not sp.true:
         return None
     if ch.replay is not None:
@@ -1013,6 +1023,35 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
                 ch.adopt(sub)
                 return text
     return None
+
+
+def _smaller(part, h) -> bool:
+    """``part`` has fewer operations than ``h`` (so dropping factors again and again ends)."""
+    return part is not None and sp.count_ops(part) < sp.count_ops(h)
+
+
+def _sign_part(ch: Chain, h, sign: int, depth: int, variable):
+    """sign * h >= 0 from the same for h without its positive factors (``sign_part``), by the route of
+    :func:`_monotone_sign` at the same depth: a derivative N/M with M > 0 has the sign of N, whose own
+    derivative is simpler than that of N/M. Tried apart (a sub-chain), and taken only where it proves."""
+    if not isinstance(h, (sp.Mul, sp.Add)):
+        return None
+    if ch.replay is not None:
+        stored = ch.stored_next()
+        if stored is None or stored.rule != "sign_part":
+            return None
+        part = ch.run("sign_part", h)
+        inner = _monotone_sign(ch, part, sign, depth, variable) if _smaller(part, h) else None
+    else:
+        sub = ch.sub()
+        part = sub.run("sign_part", h)
+        inner = _monotone_sign(sub, part, sign, depth, variable) if _smaller(part, h) else None
+        ch.attempts += sub.attempts
+        if inner is not None:
+            ch.adopt(sub)
+    if inner is None:
+        return None
+    return f"{_brief(h)} has the sign of {_brief(part)}, its other factors being positive: " + inner
 
 
 def _monotone_from(ch: Chain, h, sign: int, depth: int, v, end):

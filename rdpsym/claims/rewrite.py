@@ -181,14 +181,34 @@ def exps_as_positive_symbols(expr) -> sp.Expr:
     return _exps_swapped(flat, reciprocals=True)
 
 
-def _exps_swapped(expr, reciprocals: bool) -> sp.Expr:
+def powers_as_positive_symbols(expr) -> sp.Expr:
+    """Like :func:`exps_as_positive_symbols`, with each power b**u of a positive number b and a real,
+    non-constant u taken as exp(u log b) first: 4 log(2)^2 2^t - 2 log(2) over t > 0 is
+    4 log(2)^2 (1 + w) - 2 log(2), positive for every w > 0 (the Poisson curves' 2^alpha)."""
+    return _exps_swapped(expr, reciprocals=True, powers=True)
+
+
+def _exponential_power(e) -> bool:
+    """``e`` is b**u with b a positive number and u a real expression that is no number (2**t)."""
+    return (isinstance(e, sp.Pow) and e.base.is_number and e.base.is_positive is True and e.base != 1
+            and not e.exp.is_number and e.exp.is_real is True)
+
+
+def has_exponential_power(expr) -> bool:
+    return isinstance(expr, sp.Basic) and any(_exponential_power(e) for e in expr.atoms(sp.Pow))
+
+
+def _exps_swapped(expr, reciprocals: bool, powers: bool = False) -> sp.Expr:
     """Each exp(u), u real, as a new positive symbol (:func:`exp_as_positive_symbols`); with ``reciprocals``,
-    exp(-u) as the reciprocal of exp(u)'s symbol."""
+    exp(-u) as the reciprocal of exp(u)'s symbol; with ``powers``, b**u as exp(u log b) (b a positive number)."""
     taken = {str(s) for s in expr.free_symbols}
     names = (f"w_exp{k}" for k in range(1, 10**6) if f"w_exp{k}" not in taken)
     symbols, swaps = {}, {}
-    for e in sorted(expr.atoms(sp.exp), key=sp.default_sort_key):
-        u = e.args[0]
+    exponents = [(e, e.args[0]) for e in expr.atoms(sp.exp)]
+    if powers:
+        # sympy writes exp(t log 2) back as 2**t: the power's exponent of e is formed, never the exp itself
+        exponents += [(e, sp.expand(e.exp * sp.log(e.base))) for e in expr.atoms(sp.Pow) if _exponential_power(e)]
+    for e, u in sorted(exponents, key=lambda pair: sp.default_sort_key(pair[0])):
         if u.is_real is not True:  # exp of a complex number is no positive number: left as it is
             continue
         key, inverse = (-u, True) if reciprocals and u.could_extract_minus_sign() else (u, False)
@@ -391,6 +411,27 @@ def positive_log_coefficient(expr):
     return a, tuple(coeff * g for g, coeff in sorted(parts.items(), key=lambda kv: sp.default_sort_key(kv[0])))
 
 
+def sign_part(expr):
+    """``expr`` without its factors that are positive by the symbols' assumptions: the numerator and the
+    denominator over a common denominator, each with its common factors out (``factor_terms``), every factor
+    sympy knows to be positive dropped. Dropping a positive factor keeps the sign everywhere, so the result
+    is >= 0 exactly where ``expr`` is. The Poisson curves' gap lam (2 4^t - 2 t 2^t - 2^t - 1)/(2^t t) has the
+    sign of 2 4^t - 2 t 2^t - 2^t - 1. Raises where no factor is dropped."""
+    numerator, denominator = sp.fraction(sp.together(expr))
+    kept, dropped = [], False
+    for part, power in ((numerator, 1), (denominator, -1)):
+        for factor in sp.Mul.make_args(sp.factor_terms(part)):
+            if factor == 1:
+                continue
+            if factor.is_positive is True:
+                dropped = True
+            else:
+                kept.append(factor ** power)
+    if not dropped:
+        raise ValueError("sign_part: no factor positive by the symbols' assumptions")
+    return sp.Mul(*kept)
+
+
 def log_coefficient_out(expr):
     """``expr`` with its positive denominator dropped and its numerator divided by the positive factor of its
     first logarithm (:func:`positive_log_coefficient`): the same sign everywhere, and the next derivative
@@ -518,6 +559,10 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # the proof found numerically (a replay reads it; value_at checks that it is one)
     "numerator_denominator": lambda e: sp.Tuple(*sp.fraction(e)),
     "root_choice": lambda e, v, r: sp.true,
+    # an expression without its positive factors (sign_part), and b**u as a positive symbol too
+    # (powers_as_positive_symbols)
+    "sign_part": sign_part,
+    "powers_as_positive_symbols": powers_as_positive_symbols,
     # a derivative as a function of its sign: the numerator over the positive factor of its first log
     "log_coefficient_out": log_coefficient_out,
     # the certified pass's difference forms

@@ -180,8 +180,9 @@ class ClaimRun:
         yield self._final()
 
     def _grid(self, executor, retry):
-        alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi)
-        grids = [parameter_grid(p, ends=self.ev.c.may_jump) for p in self.free]
+        cases = self._case_expressions()
+        alphas = [None] if self.order is not None else alpha_grid(self.lo, self.hi, cases)
+        grids = [parameter_grid(p, ends=self.ev.c.may_jump, cases=cases) for p in self.free]
         points = point_product(alphas, self.free, grids, limit=3000)
         for (block_start, block), entry in _grid_sweep(self.ev, points, executor):
             if not entry.ok:
@@ -191,6 +192,11 @@ class ClaimRun:
             for point, vals in zip(block, entry.result):
                 self.checked["grid"] += 1
                 self._defer(point, self.record(point, vals), retry)
+
+    def _case_expressions(self) -> list:
+        """The claim and the closed form, whose Piecewise case splits the grid looks at from both sides."""
+        return [e for e in (self.ev.c.expr if self.ev.c.kind == "expr" else None, self.tgt.truth_expr(self.order))
+                if isinstance(e, sp.Basic)]
 
     def _guided(self, search, retry):
         if search <= 0:
@@ -230,17 +236,29 @@ class ClaimRun:
             self.limit_note = "alpha -> oo: D_oo was not derived, so the claim's limit was not compared"
             return
         held = {ev.by_name[k]: v for k, v in ev.fixed.items()}
-        try:
-            limit = ev.guards.run("the claim's limit at alpha -> oo", LIMIT_SECONDS,
-                                  lambda: sp.limit(ev.c.expr.xreplace(held), ALPHA, sp.oo))
-        except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
-            limit = None
+        claim = ev.c.expr.xreplace(held)
+        # sympy takes the limit of Piecewise((f, lam < 10**10), (0, True)) as 0 whatever lam is: a claim
+        # with cases in its parameters has its limit taken at each parameter point, where the cases are decided
+        per_point = any(cond.free_symbols - {ALPHA} for pw in claim.atoms(sp.Piecewise) for _, cond in pw.args
+                        if isinstance(cond, sp.Basic))
+
+        def limit_of(expr):
+            try:
+                return ev.guards.run("the claim's limit at alpha -> oo", LIMIT_SECONDS,
+                                     lambda: sp.limit(expr, ALPHA, sp.oo))
+            except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
+                return None
+
+        limit = None if per_point else limit_of(_branch_beyond_every_case(claim))
         grids = [parameter_grid(p) for p in self.free]
         # points where P or Q is no distribution are outside the mechanism, as on the grid (a parameter
         # declared wider than the distributions allow): they neither support nor count against the claim
         combos = [(a, values) for a, values in point_product([None], self.free, grids, limit=25)
                   if ev.distributions_ok(values, mass=False) is not False]
-        if limit is None or limit.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo):
+        def undecided_limit(lim):
+            return lim is None or lim.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo)
+
+        if not per_point and undecided_limit(limit):
             # no limit: probe the orders beyond the certified range directly
             found = 0
             for _, values in combos:
@@ -259,9 +277,12 @@ class ClaimRun:
         for _, values in combos:
             subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
             try:
+                here = limit_of(_branch_beyond_every_case(claim.xreplace(subs))) if per_point else limit
+                if undecided_limit(here):
+                    raise ValueError("no limit")
                 # maxn: a limit like floor(pi*10**4000) needs thousands of working digits to be a number
                 lv = ev.guards.run("the claim's limit at a parameter point", LIMIT_VALUE_SECONDS,
-                                   _value_at, limit, subs, self.dps)
+                                   _value_at, here, subs, self.dps)
                 dv = ev.guards.run("D_oo at a parameter point", LIMIT_VALUE_SECONDS, _value_at, d_inf, subs, self.dps)
                 real = lv.is_extended_real and dv.is_extended_real
             except Exception as exc:  # noqa: BLE001 - an unevaluated limit (or a fired guard) counts against
@@ -297,7 +318,8 @@ class ClaimRun:
                 self.unresolved.append(((sp.oo, values), "the claim's limit at alpha -> oo is on the wrong "
                                         f"side of D_oo, but no order up to 1e{_WRONG_SIDE_EXPONENTS[-1]} "
                                         "showed the violation"))
-        shown = format_number(limit) if limit.is_Number else sp.sstr(limit)[:60]
+        shown = ("at each parameter point" if per_point else
+                 format_number(limit) if limit.is_Number else sp.sstr(limit)[:60])
         self.limit_note = (f"alpha -> oo: the claim's limit {shown} compared with D_oo at "
                            f"{len(combos)} parameter points" + (f"; on the wrong side at {wrong_side}" if wrong_side else "")
                            + (f"; not evaluated at {undecided}" if undecided else "")
@@ -549,6 +571,38 @@ def _digits(v) -> float:
     if v <= 0:
         return mpmath.inf
     return -mpmath.log10(v)
+
+
+def _eventually(rel) -> sp.Basic:
+    """The truth value of a relational in alpha alone, linear in it, for every alpha beyond its root (the
+    relational itself where it is no such thing)."""
+    if not isinstance(rel, sp.core.relational.Relational) or rel.free_symbols != {ALPHA}:
+        return rel
+    g = sp.expand(rel.lhs - rel.rhs)
+    slope = g.diff(ALPHA)
+    if not slope.is_number or slope == 0 or g.diff(ALPHA, 2) != 0:
+        return rel
+    # beyond the root, g has the sign of its slope: the relation g op 0 reads as sign op 0
+    return rel.func(sp.sign(slope), 0)
+
+
+def _branch_beyond_every_case(expr):
+    """``expr`` with each Piecewise whose conditions are linear in alpha alone (once the parameters have
+    values) replaced by the branch that holds for every alpha beyond their roots: the same function for all
+    large alpha, so the same limit at alpha -> oo. sympy's limit does not take Piecewise((f, alpha < 6),
+    (oo, True)) to oo."""
+    def eventual(pw):
+        for value, cond in pw.args:
+            if not isinstance(cond, sp.Basic):
+                return pw
+            decided = cond.xreplace({r: _eventually(r) for r in cond.atoms(sp.core.relational.Relational)})
+            if decided is sp.true:
+                return value
+            if decided is not sp.false:
+                return pw
+        return pw
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), eventual) if isinstance(expr, sp.Basic) else expr
 
 
 def point_product(alphas, free, grids, limit):

@@ -22,9 +22,10 @@ from typing import Callable, Sequence
 import sympy as sp
 
 from ..specify.params import Parameter
+from ..symbols import alpha as ALPHA
 
-__all__ = ["alpha_grid", "parameter_grid", "closed_ends", "may_jump", "JUMPS", "guided_search", "shrink",
-           "simple_candidates"]
+__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "may_jump", "JUMPS", "guided_search",
+           "shrink", "simple_candidates"]
 
 #: functions that may jump: a claim built with one is not known to be continuous, so what holds next to a
 #: closed end of a parameter's domain need not hold at the end
@@ -40,11 +41,12 @@ def _rat(text: str) -> sp.Rational:
     return sp.Rational(Fraction(text))
 
 
-def alpha_grid(lo, hi) -> list[sp.Rational]:
+def alpha_grid(lo, hi, cases: Sequence = ()) -> list[sp.Rational]:
     """Grid orders inside the open interval (lo, hi): the fixed orders of every regime, and for a narrow
-    range (fewer than four of them inside) its quarter points too, so every range gets compared points."""
-    pts = [_rat(t) for t in _BELOW + _ABOVE]
-    out = [a for a in pts if (a > lo) is sp.true and (a < hi) is sp.true]
+    range (fewer than four of them inside) its quarter points too, so every range gets compared points;
+    with ``cases`` (expressions), the :func:`case_boundaries` of their Piecewise conditions in alpha."""
+    pts = [_rat(t) for t in _BELOW + _ABOVE] + case_boundaries(cases, ALPHA)
+    out = list(dict.fromkeys(a for a in pts if (a > lo) is sp.true and (a < hi) is sp.true))
     if len(out) < 4 and hi != sp.oo:
         lo_r, hi_r = sp.Rational(lo), sp.Rational(hi)
         out = sorted(set(out) | {lo_r + (hi_r - lo_r) * sp.Rational(k, 8) for k in range(1, 8)})
@@ -105,10 +107,56 @@ def closed_ends(param: Parameter) -> list[sp.Rational]:
     return [e for e in (dom.inf, dom.sup) if e.is_Rational and dom.contains(e) is sp.true]
 
 
-def parameter_grid(param: Parameter, n_typical: int = 3, ends: bool = False) -> list[sp.Rational]:
+#: how far either side of a case boundary the grid looks (relative to max(|r|, 1)): a jump at r shows on
+#: one side of it, and a boundary that is itself excluded (c < 10**10) is still approached
+BOUNDARY_STEP = sp.Rational(1, 10**6)
+
+
+def _roots_in(rel: sp.Basic, symbol: sp.Symbol) -> list[sp.Expr]:
+    """Where the relational ``rel`` in ``symbol`` alone changes truth value: the root of lhs - rhs when it
+    is linear in ``symbol`` with numeric coefficients (``c < 10**10``, ``2*alpha - 3 >= 0``)."""
+    if not isinstance(rel, sp.core.relational.Relational) or rel.free_symbols != {symbol}:
+        return []
+    g = sp.expand(rel.lhs - rel.rhs)
+    slope = g.diff(symbol)
+    if not slope.is_number or slope == 0 or g.diff(symbol, 2) != 0:
+        return []
+    root = -g.subs(symbol, 0) / slope
+    return [root] if root.is_number and root.is_real else []
+
+
+def case_boundaries(exprs: Sequence, symbol: sp.Symbol, integer: bool = False) -> list[sp.Rational]:
+    """Exact points at and next to the case boundaries in ``symbol`` of the Piecewise conditions in
+    ``exprs`` (the claim and the closed form): a claim that is right on one side of its own case split and
+    wrong on the other (``Piecewise((c - 1 - log(c), c < 10**10), (0, True))``) is compared on both sides,
+    wherever the split lies, not only where the typical range reaches (boundary-value testing)."""
+    roots: set = set()
+    for expr in exprs:
+        if not isinstance(expr, sp.Basic):
+            continue
+        for pw in expr.atoms(sp.Piecewise):
+            for _, cond in pw.args:
+                if isinstance(cond, sp.Basic):
+                    for rel in cond.atoms(sp.core.relational.Relational):
+                        roots.update(_roots_in(rel, symbol))
+    out: list[sp.Rational] = []
+    for r in sorted(roots, key=lambda v: float(v)):
+        r = r if r.is_Rational else sp.Rational(str(sp.N(r, 30)))
+        if integer:
+            near = [sp.floor(r) - 1, sp.floor(r), sp.ceiling(r), sp.ceiling(r) + 1]
+        else:
+            step = max(abs(r), sp.Integer(1)) * BOUNDARY_STEP
+            near = [r - step, r, r + step]
+        out.extend(v for v in near if v not in out)
+    return out
+
+
+def parameter_grid(param: Parameter, n_typical: int = 3, ends: bool = False, cases: Sequence = ()) -> list[sp.Rational]:
     """Typical values and :func:`edge_values`; with ``ends``, the closed ends of the domain too (for a claim
-    that may jump there, where values next to the end say nothing about the end itself)."""
-    vals = list(param.typical_values(n_typical)) + edge_values(param) + (closed_ends(param) if ends else [])
+    that may jump there, where values next to the end say nothing about the end itself); with ``cases``
+    (expressions), the :func:`case_boundaries` of their Piecewise conditions in this parameter."""
+    vals = (list(param.typical_values(n_typical)) + edge_values(param) + (closed_ends(param) if ends else [])
+            + case_boundaries(cases, param.symbol, integer=bool(param.symbol.is_integer)))
     seen, out = set(), []
     for v in vals:
         if v not in seen and _inside(param, v):

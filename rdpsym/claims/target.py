@@ -76,11 +76,35 @@ def _support_points(support: sp.Set, variables: tuple) -> list[tuple]:
     return list(itertools.product(*axes))
 
 
+_MASS_MEMO: dict = {}
+
+
+def symbolic_mass(dens: sp.Expr, x, support: sp.Set) -> sp.Expr:
+    """The total mass of ``dens`` over ``support`` in closed form, as a function of the parameters: a sum
+    over an integer range (sympy's ``summation``: Poisson's sum lam**k exp(-lam)/k! is 1 for every lam),
+    an integral over an interval, or ``nan`` where sympy leaves it unevaluated, states a convergence
+    condition, or answers with an infinity (it sums a geometric pmf over a ratio g > 0 as 1 - g**oo), or the
+    variable is a vector. Remembered per density; the caller's hang guard bounds the work, and a step cut
+    short is never stored."""
+    key = (dens, x, support)
+    if key not in _MASS_MEMO:
+        total = sp.nan
+        if isinstance(x, sp.Symbol) and isinstance(support, sp.Range) and support.step == 1:
+            total = sp.summation(dens, (x, support.inf, support.sup))
+        elif isinstance(x, sp.Symbol) and isinstance(support, sp.Interval):
+            total = sp.integrate(dens, (x, support.inf, support.sup))
+        if total.has(sp.Sum, sp.Integral, sp.Piecewise, sp.oo, -sp.oo, sp.zoo, sp.nan):
+            total = sp.nan  # convergence conditions or an unevaluated sum: the numeric check decides
+        _MASS_MEMO[key] = sp.simplify(total) if total is not sp.nan else total
+    return _MASS_MEMO[key]
+
+
 def _is_distribution(dens, x, support, values, params, mass: bool = True) -> bool | None:
     from ..numeric.maximum import Direction, numeric_maximum
 
     by_name = {p.name: p.symbol for p in params}
     subs = {by_name[k]: v for k, v in values.items() if k in by_name}
+    full_dens, full_support = dens, support
     dens = dens.subs(subs)
     if dens == 0:
         return False  # no mass at all (a geometric pmf with ratio 1)
@@ -110,9 +134,10 @@ def _is_distribution(dens, x, support, values, params, mass: bool = True) -> boo
         # would see P = Q and answer 0 without summing anything.)
         nv = numeric_maximum((Direction(dens, dens / 2, x, support),), 2, dict(values), 12)
     except (ArithmeticError, ValueError, TypeError, ZeroDivisionError, OverflowError):
-        return None
-    if not nv.converged:
-        return None
+        nv = None
+    if nv is None or not nv.converged:
+        # too many terms to sum (Pois(10^10)): the mass in closed form, 1 for every value of the parameters
+        return True if symbolic_mass(full_dens, x, full_support) == 1 else None
     # a mass that is not 1 only makes the point undecided: excluding a point is failing open, so only a
     # density that is certainly negative (or identically 0) excludes it
     return True if abs(nv.value - mpmath.log(2)) <= _MASS_TOLERANCE else None
