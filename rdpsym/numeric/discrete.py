@@ -43,6 +43,9 @@ __all__ = ["MAX_TERMS", "discrete_once"]
 MAX_TERMS = 200000
 #: the same for polynomially decaying terms (refused anyway: it only bounds the work)
 MAX_TERMS_SLOW = 20000
+#: the most digits an offset where the summand's mode is searched may have (a count: the ternary search makes
+#: about six evaluations per digit)
+MAX_MODE_DIGITS = 400
 #: the grid of offsets j on which a progression's summand is scanned first
 GRID_J = sorted(set([0, 1, 2, 3] + [int(2 ** (e / 2)) for e in range(4, 130)]))
 
@@ -260,6 +263,14 @@ def discrete_once(dens, support: Support, q, a):
                 r.apply(doubts)  # raises Infinite
             raise Failed(f"refused: the summand still grows at k ~ {mpmath.nstr(mpmath.mpf(s0 + st * grid[-1]), 5)}, "
                          "the last offset the scan reached (a peak beyond it is not told from growth without end)")
+        top = max(range(len(vals)), key=lambda i: vals[i])
+        if len(str(grid[min(len(grid) - 1, top + 1)])) > MAX_MODE_DIGITS:
+            # the mode's search costs ~6 evaluations per digit of the offset (Pois(811/4) against Pois(11/4) at
+            # alpha = 1000 peaks near 10^1865: 28000 Arb gammas, half a minute), and a summand that smooth has
+            # far more significant terms there than the term budget
+            raise Failed(f"refused: the summand's mode may lie beyond k ~ 10^{MAX_MODE_DIGITS} (its largest "
+                         f"value scanned is at k ~ {mpmath.nstr(mpmath.mpf(s0 + st * grid[top]), 5)}); offsets that "
+                         "large are not followed")
         jm = _mode(L, grid, vals, s0, st)
         modes.append(jm)
         Lmax = max(Lmax, L(mpmath.mpf(s0 + st * jm)))
