@@ -903,3 +903,46 @@ def test_sign_part_drops_only_factors_known_to_be_positive():
     flat = powers_as_positive_symbols(2 * sp.log(2) * 2**t - 1)
     assert flat.is_nonnegative
     assert not powers_as_positive_symbols(2 * sp.log(2) * 2**x - 1).is_nonnegative
+
+
+RAYLEIGH_S = parameter("s", domain=sp.Interval.open(0, sp.oo), typical=(0.5, 5))
+# Rayleigh(s) against Rayleigh(2s), both directions as the engine derives them: the forward one is finite at
+# every order, the backward one only for alpha < 4/3 (its exponent's coefficient (4 - 3 alpha)/(8 s^2))
+RAYLEIGH = sp.Max(sp.log(2 ** (2 * A / (A - 1)) / (3 * A + 1) ** (1 / (A - 1))),
+                  sp.log(-1 / (4 ** (A - 1) * (3 * A - 4))) / (A - 1))
+RAYLEIGH_FINITE = (A < 1) | ((A > 1) & ((3 * A - 4) / (8 * RAYLEIGH_S.symbol**2) < 0))
+
+
+def _rayleigh_claim(end):
+    return sp.Piecewise((-sp.log(4 ** (A - 1) * (4 - 3 * A)) / (A - 1), A < end), (sp.oo, True))
+
+
+def test_an_order_range_bounded_by_the_finiteness_conditions_is_mapped_onto_all_positive_numbers():
+    """The backward direction as a paper states it, finite for alpha < 4/3: over alpha = 1 + t its gap to the
+    forward one has log(1 - 3t), no function of every t > 0, so the monotone route needs t = s/(3 (1 + s)),
+    which the condition t < 1/3 allows where the divergence is finite. With its condition at 3/2 the claim is
+    undefined, not +oo, for alpha in [4/3, 3/2): no proof; and the forward direction is not the Max."""
+    from rdpsym.claims.prove import replay
+
+    x = proof_context(_rayleigh_claim(sp.Rational(4, 3)), RAYLEIGH, "==", None, {}, (RAYLEIGH_S,), RAYLEIGH_FINITE,
+                      (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and "where finite t < 1/3" in proof.text, proof
+    assert any(s.rule == "range_mapped" for s in proof.steps)
+    assert replay(proof.route, proof.steps, x).startswith("proved")
+    for wrong in (_rayleigh_claim(sp.Rational(3, 2)),
+                  sp.Piecewise((sp.log(2 ** (2 * A / (A - 1)) / (3 * A + 1) ** (1 / (A - 1))), A < sp.Rational(4, 3)),
+                               (sp.oo, True))):
+        assert _prove(wrong, RAYLEIGH, "==", None, {}, (RAYLEIGH_S,), RAYLEIGH_FINITE, (1, sp.oo), seconds=30) is None
+
+
+def test_upper_end_reads_only_a_positive_multiple_of_one_falling_linear_factor():
+    from rdpsym.claims.rewrite import range_mapped, upper_end
+
+    t, s, sig = sp.symbols("t s sigma", positive=True)
+    x = sp.Symbol("x", real=True)
+    assert upper_end((1 - 3 * t) / (8 * sig**2), t) == sp.Rational(1, 3)
+    for no_end in (3 * t - 1, x * (1 - 3 * t), (1 - 3 * t) * (2 - t), 1 - 3 * t**2):
+        with pytest.raises(ValueError):
+            upper_end(no_end, t)
+    assert range_mapped(sp.log(1 - 3 * t), t, sp.Rational(1, 3), s) == -sp.log(s + 1)

@@ -92,6 +92,10 @@ class ProofContext:
     #: the arguments :func:`proof_context` was called with, by name: the route by cases rebuilds the context
     #: over each piece of a parameter's domain from them
     inputs: dict = field(default_factory=dict, compare=False)
+    #: the relation is to be shown only where the divergence's finiteness conditions hold (the route through
+    #: a claim's own finiteness conditions has shown the rest): an order range those conditions bound may
+    #: be mapped onto (0, oo)
+    where_finite: bool = False
 
 
 @dataclass(frozen=True)
@@ -905,7 +909,7 @@ def _pieces_where_finite(ch: Chain, x: ProofContext):
     resolved = ch.run("first_pieces", x.c_free)
     if resolved is None or resolved.has(sp.Piecewise):
         return None
-    part = dataclasses.replace(x, c_free=resolved, c=_at_order(x, resolved), where="")
+    part = dataclasses.replace(x, c_free=resolved, c=_at_order(x, resolved), where="", where_finite=True)
     names = tuple(n for n in _ORDER[x.relation] if n not in ("pieces_where_finite", "cases"))
     text = _prove_part(ch, part, resolved, names)
     if not text:
@@ -962,11 +966,58 @@ def _monotone(ch: Chain, x: ProofContext):
     sign = 1 if x.relation == "<=" else -1
     if ch.memo is None:
         ch.memo = {}
+    mapped = ""
+    if x.where_finite and ch.run("continuous_everywhere", gap) is not sp.true:
+        bounded = _finite_range_mapped(ch, x, gap)
+        if bounded is None:
+            return None
+        gap, mapped = bounded
     shown = _monotone_sign(ch, gap, sign, MONOTONE_DEPTH, None)
     if shown is None:
         return None
     word = "non-negative" if sign > 0 else "non-positive"
-    return (f"proved: claim - divergence = {sp.sstr(gap)} is {word} ({x.regime}){x.where}: {shown}")
+    return (f"proved: claim - divergence = {sp.sstr(gap)} is {word} ({x.regime}{mapped}){x.where}: {shown}")
+
+
+def _finite_range(ch: Chain, x: ProofContext):
+    """claim = divergence where the divergence is finite (``where_finite``), with the order's variable mapped
+    onto the range its finiteness conditions leave (:func:`_finite_range_mapped`): log(-1/(4^t (3t - 1))) and
+    -log(4^t (1 - 3t)) are one function for t < 1/3 only, and with t = s/(3 (1 + s)) their difference is 0."""
+    if not x.where_finite or x.relation != "==" or _some_infinite(x.c, x.t):
+        return None
+    gap = ch.run("simplify_difference", x.c, x.t)
+    if gap is None or ch.run("continuous_everywhere", gap) is sp.true:
+        return None
+    bounded = _finite_range_mapped(ch, x, gap)
+    if bounded is None:
+        return None
+    mapped, text = bounded
+    if ch.run("simplify", mapped) != 0:
+        return None
+    return f"proved: claim - divergence = {_brief(gap)} is 0 ({x.regime}{text}){x.where}"
+
+
+def _finite_range_mapped(ch: Chain, x: ProofContext, gap):
+    """Where the divergence's finiteness conditions bound the order's variable v above (4 - 3 alpha > 0 is
+    1 - 3t > 0 over alpha = 1 + t), the gap with v = b s/(1 + s), s > 0, which ranges over (0, b) as s
+    ranges over (0, oo): log(1 - 3t) becomes -log(1 + s), continuous for every s > 0, where the monotone
+    route needs it so. Only for a relation to be shown where the divergence is finite (``where_finite``)."""
+    if x.alpha_expr is None or not isinstance(x.conditions, sp.Basic):
+        return None
+    variables = [v for v in _ordered(x.alpha_expr.free_symbols) if v.is_positive is True]
+    positive = strict_positive_parts(x.conditions.subs(x.subs).subs(ALPHA, x.alpha_expr))
+    if len(variables) != 1 or not positive:
+        return None
+    v = variables[0]
+    ends = [end for end in (ch.run("upper_end", g, v) for g in positive if v in g.free_symbols) if end is not None]
+    if not ends:
+        return None
+    bound = min(ends)
+    s = _fresh(f"{v}_s", _names(gap) | {str(v)}, positive=True)
+    mapped = ch.run("range_mapped", gap, v, bound, s)
+    if mapped is None or ch.run("continuous_everywhere", mapped) is not sp.true:
+        return None
+    return mapped, f", where finite {v} < {sp.sstr(bound)}: {v} = {sp.sstr(bound * s / (1 + s))}, {s} > 0"
 
 
 def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
@@ -1218,9 +1269,9 @@ ROUTES = {"infinite": _infinite, "simplify": _simplify, "exponential": _exponent
           "log_expansion": _log_expansion, "sign": _sign, "max_divergence": _max_divergence,
           "nonnegative": _nonnegative, "pure_dp_zcdp": _pure_dp_zcdp, "exp_sign": _exp_sign,
           "order_end": _order_end, "monotone": _monotone, "branches": _branches,
-          "pieces_where_finite": _pieces_where_finite, "cases": _cases}
+          "pieces_where_finite": _pieces_where_finite, "cases": _cases, "finite_range": _finite_range}
 #: the routes through branches and cases come last: they re-run the others on parts of the relation
-_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion", "branches",
+_ORDER = {"==": ("infinite", "simplify", "exponential", "expand_log", "log_expansion", "finite_range", "branches",
                 "pieces_where_finite", "cases"),
           "<=": ("infinite", "sign", "max_divergence", "pure_dp_zcdp", "exp_sign", "monotone", "branches", "cases"),
           ">=": ("infinite", "sign", "nonnegative", "exp_sign", "order_end", "monotone", "branches",

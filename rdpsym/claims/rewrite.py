@@ -411,6 +411,31 @@ def positive_log_coefficient(expr):
     return a, tuple(coeff * g for g, coeff in sorted(parts.items(), key=lambda kv: sp.default_sort_key(kv[0])))
 
 
+def upper_end(expr, variable):
+    """b where ``expr`` > 0 says ``variable`` < b: ``expr`` = a - c variable with a, c positive numbers
+    (b = a/c). Raises for any other expression."""
+    numerator, denominator = sp.fraction(sp.together(expr))
+    factors = [f for f in sp.Mul.make_args(sp.factor_terms(numerator)) if variable in f.free_symbols]
+    rest = sp.Mul(*[f for f in sp.Mul.make_args(sp.factor_terms(numerator)) if variable not in f.free_symbols])
+    # a positive multiple of one linear factor: (1 - 3t)/(8 sigma^2), the finiteness condition of a direction
+    if len(factors) != 1 or variable in denominator.free_symbols or not positive_where(rest / denominator):
+        raise ValueError(f"upper_end: {sp.sstr(expr)} > 0 sets no upper end of {variable}")
+    g = sp.expand(factors[0])
+    slope, a = g.diff(variable), g.subs(variable, 0)
+    if not (slope.is_number and a.is_number and g.diff(variable, 2) == 0 and slope.is_negative and a.is_positive):
+        raise ValueError(f"upper_end: {sp.sstr(expr)} > 0 sets no upper end of {variable}")
+    return -a / slope
+
+
+def range_mapped(expr, variable, end, s):
+    """``expr`` with ``variable`` = end s/(1 + s), each log's argument put over one factored denominator and
+    the logs expanded where sympy may (log(1 - s/(1 + s)) is -log(1 + s)): the forms whose limits and
+    derivatives sympy takes at once (unsimplified, its limits ran into the hang guard)."""
+    mapped = expr.subs(variable, end * s / (1 + s))
+    mapped = mapped.replace(lambda n: isinstance(n, sp.log), lambda n: sp.log(sp.factor(sp.together(n.args[0]))))
+    return sp.expand_log(mapped)
+
+
 def sign_part(expr):
     """``expr`` without its factors that are positive by the symbols' assumptions: the numerator and the
     denominator over a common denominator, each with its common factors out (``factor_terms``), every factor
@@ -559,6 +584,10 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # the proof found numerically (a replay reads it; value_at checks that it is one)
     "numerator_denominator": lambda e: sp.Tuple(*sp.fraction(e)),
     "root_choice": lambda e, v, r: sp.true,
+    # an upper end b of a variable v > 0 that a positive expression a - c v (a, c > 0 numbers) sets, and an
+    # expression with v = b s/(1 + s) (s > 0 ranges over v in (0, b))
+    "upper_end": upper_end,
+    "range_mapped": range_mapped,
     # an expression without its positive factors (sign_part), and b**u as a positive symbol too
     # (powers_as_positive_symbols)
     "sign_part": sign_part,
