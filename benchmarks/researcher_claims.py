@@ -106,12 +106,30 @@ def _binomial_against_half():
                      (AdjacentPair(binomial(u), binomial(sp.Rational(1, 2))),), (p,)), u
 
 
+def _poisson_doubling():
+    lam = parameter("lam", typical=(0.5, 5.0), log_scale=True)
+    u = lam.symbol
+    poisson = lambda m: sp.exp(-m) * m**K / sp.factorial(K)  # noqa: E731
+    return Mechanism("poisson_doubling", K, sp.Range(0, sp.oo), (AdjacentPair(poisson(u), poisson(2 * u)),),
+                     (lam,)), u
+
+
+def _rayleigh_scales():
+    s = parameter("s", typical=(0.5, 5.0), log_scale=True)
+    u, r = s.symbol, sp.Symbol("r", positive=True)
+    rayleigh = lambda w: r / w**2 * sp.exp(-r**2 / (2 * w**2))  # noqa: E731
+    return Mechanism("rayleigh_scales", r, sp.Interval(0, sp.oo), (AdjacentPair(rayleigh(u), rayleigh(2 * u)),),
+                     (s,)), u
+
+
 def rows():
     poisson = _poisson()
     halved, b = _bernoulli_declared_wide()
     rates, (ra, rb), rate_params = _rates()
     variances, (s1, s2) = _variances()
     geometric, (p, q) = _geometric()
+    doubling, lam = _poisson_doubling()
+    rayleigh, _ = _rayleigh_scales()
 
     def rates_direction(u, w, condition):  # Gil, Alajaji and Linder 2013, Table 2 (exponential), per direction
         return sp.Piecewise((sp.log(u / w) + sp.log(u / (A * u + (1 - A) * w)) / (A - 1), condition), (sp.oo, True))
@@ -177,6 +195,17 @@ def rows():
          "KL(Bin(3, 1/2) || Bin(3, p)) is the larger direction: their gap has one minimum, 0 at p = 1/2"),
         (binomial, 3 * (bp * sp.log(2 * bp) + (1 - bp) * sp.log(2 * (1 - bp))), "==", 1, FALSE,
          "KL(Bin(3, p) || Bin(3, 1/2)), the smaller direction (0.392 against 0.432 at p = 1/4)"),
+        (doubling, lam * (2**A - A - 1) / (A - 1), "==", None, TRUE,
+         "Poi(2 lam) || Poi(lam) is the larger direction for alpha > 1: 2^a - 2^(1-a) - 2a + 1 >= 0, 0 at a = 1, convex"),
+        (doubling, lam * (2 ** (1 - A) + A - 2) / (A - 1), "==", None, FALSE,
+         "Poi(lam) || Poi(2 lam), the smaller direction (lam (3/2 - 1) against lam (4 - 3) at alpha = 2)"),
+        (doubling, sp.Piecewise((lam * (2**A - A - 1) / (A - 1), lam < 10**9), (0, True)), "<=", None, FALSE,
+         "0 from lam = 10^9 on, far beyond the typical range: its own case split is looked at from both sides"),
+        (rayleigh, sp.Piecewise((-sp.log(4 ** (A - 1) * (4 - 3 * A)) / (A - 1), A < sp.Rational(4, 3)), (sp.oo, True)),
+         "==", None, TRUE, "Rayleigh(2s) || Rayleigh(s) = log(4^alpha/(4 (4 - 3 alpha)))/(alpha - 1) for alpha < 4/3, "
+         "above the other direction log(4^alpha/(3 alpha + 1))/(alpha - 1) there"),
+        (rayleigh, sp.Piecewise((-sp.log(4 ** (A - 1) * sp.Abs(4 - 3 * A)) / (A - 1), A < sp.Rational(3, 2)), (sp.oo, True)),
+         "==", None, FALSE, "finite for alpha in [4/3, 3/2), where the divergence is +oo"),
         (_shift_and_variances(), sp.oo, "==", sp.oo, TRUE,
          "the likelihood ratio of N(0, s1^2) and N(D, s2^2) is unbounded for every s1, s2, D (s1 = s2: the shift)"),
     ]
