@@ -946,3 +946,18 @@ def test_upper_end_reads_only_a_positive_multiple_of_one_falling_linear_factor()
         with pytest.raises(ValueError):
             upper_end(no_end, t)
     assert range_mapped(sp.log(1 - 3 * t), t, sp.Rational(1, 3), s) == -sp.log(s + 1)
+
+
+def test_a_parameter_bounded_by_the_finiteness_conditions_is_mapped_too():
+    """D_2 of Exp(1) against Exp(c), c > 1: log(1/(c (2 - c))) one way (finite for c < 2), log(c^2/(2c - 1))
+    the other. Over c = 1 + c_s the first is the larger as c_s^3 (2 + c_s) >= 0 shows, but its log(1 - c_s)
+    is no function of every c_s > 0: with c_s = s/(1 + s) it is. The smaller direction is not the Max."""
+    rate = parameter("c", domain=sp.Interval.open(1, sp.oo), typical=(1.2, 5))
+    c = rate.symbol
+    truth = sp.Max(sp.log(1 / (c * (2 - c))), sp.log(c**2 / (2 * c - 1)))
+    finite = (2 - c > 0) & (2 * c - 1 > 0)
+    claim = sp.Piecewise((-sp.log(c * (2 - c)), c < 2), (sp.oo, True))
+    proof = _prove(claim, truth, "==", 2, {}, (rate,), finite, (0, sp.oo), seconds=30)
+    assert proof and "where finite c_s < 1" in proof, proof
+    smaller = sp.Piecewise((sp.log(c**2 / (2 * c - 1)), c < 2), (sp.oo, True))
+    assert _prove(smaller, truth, "==", 2, {}, (rate,), finite, (0, sp.oo), seconds=30) is None

@@ -998,19 +998,23 @@ def _finite_range(ch: Chain, x: ProofContext):
 
 
 def _finite_range_mapped(ch: Chain, x: ProofContext, gap):
-    """Where the divergence's finiteness conditions bound the order's variable v above (4 - 3 alpha > 0 is
-    1 - 3t > 0 over alpha = 1 + t), the gap with v = b s/(1 + s), s > 0, which ranges over (0, b) as s
-    ranges over (0, oo): log(1 - 3t) becomes -log(1 + s), continuous for every s > 0, where the monotone
-    route needs it so. Only for a relation to be shown where the divergence is finite (``where_finite``)."""
+    """Where the divergence's finiteness conditions bound a variable v above (4 - 3 alpha > 0 is 1 - 3t > 0
+    over alpha = 1 + t; a parameter's c_s < 1 where c = 1 + c_s < 2), the gap with v = b s/(1 + s), s > 0,
+    which ranges over (0, b) as s ranges over (0, oo): log(1 - 3t) becomes -log(1 + s), continuous for every
+    s > 0, where the monotone route needs it so. The order's variable is tried first, then the parameters'.
+    Only for a relation to be shown where the divergence is finite (``where_finite``)."""
     if x.alpha_expr is None or not isinstance(x.conditions, sp.Basic):
         return None
-    variables = [v for v in _ordered(x.alpha_expr.free_symbols) if v.is_positive is True]
     positive = strict_positive_parts(x.conditions.subs(x.subs).subs(ALPHA, x.alpha_expr))
-    if len(variables) != 1 or not positive:
+    if not positive:
         return None
-    v = variables[0]
-    ends = [end for end in (ch.run("upper_end", g, v) for g in positive if v in g.free_symbols) if end is not None]
-    if not ends:
+    # the order's variable first (1 + t), then the parameters' (c = 1 + c_s where the condition is c < 2)
+    variables = _ordered(x.alpha_expr.free_symbols) + _ordered(gap.free_symbols - x.alpha_expr.free_symbols)
+    for v in (v for v in variables if v.is_positive is True and v in gap.free_symbols):
+        ends = [end for end in (ch.run("upper_end", g, v) for g in positive if v in g.free_symbols) if end is not None]
+        if ends:
+            break
+    else:
         return None
     bound = min(ends)
     s = _fresh(f"{v}_s", _names(gap) | {str(v)}, positive=True)
