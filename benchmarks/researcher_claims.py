@@ -122,6 +122,14 @@ def _rayleigh_scales():
                      (s,)), u
 
 
+def _shift_and_doubled_variance():
+    s = parameter("s", typical=(0.5, 5.0), log_scale=True)
+    u = s.symbol
+    normal = lambda m, v: sp.exp(-(X - m) ** 2 / (2 * v)) / sp.sqrt(2 * sp.pi * v)  # noqa: E731
+    return Mechanism("gaussian_shift_doubled_variance", X, sp.S.Reals,
+                     (AdjacentPair(normal(0, u**2), normal(1, 2 * u**2)),), (s,)), u
+
+
 def rows():
     poisson = _poisson()
     halved, b = _bernoulli_declared_wide()
@@ -130,6 +138,7 @@ def rows():
     geometric, (p, q) = _geometric()
     doubling, lam = _poisson_doubling()
     rayleigh, _ = _rayleigh_scales()
+    doubled, sv = _shift_and_doubled_variance()
 
     def rates_direction(u, w, condition):  # Gil, Alajaji and Linder 2013, Table 2 (exponential), per direction
         return sp.Piecewise((sp.log(u / w) + sp.log(u / (A * u + (1 - A) * w)) / (A - 1), condition), (sp.oo, True))
@@ -206,6 +215,13 @@ def rows():
          "above the other direction log(4^alpha/(3 alpha + 1))/(alpha - 1) there"),
         (rayleigh, sp.Piecewise((-sp.log(4 ** (A - 1) * sp.Abs(4 - 3 * A)) / (A - 1), A < sp.Rational(3, 2)), (sp.oo, True)),
          "==", None, FALSE, "finite for alpha in [4/3, 3/2), where the divergence is +oo"),
+        (doubled, sp.Piecewise((A / (2 * sv**2 * (2 - A)) - sp.log(2 ** (A - 1) * (2 - A)) / (2 * (A - 1)), A < 2),
+                               (sp.oo, True)), "==", None, TRUE,
+         "N(1, 2 s^2) || N(0, s^2), finite for alpha < 2 (Gil, Alajaji and Linder 2013, Table 2), the larger direction"),
+        (doubled, sp.Piecewise((A / (2 * sv**2 * (2 - A)), A < 2), (sp.oo, True)), ">=", None, TRUE,
+         "its log term -log(2^(alpha - 1) (2 - alpha))/(2 (alpha - 1)) is >= 0 on (1, 2)"),
+        (doubled, sp.Piecewise((A / (2 * sv**2 * (2 - A)) - sp.log(2 ** (A - 1) * (2 - A)) / (2 * (A - 1)) + sp.Rational(1, 100), A < 2),
+                               (sp.oo, True)), ">=", None, FALSE, "1/100 above the divergence"),
         (_shift_and_variances(), sp.oo, "==", sp.oo, TRUE,
          "the likelihood ratio of N(0, s1^2) and N(D, s2^2) is unbounded for every s1, s2, D (s1 = s2: the shift)"),
     ]

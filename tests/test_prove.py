@@ -961,3 +961,20 @@ def test_a_parameter_bounded_by_the_finiteness_conditions_is_mapped_too():
     assert proof and "where finite c_s < 1" in proof, proof
     smaller = sp.Piecewise((sp.log(c**2 / (2 * c - 1)), c < 2), (sp.oo, True))
     assert _prove(smaller, truth, "==", 2, {}, (rate,), finite, (0, sp.oo), seconds=30) is None
+
+
+def test_a_gap_polynomial_in_a_positive_parameter_is_signed_coefficient_by_coefficient():
+    """A (t) sigma^2 + B(t) >= 0 for every sigma > 0 when A >= 0 and B >= 0: each coefficient is signed by the
+    monotone route on its own; with t^2 taken from B, B is negative for large t, and there is no proof."""
+    from rdpsym.claims.prove import _monotone_sign
+    from rdpsym.claims.rewrite import Chain
+    from rdpsym.claims.guard import HangGuards
+
+    t, sig = sp.symbols("t sigma", positive=True)
+    gap = (t - sp.log(1 + t)) * sig**2 + (sp.log(1 + t) - t / (1 + t))
+    ch = Chain(HangGuards(), 30, memo={})
+    text = _monotone_sign(ch, gap, 1, 3, None)
+    assert text and "polynomial in the positive sigma" in text, text
+    assert any(s.rule == "coefficients" for s in ch.steps)
+    # B(t) - t^2: negative for large t, so the gap is negative at small sigma there
+    assert _monotone_sign(Chain(HangGuards(), 30, memo={}), gap - t**2, 1, 3, None) is None

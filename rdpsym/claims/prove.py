@@ -1044,6 +1044,9 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
     without_positive = _sign_part(ch, h, sign, depth, variable)
     if without_positive is not None:
         return without_positive
+    by_coefficients = _coefficients(ch, h, sign, depth)
+    if by_coefficients is not None:
+        return by_coefficients
     if depth == 0 or sp.count_ops(h) > MONOTONE_MAX_OPS or ch.run("continuous_everywhere", h) is not sp.true:
         return None
     if ch.replay is not None:
@@ -1078,6 +1081,45 @@ def _monotone_sign(ch: Chain, h, sign: int, depth: int, variable):
                 ch.adopt(sub)
                 return text
     return None
+
+
+def _coefficients(ch: Chain, h, sign: int, depth: int):
+    """sign * h >= 0 as a polynomial in a positive symbol u whose coefficients (free of u) each have that
+    sign, shown by the route of :func:`_monotone_sign`: sum c_i u^i >= 0 when every c_i >= 0 and u > 0.
+    A gap A(t) sigma^2 + B(t) between two Gaussian curves splits into A and B. Tried apart (a sub-chain)."""
+    if not isinstance(h, sp.Add):
+        return None
+    if ch.replay is not None:
+        stored = ch.stored_next()
+        if stored is None or stored.rule != "coefficients" or len(stored.inputs) != 2:
+            return None
+        u = stored.inputs[1]
+        if u not in h.free_symbols or u.is_positive is not True:
+            raise ReplayMismatch(f"step {len(ch.steps) + 1}: {sp.sstr(u)} is no positive symbol of the expression")
+        coefficients = ch.run("coefficients", h, u)
+        texts = [] if coefficients is None else [_monotone_sign(ch, c, sign, depth, None) for c in coefficients]
+        return None if not texts or None in texts else _coefficients_text(h, u, texts)
+    for u in _ordered(h.free_symbols):
+        if u.is_positive is not True or len(h.free_symbols) < 2 or not h.is_polynomial(u):
+            continue
+        sub = ch.sub()
+        coefficients = sub.run("coefficients", h, u)
+        texts = []
+        for c in coefficients or ():
+            text = _monotone_sign(sub, c, sign, depth, None)
+            if text is None:
+                break
+            texts.append(text)
+        ch.attempts += sub.attempts
+        if coefficients is not None and len(coefficients) > 1 and len(texts) == len(coefficients):
+            ch.adopt(sub)
+            return _coefficients_text(h, u, texts)
+    return None
+
+
+def _coefficients_text(h, u, texts) -> str:
+    return (f"{_brief(h)} is a polynomial in the positive {sp.sstr(u)} whose coefficients each have its sign: "
+            + "; ".join(texts))
 
 
 def _smaller(part, h) -> bool:

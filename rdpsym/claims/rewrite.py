@@ -587,6 +587,8 @@ RULES: dict[str, Callable[..., sp.Basic]] = {
     # an upper end b of a variable v > 0 that a positive expression a - c v (a, c > 0 numbers) sets, and an
     # expression with v = b s/(1 + s) (s > 0 ranges over v in (0, b))
     "upper_end": upper_end,
+    # a polynomial's coefficients in one of its symbols, each free of it (a non-polynomial raises)
+    "coefficients": lambda e, u: sp.Tuple(*sp.Poly(e, u).all_coeffs()),
     "range_mapped": range_mapped,
     # an expression without its positive factors (sign_part), and b**u as a positive symbol too
     # (powers_as_positive_symbols)
