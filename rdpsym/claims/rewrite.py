@@ -433,7 +433,7 @@ def range_mapped(expr, variable, end, s):
     derivatives sympy takes at once (unsimplified, its limits ran into the hang guard)."""
     mapped = expr.subs(variable, end * s / (1 + s))
     mapped = mapped.replace(lambda n: isinstance(n, sp.log), lambda n: sp.log(sp.factor(sp.together(n.args[0]))))
-    return sp.expand_log(mapped)
+    return sp.together(sp.expand_log(mapped))
 
 
 def sign_part(expr):
