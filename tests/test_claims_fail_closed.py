@@ -391,3 +391,37 @@ def test_case_boundaries_are_looked_at_from_both_sides():
     assert case_boundaries([sp.Piecewise((c, c**2 < 3), (0, True))], c) == []
     alpha = rdpsym.symbols.alpha
     assert sp.Rational(7, 3) in alpha_grid(1, sp.oo, [sp.Piecewise((alpha, alpha < sp.Rational(7, 3)), (0, True))])
+
+
+def test_a_claim_wrong_only_beyond_the_certified_box_is_refuted_at_the_parameter_ends():
+    """The KL of N(0, s^2) against N(0, 4 s^2), both directions, is 3/2 - log 2 at every scale; the claim
+    3/2 - log 2 + 1 - s/10^10 is below it for s > 10^10, where no grid point, no search and no certified box
+    reaches (the box stops near 5e8). It was confirmed, the box holding on all of it (found in an audit).
+    The parameter's ends are probed beyond the box (run.end_probes)."""
+    x = sp.Symbol("x", real=True)
+    scale = parameter("s", sp.Interval.open(0, sp.oo), typical=(0.5, 5.0), log_scale=True)
+    s = scale.symbol
+    normal = lambda sd: sp.exp(-x**2 / (2 * sd**2)) / (sd * sp.sqrt(2 * sp.pi))  # noqa: E731
+    mech = Mechanism("scales", x, sp.Reals, (AdjacentPair(normal(s), normal(2 * s)),), (scale,))
+    v = check_claim(mech, sp.Rational(3, 2) - sp.log(2) + 1 - s / 10**10, "<=", order=1, search=10)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    at = sp.Rational(v.counterexample.values["s"])
+    assert at > 10**10
+    with mpmath.workdps(40):
+        sv = mpmath.mpf(at.p) / at.q
+        # KL(N(0, 4 s^2) || N(0, s^2)) = log(1/2) + 4/2 - 1/2, the larger direction, by hand
+        truth = mpmath.log(mpmath.mpf(1) / 2) + mpmath.mpf(3) / 2
+        claimed = mpmath.mpf(3) / 2 - mpmath.log(2) + 1 - sv / 10**10
+        assert truth > claimed
+    assert any("parameter ends" in line for line in v.evidence)
+
+
+def test_end_probes_reach_past_the_box_inside_the_domain():
+    from rdpsym.claims.run import end_probes
+
+    lam = end_probes(parameter("lam", sp.Interval.open(0, sp.oo), typical=(0.5, 5)))
+    assert 10**9 in lam and 10**300 in lam and sp.Rational(1, 10**10) in lam and 0 not in lam
+    p = end_probes(parameter("p", sp.Interval.open(0, 1), typical=(0.1, 0.9)))
+    assert all(0 < v < 1 for v in p) and 1 - sp.Rational(1, 10**300) in p
+    n = end_probes(parameter("n", sp.Interval(1, sp.oo), typical=(1, 10), integer=True))
+    assert all(v.is_Integer and v >= 1 for v in n) and 10**20 + 1 in n

@@ -112,6 +112,9 @@ class ClaimRun:
         self.not_distributions: list[dict] = []
         self.lost: list[str] = []
         self.candidates: list[tuple] = []  # (violation, point)
+        #: violations found beyond the certified box, nearest the box first: resolved after the others (a point
+        #: at sigma = 10^-30 may not be checkable as a distribution, where the grid's sigma = 10^-6 is)
+        self.end_candidates: list[tuple] = []
         self.unresolved: list[tuple[tuple, str]] = []
         self.vanished = 0
         self.min_digits = mpmath.inf
@@ -119,6 +122,7 @@ class ClaimRun:
         self.evidence_head: list[str] = []
         self.certification = None
         self.limit_note = ""
+        self.ends_note = ""
         self.proof = None  # the Proof of a proved verdict
         self.compared_points: list[tuple] = []  # every compared point, in order (a certificate's points)
         self.difference = None  # the Step that simplified claim - divergence for the certified pass
@@ -170,6 +174,7 @@ class ClaimRun:
         self._guided(search, retry)
         yield None
         self._limit_at_infinity()
+        self._parameter_ends()
         self._retry_exactly(retry)
         yield self._refute_candidates()
         yield self._inconclusive_if_dropped()
@@ -326,6 +331,47 @@ class ClaimRun:
                            + (f"; at {beyond_finite} of them D is +oo from a finite order on, where the formula "
                               "is undefined (its finiteness conditions decide)" if beyond_finite else ""))
 
+    def _parameter_ends(self):
+        """Each parameter beyond the certified box, towards the ends of its domain (lam = 10^9 ... 10^300 on
+        (0, oo), 10^-10 ... 10^-300 next to 0), the others at their typical values, at a few orders: the box
+        stops at a finite distance from an end, and a claim can be wrong only beyond it (4 lam + 1 - lam/10^10
+        against 4 lam). Violations found become candidates, resolved exactly like the grid's. A count of
+        points, the same on every machine."""
+        ev = self.ev
+        if not self.free:
+            return
+        alphas = [None] if self.order is not None else _spread(alpha_grid(self.lo, self.hi), ENDS_ORDERS)
+        probed = found = unevaluated = 0
+        for p in self.free:
+            beyond = end_probes(p)
+            if not beyond:
+                continue
+            others = [q for q in self.free if q is not p]
+            combos = point_product([None], others, [parameter_grid(q) for q in others], limit=ENDS_COMBOS)
+            # nearest the box first: the first violations found are the first resolved
+            for v in beyond:
+                for a in alphas:
+                    for _, held in combos:
+                        values = {**held, p.name: v}
+                        if ev.distributions_ok(values, mass=False) is False:
+                            continue
+                        probed += 1
+                        # ball arithmetic, each side to the working digits or no value: far out, the fast
+                        # evaluator's cancellations (KL ~ d^2/(2 mu) at mu = 10^30) look like violations
+                        vals = ev.balls(a, values) if ev.c.kind == "expr" else ev.fast(a, values)
+                        va = vals.violation if vals is not None else None
+                        if va is None:
+                            unevaluated += 1
+                        elif va > self.tol:
+                            self.end_candidates.append((va, (a, values)))
+                            found += 1
+        if probed:
+            self.ends_note = (f"parameter ends: each parameter probed at {probed} points beyond the certified box "
+                              f"(10^k and 10^-k from its domain's ends, k up to {_END_EXPONENTS[-1]})"
+                              + (f"; violations at {found}" if found else "")
+                              + (f"; no value at {unevaluated} (the box's verdict does not reach them)"
+                                 if unevaluated else ""))
+
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
         precision, then ball arithmetic); what still has no value is dropped, with the reason. At most
@@ -348,7 +394,7 @@ class ClaimRun:
     def _refute_candidates(self, extra=()):
         """Resolve the largest candidate violations exactly; a refutation, or None."""
         seen, tried = set(), 0
-        for v, point in list(extra) + sorted(self.candidates, key=lambda c: -c[0]):
+        for v, point in list(extra) + sorted(self.candidates, key=lambda c: -c[0]) + self.end_candidates:
             key = (point[0], tuple(sorted(point[1].items())))
             if key in seen:
                 continue
@@ -520,6 +566,8 @@ class ClaimRun:
             lines.append(f"alpha range ({format_number(self.lo)}, {format_number(self.hi)}); compared points per regime: {regimes}")
             if self.limit_note:
                 lines.append(self.limit_note)
+        if self.ends_note:
+            lines.append(self.ends_note)
         if self.param_span:
             lines.append("parameter box compared: " + ", ".join(
                 f"{k} in [{format_number(sp.Float(v[0], 6))}, {format_number(sp.Float(v[1], 6))}]" for k, v in self.param_span.items()))
@@ -603,6 +651,48 @@ def _branch_beyond_every_case(expr):
         return pw
 
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), eventual) if isinstance(expr, sp.Basic) else expr
+
+
+#: how far beyond the certified box a parameter is probed towards its domain's ends: distances 10^k past the
+#: box towards oo, 10^-k next to a finite end (the box reaches about 10^8.7 and 10^-8.3 from the typical range)
+_END_EXPONENTS = (9, 10, 12, 15, 20, 30, 50, 100, 300)
+#: the orders (spread over the grid's) and the other parameters' points at which the ends are probed
+ENDS_ORDERS = 4
+ENDS_COMBOS = 5
+
+
+def _spread(values: list, n: int) -> list:
+    """``n`` of ``values`` spread evenly over the list (all of them when there are no more)."""
+    if len(values) <= n:
+        return list(values)
+    return [values[round(i * (len(values) - 1) / (n - 1))] for i in range(n)]
+
+
+def end_probes(param) -> list:
+    """Exact values of ``param`` beyond the certified box towards the ends of its domain: base + 10^k
+    towards +oo (base - 10^k towards -oo), and end -+ width 10^-k next to a finite end (k in
+    :data:`_END_EXPONENTS`, from 10 on near an end); integers rounded into the domain. An end that depends on
+    another parameter is not probed."""
+    dom = param.domain
+    inf, sup = dom.inf, dom.sup
+    if any(not (e.is_number or e in (sp.oo, -sp.oo)) for e in (inf, sup)):
+        return []
+    width = (sup - inf) if inf.is_finite and sup.is_finite else sp.Integer(1)
+    out = []
+    for k in _END_EXPONENTS:
+        big, small = sp.Integer(10) ** k, sp.Integer(10) ** -k
+        if sup == sp.oo:
+            out.append((inf if inf.is_finite else sp.Integer(0)) + big)
+        elif k >= 10:
+            out.append(sup - width * small)
+        if inf == -sp.oo:
+            out.append((sup if sup.is_finite else sp.Integer(0)) - big)
+        elif k >= 10:
+            out.append(inf + width * small)
+    if param.symbol.is_integer:
+        out = [sp.floor(v) if v > 0 else sp.ceiling(v) for v in out]
+    out = [v if v.is_Rational else sp.Rational(str(sp.N(v, 30))) for v in out]
+    return [v for v in dict.fromkeys(out) if dom.contains(v) is sp.true]
 
 
 def point_product(alphas, free, grids, limit):
