@@ -425,3 +425,14 @@ def test_end_probes_reach_past_the_box_inside_the_domain():
     assert all(0 < v < 1 for v in p) and 1 - sp.Rational(1, 10**300) in p
     n = end_probes(parameter("n", sp.Interval(1, sp.oo), typical=(1, 10), integer=True))
     assert all(v.is_Integer and v >= 1 for v in n) and 10**20 + 1 in n
+
+
+def test_a_claim_infinite_where_the_divergence_is_finite_is_refuted(gaussian):
+    """+oo from alpha = 3 on, where the Gaussian's curve is finite: the exact recomputation of such a point
+    raised (no mpf of sympy's oo), and every violation was left undecided (found in an audit)."""
+    claim = sp.Piecewise((rdpsym.symbols.alpha * sp.Symbol("sensitivity", positive=True) ** 2
+                          / (2 * sp.Symbol("sigma", positive=True) ** 2), rdpsym.symbols.alpha < 3), (sp.oo, True))
+    v = check_claim(gaussian, claim, "==", search=10)
+    assert v.verdict is Verdict.REFUTED, str(v)
+    cex = v.counterexample
+    assert sp.Rational(cex.alpha) >= 3 and cex.claim_value == mpmath.inf and mpmath.isfinite(cex.divergence)

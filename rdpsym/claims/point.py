@@ -278,6 +278,8 @@ class Evaluator:
             return None
         if val.has(sp.nan, sp.zoo) or not val.is_number:
             return None
+        if val in (sp.oo, sp.S.NegativeInfinity):  # a Piecewise's +oo branch: no mpf of oo
+            return mpmath.inf if val == sp.oo else -mpmath.inf
         re, im = val.as_real_imag()
         return real_value(mpmath.mpc(sp.Float(re, mpmath.mp.dps), sp.Float(im, mpmath.mp.dps)))
 
