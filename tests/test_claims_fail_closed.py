@@ -427,12 +427,22 @@ def test_end_probes_reach_past_the_box_inside_the_domain():
     assert all(v.is_Integer and v >= 1 for v in n) and 10**20 + 1 in n
 
 
-def test_a_claim_infinite_where_the_divergence_is_finite_is_refuted(gaussian):
-    """+oo from alpha = 3 on, where the Gaussian's curve is finite: the exact recomputation of such a point
-    raised (no mpf of sympy's oo), and every violation was left undecided (found in an audit)."""
-    claim = sp.Piecewise((rdpsym.symbols.alpha * sp.Symbol("sensitivity", positive=True) ** 2
-                          / (2 * sp.Symbol("sigma", positive=True) ** 2), rdpsym.symbols.alpha < 3), (sp.oo, True))
-    v = check_claim(gaussian, claim, "==", search=10)
+def test_a_claim_infinite_where_the_divergence_is_finite_is_refuted():
+    """Rayleigh(s) against Rayleigh(2s) is finite for alpha < 4/3; a claim that turns +oo at 4/3 - 10^-6 is
+    wrong just below 4/3. The exact recomputation of such a point raised (no mpf of sympy's oo), and the
+    violation was left undecided (found in an audit)."""
+    r = sp.Symbol("r", positive=True)
+    scale = parameter("s", sp.Interval.open(0, sp.oo), typical=(0.5, 5.0), log_scale=True)
+    s = scale.symbol
+    rayleigh = lambda w: r / w**2 * sp.exp(-r**2 / (2 * w**2))  # noqa: E731
+    mech = Mechanism("rayleigh", r, sp.Interval(0, sp.oo), (AdjacentPair(rayleigh(s), rayleigh(2 * s)),), (scale,))
+    alpha = rdpsym.symbols.alpha
+    end = sp.Rational(4, 3) - sp.Rational(1, 10**6)
+    claim = sp.Piecewise((-2 * sp.log(2) - sp.log(4 - 3 * alpha) / (alpha - 1), alpha < end), (sp.oo, True))
+    v = check_claim(mech, claim, "==", search=10)
     assert v.verdict is Verdict.REFUTED, str(v)
     cex = v.counterexample
-    assert sp.Rational(cex.alpha) >= 3 and cex.claim_value == mpmath.inf and mpmath.isfinite(cex.divergence)
+    assert end <= sp.Rational(cex.alpha) < sp.Rational(4, 3) and cex.claim_value == mpmath.inf
+    with mpmath.workdps(40):
+        a = mpmath.mpf(sp.Rational(cex.alpha).p) / sp.Rational(cex.alpha).q
+        assert mpmath.isfinite(-2 * mpmath.log(2) - mpmath.log(4 - 3 * a) / (a - 1))  # the divergence, by hand
