@@ -112,8 +112,8 @@ class ClaimRun:
         self.not_distributions: list[dict] = []
         self.lost: list[str] = []
         self.candidates: list[tuple] = []  # (violation, point)
-        #: violations found beyond the certified box, nearest the box first: resolved after the others (a point
-        #: at sigma = 10^-30 may not be checkable as a distribution, where the grid's sigma = 10^-6 is)
+        #: violations found beyond the certified box, nearest the box first: resolved after the others and after
+        #: the proof (a point at sigma = 10^-30 may not be checkable as a distribution, where the grid's is)
         self.end_candidates: list[tuple] = []
         self.unresolved: list[tuple[tuple, str]] = []
         self.vanished = 0
@@ -174,12 +174,16 @@ class ClaimRun:
         self._guided(search, retry)
         yield None
         self._limit_at_infinity()
-        self._parameter_ends()
         self._retry_exactly(retry)
         yield self._refute_candidates()
         yield self._inconclusive_if_dropped()
         if prove and self.ev.c.kind == "expr":
             yield self._prove(prove_seconds)
+        # beyond the certified box, for what no proof covers: what is found there can refute the claim, and
+        # what cannot be decided there counts against it
+        self._parameter_ends()
+        yield self._refute_candidates(ends=True)
+        yield self._inconclusive_if_dropped()
         if certify_boxes > 0:
             yield self._certify(certify_boxes, certify_seconds)
         yield self._final()
@@ -391,10 +395,11 @@ class ClaimRun:
                 continue
             self._compared(point, vals.violation, vals.divergence_state == "finite")
 
-    def _refute_candidates(self, extra=()):
-        """Resolve the largest candidate violations exactly; a refutation, or None."""
+    def _refute_candidates(self, extra=(), ends: bool = False):
+        """Resolve the largest candidate violations exactly (with ``ends``, those beyond the certified box,
+        nearest it first); a refutation, or None."""
         seen, tried = set(), 0
-        for v, point in list(extra) + sorted(self.candidates, key=lambda c: -c[0]) + self.end_candidates:
+        for v, point in self.end_candidates if ends else list(extra) + sorted(self.candidates, key=lambda c: -c[0]):
             key = (point[0], tuple(sorted(point[1].items())))
             if key in seen:
                 continue
@@ -657,8 +662,8 @@ def _branch_beyond_every_case(expr):
 #: box towards oo, 10^-k next to a finite end (the box reaches about 10^8.7 and 10^-8.3 from the typical range)
 _END_EXPONENTS = (9, 10, 12, 15, 20, 30, 50, 100, 300)
 #: the orders (spread over the grid's) and the other parameters' points at which the ends are probed
-ENDS_ORDERS = 4
-ENDS_COMBOS = 5
+ENDS_ORDERS = 3
+ENDS_COMBOS = 3
 
 
 def _spread(values: list, n: int) -> list:
