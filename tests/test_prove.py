@@ -978,3 +978,17 @@ def test_a_gap_polynomial_in_a_positive_parameter_is_signed_coefficient_by_coeff
     assert any(s.rule == "coefficients" for s in ch.steps)
     # B(t) - t^2: negative for large t, so the gap is negative at small sigma there
     assert _monotone_sign(Chain(HangGuards(), 30, memo={}), gap - t**2, 1, 3, None) is None
+
+
+def test_a_condition_that_sets_no_end_leaves_no_step_the_replay_would_miss():
+    """A finiteness condition of another form beside 4 - 3 alpha > 0 ((2 alpha - 1) s > 0): its upper_end
+    raised, which left no step when proving, and the replay, running it, met the next stored step instead
+    (found in a review: the proof was reported and its certificate failed to replay)."""
+    from rdpsym.claims.prove import replay
+
+    s = RAYLEIGH_S.symbol
+    finite = (A < 1) | ((A > 1) & ((3 * A - 4) / (8 * s**2) < 0) & (2 * A * s - s > 0))
+    x = proof_context(_rayleigh_claim(sp.Rational(4, 3)), RAYLEIGH, "==", None, {}, (RAYLEIGH_S,), finite, (1, sp.oo))
+    proof, _ = prove(x, seconds=30)
+    assert proof and "where finite t < 1/3" in proof.text, proof
+    assert replay(proof.route, proof.steps, x).startswith("proved")

@@ -51,11 +51,12 @@ import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from .. import printing
+from .._numbers import SYMBOLIC_ERRORS
 from ..symbols import alpha as ALPHA
 from .guard import HangGuardFired, HangGuards
 from .orders import conditions_at
 from .rewrite import (Chain, ReplayMismatch, Step, has_exponential_power, positive_log_coefficient,
-                      strict_positive_parts)
+                      strict_positive_parts, upper_end)
 
 __all__ = ["Proof", "ProofContext", "prove", "proof_context", "replay", "ROUTES", "PROVE_ATTEMPT_SECONDS"]
 
@@ -997,6 +998,14 @@ def _finite_range(ch: Chain, x: ProofContext):
     return f"proved: claim - divergence = {_brief(gap)} is 0 ({x.regime}{text}){x.where}"
 
 
+def _sets_upper_end(expr, v) -> bool:
+    try:
+        upper_end(expr, v)
+    except (ValueError, *SYMBOLIC_ERRORS):
+        return False
+    return True
+
+
 def _finite_range_mapped(ch: Chain, x: ProofContext, gap):
     """Where the divergence's finiteness conditions bound a variable v above (4 - 3 alpha > 0 is 1 - 3t > 0
     over alpha = 1 + t; a parameter's c_s < 1 where c = 1 + c_s < 2), the gap with v = b s/(1 + s), s > 0,
@@ -1011,7 +1020,10 @@ def _finite_range_mapped(ch: Chain, x: ProofContext, gap):
     # the order's variable first (1 + t), then the parameters' (c = 1 + c_s where the condition is c < 2)
     variables = _ordered(x.alpha_expr.free_symbols) + _ordered(gap.free_symbols - x.alpha_expr.free_symbols)
     for v in (v for v in variables if v.is_positive is True and v in gap.free_symbols):
-        ends = [end for end in (ch.run("upper_end", g, v) for g in positive if v in g.free_symbols) if end is not None]
+        # only the conditions that set an end are run as steps: a rule that raises leaves no step when proving,
+        # and a replay that ran it would find the next stored step in its place
+        ends = [ch.run("upper_end", g, v) for g in positive if v in g.free_symbols and _sets_upper_end(g, v)]
+        ends = [end for end in ends if end is not None]
         if ends:
             break
     else:

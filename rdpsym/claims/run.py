@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import math
+
 import mpmath
 import sympy as sp
 
@@ -17,8 +19,9 @@ from ..symbols import alpha as ALPHA
 from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
 from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
 from .prove import both_directions, proof_context, prove
+from .prove import replay as replay_proof
 from .rewrite import RULES, Step
-from .search import alpha_grid, guided_search, parameter_grid, shrink
+from .search import alpha_grid, exact_rational, guided_search, numeric_end, parameter_grid, shrink
 from .verdict import Counterexample, Verdict, format_number, format_values
 
 
@@ -179,8 +182,8 @@ class ClaimRun:
         yield self._inconclusive_if_dropped()
         if prove and self.ev.c.kind == "expr":
             yield self._prove(prove_seconds)
-        # beyond the certified box, for what no proof covers: what is found there can refute the claim, and
-        # what cannot be decided there counts against it
+        # beyond the certified box, for what no proof covers: a violation found there refutes the claim, and one
+        # that cannot be resolved counts against it
         self._parameter_ends()
         yield self._refute_candidates(ends=True)
         yield self._inconclusive_if_dropped()
@@ -342,7 +345,9 @@ class ClaimRun:
         against 4 lam). Violations found become candidates, resolved exactly like the grid's. A count of
         points, the same on every machine."""
         ev = self.ev
-        if not self.free:
+        # a formula only: its values there are certified balls. A callable (float code) is code checked at
+        # points; its accuracy at 10^-300 is the generated code's own question (tests/test_codegen_accuracy.py)
+        if not self.free or ev.c.kind != "expr":
             return
         alphas = [None] if self.order is not None else _spread(alpha_grid(self.lo, self.hi), ENDS_ORDERS)
         probed = found = unevaluated = 0
@@ -362,7 +367,7 @@ class ClaimRun:
                         probed += 1
                         # ball arithmetic, each side to the working digits or no value: far out, the fast
                         # evaluator's cancellations (KL ~ d^2/(2 mu) at mu = 10^30) look like violations
-                        vals = ev.balls(a, values) if ev.c.kind == "expr" else ev.fast(a, values)
+                        vals = ev.balls(a, values)
                         va = vals.violation if vals is not None else None
                         if va is None:
                             unevaluated += 1
@@ -373,8 +378,9 @@ class ClaimRun:
             self.ends_note = (f"parameter ends: each parameter probed at {probed} points beyond the certified box "
                               f"(10^k and 10^-k from its domain's ends, k up to {_END_EXPONENTS[-1]})"
                               + (f"; violations at {found}" if found else "")
-                              + (f"; no value at {unevaluated} (the box's verdict does not reach them)"
-                                 if unevaluated else ""))
+                              + (f"; no value in ball arithmetic at {unevaluated} (beyond the box, these are "
+                                 "reported, not counted: extreme points such as p = 1 - 10^-300 next to alpha = 1 "
+                                 "have no value by any method here)" if unevaluated else ""))
 
     def _retry_exactly(self, retry):
         """Points whose fast evaluation failed, computed another way (exact substitution, then a higher
@@ -480,6 +486,13 @@ class ClaimRun:
         proof, attempts = prove(context, seconds=seconds, guards=ev.guards)
         if not proof:
             self.evidence_head.append(f"no symbolic proof found ({attempts} rewrite attempts)")
+            return None
+        try:
+            # the proof as its certificate will be checked: a route whose steps do not replay is no proof
+            replay_proof(proof.route, proof.steps, context, seconds=seconds, guards=ev.guards)
+        except Exception as exc:  # noqa: BLE001 - a replay that fails in any way withdraws the proof
+            self.evidence_head.append(f"a symbolic proof was found but its steps did not replay ({type(exc).__name__}: "
+                                      f"{str(exc)[:120]}); it is not used")
             return None
         self.proof = proof
         return dict(verdict=Verdict.PROVED, evidence=tuple([proof.text, self._summary()] + self._coverage()),
@@ -679,25 +692,25 @@ def end_probes(param) -> list:
     :data:`_END_EXPONENTS`, from 10 on near an end); integers rounded into the domain. An end that depends on
     another parameter is not probed."""
     dom = param.domain
-    inf, sup = dom.inf, dom.sup
-    if any(not (e.is_number or e in (sp.oo, -sp.oo)) for e in (inf, sup)):
+    lo, hi = numeric_end(dom.inf), numeric_end(dom.sup)
+    if math.isnan(lo) or math.isnan(hi):
         return []
-    width = (sup - inf) if inf.is_finite and sup.is_finite else sp.Integer(1)
+    bounded = math.isfinite(lo) and math.isfinite(hi)
+    width = dom.sup - dom.inf if bounded else sp.Integer(1)
     out = []
     for k in _END_EXPONENTS:
         big, small = sp.Integer(10) ** k, sp.Integer(10) ** -k
-        if sup == sp.oo:
-            out.append((inf if inf.is_finite else sp.Integer(0)) + big)
-        elif k >= 10:
-            out.append(sup - width * small)
-        if inf == -sp.oo:
-            out.append((sup if sup.is_finite else sp.Integer(0)) - big)
-        elif k >= 10:
-            out.append(inf + width * small)
+        if math.isfinite(hi):
+            out += [dom.sup - width * small] if k >= 10 else []
+        else:
+            out.append((dom.inf if math.isfinite(lo) else 0) + big)
+        if math.isfinite(lo):
+            out += [dom.inf + width * small] if k >= 10 else []
+        else:
+            out.append((dom.sup if math.isfinite(hi) else 0) - big)
     if param.symbol.is_integer:
         out = [sp.floor(v) if v > 0 else sp.ceiling(v) for v in out]
-    out = [v if v.is_Rational else sp.Rational(str(sp.N(v, 30))) for v in out]
-    return [v for v in dict.fromkeys(out) if dom.contains(v) is sp.true]
+    return [v for v in dict.fromkeys(exact_rational(v) for v in out) if param.domain.contains(v) is sp.true]
 
 
 def point_product(alphas, free, grids, limit):

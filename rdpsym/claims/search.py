@@ -24,8 +24,8 @@ import sympy as sp
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 
-__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "may_jump", "JUMPS", "guided_search",
-           "shrink", "simple_candidates"]
+__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "exact_rational", "may_jump", "JUMPS",
+           "guided_search", "numeric_end", "shrink", "simple_candidates"]
 
 #: functions that may jump: a claim built with one is not known to be continuous, so what holds next to a
 #: closed end of a parameter's domain need not hold at the end
@@ -53,6 +53,12 @@ def alpha_grid(lo, hi, cases: Sequence = ()) -> list[sp.Rational]:
     return out
 
 
+def exact_rational(v) -> sp.Rational:
+    """``v`` as an exact rational: itself, or its 30-digit rational (an end at log 2 gives an irrational
+    edge)."""
+    return v if v.is_Rational else sp.Rational(str(sp.N(v, 30)))
+
+
 def _inside(param: Parameter, v) -> bool:
     """``v`` lies in the domain, or may: an end that depends on another parameter (a width above the
     sensitivity) is decided at each point, where P and Q are checked to be distributions."""
@@ -77,7 +83,7 @@ def edge_values(param: Parameter) -> list[sp.Rational]:
     if param.symbol.is_integer:
         out = [sp.Integer(math.floor(v)) for v in out]
     # exact rationals (an end at log 2 gives an irrational edge: its 30-digit rational, 1% inside the end)
-    out = [v if v.is_Rational else sp.Rational(str(sp.N(v, 30))) for v in out]
+    out = [exact_rational(v) for v in out]
     return [v for v in out if _inside(param, v)]
 
 
@@ -141,7 +147,7 @@ def case_boundaries(exprs: Sequence, symbol: sp.Symbol, integer: bool = False) -
                         roots.update(_roots_in(rel, symbol))
     out: list[sp.Rational] = []
     for r in sorted(roots, key=lambda v: float(v)):
-        r = r if r.is_Rational else sp.Rational(str(sp.N(r, 30)))
+        r = exact_rational(r)
         if integer:
             near = [sp.floor(r) - 1, sp.floor(r), sp.ceiling(r), sp.ceiling(r) + 1]
         else:

@@ -88,15 +88,22 @@ def symbolic_mass(dens: sp.Expr, x, support: sp.Set) -> sp.Expr:
     short is never stored."""
     key = (dens, x, support)
     if key not in _MASS_MEMO:
-        total = sp.nan
-        if isinstance(x, sp.Symbol) and isinstance(support, sp.Range) and support.step == 1:
-            total = sp.summation(dens, (x, support.inf, support.sup))
-        elif isinstance(x, sp.Symbol) and isinstance(support, sp.Interval):
-            total = sp.integrate(dens, (x, support.inf, support.sup))
-        if total.has(sp.Sum, sp.Integral, sp.Piecewise, sp.oo, -sp.oo, sp.zoo, sp.nan):
-            total = sp.nan  # convergence conditions or an unevaluated sum: the numeric check decides
-        _MASS_MEMO[key] = sp.simplify(total) if total is not sp.nan else total
+        total = _total(dens, x, support) if isinstance(x, sp.Symbol) else None
+        if total is None or total.has(sp.Sum, sp.Integral, sp.Piecewise, sp.oo, -sp.oo, sp.zoo, sp.nan):
+            # convergence conditions or an unevaluated sum: the numeric check decides
+            _MASS_MEMO[key] = sp.nan
+        else:
+            _MASS_MEMO[key] = sp.simplify(total)
     return _MASS_MEMO[key]
+
+
+def _total(dens, x, support):
+    """The sum over an integer range or the integral over an interval of ``dens``; None for another support."""
+    if isinstance(support, sp.Range) and support.step == 1:
+        return sp.summation(dens, (x, support.inf, support.sup))
+    if isinstance(support, sp.Interval):
+        return sp.integrate(dens, (x, support.inf, support.sup))
+    return None
 
 
 def _is_distribution(dens, x, support, values, params, mass: bool = True) -> bool | None:
