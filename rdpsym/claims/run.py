@@ -20,7 +20,7 @@ from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
 from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
 from .prove import both_directions, proof_context, prove
 from .prove import replay as replay_proof
-from .rewrite import RULES, Step
+from .rewrite import RULES, ReplayMismatch, Step
 from .search import alpha_grid, exact_rational, guided_search, numeric_end, parameter_grid, shrink
 from .verdict import Counterexample, Verdict, format_number, format_values
 
@@ -490,7 +490,7 @@ class ClaimRun:
         try:
             # the proof as its certificate will be checked: a route whose steps do not replay is no proof
             replay_proof(proof.route, proof.steps, context, seconds=seconds, guards=ev.guards)
-        except Exception as exc:  # noqa: BLE001 - a replay that fails in any way withdraws the proof
+        except (ReplayMismatch, HangGuardFired, *SYMBOLIC_ERRORS) as exc:  # a mismatch, or a step cut short
             self.evidence_head.append(f"a symbolic proof was found but its steps did not replay ({type(exc).__name__}: "
                                       f"{str(exc)[:120]}); it is not used")
             return None
