@@ -6,9 +6,8 @@ The rules that decide the verdict are described in :mod:`rdpsym.claims.check`.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import math
+from collections import Counter
 
 import mpmath
 import sympy as sp
@@ -21,7 +20,8 @@ from .guard import LIMIT_SECONDS, LIMIT_VALUE_SECONDS, SIMPLIFY_SECONDS
 from .prove import both_directions, proof_context, prove
 from .prove import replay as replay_proof
 from .rewrite import RULES, ReplayMismatch, Step
-from .search import alpha_grid, exact_rational, guided_search, numeric_end, parameter_grid, shrink
+from .search import (alpha_grid, exact_rational, guided_search, linear_relation, numeric_end, parameter_grid,
+                     shrink)
 from .verdict import Counterexample, Verdict, format_number, format_values
 
 
@@ -642,14 +642,11 @@ def _digits(v) -> float:
 def _eventually(rel) -> sp.Basic:
     """The truth value of a relational in alpha alone, linear in it, for every alpha beyond its root (the
     relational itself where it is no such thing)."""
-    if not isinstance(rel, sp.core.relational.Relational) or rel.free_symbols != {ALPHA}:
+    line = linear_relation(rel, ALPHA)
+    if line is None:
         return rel
-    g = sp.expand(rel.lhs - rel.rhs)
-    slope = g.diff(ALPHA)
-    if not slope.is_number or slope == 0 or g.diff(ALPHA, 2) != 0:
-        return rel
-    # beyond the root, g has the sign of its slope: the relation g op 0 reads as sign op 0
-    return rel.func(sp.sign(slope), 0)
+    # beyond the root, lhs - rhs has the sign of its slope: the relation reads as sign op 0
+    return rel.func(sp.sign(line[0]), 0)
 
 
 def _branch_beyond_every_case(expr):

@@ -24,8 +24,8 @@ import sympy as sp
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 
-__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "exact_rational", "may_jump", "JUMPS",
-           "guided_search", "numeric_end", "shrink", "simple_candidates"]
+__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "exact_rational", "linear_relation",
+           "may_jump", "JUMPS", "guided_search", "numeric_end", "shrink", "simple_candidates"]
 
 #: functions that may jump: a claim built with one is not known to be continuous, so what holds next to a
 #: closed end of a parameter's domain need not hold at the end
@@ -118,16 +118,24 @@ def closed_ends(param: Parameter) -> list[sp.Rational]:
 BOUNDARY_STEP = sp.Rational(1, 10**6)
 
 
-def _roots_in(rel: sp.Basic, symbol: sp.Symbol) -> list[sp.Expr]:
-    """Where the relational ``rel`` in ``symbol`` alone changes truth value: the root of lhs - rhs when it
-    is linear in ``symbol`` with numeric coefficients (``c < 10**10``, ``2*alpha - 3 >= 0``)."""
+def linear_relation(rel: sp.Basic, symbol: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
+    """``(slope, value at 0)`` of lhs - rhs of the relational ``rel`` in ``symbol`` alone, when it is linear
+    in ``symbol`` with numeric coefficients (``c < 10**10``, ``2*alpha - 3 >= 0``); None otherwise."""
     if not isinstance(rel, sp.core.relational.Relational) or rel.free_symbols != {symbol}:
-        return []
+        return None
     g = sp.expand(rel.lhs - rel.rhs)
     slope = g.diff(symbol)
     if not slope.is_number or slope == 0 or g.diff(symbol, 2) != 0:
+        return None
+    return slope, g.subs(symbol, 0)
+
+
+def _roots_in(rel: sp.Basic, symbol: sp.Symbol) -> list[sp.Expr]:
+    """Where the relational ``rel`` in ``symbol`` alone changes truth value (:func:`linear_relation`)."""
+    line = linear_relation(rel, symbol)
+    if line is None:
         return []
-    root = -g.subs(symbol, 0) / slope
+    root = -line[1] / line[0]
     return [root] if root.is_number and root.is_real else []
 
 
