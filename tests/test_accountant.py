@@ -2,7 +2,6 @@
 group privacy, fail-closed behaviour, the report, the CLI, and cross-checks with Google's dp_accounting."""
 
 import math
-import time
 
 import mpmath
 import numpy as np
@@ -65,12 +64,11 @@ def test_pure_dp_part_is_the_sum_of_max_divergences():
 
 def test_identical_events_merge_and_10000_adds_are_cheap():
     acct = Accountant()
-    start = time.perf_counter()
     for _ in range(10_000):
         acct.add("gaussian", sigma=2.0)
     for _ in range(100):
         acct.add(M.get("gaussian"), sigma=2.0, sensitivity=1)  # equal Mechanism objects merge too
-    assert time.perf_counter() - start < 5
+    # one event, so an add costs the same however many came before (timed in benchmarks/accounting.py)
     (event,) = acct.events
     assert event.count == 10_100 and dict(event.values) == {"sigma": 2.0, "sensitivity": 1.0}
     one = Accountant().add("gaussian", sigma=2.0)
