@@ -16,12 +16,16 @@ variable                      meaning                                           
 ``RDPSYM_MEMORY_MB``          memory (MB of data) a step in a child process, and the       3/4 of RAM
                               whole ``rdpsym`` command, may use before it is stopped
 ``RDPSYM_DEBUG``              ``1``: the CLI shows tracebacks                              off
+``RDPSYM_EXECUTOR``           where sweeps run when no ``executor=`` (``--workers``) is    processes
+                              given: ``processes`` (one worker per core), ``serial``
+                              (in the calling process), or a whole number of workers
 ============================  ==========================================================  ===========
 
 The cache directory defaults to ``$XDG_CACHE_HOME/rdpsym`` (``~/.cache/rdpsym``), the key file to
 ``$XDG_CONFIG_HOME/rdpsym/cache-key`` (``~/.config/rdpsym/cache-key``). Values are validated
 when read: a time limit must be a finite number of seconds > 0 (0 would switch the alarm off), a memory
-limit a whole number of MB >= :data:`MIN_MEMORY_MB`, and a bad value raises
+limit a whole number of MB >= :data:`MIN_MEMORY_MB`, an executor ``processes``, ``serial`` or a whole
+number >= 1, and a bad value raises
 :class:`~rdpsym._numbers.ArgumentError` naming the variable. :func:`settings` parses the
 environment once per distinct value of these variables, so a process (or a test) that changes them sees
 the change at the next call.
@@ -37,11 +41,11 @@ from pathlib import Path
 
 from ._numbers import ArgumentError
 
-__all__ = ["Settings", "settings", "check_seconds", "check_memory_mb", "VARIABLES", "MIN_MEMORY_MB"]
+__all__ = ["Settings", "settings", "check_seconds", "check_memory_mb", "check_executor", "VARIABLES", "MIN_MEMORY_MB"]
 
 VARIABLES = ("RDPSYM_STEP_SECONDS", "RDPSYM_EVAL_SECONDS", "RDPSYM_CACHE_DIR", "RDPSYM_NO_CACHE",
              "RDPSYM_NUMERIC_BACKEND", "RDPSYM_MEMORY_MB", "RDPSYM_DEBUG", "XDG_CACHE_HOME", "RDPSYM_CACHE_KEY_FILE",
-             "XDG_CONFIG_HOME")
+             "XDG_CONFIG_HOME", "RDPSYM_EXECUTOR")
 _TRUE = ("1", "true", "yes", "on")
 #: the smallest memory limit accepted (MB): below it the interpreter and sympy alone would not fit
 MIN_MEMORY_MB = 512
@@ -63,6 +67,9 @@ class Settings:
     #: MB of data a process may use (``RDPSYM_MEMORY_MB``; default 3/4 of the physical memory)
     memory_mb: int = 4096
     debug: bool = False
+    #: the default of ``executor=``: ``"processes"``, ``"serial"`` or a number of worker processes (a
+    #: process that already shares the cores with others, e.g. a test worker, sets ``serial``)
+    executor: str | int = "processes"
 
 
 def check_seconds(seconds, name: str = "step_seconds") -> float:
@@ -85,6 +92,16 @@ def check_memory_mb(value, name: str = "memory_mb") -> int:
     if mb < MIN_MEMORY_MB:
         raise ArgumentError(name, f"a whole number of MB >= {MIN_MEMORY_MB}", value)
     return mb
+
+
+def check_executor(value, name: str = "executor") -> str | int:
+    """A default executor: ``processes``, ``serial`` or a whole number of worker processes >= 1."""
+    text = str(value).strip().lower()
+    if text in ("processes", "serial"):
+        return text
+    if text.isascii() and text.isdigit() and len(text) <= 6 and int(text) >= 1:
+        return int(text)
+    raise ArgumentError(name, "'processes', 'serial' or a whole number of worker processes >= 1", value)
 
 
 def default_memory_mb() -> int:
@@ -112,6 +129,7 @@ def _parse(env: dict[str, str | None]) -> Settings:
         memory_mb=(check_memory_mb(env["RDPSYM_MEMORY_MB"], "RDPSYM_MEMORY_MB") if env["RDPSYM_MEMORY_MB"]
                    else default_memory_mb()),
         debug=(env["RDPSYM_DEBUG"] or "").strip().lower() in _TRUE,
+        executor=check_executor(env["RDPSYM_EXECUTOR"] or "processes", "RDPSYM_EXECUTOR"),
     )
 
 

@@ -35,6 +35,16 @@ settings.register_profile("thorough", max_examples=500, deadline=None, suppress_
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_configure(config):
+    """A test worker of a distributed run shares the cores with the other workers already: its sweeps
+    (``verify``'s points, ``regress``'s entries) run in the worker itself, as ``RDPSYM_EXECUTOR=serial``
+    says (each sweep starting a process per core on top of the workers oversubscribed the cores, and a
+    ``fail_fast`` verification computed points in parallel that it then threw away). Tests of the process
+    pool pass ``executor=`` explicitly or unset the variable."""
+    if hasattr(config, "workerinput"):
+        os.environ.setdefault("RDPSYM_EXECUTOR", "serial")
+
+
 # -- the derivation cache, warmed before the workers start ------------------------------------------------
 def _warm_up_wanted(config) -> bool:
     """Warm the cache in the controller of a distributed default run (``python -m pytest``: the whole

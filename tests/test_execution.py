@@ -17,8 +17,9 @@ import mpmath
 import pytest
 import sympy as sp
 
-from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, iter_tasks, local_cores,
-                              run_tasks)
+from rdpsym._numbers import ArgumentError
+from rdpsym.execution import (SchedulerUnreachable, SweepError, SweepInterrupted, TaskStatus, describe_executor,
+                              iter_tasks, local_cores, run_tasks, runs_serially)
 
 
 # -- task functions (module level: picklable for spawn and Dask) --------------------------------------
@@ -316,11 +317,29 @@ def test_more_workers_than_cores_is_fine():
     assert report.results() == [i * i for i in range(n + 2)] and report.workers == n
 
 
-def test_a_sweep_inside_a_task_runs_serially_in_its_worker():
+def test_a_sweep_inside_a_task_runs_serially_in_its_worker(monkeypatch):
+    monkeypatch.delenv("RDPSYM_EXECUTOR", raising=False)
     report = run_tasks(nested_sweep, [2, 3], executor=2, progress=False)
     assert report.results() == [("serial (inside a task)", [0, 1]), ("serial (inside a task)", [0, 1, 4])]
     # outside a task the default is the process pool
     assert "local process" in run_tasks(square, [1, 2], progress=False).executor
+
+
+@pytest.mark.parametrize("setting, label", [("serial", "serial"), ("3", "3 local processes"),
+                                            (" Processes ", "local process")])
+def test_the_default_executor_is_the_setting(monkeypatch, setting, label):
+    """``RDPSYM_EXECUTOR`` is what ``executor=None`` means; an explicit ``executor=`` wins over it."""
+    monkeypatch.setenv("RDPSYM_EXECUTOR", setting)
+    assert label in describe_executor(None) and runs_serially(None) == (setting == "serial")
+    assert run_tasks(square, [1, 2, 3], progress=False).results() == [1, 4, 9]
+    assert describe_executor("serial") == "serial" and describe_executor(2) == "2 local processes"
+
+
+@pytest.mark.parametrize("setting", ["0", "-1", "dask", "2.5", "tcp://host:8786"])
+def test_a_bad_default_executor_is_refused_naming_the_variable(monkeypatch, setting):
+    monkeypatch.setenv("RDPSYM_EXECUTOR", setting)
+    with pytest.raises(ArgumentError, match="RDPSYM_EXECUTOR"):
+        run_tasks(square, [1], progress=False)
 
 
 def test_spawned_workers_give_the_same_report():

@@ -20,10 +20,11 @@ CLI commands add ``--workers N`` and ``--scheduler ADDRESS`` with
 :func:`rdpsym.cli.options.executor_from_options` (in the CLI: this layer does not import click).
 """
 
-from .core import default_mp_context, describe_executor, iter_tasks, run_tasks
+from .core import default_mp_context, describe_executor, iter_tasks, run_tasks, runs_serially
 from .local import local_cores
 from .remote import SchedulerUnreachable
 from .report import SweepError, SweepInterrupted, SweepReport, TaskResult, TaskStatus
 
 __all__ = ["run_tasks", "iter_tasks", "TaskResult", "TaskStatus", "SweepReport", "SweepError",
-           "SweepInterrupted", "SchedulerUnreachable", "local_cores", "default_mp_context", "describe_executor"]
+           "SweepInterrupted", "SchedulerUnreachable", "local_cores", "default_mp_context", "describe_executor",
+           "runs_serially"]

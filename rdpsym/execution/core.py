@@ -23,11 +23,12 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator
 
+from .._config import settings
 from .local import check_serial_timeout, inside_task, local_cores, process_backend, serial_backend
 from .report import SweepInterrupted, SweepReport, TaskResult, TaskStatus
 from .store import FORMATS, ResultsFile, function_name
 
-__all__ = ["Executor", "run_tasks", "iter_tasks", "describe_executor", "default_mp_context"]
+__all__ = ["Executor", "run_tasks", "iter_tasks", "describe_executor", "runs_serially", "default_mp_context"]
 
 #: what ``executor=`` accepts (see :func:`run_tasks`)
 Executor = Any
@@ -66,6 +67,8 @@ def _resolve(executor: Executor, n_tasks: int, *, connect_now: bool = True) -> _
         # a sweep inside a task (regress -> verify) runs in its worker: the outer sweep already uses
         # the cores, and worker processes may not start processes of their own
         return _Plan("serial", 1, "serial (inside a task)")
+    if executor is None:
+        executor = settings().executor  # RDPSYM_EXECUTOR, "processes" unless set
     if executor is None or executor == "processes":
         n = local_cores()
         return _Plan("processes", n, f"{n} local process{'es' * (n > 1)}")
@@ -98,6 +101,12 @@ def _resolve(executor: Executor, n_tasks: int, *, connect_now: bool = True) -> _
 def describe_executor(executor: Executor = None) -> str:
     """What ``executor=`` means, without connecting: ``'2 local processes'``, ``'serial'``, ..."""
     return _resolve(executor, 0, connect_now=False).label
+
+
+def runs_serially(executor: Executor = None) -> bool:
+    """Whether ``executor=`` runs the tasks in this process (``"serial"``, a sweep inside a task, or
+    ``None`` with ``RDPSYM_EXECUTOR=serial``), without connecting."""
+    return _resolve(executor, 0, connect_now=False).kind == "serial"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -274,8 +283,9 @@ def run_tasks(
         Small, independent units (one parameter point, one registry entry), each carrying its own seed
         if it draws random numbers, so results equal a serial run's.
     executor
-        ``None`` or ``"processes"``: one worker process per local core (default; serial when called
-        inside a task of another sweep, e.g. ``regress`` running ``verify`` per entry). An ``int``: that
+        ``None``: the ``RDPSYM_EXECUTOR`` setting (``"processes"`` unless set; serial when called
+        inside a task of another sweep, e.g. ``regress`` running ``verify`` per entry).
+        ``"processes"``: one worker process per local core. An ``int``: that
         many worker processes (more than the cores is allowed). ``"serial"``: in this process, in
         order. A Dask scheduler address (``"tcp://host:8786"``, connection refused within 3 s with
         :class:`~rdpsym.execution.SchedulerUnreachable`) or a ``distributed.Client``; or any

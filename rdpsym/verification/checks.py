@@ -484,10 +484,9 @@ def _enforceable_timeout(executor) -> float | None:
     be enforced (a serial sweep limits a task with SIGALRM): then each step's own limit is all there is."""
     import threading
 
-    from ..execution.local import inside_task
+    from ..execution import runs_serially
 
-    serial = executor == "serial" or (executor is None and inside_task())
-    if serial and threading.current_thread() is not threading.main_thread():
+    if runs_serially(executor) and threading.current_thread() is not threading.main_thread():
         return None
     return point_seconds()
 
