@@ -91,3 +91,29 @@ def test_a_mass_too_spread_to_sum_is_taken_in_closed_form():
     # a geometric pmf summed over a ratio declared wider than (0, 1): a conditional sum is no closed form
     g = parameter("g", domain=sp.Interval.open(0, sp.oo), typical=(0.1, 0.9))
     assert symbolic_mass((1 - g.symbol) * g.symbol**k, k, support) is sp.nan
+
+
+@pytest.mark.unit
+def test_a_two_sided_lattice_pmf_with_a_kink_is_summed_in_closed_form():
+    """A discrete Laplace pmf exp(-eps |k - 1|)/Z over the integers: sympy sums neither the series from -oo nor
+    exp(-(k - 1)/b) from 1. Cut at the kink and at 0, each piece running from 0 upwards, its terms geometric
+    series, the mass is 1 for every eps (at eps = 1e-4 the numeric check would need ~10^6 terms). A wrong
+    normaliser is not 1."""
+    from rdpsym import mechanisms
+    from rdpsym.claims.target import _is_distribution, symbolic_mass
+
+    k = sp.Symbol("k", integer=True)
+    eps = parameter("eps", domain=sp.Interval.open(0, sp.oo), typical=(0.1, 5), log_scale=True)
+    e = eps.symbol
+    z = (1 + sp.exp(-e)) / (1 - sp.exp(-e))
+    for shift in (0, 1, -3):
+        assert symbolic_mass(sp.exp(-e * sp.Abs(k - shift)) / z, k, sp.Range(-sp.oo, sp.oo)) == 1
+    assert symbolic_mass(sp.exp(-e * sp.Abs(k - 1)) / (2 * z), k, sp.Range(-sp.oo, sp.oo)) == sp.Rational(1, 2)
+    pmf = sp.exp(-e * sp.Abs(k - 1)) / z
+    assert _is_distribution(pmf, k, sp.S.Integers, {"eps": sp.Rational(1, 10**4)}, (eps,)) is True
+    assert _is_distribution(2 * pmf, k, sp.S.Integers, {"eps": sp.Rational(1, 10**4)}, (eps,)) is not True
+    dl = mechanisms.get("discrete_laplace")  # exp(-|k|/b) tanh(1/(2b)) over the integers
+    assert symbolic_mass(dl.pairs[0].P, dl.variable, dl.support) == 1
+    # a tail from 5 on: exp(-eps (k - 2)) (1 - exp(-eps)) sums to exp(-3 eps)
+    assert sp.simplify(symbolic_mass(sp.exp(-e * sp.Abs(k - 2)) * (1 - sp.exp(-e)), k, sp.Range(5, sp.oo))
+                       - sp.exp(-3 * e)) == 0

@@ -262,7 +262,10 @@ class ClaimRun:
                 return None
 
         limit = None if per_point else limit_of(_branch_beyond_every_case(claim))
-        grids = [parameter_grid(p) for p in self.free]
+        # the grid's values and the ends of the box the search compared (a claim capped in alpha, such as
+        # Min(alpha, 10**4)*eps**2/2, may fail at large orders only for the smallest eps compared)
+        grids = [list(dict.fromkeys(parameter_grid(p) + [exact_rational(v) for v in self.param_span.get(p.name, ())]))
+                 for p in self.free]
         # points where P or Q is no distribution are outside the mechanism, as on the grid (a parameter
         # declared wider than the distributions allow): they neither support nor count against the claim
         combos = [(a, values) for a, values in point_product([None], self.free, grids, limit=25)
@@ -405,7 +408,7 @@ class ClaimRun:
         """Resolve the largest candidate violations exactly (with ``ends``, those beyond the certified box,
         nearest it first); a refutation, or None."""
         seen, tried = set(), 0
-        for v, point in self.end_candidates if ends else list(extra) + sorted(self.candidates, key=lambda c: -c[0]):
+        for v, point in self.end_candidates if ends else list(extra) + _candidate_order(self.candidates, self.free):
             key = (point[0], tuple(sorted(point[1].items())))
             if key in seen:
                 continue
@@ -647,6 +650,36 @@ def _eventually(rel) -> sp.Basic:
         return rel
     # beyond the root, lhs - rhs has the sign of its slope: the relation reads as sign op 0
     return rel.func(sp.sign(line[0]), 0)
+
+
+def _distance_from_typical(values: dict, params) -> float:
+    """How far a point's parameters lie outside their typical ranges (in decades for a log-scale one)."""
+    out = 0.0
+    for p in params:
+        v = values.get(p.name)
+        if v is None:
+            continue
+        try:
+            v, (lo, hi) = float(v), p.typical
+            if p.log_scale and v > 0 and lo > 0:
+                v, lo, hi = math.log10(v), math.log10(lo), math.log10(hi)
+            out += max(lo - v, v - hi, 0.0)
+        except (TypeError, ValueError, OverflowError):
+            out += math.inf
+    return out
+
+
+def _candidate_order(candidates: list, params) -> list:
+    """Candidate violations in the order they are resolved exactly: the largest violation and the one
+    nearest the parameters' typical ranges, in turn. The largest violations crowd at the extremes of the
+    box (a relative violation saturates at 1 as a scale -> 0), where P and Q may not be checkable as
+    distributions; a claim false at ordinary values too is refuted there."""
+    by_size = sorted(candidates, key=lambda c: -c[0])
+    by_typical = sorted(candidates, key=lambda c: (_distance_from_typical(c[1][1], params), -c[0]))
+    out = []
+    for pair in zip(by_size, by_typical):
+        out.extend(pair)
+    return out
 
 
 def _branch_beyond_every_case(expr):

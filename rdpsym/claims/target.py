@@ -99,11 +99,70 @@ def symbolic_mass(dens: sp.Expr, x, support: sp.Set) -> sp.Expr:
 
 def _total(dens, x, support):
     """The sum over an integer range or the integral over an interval of ``dens``; None for another support."""
+    if support == sp.S.Integers:
+        support = sp.Range(-sp.oo, sp.oo)
     if isinstance(support, sp.Range) and support.step == 1:
-        return sp.summation(dens, (x, support.inf, support.sup))
+        return _lattice_sum(dens, x, support.inf, support.sup)
     if isinstance(support, sp.Interval):
         return sp.integrate(dens, (x, support.inf, support.sup))
     return None
+
+
+def _lattice_sum(dens, x, lo, hi):
+    """``sum(dens, (x, lo, hi))``, cut where an ``Abs`` of an expression linear in ``x`` changes sign and at 0
+    on a two-sided range. Each piece has its ``Abs`` resolved by its sign there and runs from 0 upwards, expanded:
+    sympy sums exp(-eps*k) for k = 0..oo, but neither the same series from -oo to 0 nor exp(-eps*(k - 1))
+    from 1 (the discrete Laplace pmf exp(-eps*|k - 1|)/Z sums to 1 that way, for every eps)."""
+    kinks = set()
+    for a in dens.atoms(sp.Abs):
+        line = sp.Poly(a.args[0], x) if a.args[0].is_polynomial(x) else None
+        if line is None or line.degree() != 1 or not all(c.is_number and c.is_real for c in line.all_coeffs()):
+            if a.has(x):
+                return sp.summation(dens, (x, lo, hi))
+            continue
+        slope, offset = line.all_coeffs()
+        kinks.add(sp.floor(-offset / slope))
+    if lo == -sp.oo:
+        kinks.add(sp.Integer(-1))
+    if not kinks:
+        return sp.summation(dens, (x, lo, hi))
+    cuts = sorted(c for c in kinks if (lo == -sp.oo or c >= lo) and (hi == sp.oo or c < hi))
+    bounds = [lo] + [v for c in cuts for v in (c, c + 1)] + [hi]
+    total = sp.Integer(0)
+    for a, b in zip(bounds[::2], bounds[1::2]):
+        inside = [v for v in (a, b, a + 1, b - 1) if v.is_finite]
+        signs = {}
+        for ab in dens.atoms(sp.Abs):
+            values = [ab.args[0].subs(x, v) for v in inside]
+            nonzero = [v for v in values if v != 0]
+            if not nonzero:
+                return sp.summation(dens, (x, lo, hi))
+            signs[ab] = ab.args[0] if nonzero[0] > 0 else -ab.args[0]
+        piece = dens.xreplace(signs)
+        piece, end = (piece.subs(x, x + a), b - a) if a.is_finite else (piece.subs(x, b - x), sp.oo)
+        total += _sum_from_zero(piece, x, end)
+    return total
+
+
+def _sum_from_zero(expr, x, end):
+    """``sum(expr, (x, 0, end))`` term by term: a term c*exp(a*x + d) with a < 0 up to oo is the geometric
+    series c*exp(d)/(1 - exp(a)), which sympy leaves unevaluated for a = -1/b (it cannot tell that
+    exp(-1/b) < 1); any other term is sympy's summation."""
+    total = sp.Integer(0)
+    # the factors free of x stay outside (expanded with the rest, a normaliser puts x into denominators)
+    outside, inside = expr.as_independent(x, as_Add=False)
+    for term in sp.Add.make_args(sp.expand(inside)):
+        coef, dep = term.as_independent(x, as_Add=False)
+        dep = sp.powsimp(dep)
+        if end == sp.oo and isinstance(dep, sp.exp) and dep.args[0].is_polynomial(x):
+            line = sp.Poly(dep.args[0], x)
+            if line.degree() == 1:
+                slope, offset = line.all_coeffs()
+                if slope.is_negative:
+                    total += coef * sp.exp(offset) / (1 - sp.exp(slope))
+                    continue
+        total += sp.summation(term, (x, 0, end))
+    return outside * total
 
 
 def _is_distribution(dens, x, support, values, params, mass: bool = True) -> bool | None:
