@@ -13,6 +13,7 @@ import mpmath
 import sympy as sp
 
 from .._numbers import SYMBOLIC_ERRORS
+from .asymptotics import dominant, log_sum_limit
 from .guard import HangGuardFired
 from ..symbols import alpha as ALPHA
 from .point import OUTSIDE, OVERFLOW, SLOW, Evaluator, Values, violation
@@ -256,12 +257,11 @@ class ClaimRun:
 
         def limit_of(expr):
             try:
-                return ev.guards.run("the claim's limit at alpha -> oo", LIMIT_SECONDS,
-                                     lambda: sp.limit(expr, ALPHA, sp.oo))
+                return ev.guards.run("the claim's limit at alpha -> oo", LIMIT_SECONDS, _limit_beyond_every_case, expr)
             except Exception:  # noqa: BLE001 - an undecided limit (or a fired hang guard) is stated, not guessed
                 return None
 
-        limit = None if per_point else limit_of(_branch_beyond_every_case(claim))
+        limit = None if per_point else limit_of(claim)
         # the grid's values and the ends of the box the search compared (a claim capped in alpha, such as
         # Min(alpha, 10**4)*eps**2/2, may fail at large orders only for the smallest eps compared)
         grids = [list(dict.fromkeys(parameter_grid(p) + [exact_rational(v) for v in self.param_span.get(p.name, ())]))
@@ -292,7 +292,7 @@ class ClaimRun:
         for _, values in combos:
             subs = {ev.by_name[k]: v for k, v in ev.all_values(values).items()}
             try:
-                here = limit_of(_branch_beyond_every_case(claim.xreplace(subs))) if per_point else limit
+                here = limit_of(claim.xreplace(subs)) if per_point else limit
                 if undecided_limit(here):
                     raise ValueError("no limit")
                 # maxn: a limit like floor(pi*10**4000) needs thousands of working digits to be a number
@@ -643,13 +643,36 @@ def _digits(v) -> float:
 
 
 def _eventually(rel) -> sp.Basic:
-    """The truth value of a relational in alpha alone, linear in it, for every alpha beyond its root (the
-    relational itself where it is no such thing)."""
+    """The truth value of a relational in alpha alone for every alpha beyond some order: linear in alpha (beyond
+    its root), or a sum of exponentials in alpha such as (19/20)**alpha*(9/10)**(1 - alpha) - 1 (beyond the
+    last sign change, the sign of its leading term); the relational itself where it is neither."""
     line = linear_relation(rel, ALPHA)
-    if line is None:
+    if line is not None:
+        # beyond the root, lhs - rhs has the sign of its slope: the relation reads as sign op 0
+        return rel.func(sp.sign(line[0]), 0)
+    gap = rel.lhs - rel.rhs
+    lead = dominant(gap, ALPHA) if gap.free_symbols == {ALPHA} else None
+    if lead is None or lead[0] == 0:
         return rel
-    # beyond the root, lhs - rhs has the sign of its slope: the relation reads as sign op 0
-    return rel.func(sp.sign(line[0]), 0)
+    return rel.func(sp.Integer(lead[0]), 0)
+
+
+def _limit_beyond_every_case(expr):
+    """The limit at alpha -> oo of :func:`_branch_beyond_every_case` of ``expr``: of a Max or Min, the Max or Min
+    of its arguments' limits; of a log of an exponential sum, its largest slope
+    (:func:`~rdpsym.claims.asymptotics.log_sum_limit`: sympy spent a minute on a Max of two such logs and
+    failed); else sympy's. None where none is found."""
+    branch = _branch_beyond_every_case(expr)
+    if isinstance(branch, (sp.Max, sp.Min)):
+        parts = [_limit_beyond_every_case(a) for a in branch.args]
+        return None if any(p is None for p in parts) else branch.func(*parts)
+    try:
+        found = log_sum_limit(branch, ALPHA) if isinstance(branch, sp.Expr) else None
+        if found is None:
+            found = sp.limit(branch, ALPHA, sp.oo)
+    except SYMBOLIC_ERRORS:
+        return None
+    return None if found.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo) else found
 
 
 def _distance_from_typical(values: dict, params) -> float:
