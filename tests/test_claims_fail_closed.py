@@ -6,6 +6,7 @@ claim (inconclusive), never for it.
 """
 
 import math
+import re
 import time
 
 import mpmath
@@ -498,12 +499,14 @@ def test_a_kl_false_at_every_ordinary_scale_is_refuted_there():
 
 
 @pytest.mark.slow
-def test_a_bound_capped_in_alpha_is_refuted_where_the_mass_is_summed_in_closed_form():
+def test_a_violation_the_densities_numerics_cannot_reach_is_shown_but_not_called_a_refutation():
     """Discrete Laplace exp(-eps |k|)/Z against its shift by 1: D_alpha -> D_oo = eps, and
     Min(alpha, 10**4) eps^2/2 is below it for alpha > 10^4 once eps < 2e-4. The grid's typical and edge
-    values of eps (down to 1e-3) never show it; the orders beyond the grid (probed at the smallest eps the
-    search compared too) and the points beyond the box do, but P and Q could not be checked as distributions
-    there (~10^6 terms): the claim was inconclusive. The mass is now summed in closed form."""
+    values of eps (down to 1e-3) never show it; the orders beyond the grid and the points beyond the box do,
+    and with the mass summed in closed form (~10^6 terms numerically) the derived formula's violation is
+    confirmed exactly. The independent numerics of the densities do not converge there, so the divergence
+    cannot be bound to the mechanism at that point and a certificate would not replay: the verdict is
+    inconclusive, and its evidence names the point (before: refuted with a certificate that failed its replay)."""
     k = sp.Symbol("k", integer=True)
     eps = parameter("eps", sp.Interval.open(0, sp.oo), typical=(0.1, 5.0), log_scale=True)
     e = eps.symbol
@@ -512,8 +515,10 @@ def test_a_bound_capped_in_alpha_is_refuted_where_the_mass_is_summed_in_closed_f
                      (AdjacentPair(sp.exp(-e * sp.Abs(k)) / z, sp.exp(-e * sp.Abs(k - 1)) / z, "DLap(0) vs DLap(1)"),),
                      (eps,))
     v = check_claim(mech, sp.Min(rdpsym.symbols.alpha, 10**4) * e**2 / 2, "<=", search=20)
-    assert v.verdict is Verdict.REFUTED, str(v)
-    a, at = v.counterexample.alpha, v.counterexample.values["eps"]
+    assert v.verdict is Verdict.INCONCLUSIVE and v.certificate is None, str(v)
+    found = re.search(r"violates the claim at alpha = (\S+), eps = (\S+), but the independent numerics", v.evidence[0])
+    assert found, v.evidence
+    a, at = sp.Rational(found.group(1)), sp.Rational(found.group(2))
     with mpmath.workdps(40):
         a, at = mpmath.mpf(sp.Rational(a)), mpmath.mpf(sp.Rational(at))
         # D_alpha by the definition: a sum over the integers, both directions equal by symmetry
@@ -522,4 +527,4 @@ def test_a_bound_capped_in_alpha_is_refuted_where_the_mass_is_summed_in_closed_f
         # the ratio pmf(j,1)/pmf(j,0) is e^eps for j >= 1 and e^-eps for j <= 0: two geometric tails in closed form
         total = pmf(1, 1) ** a * pmf(1, 0) ** (1 - a) / (1 - mpmath.exp(-at)) + terms(0) / (1 - mpmath.exp(-at))
         d = mpmath.log(total) / (a - 1)
-        assert d > min(a, 10**4) * at**2 / 2 * (1 + mpmath.mpf(10) ** -6), (d, a, at)
+        assert d > min(a, 10**4) * at**2 / 2 * (1 + mpmath.mpf(10) ** -6), (d, a, at)  # the named point is a violation

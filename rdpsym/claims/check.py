@@ -81,7 +81,7 @@ from ..derive.result import Status
 from ..specify.params import Parameter
 from ..specify.text import as_number, parse
 from ..symbols import alpha as ALPHA
-from .attest import DivergenceDisagrees, attest
+from .attest import CounterexampleUnbound, DivergenceDisagrees, attest
 from .certify import CERTIFY_BOXES, CERTIFY_GUARD_SECONDS
 from .orders import order_value
 from .point import Claim, Evaluator
@@ -294,6 +294,8 @@ def check_claim(
                 certificate = attest(run, verdict)
             except DivergenceDisagrees as exc:
                 verdict, certificate = _withdrawn(verdict, exc), None
+            except CounterexampleUnbound as exc:
+                verdict, certificate = _unbound(verdict, exc), None
             found = ClaimVerdict(**{**base, **verdict}, certificate=certificate)
             return _scoped(_on_lower_bound(tgt.result, _noting(found, stale)), scope)
     raise AssertionError("unreachable: the last stage always decides")  # pragma: no cover
@@ -316,6 +318,16 @@ def _scoped(verdict: ClaimVerdict, scope: tuple[str, ...]) -> ClaimVerdict:
         return verdict
     head, rest = verdict.evidence[:1], verdict.evidence[1:]
     return replace(verdict, evidence=tuple(head) + scope + tuple(rest))
+
+
+def _unbound(fields: dict, exc: Exception) -> dict:
+    """A refutation whose counterexample the densities' numerics cannot reach: ``inconclusive``, saying where
+    the derived formula shows the violation (:class:`~rdpsym.claims.attest.CounterexampleUnbound`)."""
+    why = (f"not refuted: the derived divergence violates the claim at {exc}, but the independent numerics of the "
+           "densities do not converge there, so the violation is not bound to the mechanism (a certificate would "
+           "not replay)")
+    return {**fields, "verdict": Verdict.INCONCLUSIVE, "counterexample": None,
+            "evidence": (why,) + tuple(fields.get("evidence", ()))}
 
 
 def _withdrawn(fields: dict, exc: Exception) -> dict:
