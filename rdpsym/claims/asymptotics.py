@@ -4,8 +4,9 @@ The Rényi divergence of two pmfs on finitely many outcomes is ``log(sum_i p_i**
 a log of a sum of exponentials ``c_i exp(s_i alpha)``, whose limit at alpha -> oo is the largest slope
 ``s_i = log(p_i/q_i)``, i.e. D_oo (Mironov 2017, Prop. 9 with the log-sum-exp bound). sympy's Gruntz algorithm
 stops on such sums with rational bases (``Not sure of sign of -1 + (2 log 3 - log 10)/(log 19 - log 20)``).
-Here the slopes are compared as numbers at 60 digits, a difference that vanishes numerically counting as
-equal only when sympy shows it is exactly 0 (else no answer), so that an answer is exact:
+Here the slopes are compared by the sign of their difference, read from strict evalf at two precisions
+(:func:`rdpsym.derive.sign.numeric_sign`), a difference with no numeric sign counting as 0 only when sympy shows
+it is exactly 0 (else no answer), so that an answer is exact:
 
 * :func:`dominant` -- the sign and slope of the leading group of ``sum_i c_i exp(s_i alpha)`` (equal slopes
   combined): the sign of the sum for every large alpha;
@@ -15,14 +16,17 @@ equal only when sympy shows it is exactly 0 (else no answer), so that an answer 
 
 from __future__ import annotations
 
-import mpmath
+import functools
+
 import sympy as sp
+
+from ..derive.sign import numeric_sign
+from .search import affine_in
 
 __all__ = ["exponential_terms", "dominant", "log_sum_limit"]
 
 #: working digits at which two slopes or a coefficient are told apart from each other or from 0
 _DIGITS = 60
-_TINY = sp.Rational(1, 10**40)
 
 
 def exponential_terms(expr, x) -> list[tuple[sp.Expr, sp.Expr]] | None:
@@ -36,40 +40,31 @@ def exponential_terms(expr, x) -> list[tuple[sp.Expr, sp.Expr]] | None:
         if dep == 1:
             out.append((coef, sp.Integer(0)))
             continue
-        factors = sp.Mul.make_args(dep)
-        exponent = sp.Integer(0)
-        for f in factors:
+        slope = offset = sp.Integer(0)
+        for f in sp.Mul.make_args(dep):
             if isinstance(f, sp.exp):
                 base, power = sp.E, f.args[0]
             elif isinstance(f, sp.Pow):
                 base, power = f.base, f.exp
             else:
                 return None
-            if not (base.is_number and base.is_positive) or base.has(x):
+            line = affine_in(power, x)
+            if (not (base.is_number and base.is_positive) or line is None
+                    or not all(c.is_number and c.is_real for c in line)):
                 return None
-            if not power.is_polynomial(x):
-                return None
-            line = sp.Poly(power, x)
-            if line.degree() > 1 or not all(c.is_number and c.is_real for c in line.all_coeffs()):
-                return None
-            exponent += power * sp.log(base)
-        line = sp.Poly(sp.expand(exponent), x)
-        slope, offset = (line.all_coeffs() if line.degree() == 1 else (sp.Integer(0), line.as_expr()))
+            slope, offset = slope + line[0] * sp.log(base), offset + line[1] * sp.log(base)
         out.append((coef * sp.exp(offset), slope))
     return out
 
 
 def _sign(value) -> int | None:
-    """-1, 0 or 1 for a real number: told from 0 at :data:`_DIGITS` digits, or shown to be 0 exactly."""
-    with mpmath.workdps(_DIGITS):
-        try:
-            v = sp.N(value, _DIGITS)
-        except (TypeError, ValueError, ArithmeticError):
-            return None
-        if not v.is_real:
-            return None
-        if abs(v) > _TINY:
-            return 1 if v > 0 else -1
+    """-1, 0 or 1 for a real number: its numeric sign where evalf is certain of it, 0 where sympy shows it is
+    exactly 0, else None."""
+    s = numeric_sign(value, {}, _DIGITS)
+    if s in (1, -1):
+        return s
+    if s == "complex":
+        return None
     try:
         return 0 if sp.simplify(value) == 0 else None
     except (TypeError, ValueError, ArithmeticError, NotImplementedError):
@@ -83,7 +78,7 @@ def dominant(expr, x) -> tuple[int, sp.Expr, sp.Expr] | None:
     terms = exponential_terms(expr, x)
     if terms is None:
         return None
-    groups: list[list] = []  # [slope, total coefficient], in descending slope once sorted
+    groups: list[list] = []  # [slope, total coefficient], slopes pairwise of a decided, nonzero difference
     for coef, slope in terms:
         for g in groups:
             s = _sign(slope - g[0])
@@ -94,18 +89,8 @@ def dominant(expr, x) -> tuple[int, sp.Expr, sp.Expr] | None:
                 break
         else:
             groups.append([slope, coef])
-    order = []
-    for g in groups:
-        # insertion by exact comparisons (each decided above or here)
-        i = 0
-        while i < len(order):
-            s = _sign(g[0] - order[i][0])
-            if s is None:
-                return None
-            if s > 0:
-                break
-            i += 1
-        order.insert(i, g)
+    # every pair's order is the sign of its difference, decided above (a total order: those signs are exact)
+    order = sorted(groups, key=functools.cmp_to_key(lambda g, h: _sign(h[0] - g[0])))
     for slope, coef in order:
         s = _sign(coef)
         if s is None:

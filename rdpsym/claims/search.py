@@ -24,7 +24,7 @@ import sympy as sp
 from ..specify.params import Parameter
 from ..symbols import alpha as ALPHA
 
-__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "exact_rational", "linear_relation",
+__all__ = ["alpha_grid", "parameter_grid", "case_boundaries", "closed_ends", "exact_rational", "affine_in", "linear_relation",
            "may_jump", "JUMPS", "guided_search", "numeric_end", "shrink", "simple_candidates"]
 
 #: functions that may jump: a claim built with one is not known to be continuous, so what holds next to a
@@ -118,16 +118,26 @@ def closed_ends(param: Parameter) -> list[sp.Rational]:
 BOUNDARY_STEP = sp.Rational(1, 10**6)
 
 
+def affine_in(expr: sp.Expr, symbol: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
+    """``(slope, offset)`` with ``expr = slope*symbol + offset``, both free of ``symbol`` (the slope may be 0);
+    None where ``expr`` is not of that form."""
+    if not expr.is_polynomial(symbol):
+        return None
+    poly = sp.Poly(expr, symbol)
+    if poly.degree() > 1:
+        return None
+    return tuple(poly.all_coeffs()) if poly.degree() == 1 else (sp.Integer(0), sp.expand(expr))
+
+
 def linear_relation(rel: sp.Basic, symbol: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
     """``(slope, value at 0)`` of lhs - rhs of the relational ``rel`` in ``symbol`` alone, when it is linear
     in ``symbol`` with numeric coefficients (``c < 10**10``, ``2*alpha - 3 >= 0``); None otherwise."""
     if not isinstance(rel, sp.core.relational.Relational) or rel.free_symbols != {symbol}:
         return None
-    g = sp.expand(rel.lhs - rel.rhs)
-    slope = g.diff(symbol)
-    if not slope.is_number or slope == 0 or g.diff(symbol, 2) != 0:
+    line = affine_in(sp.expand(rel.lhs - rel.rhs), symbol)
+    if line is None or not line[0].is_number or line[0] == 0:
         return None
-    return slope, g.subs(symbol, 0)
+    return line
 
 
 def _roots_in(rel: sp.Basic, symbol: sp.Symbol) -> list[sp.Expr]:

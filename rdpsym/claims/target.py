@@ -29,6 +29,7 @@ from ..specify.params import Parameter
 from .fasteval import compile_mp, real_value
 from .guard import DISTRIBUTION_SECONDS, HangGuardFired, HangGuards
 from .orders import conditions_at, curve_at, point_alpha
+from .search import affine_in
 
 __all__ = ["Target", "make_target", "parameters_from_symbols", "truth_at", "usable"]
 
@@ -115,12 +116,12 @@ def _lattice_sum(dens, x, lo, hi):
     from 1 (the discrete Laplace pmf exp(-eps*|k - 1|)/Z sums to 1 that way, for every eps)."""
     kinks = set()
     for a in dens.atoms(sp.Abs):
-        line = sp.Poly(a.args[0], x) if a.args[0].is_polynomial(x) else None
-        if line is None or line.degree() != 1 or not all(c.is_number and c.is_real for c in line.all_coeffs()):
-            if a.has(x):
-                return sp.summation(dens, (x, lo, hi))
+        if not a.has(x):
             continue
-        slope, offset = line.all_coeffs()
+        line = affine_in(a.args[0], x)
+        if line is None or line[0] == 0 or not all(c.is_number and c.is_real for c in line):
+            return sp.summation(dens, (x, lo, hi))
+        slope, offset = line
         kinks.add(sp.floor(-offset / slope))
     if lo == -sp.oo:
         kinks.add(sp.Integer(-1))
@@ -132,7 +133,7 @@ def _lattice_sum(dens, x, lo, hi):
     for a, b in zip(bounds[::2], bounds[1::2]):
         inside = [v for v in (a, b, a + 1, b - 1) if v.is_finite]
         signs = {}
-        for ab in dens.atoms(sp.Abs):
+        for ab in (a for a in dens.atoms(sp.Abs) if a.has(x)):
             values = [ab.args[0].subs(x, v) for v in inside]
             nonzero = [v for v in values if v != 0]
             if not nonzero:
@@ -154,13 +155,11 @@ def _sum_from_zero(expr, x, end):
     for term in sp.Add.make_args(sp.expand(inside)):
         coef, dep = term.as_independent(x, as_Add=False)
         dep = sp.powsimp(dep)
-        if end == sp.oo and isinstance(dep, sp.exp) and dep.args[0].is_polynomial(x):
-            line = sp.Poly(dep.args[0], x)
-            if line.degree() == 1:
-                slope, offset = line.all_coeffs()
-                if slope.is_negative:
-                    total += coef * sp.exp(offset) / (1 - sp.exp(slope))
-                    continue
+        line = affine_in(dep.args[0], x) if end == sp.oo and isinstance(dep, sp.exp) else None
+        if line is not None and line[0].is_negative:
+            slope, offset = line
+            total += coef * sp.exp(offset) / (1 - sp.exp(slope))
+            continue
         total += sp.summation(term, (x, 0, end))
     return outside * total
 
