@@ -112,3 +112,30 @@ def test_hyperbolic_values_and_their_logs_have_float_code(fn):
             assert abs(mpmath.mpf(float(v)) - want) <= 2.3e-16 * (2 + slope) * abs(want), (fn, bv, v, want)
             lw = mpmath.log(want)
             assert abs(mpmath.mpf(float(lv)) - lw) <= 2.3e-16 * (4 * abs(lw) + slope), (fn, bv, lv, lw)
+
+
+def test_laplace_float_code_at_extreme_sensitivities_is_accurate_or_refuses():
+    """The series in 1/b of Laplace's D_alpha has coefficients in sensitivity**k: at sensitivity 1e-200
+    the leading one, alpha sensitivity**2/2, underflows to 0, its screen rejected the series, and the
+    closed form (log of 1 + 1e-400) served unchecked: 1.1e-16 where D_2 = 1e-400. Points whose leading
+    coefficient under- or overflows are now in doubt: settled by the error estimate or refused."""
+    r = rdpsym.rdp(mechanisms.laplace())
+    f = r.to_numpy()
+    points = [(2.0, {"b": b, "sensitivity": s}) for s, b in
+              [(1e-300, 1.0), (1e-200, 1.0), (1e-200, 1e300), (1e200, 1e300), (1e-100, 1.0), (1e-20, 1.0),
+               (1e-20, 1e-300), (3.0, 1.0)]]
+    with mpmath.workdps(50):
+        for a, values in points:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                try:
+                    got = float(f(np.array([a]), **values)[0])
+                except ArithmeticError:
+                    continue  # refused: fails closed
+            assert not np.isnan(got), values
+            exact = mpmath.mpf(r.evaluate(_x(a), dps=50, **{k: _x(v) for k, v in values.items()}))
+            # below the smallest normal float the correctly rounded value is 0 or subnormal
+            assert abs(mpmath.mpf(got) - exact) <= 1e-12 * exact + mpmath.mpf(np.finfo(float).tiny), (values, got, exact)
+    # the ordinary points are served, not refused
+    assert f(2.0, b=1.0, sensitivity=1e-100) == pytest.approx(1e-200, rel=1e-12)
+    assert f(2.0, b=1.0, sensitivity=3.0) > 0

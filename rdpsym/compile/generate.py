@@ -173,6 +173,16 @@ class _Module:
             lines.append("")
             lines.append(f"{fname}.pre = {fname}_pre")
             lines.append("")
+            # where the leading coefficient under- or overflows in floats (a sensitivity of 1e-200 squared)
+            # the screen cannot judge the series, and the closed form next to the boundary is likely to
+            # have cancelled: those points are in doubt (settled by the error estimate, else refused)
+            lines.append(f"def {fname}_lost({arglist}, _cv=None):")
+            lines.append(f"    _cs, _v = _cv if _cv is not None else {fname}_coef({arglist})")
+            lines.append(f"    _lead = numpy.abs(_cs[{k}])")
+            lines.append("    return ~((_lead > 0.0) & (_lead < numpy.inf)) & numpy.isfinite(_v)")
+            lines.append("")
+            lines.append(f"{fname}.lost = {fname}_lost")
+            lines.append("")
             # the same threshold as a distance: log|v| minus the screen's bound (<= 0 where it passes),
             # the measure of the series' band (compile.survey)
             lines.append(f"def {fname}_gap({arglist}):")
