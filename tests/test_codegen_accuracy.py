@@ -114,16 +114,11 @@ def test_hyperbolic_values_and_their_logs_have_float_code(fn):
             assert abs(mpmath.mpf(float(lv)) - lw) <= 2.3e-16 * (4 * abs(lw) + slope), (fn, bv, lv, lw)
 
 
-def test_laplace_float_code_at_extreme_sensitivities_is_accurate_or_refuses():
-    """The series in 1/b of Laplace's D_alpha has coefficients in sensitivity**k: at sensitivity 1e-200
-    the leading one, alpha sensitivity**2/2, underflows to 0, its screen rejected the series, and the
-    closed form (log of 1 + 1e-400) served unchecked: 1.1e-16 where D_2 = 1e-400. Points whose leading
-    coefficient under- or overflows are now in doubt: settled by the error estimate or refused."""
-    r = rdpsym.rdp(mechanisms.laplace())
-    f = r.to_numpy()
-    points = [(2.0, {"b": b, "sensitivity": s}) for s, b in
-              [(1e-300, 1.0), (1e-200, 1.0), (1e-200, 1e300), (1e200, 1e300), (1e-100, 1.0), (1e-20, 1.0),
-               (1e-20, 1e-300), (3.0, 1.0)]]
+def _accurate_or_refused(r, f, points):
+    """Every point of ``points`` ((alpha, values)) is refused (ArithmeticError) or within 1e-12 of the
+    result's own 50-digit value; below the smallest normal float, 0 or a subnormal is the rounded value.
+    Returns the number of points served."""
+    served = 0
     with mpmath.workdps(50):
         for a, values in points:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -134,8 +129,37 @@ def test_laplace_float_code_at_extreme_sensitivities_is_accurate_or_refuses():
                     continue  # refused: fails closed
             assert not np.isnan(got), values
             exact = mpmath.mpf(r.evaluate(_x(a), dps=50, **{k: _x(v) for k, v in values.items()}))
-            # below the smallest normal float the correctly rounded value is 0 or subnormal
-            assert abs(mpmath.mpf(got) - exact) <= 1e-12 * exact + mpmath.mpf(np.finfo(float).tiny), (values, got, exact)
+            assert abs(mpmath.mpf(got) - exact) <= 1e-12 * exact + mpmath.mpf(np.finfo(float).tiny), (a, values, got, exact)
+            served += 1
+    return served
+
+
+def test_laplace_float_code_at_extreme_parameters_is_accurate_or_refuses():
+    """The series in 1/b of Laplace's D_alpha has coefficients in sensitivity**k, the series around
+    alpha = 1/2 powers of b up to b**15: where one the screen reads under- or overflows (sensitivity 1e-200
+    squared, 1e30 to the 11th power, b = 1e20 to the 15th), the screen rejected the series and the closed
+    form served unchecked: 1.1e-16 where D_2 = 1e-400 or 1e-200, 7.5029e-13 for 7.49999e-13, 0.18906978
+    for 0.18906977. Such points are now in doubt: settled by the error estimate or refused."""
+    r = rdpsym.rdp(mechanisms.laplace())
+    f = r.to_numpy()
+    points = [(a, {"b": b, "sensitivity": s}) for a, s, b in
+              [(2.0, 1e-300, 1.0), (2.0, 1e-200, 1.0), (2.0, 1e-200, 1e300), (2.0, 1e200, 1e300), (2.0, 1e-100, 1.0),
+               (2.0, 1e-20, 1.0), (2.0, 1e-20, 1e-300), (2.0, 3.0, 1.0), (1.5, 1e100, 1e200), (1.5, 1e29, 1e35),
+               (1.5, 1e37, 1e40), (0.5 - 1e-9, 1e20, 1e20), (0.5 + 1e-9, 1e40, 1e40), (0.499999, 1e37, 1e40)]]
+    _accurate_or_refused(r, f, points)
     # the ordinary points are served, not refused
     assert f(2.0, b=1.0, sensitivity=1e-100) == pytest.approx(1e-200, rel=1e-12)
-    assert f(2.0, b=1.0, sensitivity=3.0) > 0
+    assert _accurate_or_refused(r, f, [(a, {"b": b, "sensitivity": 1.0}) for a in (0.3, 0.5 + 1e-9, 1.5, 10.0)
+                                       for b in (0.1, 1.0, 10.0)]) == 12
+
+
+def test_k_randomized_response_float_code_at_many_outcomes_is_accurate_or_refuses():
+    """The series around epsilon = 0 of k-ary randomized response has coefficients in powers of k: at
+    k = 1e50 or 1e100 they overflow, and the closed form served 1.5000090e-60 where D_1.5 = 1.5000075e-60."""
+    r = rdpsym.rdp(mechanisms.get("k_randomized_response"))
+    f = r.to_numpy()
+    points = [(a, {"k": k, "epsilon": e}) for a, k, e in
+              [(1.5, 1e100, 1e-8), (2.0, 1e100, 1e-8), (1.5, 1e50, 1e-5), (1e15, 1e20, 1e-20), (1.5, 1e20, 1e-3)]]
+    _accurate_or_refused(r, f, points)
+    assert _accurate_or_refused(r, f, [(a, {"k": k, "epsilon": e}) for a in (0.5, 2.0) for k in (3.0, 10.0)
+                                       for e in (0.1, 1.0)]) == 8

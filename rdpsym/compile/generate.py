@@ -173,13 +173,17 @@ class _Module:
             lines.append("")
             lines.append(f"{fname}.pre = {fname}_pre")
             lines.append("")
-            # where the leading coefficient under- or overflows in floats (a sensitivity of 1e-200 squared)
-            # the screen cannot judge the series, and the closed form next to the boundary is likely to
-            # have cancelled: those points are in doubt (settled by the error estimate, else refused)
+            # where a coefficient the screen reads under- or overflows in floats (a sensitivity of 1e-200
+            # squared, 1e30 to the 11th power, a power of k = 1e100) the screen cannot judge the series,
+            # and the closed form next to its boundary is likely to have cancelled: those points are in
+            # doubt (settled by the error estimate or the double-double form, else refused)
             lines.append(f"def {fname}_lost({arglist}, _cv=None):")
             lines.append(f"    _cs, _v = _cv if _cv is not None else {fname}_coef({arglist})")
             lines.append(f"    _lead = numpy.abs(_cs[{k}])")
-            lines.append("    return ~((_lead > 0.0) & (_lead < numpy.inf)) & numpy.isfinite(_v)")
+            lines.append("    _bad = ~((_lead > 0.0) & (_lead < numpy.inf))")
+            for j in sorted({n - 1, n - 2} - {k}):
+                lines.append(f"    _bad = _bad | ~numpy.isfinite(_cs[{j}])")
+            lines.append("    return _bad & numpy.isfinite(_v)")
             lines.append("")
             lines.append(f"{fname}.lost = {fname}_lost")
             lines.append("")
