@@ -52,6 +52,8 @@ from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from .. import printing
 from .._numbers import SYMBOLIC_ERRORS
+from .._timeout import StepTimeout, deadline_passed, run_with_time_limit
+from ..derive.sign import numeric_sign
 from ..symbols import alpha as ALPHA
 from .guard import HangGuardFired, HangGuards
 from .orders import conditions_at
@@ -248,9 +250,60 @@ def _infinite(ch: Chain, x: ProofContext):
     return None
 
 
+#: the hang guard of the numeric look at claim - divergence (:func:`_apart`); it typically takes milliseconds
+APART_SECONDS = 30.0
+
+
+def _assumption_point(symbols, k: int) -> dict | None:
+    """The ``k``-th point (0, 1, ...) that satisfies every assumption of ``symbols``: irregular rationals
+    near 1 (2, 3, ... for integers), negated for negative symbols; None when a value would not satisfy a
+    symbol's assumptions (an even integer, a symbol bounded by another)."""
+    point = {}
+    for i, s in enumerate(sorted(symbols, key=sp.default_sort_key)):
+        if s.is_integer:
+            v = sp.Integer(2 + i + k)
+        else:
+            v = sp.Rational(7 + 3 * i + 5 * k, 11 + 2 * k)
+        if s.is_negative or s.is_nonpositive:
+            v = -v
+        if any(held and getattr(v, f"is_{fact}", None) is not True for fact, held in s.assumptions0.items()):
+            return None
+        point[s] = v
+    return point
+
+
+def _apart(c: sp.Expr, t: sp.Expr, complex_counts: bool = True) -> bool:
+    """claim - divergence is not 0 at some point that satisfies the symbols' assumptions, by numerics that
+    are certain of its sign (:func:`rdpsym.derive.sign.numeric_sign`). Then no rewrite that holds for every
+    value of the symbols (simplify, expand, expand_log without force) can turn it into 0, nor exp(claim)
+    - exp(divergence) for real sides: the routes through one are not tried (most of a prover's time went to
+    simplifying differences that were not 0). A search heuristic only: it proves nothing, and a route it
+    skips could not have succeeded. Undecided numerics, or a hang guard that fires, skip nothing.
+    ``complex_counts``: a value with a clear imaginary part is apart too (not for exp, where c - t = 2 pi i
+    would not be)."""
+    d = c - t
+    for k in range(2):
+        point = _assumption_point(d.free_symbols, k)
+        if point is None:
+            return False
+        try:
+            sign = run_with_time_limit(numeric_sign, d, point, 15, seconds=APART_SECONDS, clock="wall")
+        except StepTimeout:
+            if deadline_passed():
+                raise
+            return False
+        except SYMBOLIC_ERRORS:
+            continue
+        if sign in (1, -1) or (complex_counts and sign == "complex"):
+            return True
+    return False
+
+
 def _difference_vanishes(ch: Chain, x: ProofContext, rule: str, shown: str):
     """Proved when the rewrite ``rule`` of claim - divergence (both finite) gives 0; ``shown`` names it."""
     if sp.oo in (x.c, x.t):
+        return None
+    if ch.replay is None and _apart(x.c, x.t):
         return None
     d = ch.run(rule, x.c, x.t)
     if d is not None and d == 0:
@@ -267,6 +320,8 @@ def _exponential(ch: Chain, x: ProofContext):
     # symbols (by their assumptions), not only at the checked points (a claim can be complex on a sliver of
     # the domain no point reached)
     if _some_infinite(x.c, x.t) or ch.run("both_real", x.c, x.t) is not sp.true:
+        return None
+    if ch.replay is None and _apart(x.c, x.t, complex_counts=False):  # real sides: exp(c) = exp(t) only where c = t
         return None
     if x.alpha_expr is None:  # the KL or D_oo: exp itself is injective on the reals
         d = ch.run("exp_gap", x.c, x.t)
