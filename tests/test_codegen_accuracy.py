@@ -21,24 +21,27 @@ def _x(v):
     return sp.Float(float(v), 60)
 
 
+def _values(r, f, points):
+    """(key, the float code's value or None where it refused, the result's own 50-digit value or None) at
+    each of ``points`` ((alpha, values)); call inside ``mpmath.workdps(50)``."""
+    for a, values in points:
+        key = (a, tuple(sorted(values.items())))
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                got = float(f(np.array([a]), **values)[0])
+            except ArithmeticError:
+                yield key, None, None
+                continue
+        exact = None if np.isnan(got) else r.evaluate(_x(a), dps=50, **{k: _x(v) for k, v in values.items()})
+        yield key, got, exact
+
+
 def _served(r, f, points):
     """{(alpha, values): relative error} of the float code at ``points``, None where it refused."""
-    out = {}
     with mpmath.workdps(50):
-        for a, values in points:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                try:
-                    got = float(f(np.array([a]), **values)[0])
-                except ArithmeticError:
-                    got = None
-            key = (a, tuple(sorted(values.items())))
-            if got is None or np.isnan(got):
-                out[key] = None
-                continue
-            exact = r.evaluate(_x(a), dps=50, **{k: _x(v) for k, v in values.items()})
-            out[key] = float(abs(mpmath.mpf(got) - exact) / abs(exact))
-    return out
+        return {key: None if got is None or np.isnan(got) else float(abs(mpmath.mpf(got) - exact) / abs(exact))
+                for key, got, exact in _values(r, f, points)}
 
 
 @pytest.fixture(scope="module")
@@ -120,16 +123,12 @@ def _accurate_or_refused(r, f, points):
     Returns the number of points served."""
     served = 0
     with mpmath.workdps(50):
-        for a, values in points:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                try:
-                    got = float(f(np.array([a]), **values)[0])
-                except ArithmeticError:
-                    continue  # refused: fails closed
-            assert not np.isnan(got), values
-            exact = mpmath.mpf(r.evaluate(_x(a), dps=50, **{k: _x(v) for k, v in values.items()}))
-            assert abs(mpmath.mpf(got) - exact) <= 1e-12 * exact + mpmath.mpf(np.finfo(float).tiny), (a, values, got, exact)
+        for key, got, exact in _values(r, f, points):
+            if got is None:
+                continue  # refused: fails closed
+            assert not np.isnan(got), key
+            exact = mpmath.mpf(exact)
+            assert abs(mpmath.mpf(got) - exact) <= 1e-12 * exact + mpmath.mpf(np.finfo(float).tiny), (key, got, exact)
             served += 1
     return served
 
